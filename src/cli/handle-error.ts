@@ -1,0 +1,28 @@
+import { CommanderError } from 'commander';
+import { isPagejsonError } from '../core/errors.js';
+import type { CliContext } from './context.js';
+import { colors } from './output.js';
+
+/**
+ * The CLI's only error printer: one line saying what went wrong, one saying what to do.
+ * Exit codes: 1 failure, 2 usage error. Stack traces only with PAGEJSON_DEBUG=1.
+ */
+export function handleCliError(error: unknown, ctx: CliContext): number {
+  if (error instanceof CommanderError) {
+    // commander has already printed its message (usage errors, --help, --version).
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return 0;
+    return 2;
+  }
+  const c = colors(ctx.stderr, ctx.env);
+  if (isPagejsonError(error)) {
+    ctx.stderr.write(`${c.red('error:')} ${error.message}\n`);
+    if (error.hint) ctx.stderr.write(`${c.dim('hint:')} ${error.hint}\n`);
+    if (ctx.env.PAGEJSON_DEBUG && error.stack) ctx.stderr.write(`${error.stack}\n`);
+    return error.code === 'USAGE' ? 2 : 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  ctx.stderr.write(`${c.red('error:')} unexpected failure: ${message}\n`);
+  ctx.stderr.write(`${c.dim('hint:')} run again with PAGEJSON_DEBUG=1 for details, and report it if it persists\n`);
+  if (ctx.env.PAGEJSON_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(`${error.stack}\n`);
+  return 1;
+}

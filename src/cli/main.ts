@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { createProcessContext, type CliContext } from './context.js';
+import { handleCliError } from './handle-error.js';
+import { commandModules } from './commands/index.js';
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('pagejson')
+    .description('Turn web pages into versioned JSON API endpoints: generate once with a model, serve with compiled selectors.')
+    .version('0.1.0')
+    .option('--project <dir>', 'project folder holding pagejson.json (default: search upward from the current folder)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    });
+  for (const register of commandModules) register(program, ctx);
+  // Subcommands inherit the same error behaviour so usage errors exit 2 instead of killing the process.
+  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (t) => ctx.stdout.write(t), writeErr: (t) => ctx.stderr.write(t) });
+  return program;
+}
+
+/** Runs the CLI and returns the exit code: 0 success, 1 failure, 2 usage error. */
+export async function main(argv: string[], ctx: CliContext = createProcessContext()): Promise<number> {
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv);
+    return ctx.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError && error.exitCode === 0) return 0;
+    return handleCliError(error, ctx);
+  }
+}

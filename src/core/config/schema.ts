@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+/**
+ * The file formats of pagejson, in zod. `.strict()` everywhere: a typo in a key is an error a user sees,
+ * not a setting silently ignored. The published JSON Schemas in configs/ are generated from these
+ * (see json-schemas.ts); cross-field rules that JSON Schema cannot say live in validate.ts.
+ */
+
+export const API_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const FIELD_NAME_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export const CONFIG_FORMAT_VERSION = 1;
+
+export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date', 'object', 'array'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const SCALAR_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const;
+export type ScalarType = (typeof SCALAR_TYPES)[number];
+
+/** Transforms are a fixed vocabulary; `regex:` and `json:` carry an argument after the colon. */
+export const TRANSFORM_PATTERN = /^(trim|number|integer|boolean|absoluteUrl|date|regex:.+|json:.*)$/;
+const Transform = z
+  .string()
+  .regex(TRANSFORM_PATTERN, 'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, regex:<pattern> or json:<path>');
+
+/** Items of an array of scalars: each element the array's selector matches yields one value. */
+export const ScalarItemsSchema = z
+  .object({
+    type: z.enum(SCALAR_TYPES),
+    attribute: z.string().min(1).optional(),
+    transform: z.array(Transform).optional(),
+  })
+  .strict();
+
+export const FieldSchema = z
+  .object({
+    name: z.string().regex(FIELD_NAME_PATTERN, 'field names start with a letter, _ or $ and hold letters, digits, _, $ or -'),
+    type: z.enum(FIELD_TYPES),
+    /** Absent: a model field, filled by the config's model at retrieval (null with `heuristic`). */
+    selector: z.string().min(1).optional(),
+    /** Absent: the element's whitespace-collapsed text. */
+    attribute: z.string().min(1).optional(),
+    transform: z.array(Transform).optional(),
+    description: z.string().optional(),
+    /** An empty value of a required field makes the whole extraction fail rather than yield null. */
+    required: z.boolean().optional(),
+    get fields(): z.ZodOptional<z.ZodArray<typeof FieldSchema>> {
+      return z.array(FieldSchema).optional();
+    },
+    items: ScalarItemsSchema.optional(),
+  })
+  .strict();
+
+export type Field = z.infer<typeof FieldSchema>;
+export type ScalarItems = z.infer<typeof ScalarItemsSchema>;
+
+export const VariableSchema = z
+  .object({
+    example: z.string().describe('Used by generate, run and test; restored when the variable becomes a fixed value again'),
+    pattern: z.string().optional().describe('A regular expression every value must match'),
+    description: z.string().optional(),
+  })
+  .strict();
+export type Variable = z.infer<typeof VariableSchema>;
+
+export const GeneratedSchema = z
+  .object({
+    at: z.string(),
+    model: z.string(),
+    scraper: z.number().int(),
+    sample: z.unknown().optional(),
+    usage: z
+      .object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const ApiConfigSchema = z
+  .object({
+    $schema: z.string().optional(),
+    apiId: z.string().regex(API_ID_PATTERN, 'apiId is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit'),
+    revision: z.number().int().min(1).default(1),
+    status: z.enum(['active', 'inactive']).default('active'),
+    url: z.string().min(1),
+    variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN), VariableSchema).default({}),
+    scraper: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1),
+    session: z.boolean().default(false),
+    caching: z.boolean().default(true),
+    model: z.string().min(1).default('heuristic'),
+    selector: z.string().min(1).default('body'),
+    rule: z.string().nullable().default(null),
+    structure: z.array(FieldSchema).min(1, 'a structure needs at least one field'),
+    generated: GeneratedSchema.optional(),
+  })
+  .strict();
+
+/** What a config file holds (defaults may be left out) and what the runtime works with (all filled in). */
+export type ApiConfigInput = z.input<typeof ApiConfigSchema>;
+export type ApiConfig = z.output<typeof ApiConfigSchema>;
+export type ScraperNumber = ApiConfig['scraper'];
+
+export const ModelEndpointSchema = z
+  .object({
+    baseURL: z.string().url(),
+    model: z.string().min(1),
+    apiKeyEnv: z.string().optional().describe('Name of the environment variable that holds the API key'),
+  })
+  .strict();
+export type ModelEndpoint = z.infer<typeof ModelEndpointSchema>;
+
+export const ProjectSettingsSchema = z
+  .object({
+    $schema: z.string().optional(),
+    configs: z.string().default('configs'),
+    dataDir: z.string().default('.pagejson'),
+    server: z
+      .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8080) })
+      .strict()
+      .default({ host: '127.0.0.1', port: 8080 }),
+    cache: z
+      .object({
+        freshMinutes: z.number().positive().default(15),
+        keepHours: z.number().positive().default(24),
+        memoryEntries: z.number().int().positive().default(10_000),
+      })
+      .strict()
+      .default({ freshMinutes: 15, keepHours: 24, memoryEntries: 10_000 }),
+    credits: z
+      .object({ enabled: z.boolean().default(true), freeCredits: z.number().nonnegative().default(100) })
+      .strict()
+      .default({ enabled: true, freeCredits: 100 }),
+    models: z.record(z.string(), ModelEndpointSchema).default({}),
+    fetch: z
+      .object({
+        timeoutMs: z.number().int().positive().default(20_000),
+        maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
+        perOriginConcurrency: z.number().int().positive().default(4),
+        allowPrivateNetworks: z.boolean().default(false),
+      })
+      .strict()
+      .default({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: false }),
+  })
+  .strict();
+
+export type ProjectSettingsInput = z.input<typeof ProjectSettingsSchema>;
+export type ProjectSettings = z.output<typeof ProjectSettingsSchema>;

@@ -1,0 +1,58 @@
+/** The fetching seam. Every scraper returns the same result or throws a PagejsonError of the FETCH_ family. */
+export type ScraperName = 'http' | 'crawlee' | 'browser';
+
+export interface FetchRequest {
+  url: string;
+  /** Use session (SPEC 2.2): only scrapers whose capability says `supportsSession`. */
+  session?: boolean;
+  /** Aborts the fetch early (client went away, shutdown); the scraper's own deadline applies regardless. */
+  signal?: AbortSignal;
+}
+
+export interface FetchResult {
+  /** URL after redirects: relative links and `absoluteUrl` resolve against it. */
+  finalUrl: string;
+  status: number;
+  headers: Record<string, string>;
+  /** Decoded text (by header charset, BOM or meta tag, never assumed UTF-8). */
+  html: string;
+}
+
+export interface Scraper {
+  readonly name: ScraperName;
+  fetch(request: FetchRequest): Promise<FetchResult>;
+  /** Release sockets, browsers and crawlers. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ScraperOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  allowPrivateNetworks: boolean;
+  perOriginConcurrency: number;
+  /** Scraper 3 only: path of the Chromium executable (default /usr/bin/chromium, PAGEJSON_CHROMIUM overrides). */
+  chromiumPath?: string;
+}
+
+export type ScraperFactory = (options: ScraperOptions) => Scraper;
+
+/** Capabilities are data: validation (session only where supported) and credit costs are derived from them. */
+export interface ScraperCapabilities {
+  number: 1 | 2 | 3;
+  name: ScraperName;
+  rendersJs: boolean;
+  supportsSession: boolean;
+  description: string;
+}
+
+export const SCRAPER_CAPABILITIES: { readonly [K in ScraperName]: ScraperCapabilities } = {
+  http: { number: 1, name: 'http', rendersJs: false, supportsSession: true, description: 'plain HTTP (undici), optional session handshake' },
+  crawlee: { number: 2, name: 'crawlee', rendersJs: false, supportsSession: false, description: 'Crawlee HTTP with browser fingerprints' },
+  browser: { number: 3, name: 'browser', rendersJs: true, supportsSession: false, description: 'Crawlee + headless Chromium, renders JavaScript' },
+};
+
+export function scraperByNumber(number: 1 | 2 | 3): ScraperCapabilities {
+  const found = Object.values(SCRAPER_CAPABILITIES).find((c) => c.number === number);
+  if (!found) throw new Error(`no scraper ${number}`);
+  return found;
+}

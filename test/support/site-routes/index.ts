@@ -1,0 +1,21 @@
+import type { RouteHandler } from '../site.js';
+
+/**
+ * Dynamic routes of the fixture site, by exact pathname. Each group lives in its own file here and is
+ * spread into this table, so that areas of the test suite add routes without touching each other.
+ */
+export const siteRoutes: Record<string, RouteHandler> = {
+  '/slow.html': async (_req, res) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html><head><title>Slow page</title></head><body><h1>Slow page</h1><p class="note">It took a while.</p></body></html>');
+  },
+  '/error-500.html': (_req, res) => {
+    res.writeHead(500, { 'content-type': 'text/html' });
+    res.end('<h1>Internal error</h1>');
+  },
+  '/echo-headers': (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(req.headers));
+  },
+};
