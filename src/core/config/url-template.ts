@@ -1,0 +1,223 @@
+import { PagejsonError } from '../errors.js';
+import { VARIABLE_NAME_PATTERN, type Variable } from './schema.js';
+
+/**
+ * Dynamic URL templates (SPEC 2.1 rule 1): `{{ name }}` (spaces optional) inside a path segment or a query
+ * parameter value, never in scheme, host, port, user info, parameter names or fragment. Values are
+ * percent-encoded into their place, so a caller can never change where a request goes: only the text of the
+ * segment or value that holds the placeholder.
+ */
+export const PLACEHOLDER_PATTERN = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+export const MAX_VARIABLE_LENGTH = 1024;
+
+export type VariableProblemCode = 'VARIABLE_MISSING' | 'VARIABLE_UNKNOWN' | 'VARIABLE_NOT_STRING' | 'VARIABLE_PATTERN' | 'VARIABLE_TOO_LONG';
+
+export interface VariableProblem {
+  code: VariableProblemCode;
+  name: string;
+  /** Exact wire message of DESIGN.md section 4. */
+  message: string;
+}
+
+export interface TemplateSource {
+  url: string;
+  variables: Record<string, Variable>;
+}
+
+interface UrlParts {
+  origin: string; // scheme://authority
+  path: string;
+  query: string; // without '?', may be ''
+  hasQuery: boolean;
+  fragment: string; // with '#', may be ''
+}
+
+const URL_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/;
+
+function splitUrl(url: string): UrlParts | undefined {
+  const match = URL_SHAPE.exec(url);
+  if (!match) return undefined;
+  return { origin: match[1]!, path: match[2] ?? '', query: (match[3] ?? '').slice(1), hasQuery: match[3] !== undefined, fragment: match[4] ?? '' };
+}
+
+function joinUrl(parts: UrlParts): string {
+  return `${parts.origin}${parts.path}${parts.hasQuery ? `?${parts.query}` : ''}${parts.fragment}`;
+}
+
+/** Names of the placeholders in order of first appearance. */
+export function placeholderNames(url: string): string[] {
+  const names: string[] = [];
+  for (const match of url.matchAll(PLACEHOLDER_PATTERN)) if (!names.includes(match[1]!)) names.push(match[1]!);
+  return names;
+}
+
+export function isDynamic(url: string): boolean {
+  return placeholderNames(url).length > 0;
+}
+
+/** Problems with the template itself (for validation); empty when it is well-formed. */
+export function templateProblems(url: string): string[] {
+  const problems: string[] = [];
+  const parts = splitUrl(url);
+  if (!parts) return ['the url must be an absolute http(s) URL such as https://shop.example/catalogue/'];
+  if (!/^https?:\/\//i.test(parts.origin)) problems.push('the url scheme must be http or https');
+  const stray = url.replace(PLACEHOLDER_PATTERN, '').match(/\{\{|\}\}/);
+  if (stray) problems.push('the url holds a malformed placeholder: write {{ name }} with a name of letters, digits and _');
+  if (parts.origin.includes('{{')) problems.push('placeholders may not stand in the scheme, host, port or user info');
+  if (parts.fragment.includes('{{')) problems.push('placeholders may not stand in the fragment');
+  for (const pair of parts.query.split('&')) {
+    const key = pair.split('=')[0] ?? '';
+    if (key.includes('{{')) problems.push(`placeholders may not stand in a query parameter name ("${key}")`);
+  }
+  // The template with example-like values must be a valid URL.
+  try {
+    const probe = new URL(url.replace(PLACEHOLDER_PATTERN, 'x'));
+    if (!probe.hostname) problems.push('the url has no host');
+  } catch {
+    problems.push('the url is not a valid URL');
+  }
+  return problems;
+}
+
+/** Wraps a pattern so it must match the whole value: users write `[0-9]+` and mean all of it. */
+function fullMatch(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`, 'u');
+}
+
+/** Placeholders that are a whole path segment: their value may not be '', '.' or '..' (path traversal). */
+function wholeSegmentNames(url: string): Set<string> {
+  const parts = splitUrl(url);
+  const names = new Set<string>();
+  if (!parts) return names;
+  for (const segment of parts.path.split('/')) {
+    const match = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(segment);
+    if (match) names.add(match[1]!);
+  }
+  return names;
+}
+
+/** Every problem with the values a caller supplied, one per problem, in placeholder order then unknown keys. */
+export function checkVariableValues(config: TemplateSource, values: Record<string, unknown>): VariableProblem[] {
+  const problems: VariableProblem[] = [];
+  const names = placeholderNames(config.url);
+  const wholeSegments = wholeSegmentNames(config.url);
+  for (const name of names) {
+    if (!Object.hasOwn(values, name)) {
+      problems.push({ code: 'VARIABLE_MISSING', name, message: `missing variable: ${name}` });
+      continue;
+    }
+    const value = values[name];
+    if (typeof value !== 'string') {
+      problems.push({ code: 'VARIABLE_NOT_STRING', name, message: `variable ${name} must be a string` });
+      continue;
+    }
+    if (value.length > MAX_VARIABLE_LENGTH) {
+      problems.push({ code: 'VARIABLE_TOO_LONG', name, message: `variable ${name} is too long` });
+      continue;
+    }
+    const pattern = config.variables[name]?.pattern;
+    if (pattern !== undefined && !fullMatch(pattern).test(value)) {
+      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern}` });
+      continue;
+    }
+    if (wholeSegments.has(name) && (value === '' || value === '.' || value === '..')) {
+      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment other than "", "." or ".."'}` });
+    }
+  }
+  for (const name of Object.keys(values)) {
+    if (!names.includes(name)) problems.push({ code: 'VARIABLE_UNKNOWN', name, message: `unknown variable: ${name}` });
+  }
+  return problems;
+}
+
+/** Substitute percent-encoded values. Callers check values first (checkVariableValues); this trusts them. */
+export function renderTemplate(url: string, values: Record<string, string>): string {
+  return url.replace(PLACEHOLDER_PATTERN, (_whole, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+/** The concrete source URL for a request, or a PagejsonError carrying every variable problem. */
+export function resolveSourceUrl(config: TemplateSource, values: Record<string, unknown>): string {
+  const problems = checkVariableValues(config, values);
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new PagejsonError(first.code, first.message, {
+      context: { problems },
+      hint: 'send every variable of the endpoint as a string in the JSON body (see `pagejson show <apiId>`)',
+    });
+  }
+  return renderTemplate(config.url, values as Record<string, string>);
+}
+
+/** The example values of every variable: what generate, run and test use. */
+export function exampleValues(config: TemplateSource): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of placeholderNames(config.url)) values[name] = config.variables[name]?.example ?? '';
+  return values;
+}
+
+export type VariableSpec = { kind: 'path'; index: number } | { kind: 'query'; param: string };
+
+/** Parse `path:N` (1-based) or `query:PARAM`. */
+export function parseVariableSpec(spec: string): VariableSpec {
+  const path = /^path:([1-9][0-9]*)$/.exec(spec);
+  if (path) return { kind: 'path', index: Number(path[1]) };
+  const query = /^query:(.+)$/.exec(spec);
+  if (query) return { kind: 'query', param: query[1]! };
+  throw new PagejsonError('USAGE', `cannot read variable place "${spec}"`, { hint: 'write path:N (the N-th path segment, from 1) or query:PARAM' });
+}
+
+function templateError(message: string, hint: string): PagejsonError {
+  return new PagejsonError('TEMPLATE_INVALID', message, { hint });
+}
+
+/** Make a path segment or query value dynamic, keeping its current value as the variable's example. */
+export function markVariable(config: TemplateSource, spec: string | VariableSpec, name: string): TemplateSource {
+  const place = typeof spec === 'string' ? parseVariableSpec(spec) : spec;
+  if (!VARIABLE_NAME_PATTERN.test(name)) throw templateError(`"${name}" is not a valid variable name`, 'use letters, digits and _, starting with a letter or _');
+  if (placeholderNames(config.url).includes(name) || config.variables[name]) throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
+  const parts = splitUrl(config.url);
+  if (!parts) throw templateError(`cannot read the url "${config.url}"`, 'fix the url first');
+  const placeholder = `{{ ${name} }}`;
+  let example: string;
+  if (place.kind === 'path') {
+    const segments = parts.path.split('/');
+    // segments[0] is the empty string before the leading slash.
+    const segment = segments[place.index];
+    if (segment === undefined || (segment === '' && place.index === segments.length - 1)) {
+      throw templateError(`the url has no path segment ${place.index}`, `the path "${parts.path}" has ${segments.filter(Boolean).length} segment(s)`);
+    }
+    if (segment.includes('{{')) throw templateError(`path segment ${place.index} is already dynamic`, 'use --unvar to make it fixed first');
+    example = safeDecode(segment);
+    segments[place.index] = placeholder;
+    parts.path = segments.join('/');
+  } else {
+    const pairs = parts.hasQuery ? parts.query.split('&') : [];
+    const at = pairs.findIndex((pair) => safeDecode(pair.split('=')[0] ?? '') === place.param);
+    if (at < 0) throw templateError(`the url has no query parameter "${place.param}"`, 'add it to the url first, e.g. ?page=1');
+    const [key, ...rest] = pairs[at]!.split('=');
+    const value = rest.join('=');
+    if (value.includes('{{')) throw templateError(`query parameter "${place.param}" is already dynamic`, 'use --unvar to make it fixed first');
+    example = safeDecode(value.replace(/\+/g, ' '));
+    pairs[at] = `${key}=${placeholder}`;
+    parts.query = pairs.join('&');
+  }
+  return { url: joinUrl(parts), variables: { ...config.variables, [name]: { example } } };
+}
+
+/** Turn a variable back into a fixed value: its example, encoded into its place. */
+export function unmarkVariable(config: TemplateSource, name: string): TemplateSource {
+  if (!placeholderNames(config.url).includes(name)) throw templateError(`the url has no variable "${name}"`, `variables: ${placeholderNames(config.url).join(', ') || 'none'}`);
+  const example = config.variables[name]?.example ?? '';
+  const url = config.url.replace(PLACEHOLDER_PATTERN, (whole, found: string) => (found === name ? encodeURIComponent(example) : whole));
+  const variables = { ...config.variables };
+  delete variables[name];
+  return { url, variables };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
