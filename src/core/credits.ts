@@ -1,0 +1,34 @@
+import { scraperByNumber } from './scrapers/types.js';
+
+/**
+ * Credit rules (SPEC 8.1, DESIGN.md section 4), in integer milli-credits so that sums are exact:
+ * retrieval 0.4 / 0.5 credits and generation 0.25 / 0.35 credits, the higher figure when the scraper renders
+ * JavaScript (a capability of the scraper table). Use session adds nothing.
+ */
+export type ScraperNumber = 1 | 2 | 3;
+
+export const RETRIEVAL_COST = { plain: 400, rendered: 500 } as const;
+export const GENERATION_COST = { plain: 250, rendered: 350 } as const;
+
+export function retrievalCost(scraper: ScraperNumber): number {
+  return scraperByNumber(scraper).rendersJs ? RETRIEVAL_COST.rendered : RETRIEVAL_COST.plain;
+}
+
+export function generationCost(scraper: ScraperNumber): number {
+  return scraperByNumber(scraper).rendersJs ? GENERATION_COST.rendered : GENERATION_COST.plain;
+}
+
+/** Credits as users type them (`100`, `0.5`) to milli-credits; sub-milli fractions are rounded. */
+export function toMilli(credits: number): number {
+  return Math.round(credits * 1000);
+}
+
+/** Milli-credits as a decimal number of credits (for `--json`): 99600 → 99.6. */
+export function fromMilli(milli: number): number {
+  return milli / 1000;
+}
+
+/** Milli-credits for people: 400 → "0.4", 100000 → "100". An integer over 1000 prints its shortest decimal. */
+export function formatCredits(milli: number): string {
+  return String(fromMilli(milli));
+}

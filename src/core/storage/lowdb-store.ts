@@ -1,0 +1,250 @@
+import { Low } from 'lowdb';
+import { PagejsonError } from '../errors.js';
+import { DurableJsonAdapter } from './lowdb-adapter.js';
+import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
+import { assertAmount, cloneKey, dayOf, groupUsage, usageCutoff } from './state-rules.js';
+
+/**
+ * The embedded StateStore: one JSON file (`<dataDir>/state.json`) held in memory and written through lowdb
+ * with our durable adapter. lowdb is single-process: only one writer (the daemon, or the CLI when no daemon
+ * runs) may open the file.
+ *
+ * Every mutating method applies its change synchronously, before its first await (so two callers can never
+ * both spend the last credits), and returns a promise that resolves when a write holding the change has
+ * completed. Writes are group-committed: changes made while a write is in flight are batched into the next.
+ */
+export interface LowdbStoreOptions {
+  file: string;
+  now?: () => Date;
+  /** Called after each completed write (tests count writes). */
+  onWrite?: (bytes: number) => void;
+}
+
+export interface StateFile {
+  version: 1;
+  accounts: Record<string, Account>;
+  keys: Record<string, ApiKeyRecord>;
+  /** One row per (day, apiId, keyId): usage is aggregated, never one row per request. */
+  usage: Record<string, UsageRow>;
+  endpoints: Record<string, EndpointRuntimeStatus>;
+}
+
+const emptyState = (): StateFile => ({ version: 1, accounts: {}, keys: {}, usage: {}, endpoints: {} });
+
+function checkStateFile(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'does not hold a JSON object';
+  const file = value as Record<string, unknown>;
+  if (file.version !== 1) return `has an unknown format version (${JSON.stringify(file.version)})`;
+  for (const part of ['accounts', 'keys', 'usage', 'endpoints']) {
+    const section = file[part];
+    if (typeof section !== 'object' || section === null || Array.isArray(section)) return `has no valid "${part}" section`;
+  }
+  return undefined;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch nobody awaits (fire-and-forget usage counters) must not become an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+export async function createLowdbStore(options: LowdbStoreOptions): Promise<StateStore & { readonly file: string }> {
+  const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: options.onWrite });
+  const db = new Low<StateFile>(adapter, emptyState());
+  await db.read();
+  const now = options.now ?? (() => new Date());
+  const byDigest = new Map<string, string>();
+  for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
+
+  let next: Deferred | undefined;
+  let inFlight: Promise<void> | undefined;
+  let closed = false;
+
+  function startWrite(): void {
+    const batch = next;
+    if (!batch) return;
+    next = undefined;
+    // db.write() serialises synchronously here: everything changed up to now is in this write.
+    inFlight = db.write().then(batch.resolve, batch.reject);
+    void inFlight.then(() => {
+      inFlight = undefined;
+      if (next) startWrite();
+    });
+  }
+
+  /** Joins the change just made to the next write and resolves when that write has completed. */
+  function commit(): Promise<void> {
+    if (!next) {
+      next = deferred();
+      // setImmediate: changes made in the same turn of the event loop share one write.
+      if (!inFlight) setImmediate(startWrite);
+    }
+    return next.promise;
+  }
+
+  function mutable(): StateFile {
+    if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
+    return db.data;
+  }
+
+  function accountOf(data: StateFile, account: string): Account {
+    const found = data.accounts[account];
+    if (!found) throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+    return found;
+  }
+
+  const store = {
+    name: 'lowdb',
+    file: options.file,
+
+    async ensureAccount(account: string, initialMilliCredits: number): Promise<Account> {
+      const data = mutable();
+      const existing = data.accounts[account];
+      if (existing) return { ...existing };
+      assertAmount(initialMilliCredits);
+      const created: Account = { id: account, balance: initialMilliCredits, createdAt: now().toISOString() };
+      data.accounts[account] = created;
+      await commit();
+      return { ...created };
+    },
+
+    async getAccount(account: string): Promise<Account | undefined> {
+      const found = db.data.accounts[account];
+      return found ? { ...found } : undefined;
+    },
+
+    reserve(account: string, milliCredits: number): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        const found = accountOf(mutable(), account);
+        if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
+        found.balance -= milliCredits;
+        const balance = found.balance;
+        return commit().then(() => ({ ok: true, balance }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    refund(account: string, milliCredits: number): Promise<number> {
+      return addToBalance(account, milliCredits);
+    },
+
+    grant(account: string, milliCredits: number): Promise<number> {
+      return addToBalance(account, milliCredits);
+    },
+
+    async addKey(record: ApiKeyRecord): Promise<void> {
+      const data = mutable();
+      if (data.keys[record.id]) throw new PagejsonError('INTERNAL', `key id ${record.id} already exists`);
+      if (byDigest.has(record.digest)) throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
+      data.keys[record.id] = cloneKey(record);
+      byDigest.set(record.digest, record.id);
+      await commit();
+    },
+
+    async findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
+      const id = byDigest.get(digest);
+      const found = id === undefined ? undefined : db.data.keys[id];
+      return found ? cloneKey(found) : undefined;
+    },
+
+    async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+      const found = db.data.keys[id];
+      return found ? cloneKey(found) : undefined;
+    },
+
+    async listKeys(): Promise<ApiKeyRecord[]> {
+      return Object.values(db.data.keys)
+        .map(cloneKey)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    async updateKey(id: string, patch: Partial<Omit<ApiKeyRecord, 'id' | 'digest'>>): Promise<ApiKeyRecord | undefined> {
+      const data = mutable();
+      const found = data.keys[id];
+      if (!found) return undefined;
+      const { id: _id, digest: _digest, ...allowed } = patch as Partial<ApiKeyRecord>;
+      Object.assign(found, allowed, allowed.scope ? { scope: [...allowed.scope] } : {});
+      const updated = cloneKey(found);
+      await commit();
+      return updated;
+    },
+
+    recordUsage(event: UsageEvent): Promise<void> {
+      try {
+        const data = mutable();
+        const day = dayOf(event.at);
+        const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
+        const row = (data.usage[rowKey] ??= { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 });
+        row.requests += 1;
+        if (event.outcome === 'ERROR') row.errors += 1;
+        if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += 1;
+        row.milliCredits += event.milliCredits;
+        return commit();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    async usage(query: UsageQuery): Promise<UsageRow[]> {
+      const cutoff = query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const rows = Object.values(db.data.usage).filter(
+        (row) =>
+          (query.apiId === undefined || row.apiId === query.apiId) &&
+          (query.keyId === undefined || row.keyId === query.keyId) &&
+          (cutoff === undefined || row.day >= cutoff),
+      );
+      return groupUsage(rows);
+    },
+
+    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
+      mutable().endpoints[status.apiId] = { ...status };
+      await commit();
+    },
+
+    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
+      return Object.values(db.data.endpoints)
+        .map((s) => ({ ...s }))
+        .sort((a, b) => a.apiId.localeCompare(b.apiId));
+    },
+
+    async flush(): Promise<void> {
+      // The pending batch starts after the in-flight one, so waiting for it covers both.
+      if (next) return next.promise;
+      if (inFlight) return inFlight;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      await store.flush();
+      closed = true;
+    },
+  };
+
+  function addToBalance(account: string, milliCredits: number): Promise<number> {
+    try {
+      assertAmount(milliCredits);
+      const found = accountOf(mutable(), account);
+      found.balance += milliCredits;
+      const balance = found.balance;
+      return commit().then(() => balance);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  return store;
+}

@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord, StateStore } from '../../src/core/storage/types.js';
+
+/**
+ * The contract every StateStore driver passes (lowdb now, Redis later): the same arithmetic, the same
+ * no-overdraft guarantee under concurrency, the same key, usage and status semantics, and durability across
+ * a reopen.
+ */
+export interface StoreUnderTest {
+  store: StateStore;
+  /** Close this store and open a new one over the same data (after flush), returning it. */
+  reopen: () => Promise<StateStore>;
+  cleanup: () => Promise<void>;
+}
+
+export function sampleKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = overrides.id ?? `k_${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+  return {
+    id,
+    digest: `digest-of-${id}`,
+    account: 'default',
+    label: 'prod',
+    scope: null,
+    status: 'active',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    lastUsedAt: null,
+    expiresAt: null,
+    ...overrides,
+  };
+}
+
+export function runStateStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`StateStore contract: ${name}`, () => {
+    let subject: StoreUnderTest;
+    let store: StateStore;
+
+    beforeEach(async () => {
+      subject = await makeStore();
+      store = subject.store;
+    });
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    it('creates an account once with its initial balance and never resets it', async () => {
+      expect(await store.getAccount('acme')).toBeUndefined();
+      const created = await store.ensureAccount('acme', 100_000);
+      expect(created).toMatchObject({ id: 'acme', balance: 100_000 });
+      expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
+      await store.reserve('acme', 400);
+      const again = await store.ensureAccount('acme', 100_000);
+      expect(again.balance).toBe(99_600);
+      expect((await store.getAccount('acme'))?.balance).toBe(99_600);
+    });
+
+    it('reserves, refunds and grants exact integer amounts and never overdraws', async () => {
+      await store.ensureAccount('a', 1_000);
+      expect(await store.reserve('a', 400)).toEqual({ ok: true, balance: 600 });
+      expect(await store.reserve('a', 500)).toEqual({ ok: true, balance: 100 });
+      expect(await store.reserve('a', 400)).toEqual({ ok: false, balance: 100 });
+      expect(await store.refund('a', 500)).toBe(600);
+      expect(await store.grant('a', 2_000)).toBe(2_600);
+      expect(await store.reserve('a', 2_600)).toEqual({ ok: true, balance: 0 });
+      expect(await store.reserve('a', 1)).toEqual({ ok: false, balance: 0 });
+      expect((await store.getAccount('a'))?.balance).toBe(0);
+    });
+
+    it('rejects negative or fractional amounts and unknown accounts', async () => {
+      await store.ensureAccount('a', 1_000);
+      await expect(store.reserve('a', -1)).rejects.toThrow(RangeError);
+      await expect(store.grant('a', 0.5)).rejects.toThrow(RangeError);
+      await expect(store.reserve('nobody', 400)).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
+      await expect(store.grant('nobody', 400)).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
+      expect((await store.getAccount('a'))?.balance).toBe(1_000);
+    });
+
+    it('lets exactly floor(balance / cost) of 200 concurrent reserves succeed', async () => {
+      await store.ensureAccount('burst', 50_300);
+      const results = await Promise.all(Array.from({ length: 200 }, () => store.reserve('burst', 400)));
+      const granted = results.filter((r) => r.ok);
+      expect(granted).toHaveLength(125);
+      expect(results.every((r) => r.balance >= 0)).toBe(true);
+      expect(new Set(granted.map((r) => r.balance)).size).toBe(125);
+      expect((await store.getAccount('burst'))?.balance).toBe(300);
+    });
+
+    it('adds, finds, lists and updates keys, returning copies', async () => {
+      const first = sampleKey({ id: 'k_first001', createdAt: '2026-01-01T00:00:00.000Z', scope: ['books'] });
+      const second = sampleKey({ id: 'k_second01', createdAt: '2026-01-02T00:00:00.000Z' });
+      await store.addKey(first);
+      await store.addKey(second);
+      await expect(store.addKey(first)).rejects.toThrow();
+      expect(await store.getKey('k_first001')).toEqual(first);
+      expect(await store.findKeyByDigest(second.digest)).toEqual(second);
+      expect(await store.findKeyByDigest('digest-of-nothing')).toBeUndefined();
+      expect((await store.listKeys()).map((k) => k.id)).toEqual(['k_first001', 'k_second01']);
+
+      const found = await store.getKey('k_first001');
+      found!.scope!.push('tampered');
+      expect((await store.getKey('k_first001'))?.scope).toEqual(['books']);
+
+      const revoked = await store.updateKey('k_first001', { status: 'revoked', lastUsedAt: '2026-01-03T00:00:00.000Z' });
+      expect(revoked).toMatchObject({ id: 'k_first001', digest: first.digest, status: 'revoked', lastUsedAt: '2026-01-03T00:00:00.000Z' });
+      expect((await store.findKeyByDigest(first.digest))?.status).toBe('revoked');
+      expect(await store.updateKey('k_missing0', { status: 'revoked' })).toBeUndefined();
+    });
+
+    it('aggregates usage per day, apiId and key, and filters by apiId, key and days', async () => {
+      const today = new Date();
+      const longAgo = new Date(today.getTime() - 5 * 86_400_000);
+      const event = { apiId: 'books', keyId: 'k_a', account: 'default', milliCredits: 400, outcome: 'MISS' as const, at: today };
+      await store.recordUsage(event);
+      await store.recordUsage({ ...event, outcome: 'HIT' });
+      await store.recordUsage({ ...event, outcome: 'STALE' });
+      await store.recordUsage({ ...event, outcome: 'ERROR', milliCredits: 0 });
+      await store.recordUsage({ ...event, keyId: 'k_b' });
+      await store.recordUsage({ ...event, apiId: 'jobs', keyId: null, outcome: 'BYPASS', milliCredits: 500 });
+      await store.recordUsage({ ...event, at: longAgo });
+
+      const all = await store.usage({});
+      expect(all).toHaveLength(4);
+      const day = today.toISOString().slice(0, 10);
+      expect(all.find((r) => r.apiId === 'books' && r.keyId === 'k_a' && r.day === day)).toEqual({
+        day,
+        apiId: 'books',
+        keyId: 'k_a',
+        requests: 4,
+        errors: 1,
+        cacheHits: 2,
+        milliCredits: 1_200,
+      });
+      expect((await store.usage({ apiId: 'jobs' })).map((r) => [r.keyId, r.milliCredits])).toEqual([[null, 500]]);
+      expect((await store.usage({ keyId: 'k_b' })).map((r) => r.requests)).toEqual([1]);
+      expect((await store.usage({ apiId: 'books', keyId: 'k_a', days: 3 })).map((r) => r.day)).toEqual([day]);
+      expect(await store.usage({ apiId: 'books', keyId: 'k_a', days: 7 })).toHaveLength(2);
+    });
+
+    it('keeps the latest runtime status per endpoint', async () => {
+      await store.setEndpointStatus({ apiId: 'jobs', lastFetchAt: '2026-01-01T00:00:00.000Z', lastError: null, lastErrorAt: null });
+      await store.setEndpointStatus({ apiId: 'books', lastFetchAt: null, lastError: 'timeout', lastErrorAt: '2026-01-01T00:00:00.000Z' });
+      await store.setEndpointStatus({ apiId: 'jobs', lastFetchAt: '2026-01-02T00:00:00.000Z', lastError: null, lastErrorAt: null });
+      expect(await store.listEndpointStatus()).toEqual([
+        { apiId: 'books', lastFetchAt: null, lastError: 'timeout', lastErrorAt: '2026-01-01T00:00:00.000Z' },
+        { apiId: 'jobs', lastFetchAt: '2026-01-02T00:00:00.000Z', lastError: null, lastErrorAt: null },
+      ]);
+    });
+
+    it('keeps every change across flush and reopen', async () => {
+      await store.ensureAccount('default', 10_000);
+      void store.reserve('default', 400);
+      void store.grant('default', 1_000);
+      void store.addKey(sampleKey({ id: 'k_durable1' }));
+      void store.recordUsage({ apiId: 'books', keyId: 'k_durable1', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date() });
+      void store.setEndpointStatus({ apiId: 'books', lastFetchAt: '2026-01-01T00:00:00.000Z', lastError: null, lastErrorAt: null });
+      await store.flush();
+      const reopened = await subject.reopen();
+      expect((await reopened.getAccount('default'))?.balance).toBe(10_600);
+      expect((await reopened.findKeyByDigest('digest-of-k_durable1'))?.id).toBe('k_durable1');
+      expect((await reopened.usage({ keyId: 'k_durable1' }))[0]?.requests).toBe(1);
+      expect((await reopened.listEndpointStatus()).map((s) => s.apiId)).toEqual(['books']);
+    });
+  });
+}

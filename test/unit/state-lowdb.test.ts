@@ -1,0 +1,115 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
+import type { StateStore } from '../../src/core/storage/types.js';
+import { runStateStoreContract, sampleKey } from '../contract/state-store.contract.js';
+
+runStateStoreContract('lowdb', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'pagejson-'));
+  const file = join(dir, 'state.json');
+  let current: StateStore = await createLowdbStore({ file });
+  return {
+    store: current,
+    reopen: async () => {
+      await current.close();
+      current = await createLowdbStore({ file });
+      return current;
+    },
+    cleanup: async () => {
+      await current.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('lowdb store durability', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pagejson-'));
+    file = join(dir, 'state.json');
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const readState = async () => JSON.parse(await readFile(file, 'utf8')) as { accounts: Record<string, { balance: number }> };
+
+  it('starts empty from a missing file and creates nothing until a change', async () => {
+    const store = await createLowdbStore({ file });
+    expect(await store.listKeys()).toEqual([]);
+    await store.flush();
+    expect(await readdir(dir)).toEqual([]);
+    await store.ensureAccount('default', 100_000);
+    expect((await readState()).accounts.default?.balance).toBe(100_000);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await store.close();
+  });
+
+  it('resolves a balance change only once the file on disk holds it', async () => {
+    const store = await createLowdbStore({ file });
+    await store.ensureAccount('default', 1_000);
+    await store.reserve('default', 400);
+    expect((await readState()).accounts.default?.balance).toBe(600);
+    await store.grant('default', 50);
+    expect((await readState()).accounts.default?.balance).toBe(650);
+    await store.close();
+  });
+
+  it('lets a fresh store over the same file see every change after flush, without closing the first', async () => {
+    const store = await createLowdbStore({ file });
+    await store.ensureAccount('default', 5_000);
+    for (let i = 0; i < 10; i++) void store.reserve('default', 100);
+    void store.addKey(sampleKey({ id: 'k_fresh001' }));
+    await store.flush();
+    const fresh = await createLowdbStore({ file });
+    expect((await fresh.getAccount('default'))?.balance).toBe(4_000);
+    expect((await fresh.getKey('k_fresh001'))?.id).toBe('k_fresh001');
+    await fresh.close();
+    await store.close();
+  });
+
+  it('group-commits: a burst of changes takes fewer writes than changes, and no temp file remains', async () => {
+    let writes = 0;
+    const store = await createLowdbStore({ file, onWrite: () => writes++ });
+    await store.ensureAccount('default', 1_000_000);
+    writes = 0;
+    // Same turn of the event loop: one batch.
+    await Promise.all(Array.from({ length: 200 }, () => store.reserve('default', 400)));
+    expect(writes).toBe(1);
+    // Spread over turns while writes are in flight: later changes ride on the next write.
+    writes = 0;
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < 60; i++) {
+      pending.push(store.reserve('default', 400));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(pending);
+    expect(writes).toBeGreaterThan(0);
+    expect(writes).toBeLessThan(60);
+    await store.close();
+    expect((await readState()).accounts.default?.balance).toBe(1_000_000 - 260 * 400);
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it('refuses a corrupt or foreign state file with STATE_CORRUPT and leaves it as it was', async () => {
+    await writeFile(file, '{"version":1,"accounts":{');
+    await expect(createLowdbStore({ file })).rejects.toMatchObject({ code: 'STATE_CORRUPT', hint: expect.stringContaining('backup') });
+    expect(await readFile(file, 'utf8')).toBe('{"version":1,"accounts":{');
+
+    await writeFile(file, '{"version":1,"accounts":[]}');
+    await expect(createLowdbStore({ file })).rejects.toMatchObject({ code: 'STATE_CORRUPT', message: expect.stringContaining('accounts') });
+
+    await writeFile(file, '[]');
+    await expect(createLowdbStore({ file })).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
+  });
+
+  it('refuses changes after close', async () => {
+    const store = await createLowdbStore({ file });
+    await store.ensureAccount('default', 1_000);
+    await store.close();
+    await expect(store.reserve('default', 400)).rejects.toThrow(/closed/);
+  });
+});
