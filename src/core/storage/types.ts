@@ -1,0 +1,98 @@
+/**
+ * The state seam (accounts and balances, API keys, usage aggregates, endpoint runtime status).
+ * Every driver (lowdb embedded, Redis) passes test/contract/state-store.contract.ts.
+ *
+ * Amounts are integer milli-credits. A balance change must be applied before the returned promise's first
+ * await inside the driver (the embedded driver applies it synchronously), so that two requests can never
+ * both spend the last credits. The returned promise resolves once the change has been issued to durable
+ * storage: the daemon answers a request that changed the balance only after that.
+ */
+export interface Account {
+  id: string;
+  balance: number;
+  createdAt: string;
+}
+
+export type KeyStatus = 'active' | 'revoked';
+
+export interface ApiKeyRecord {
+  /** Short public id, e.g. `k_3f9a2c1b`, shown in lists and usage. */
+  id: string;
+  /** SHA-256 hex digest of the full key. The key itself is never stored. */
+  digest: string;
+  account: string;
+  label: string | null;
+  /** apiIds the key may call; null = all. */
+  scope: string[] | null;
+  status: KeyStatus;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** Set by `keys rotate --grace`: the key stops working at this instant. */
+  expiresAt: string | null;
+}
+
+export interface ReserveResult {
+  ok: boolean;
+  /** Balance after the reservation (or the unchanged balance when refused). */
+  balance: number;
+}
+
+export interface UsageEvent {
+  apiId: string;
+  keyId: string | null;
+  account: string;
+  /** Milli-credits charged (0 when refunded or metered with credits disabled). */
+  milliCredits: number;
+  /** HIT, STALE, MISS, BYPASS, or ERROR. */
+  outcome: 'HIT' | 'STALE' | 'MISS' | 'BYPASS' | 'ERROR';
+  at: Date;
+}
+
+export interface UsageRow {
+  day: string;
+  apiId: string;
+  keyId: string | null;
+  requests: number;
+  errors: number;
+  cacheHits: number;
+  milliCredits: number;
+}
+
+export interface UsageQuery {
+  apiId?: string;
+  keyId?: string;
+  /** Days back from today, inclusive of today. */
+  days?: number;
+}
+
+export interface EndpointRuntimeStatus {
+  apiId: string;
+  lastFetchAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+export interface StateStore {
+  readonly name: string;
+  ensureAccount(account: string, initialMilliCredits: number): Promise<Account>;
+  getAccount(account: string): Promise<Account | undefined>;
+  reserve(account: string, milliCredits: number): Promise<ReserveResult>;
+  refund(account: string, milliCredits: number): Promise<number>;
+  grant(account: string, milliCredits: number): Promise<number>;
+
+  addKey(record: ApiKeyRecord): Promise<void>;
+  findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined>;
+  getKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  updateKey(id: string, patch: Partial<Omit<ApiKeyRecord, 'id' | 'digest'>>): Promise<ApiKeyRecord | undefined>;
+
+  recordUsage(event: UsageEvent): Promise<void>;
+  usage(query: UsageQuery): Promise<UsageRow[]>;
+
+  setEndpointStatus(status: EndpointRuntimeStatus): Promise<void>;
+  listEndpointStatus(): Promise<EndpointRuntimeStatus[]>;
+
+  /** Resolves when every change made so far is durable. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
