@@ -1,0 +1,96 @@
+import type { ModelEndpoint } from '../config/schema.js';
+import { PagejsonError } from '../errors.js';
+import type { Model } from './types.js';
+
+export type { Model, GenerateInput, GenerateOutput, FillInput, FillOutput, TokenUsage } from './types.js';
+
+/**
+ * The model registry. A config names its model; this turns the name into a Model:
+ * - `heuristic`: built in, offline, the default;
+ * - a key of pagejson.json `models`: an OpenAI-compatible endpoint (baseURL, model, apiKeyEnv);
+ * - `openai:<model>`: OpenAI itself, or whatever OPENAI_BASE_URL points at, keyed by OPENAI_API_KEY.
+ * Models are created on first use and kept, so a daemon builds one client per model, not per request.
+ */
+export const HEURISTIC_MODEL = 'heuristic';
+export const OPENAI_PREFIX = 'openai:';
+
+export interface ModelResolverOptions {
+  models: Record<string, ModelEndpoint>;
+  env: Record<string, string | undefined>;
+  /** Timeout of one model call; tests make it short. */
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+export interface ModelResolver {
+  get(name: string): Promise<Model>;
+  /** Names a user can pick from: heuristic, every configured entry, and the openai: form. */
+  choices(): string[];
+}
+
+// Local servers (Ollama, LM Studio, vLLM) accept any key, but the openai client refuses an empty one.
+const PLACEHOLDER_API_KEY = 'not-needed';
+
+export function createModelResolver(options: ModelResolverOptions): ModelResolver {
+  const created = new Map<string, Promise<Model>>();
+
+  function choices(): string[] {
+    return [HEURISTIC_MODEL, ...Object.keys(options.models).sort(), `${OPENAI_PREFIX}<model>`];
+  }
+
+  async function create(name: string): Promise<Model> {
+    if (name === HEURISTIC_MODEL) {
+      const { createHeuristicModel } = await import('./heuristic/index.js');
+      return createHeuristicModel();
+    }
+    const entry = Object.hasOwn(options.models, name) ? options.models[name] : undefined;
+    if (entry) {
+      let apiKey = PLACEHOLDER_API_KEY;
+      if (entry.apiKeyEnv) {
+        const value = options.env[entry.apiKeyEnv];
+        if (!value) {
+          throw new PagejsonError('MODEL_NOT_FOUND', `model ${name} needs an API key in ${entry.apiKeyEnv}, which is not set`, {
+            context: { model: name, apiKeyEnv: entry.apiKeyEnv },
+            hint: `export ${entry.apiKeyEnv}=<key>, or remove apiKeyEnv from models.${name} in pagejson.json for a server without keys`,
+          });
+        }
+        apiKey = value;
+      }
+      return openAiModel({ name, baseURL: entry.baseURL, model: entry.model, apiKey });
+    }
+    if (name.startsWith(OPENAI_PREFIX) && name.length > OPENAI_PREFIX.length) {
+      const baseURL = options.env.OPENAI_BASE_URL || undefined;
+      const apiKey = options.env.OPENAI_API_KEY || (baseURL ? PLACEHOLDER_API_KEY : undefined);
+      if (!apiKey) {
+        throw new PagejsonError('MODEL_NOT_FOUND', `model ${name} needs OPENAI_API_KEY, which is not set`, {
+          context: { model: name },
+          hint: 'export OPENAI_API_KEY=<key> (and OPENAI_BASE_URL for another OpenAI-compatible server), or add the endpoint to `models` in pagejson.json',
+        });
+      }
+      return openAiModel({ name, baseURL, model: name.slice(OPENAI_PREFIX.length), apiKey });
+    }
+    throw new PagejsonError('MODEL_NOT_FOUND', `unknown model: ${name}`, {
+      context: { model: name, choices: choices() },
+      hint: `choose one of: ${choices().join(', ')} (named models are the \`models\` entries of pagejson.json)`,
+    });
+  }
+
+  async function openAiModel(endpoint: { name: string; baseURL: string | undefined; model: string; apiKey: string }): Promise<Model> {
+    const { createOpenAiModel } = await import('./openai.js');
+    return createOpenAiModel({ ...endpoint, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
+  }
+
+  return {
+    choices,
+    get(name: string): Promise<Model> {
+      let model = created.get(name);
+      if (!model) {
+        model = create(name);
+        created.set(name, model);
+        // A failed creation (missing key) is not remembered: the user may fix the environment and retry.
+        model.catch(() => created.delete(name));
+      }
+      return model;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { selectAll } from 'css-select';
+import { parseDocument } from 'htmlparser2';
+import type { Field } from '../config/schema.js';
+
+/**
+ * A model may invent selectors. Each one is tried on the real section before the structure is offered:
+ * a top-level field whose selector matches nothing becomes a model field (its selector removed, so it is
+ * filled by the model at retrieval instead of silently yielding null forever); a nested field of an
+ * array or object that matches inside none of its scopes is dropped, because model fields are filled
+ * per config, not per list item. A container left without fields becomes a model field as a whole.
+ */
+export interface VerifiedStructure {
+  structure: Field[];
+  /** Dotted paths of fields whose selector matched nothing, for messages. */
+  unmatched: string[];
+}
+
+type Scope = ReturnType<typeof parseDocument> | ReturnType<typeof selectAll>[number];
+
+function matches(selector: string, scopes: Scope[]): Scope[] {
+  const found: Scope[] = [];
+  for (const scope of scopes) {
+    try {
+      found.push(...(selectAll(selector, scope as never) as Scope[]));
+    } catch {
+      // An invalid selector matches nothing; it is reported like a non-matching one.
+      return [];
+    }
+  }
+  return found;
+}
+
+export function verifySelectors(structure: Field[], sectionHtml: string): VerifiedStructure {
+  const document = parseDocument(sectionHtml);
+  const unmatched: string[] = [];
+  const out: Field[] = [];
+  for (const field of structure) {
+    const verified = verifyField(field, [document], field.name, unmatched);
+    out.push(verified ?? toModelField(field));
+  }
+  return { structure: out, unmatched };
+}
+
+/** Returns the field with its nested fields verified, or undefined when it extracts nothing from the page. */
+function verifyField(field: Field, scopes: Scope[], path: string, unmatched: string[]): Field | undefined {
+  let found = scopes;
+  if (field.selector !== undefined) {
+    found = matches(field.selector, scopes);
+    if (found.length === 0) {
+      unmatched.push(path);
+      return undefined;
+    }
+  } else if (!(field.type === 'object' && (field.fields ?? []).some(hasSelectorInside))) {
+    // No selector and nothing selectable below: a model field, only meaningful at the top level.
+    return undefined;
+  }
+  if (!field.fields) return field;
+  const itemScopes = field.type === 'object' ? found.slice(0, 1) : found;
+  const kept: Field[] = [];
+  for (const child of field.fields) {
+    const verified = verifyField(child, itemScopes, `${path}.${child.name}`, unmatched);
+    if (verified) kept.push(verified);
+  }
+  if (kept.length === 0) {
+    unmatched.push(path);
+    return undefined;
+  }
+  return { ...field, fields: kept };
+}
+
+function hasSelectorInside(field: Field): boolean {
+  return field.selector !== undefined || (field.fields ?? []).some(hasSelectorInside);
+}
+
+/** A model field: no selectors anywhere below, so the model fills the whole value. */
+export function toModelField(field: Field): Field {
+  return stripSelectors(field);
+}
+
+function stripSelectors(field: Field): Field {
+  const { selector: _selector, attribute: _attribute, transform: _transform, ...rest } = field;
+  const out: Field = { ...rest };
+  if (field.fields) out.fields = field.fields.map(stripSelectors);
+  if (field.items) {
+    const { attribute: _itemAttribute, transform: _itemTransform, ...items } = field.items;
+    out.items = items;
+  }
+  return out;
+}
