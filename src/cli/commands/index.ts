@@ -1,7 +1,14 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import * as init from './init.js';
+import * as validate from './validate.js';
+import * as list from './list.js';
+import * as show from './show.js';
+import * as run from './run.js';
+import * as schema from './schema.js';
+import * as openapi from './openapi.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const commandModules: RegisterCommand[] = [];
+export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register];

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { checkVariableValues, exampleValues, placeholderNames } from '../../core/config/url-template.js';
+import { PagejsonError } from '../../core/errors.js';
+import { collectVar, loadProjectConfigs, parseScraperNumber, parseVarAssignments, requireConfig } from '../config-files.js';
+import { writeJson, type CliContext } from '../context.js';
+
+interface RunOptions {
+  var: string[];
+  scraper?: 1 | 2 | 3;
+  json?: boolean;
+}
+
+/**
+ * `pagejson run <apiId> [--var NAME=VALUE]... [--scraper 1|2|3] [--json]`: one real retrieval in this
+ * process (no daemon, no credits, no cache), with the project's fetch settings. Prints `data`; with --json
+ * the URL fetched, the final URL and the time too. Variables default to each variable's `example`.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('run')
+    .description('fetch and extract one endpoint now, in-process (no daemon, no credits), and print its data')
+    .argument('<apiId>', 'the endpoint to run')
+    .option('--var <NAME=VALUE>', 'a variable value (repeatable; default: the variable\'s example)', collectVar, [])
+    .option('--scraper <n>', 'use scraper 1, 2 or 3 for this run instead of the config\'s', parseScraperNumber)
+    .option('--json', 'print {data, sourceUrl, finalUrl, fetchedAt, scraper} instead of data alone')
+    .action(async (apiId: string, options: RunOptions, command: Command) => {
+      const { project, set } = await loadProjectConfigs(command, ctx);
+      const config = requireConfig(project, set, apiId, ctx.cwd);
+      const values = { ...exampleValues(config), ...parseVarAssignments(options.var) };
+      const problems = checkVariableValues(config, values);
+      if (problems.length > 0) {
+        const names = placeholderNames(config.url);
+        throw new PagejsonError('USAGE', problems.map((p) => p.message).join('; '), {
+          context: { problems },
+          hint: names.length > 0 ? `variables of ${apiId}: ${names.join(', ')}; pass them as --var NAME=VALUE` : `${apiId} has no variables: drop --var`,
+        });
+      }
+      const scraperNumber = options.scraper ?? config.scraper;
+      // Loaded here, not at the top: `pagejson --help` and `validate` should not pay for parsers and scrapers.
+      const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }] = await Promise.all([
+        import('../../core/retrieve.js'),
+        import('../../core/scrapers/index.js'),
+        import('../../core/models/index.js'),
+      ]);
+      const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
+      const models = createModelResolver({ models: project.settings.models, env: ctx.env });
+      const spinner = await startSpinner(ctx, `fetching ${apiId} with scraper ${scraperNumber}`);
+      try {
+        const result = await retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name) }, { scraper: scraperNumber });
+        spinner?.stop();
+        if (options.json) {
+          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber });
+        } else {
+          writeJson(ctx.stdout, result.data);
+        }
+      } finally {
+        spinner?.stop();
+        await pool.close();
+      }
+    });
+}
+
+/** A spinner on a terminal only: pipes and CI logs get nothing but the result. */
+async function startSpinner(ctx: CliContext, text: string): Promise<{ stop(): void } | undefined> {
+  if (!ctx.stderr.isTTY || !ctx.interactive) return undefined;
+  const { default: ora } = await import('ora');
+  return ora({ text, stream: ctx.stderr }).start();
+}

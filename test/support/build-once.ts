@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import lockfile from 'proper-lockfile';
+
+/**
+ * Integration tests run the built CLI (`node bin/pagejson.js`), so `dist/` must match the sources. Test
+ * files run in parallel workers: a lock file in the OS temp dir makes sure `npm run build` runs at most once,
+ * and a stamp of the sources (paths, sizes, mtimes) skips the build entirely when dist is already current.
+ */
+const here = fileURLToPath(new URL('.', import.meta.url));
+export const REPO_ROOT = here.includes('/dist/') ? join(here, '../../..') : join(here, '../..');
+export const CLI_BIN = join(REPO_ROOT, 'bin/pagejson.js');
+
+const SOURCE_DIRS = ['src', 'test/support', 'bench', 'demo'];
+const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const STAMP_FILE = join(REPO_ROOT, 'dist/.build-stamp');
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await walk(path, out);
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+}
+
+/** A digest of everything tsc reads: it changes whenever a source file is added, removed or edited. */
+export async function sourceStamp(): Promise<string> {
+  const files: string[] = [];
+  for (const dir of SOURCE_DIRS) await walk(join(REPO_ROOT, dir), files);
+  for (const file of SOURCE_FILES) files.push(join(REPO_ROOT, file));
+  files.sort();
+  const hash = createHash('sha256');
+  for (const file of files) {
+    try {
+      const info = await stat(file);
+      hash.update(`${file}\0${info.size}\0${info.mtimeMs}\n`);
+    } catch {
+      hash.update(`${file}\0missing\n`);
+    }
+  }
+  return hash.digest('hex');
+}
+
+async function isCurrent(stamp: string): Promise<boolean> {
+  if (!existsSync(join(REPO_ROOT, 'dist/src/cli/main.js'))) return false;
+  try {
+    return (await readFile(STAMP_FILE, 'utf8')).trim() === stamp;
+  } catch {
+    return false;
+  }
+}
+
+let built: Promise<void> | undefined;
+
+/** Build dist/ unless it is current. Safe to call from every test file and worker. */
+export function ensureBuilt(): Promise<void> {
+  built ??= buildIfStale();
+  return built;
+}
+
+async function buildIfStale(): Promise<void> {
+  if (await isCurrent(await sourceStamp())) return;
+  const lockPath = join(tmpdir(), `pagejson-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
+  const release = await lockfile.lock(REPO_ROOT, { lockfilePath: lockPath, stale: 180_000, retries: { retries: 1_000, minTimeout: 100, maxTimeout: 500 } });
+  try {
+    // Another worker may have built while we waited for the lock.
+    const stamp = await sourceStamp();
+    if (await isCurrent(stamp)) return;
+    const result = await execa('npm', ['run', 'build'], { cwd: REPO_ROOT, reject: false, all: true });
+    if (result.exitCode !== 0) throw new Error(`npm run build failed (exit ${result.exitCode}):\n${result.all}`);
+    await writeFile(STAMP_FILE, `${stamp}\n`);
+  } finally {
+    await release();
+  }
+}
