@@ -7,8 +7,10 @@ import * as show from './show.js';
 import * as run from './run.js';
 import * as schema from './schema.js';
 import * as openapi from './openapi.js';
+import * as serve from './serve.js';
+import * as generate from './generate.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register];
+export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register, serve.register, generate.register];

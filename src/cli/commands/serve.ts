@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import closeWithGrace from 'close-with-grace';
+import { PagejsonError } from '../../core/errors.js';
+import { startServer } from '../../daemon/server.js';
+import { writeLine, type CliContext } from '../context.js';
+import { projectFor } from '../project-option.js';
+
+/**
+ * `pagejson serve [--host H] [--port P] [--no-watch]`: the retrieval daemon in the foreground. Prints the
+ * address once it is ready (scripts wait for that line); logs (pino JSON) go to stderr, at
+ * PAGEJSON_LOG_LEVEL (default info). SIGTERM/SIGINT stop gracefully and exit 0; SIGHUP reloads configs.
+ */
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  watch: boolean;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new PagejsonError('USAGE', `--port must be a number from 0 to 65535, got "${text}"`, { hint: 'e.g. --port 8080' });
+  return port;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('serve every config at GET|POST /external/{apiId} with API keys, credits and the cache')
+    .option('--host <host>', 'address to bind (default: server.host of pagejson.json, 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default: server.port of pagejson.json, 8080; 0 picks a free one)')
+    .option('--no-watch', 'do not reload configs when their files change (SIGHUP still reloads)')
+    .action(async (options: ServeOptions, command: Command) => {
+      const project = await projectFor(command, ctx);
+      const port = options.port !== undefined ? parsePort(options.port) : undefined;
+      const level = ctx.env.PAGEJSON_LOG_LEVEL ?? 'info';
+      const server = await startServer({
+        project,
+        ...(options.host !== undefined ? { host: options.host } : {}),
+        ...(port !== undefined ? { port } : {}),
+        watch: options.watch,
+        env: ctx.env,
+        app: { logger: { level, stream: ctx.stderr } },
+      });
+      server.runtime.subscribe((event) => {
+        if (event.kind === 'config' && event.change.problems) {
+          const kept = event.change.keptPrevious ? ' (the previous revision keeps serving)' : '';
+          for (const problem of event.change.problems) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);
+        }
+      });
+      for (const problem of server.runtime.configs.problems()) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}\n`);
+
+      closeWithGrace({ delay: 15_000, logger: false }, async ({ signal, err }) => {
+        if (err) server.app.log.error({ err }, 'fatal error, shutting down');
+        else server.app.log.info({ signal }, 'shutting down');
+        await server.close();
+      });
+      process.on('SIGHUP', () => {
+        void server.reload().then(() => server.app.log.info({ configs: server.runtime.configs.list().length }, 'configs reloaded'));
+      });
+
+      writeLine(ctx.stdout, `pagejson serving ${server.runtime.configs.list().length} config(s) at ${server.url} (admin socket ${server.socketPath})`);
+      // The command returns while the server keeps the process alive; close-with-grace exits it.
+      await new Promise<never>(() => undefined);
+    });
+}

@@ -1,0 +1,153 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { listConfigFiles, loadConfigFile } from './config/load.js';
+import type { ConfigProblem } from './config/problems.js';
+import type { ApiConfig } from './config/schema.js';
+
+/**
+ * The configs a daemon serves, kept current while it runs (DESIGN.md section 11). It watches the directory,
+ * not the files: a watch on a file stops firing after an atomic rename, which is how the CLI, editors and
+ * git write. Events are debounced, then every file whose stat changed is re-read and validated. A file that
+ * turns invalid keeps serving its last good revision (and is reported); a deleted file stops serving.
+ */
+export interface ConfigRegistryEvent {
+  kind: 'loaded' | 'removed' | 'invalid';
+  file: string;
+  apiId?: string;
+  revision?: number;
+  problems?: ConfigProblem[];
+  /** For `invalid`: whether an earlier good revision keeps serving. */
+  keptPrevious?: boolean;
+}
+
+export interface ConfigRegistry {
+  get(apiId: string): ApiConfig | undefined;
+  list(): ApiConfig[];
+  /** Problems of files that are invalid right now. */
+  problems(): ConfigProblem[];
+  /** Re-read every file (SIGHUP). Resolves when the new set is in place. */
+  reload(): Promise<void>;
+  /** Resolves when pending watch events have been applied (tests, shutdown). */
+  settled(): Promise<void>;
+  close(): void;
+}
+
+export interface ConfigRegistryOptions {
+  dir: string;
+  watch: boolean;
+  debounceMs?: number;
+  onEvent?: (event: ConfigRegistryEvent) => void;
+}
+
+interface FileState {
+  signature: string;
+  /** The config this file serves: the current one, or the last good one when the file turned invalid. */
+  config: ApiConfig | undefined;
+  problems: ConfigProblem[];
+}
+
+export async function createConfigRegistry(options: ConfigRegistryOptions): Promise<ConfigRegistry> {
+  const files = new Map<string, FileState>();
+  let byApiId = new Map<string, ApiConfig>();
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+  const emit = (event: ConfigRegistryEvent): void => options.onEvent?.(event);
+
+  async function signatureOf(file: string): Promise<string | undefined> {
+    try {
+      const s = await stat(file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function scan(force: boolean): Promise<void> {
+    const present = new Set(await listConfigFiles(options.dir));
+    for (const file of [...files.keys()]) {
+      if (present.has(file)) continue;
+      const gone = files.get(file);
+      files.delete(file);
+      emit({ kind: 'removed', file, apiId: gone?.config?.apiId });
+    }
+    for (const file of present) {
+      const signature = await signatureOf(file);
+      if (signature === undefined) continue;
+      const previous = files.get(file);
+      if (!force && previous && previous.signature === signature) continue;
+      const result = await loadConfigFile(file);
+      if (result.ok) {
+        files.set(file, { signature, config: result.config, problems: [] });
+        emit({ kind: 'loaded', file, apiId: result.config.apiId, revision: result.config.revision });
+      } else {
+        const kept = previous?.config;
+        files.set(file, { signature, config: kept, problems: result.problems });
+        emit({ kind: 'invalid', file, apiId: kept?.apiId, problems: result.problems, keptPrevious: kept !== undefined });
+      }
+    }
+    rebuildIndex();
+  }
+
+  /** apiId → config; on a duplicate apiId the file that sorts first wins and the other is reported. */
+  function rebuildIndex(): void {
+    const next = new Map<string, ApiConfig>();
+    for (const file of [...files.keys()].sort()) {
+      const state = files.get(file)!;
+      if (!state.config) continue;
+      if (next.has(state.config.apiId)) {
+        const problem = { file, path: '$.apiId', message: `duplicate apiId "${state.config.apiId}"`, hint: 'give each config its own apiId' };
+        if (!state.problems.some((p) => p.message === problem.message)) state.problems.push(problem);
+        continue;
+      }
+      next.set(state.config.apiId, state.config);
+    }
+    byApiId = next;
+  }
+
+  /** Scans run one after another so that two bursts of events never interleave their reads. */
+  function enqueue(force: boolean): Promise<void> {
+    running = running.then(() => (closed ? undefined : scan(force))).catch((error: unknown) => {
+      emit({ kind: 'invalid', file: options.dir, problems: [{ file: options.dir, path: '$', message: `cannot read the configs folder: ${(error as Error).message}` }] });
+    });
+    return running;
+  }
+
+  await enqueue(true);
+
+  if (options.watch) {
+    try {
+      watcher = watch(options.dir, { persistent: false }, (_event, name) => {
+        // Temp files of atomic writes (`.name.tmp`) are noise; the rename that follows fires for the real name.
+        if (name && basename(String(name)).startsWith('.')) return;
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          timer = undefined;
+          void enqueue(false);
+        }, options.debounceMs ?? 75);
+      });
+      watcher.on('error', () => undefined);
+    } catch {
+      // A missing configs folder cannot be watched: SIGHUP (reload) still works once it exists.
+      watcher = undefined;
+    }
+  }
+
+  return {
+    get: (apiId) => byApiId.get(apiId),
+    list: () => [...byApiId.values()],
+    problems: () => [...files.values()].flatMap((state) => state.problems),
+    reload: () => enqueue(true),
+    settled: async () => {
+      while (timer) await new Promise((resolve) => setTimeout(resolve, (options.debounceMs ?? 75) + 5));
+      await running;
+    },
+    close: () => {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      watcher?.close();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+import type { ConfigRegistry } from './config-registry.js';
+import type { ApiConfig } from './config/schema.js';
+import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-template.js';
+import { retrievalCost } from './credits.js';
+import { isPagejsonError, PagejsonError } from './errors.js';
+import { verifyApiKey } from './key-service.js';
+import type { ApiKeyRecord, StateStore } from './storage/types.js';
+import type { CacheState, ResponseCache } from './storage/response-cache.js';
+import { cacheKey } from './storage/response-cache.js';
+import type { RetrieveResult } from './retrieve.js';
+
+/**
+ * One retrieval request in core terms, transport-free (DESIGN.md section 4). The checks run in the table's
+ * order of precedence, so the first condition that holds decides the answer: key present → key valid →
+ * config exists and is in scope → active → body → variables → credits → fetch/extract. Errors are
+ * PagejsonErrors; the daemon maps their codes to statuses in one place.
+ *
+ * Credits: the cost is reserved before any work (the store applies it synchronously), the answer waits
+ * until the write holding the debit has been issued, and a failure that becomes a 5xx refunds it.
+ */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export interface RequestBody {
+  /** Raw bytes as received (the transport caps what it reads; anything over MAX_BODY_BYTES is refused). */
+  raw: Buffer;
+  contentType: string | undefined;
+}
+
+export interface RetrievalRequest {
+  apiId: string;
+  apikey: string | undefined;
+  method: 'GET' | 'POST';
+  body: RequestBody | undefined;
+  query: Record<string, unknown>;
+}
+
+export interface RetrievalAnswer {
+  /** The pre-serialised envelope `{"data":…,"errors":null}`: sent as is. */
+  body: string;
+  cache: CacheState;
+  ageSeconds: number;
+  /** Balance after this request, milli-credits (undefined when the account is unknown). */
+  creditsRemaining: number | undefined;
+  config: ApiConfig;
+}
+
+export type RetrievalEvent =
+  | { kind: 'fetch'; apiId: string; scraper: number; seconds: number; ok: boolean }
+  | { kind: 'debit'; apiId: string; milliCredits: number }
+  | { kind: 'refund'; apiId: string; milliCredits: number };
+
+export interface RetrievalDeps {
+  configs: ConfigRegistry;
+  store: StateStore;
+  cache: ResponseCache;
+  /** The pipeline: fetch + extract one config with these variable values. */
+  load(config: ApiConfig, values: Record<string, unknown>): Promise<RetrieveResult>;
+  credits: { enabled: boolean; freeMilliCredits: number };
+  now(): Date;
+  onEvent?: (event: RetrievalEvent) => void;
+}
+
+export interface RetrievalService {
+  retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
+}
+
+/** Failures of the wire table's 5xx rows are the service's fault: their reserved credits are refunded. */
+function isServerSide(error: unknown): boolean {
+  if (!isPagejsonError(error)) return true;
+  const code = error.code;
+  return !(code.startsWith('VARIABLE_') || code.startsWith('BODY_') || ['KEY_MISSING', 'KEY_INVALID', 'KEY_NOT_FOUND', 'NO_DATA', 'ENDPOINT_INACTIVE', 'NO_CREDITS'].includes(code));
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** The variable values of a request, or a body error (the body row of the table comes before variables). */
+function requestValues(request: RetrievalRequest, config: ApiConfig): Record<string, unknown> {
+  const body = request.body;
+  const hasBody = body !== undefined && body.raw.length > 0;
+  if (request.method === 'POST' && hasBody) {
+    if (body.raw.length > MAX_BODY_BYTES) throw new PagejsonError('BODY_TOO_LARGE', 'request body is too large', { context: { bytes: body.raw.length } });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.raw.toString('utf8'));
+    } catch {
+      throw new PagejsonError('BODY_INVALID_JSON', 'request body is not valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PagejsonError('BODY_NOT_OBJECT', 'request body must be a JSON object');
+    if (!isJsonContentType(body.contentType)) throw new PagejsonError('BODY_CONTENT_TYPE', 'Content-Type must be application/json', { context: { contentType: body.contentType } });
+    return parsed as Record<string, unknown>;
+  }
+  // GET: a dynamic config takes its variables from the query string; a static one ignores the query
+  // (cache-busting parameters and the like must not turn into "unknown variable").
+  if (request.method === 'GET' && isDynamic(config.url)) return { ...request.query };
+  return {};
+}
+
+export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
+  const emit = (event: RetrievalEvent): void => deps.onEvent?.(event);
+  const ensuredAccounts = new Set<string>();
+  const lastFetchAt = new Map<string, string>();
+
+  async function ensureAccount(account: string): Promise<void> {
+    if (ensuredAccounts.has(account)) return;
+    await deps.store.ensureAccount(account, deps.credits.freeMilliCredits);
+    ensuredAccounts.add(account);
+  }
+
+  async function authenticate(apikey: string | undefined, apiId: string): Promise<{ key: ApiKeyRecord; inScope: boolean }> {
+    if (apikey === undefined || apikey === '') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
+    const verdict = await verifyApiKey(deps.store, apikey, apiId, deps.now());
+    if (verdict.ok) return { key: verdict.record, inScope: true };
+    if (verdict.reason === 'scope') return { key: verdict.record, inScope: false };
+    if (verdict.reason === 'missing') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
+    throw new PagejsonError('KEY_INVALID', 'invalid key');
+  }
+
+  async function retrieve(request: RetrievalRequest): Promise<RetrievalAnswer> {
+    const { key, inScope } = await authenticate(request.apikey, request.apiId);
+    const config = deps.configs.get(request.apiId);
+    if (!config || !inScope) throw new PagejsonError('NO_DATA', 'no data', { context: { apiId: request.apiId } });
+    if (config.status === 'inactive') throw new PagejsonError('ENDPOINT_INACTIVE', 'endpoint is inactive', { context: { apiId: config.apiId } });
+
+    const values = requestValues(request, config);
+    const problems = checkVariableValues(config, values);
+    if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { context: { problems } });
+
+    const cost = retrievalCost(config.scraper);
+    const account = key.account;
+    await ensureAccount(account);
+    let charged = 0;
+    let balance: number | undefined;
+    if (deps.credits.enabled) {
+      // reserve() applies the debit synchronously inside the store: no await separates the check from it.
+      const reservation = await deps.store.reserve(account, cost);
+      balance = reservation.balance;
+      if (!reservation.ok) {
+        void deps.store.recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() }).catch(() => undefined);
+        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost } });
+      }
+      charged = cost;
+      emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
+    }
+
+    try {
+      const url = resolveSourceUrl(config, values);
+      const answer = await deps.cache.get(cacheKey(config.apiId, config.revision, url), () => fetchAndRecord(config, values), { caching: config.caching });
+      void deps.store
+        .recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now() })
+        .catch(() => undefined);
+      return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config };
+    } catch (error) {
+      if (isServerSide(error)) {
+        if (charged > 0) {
+          balance = await deps.store.refund(account, charged);
+          emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
+        }
+        void deps.store.recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() }).catch(() => undefined);
+      }
+      if (isPagejsonError(error)) error.context.creditsRemaining ??= balance;
+      throw error;
+    }
+  }
+
+  /** The cache's loader: also runs for background refreshes, so it keeps the endpoint status itself. */
+  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const started = performance.now();
+    try {
+      const result = await deps.load(config, values);
+      emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: true });
+      const fetchedAt = result.fetchedAt.toISOString();
+      lastFetchAt.set(config.apiId, fetchedAt);
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null }).catch(() => undefined);
+      return result.data;
+    } catch (error) {
+      emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: false });
+      const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
+      void deps.store
+        .setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: deps.now().toISOString() })
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  return { retrieve };
+}
+

@@ -1,0 +1,126 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './config-registry.js';
+import type { Project } from './config/project.js';
+import type { ApiConfig, ProjectSettings } from './config/schema.js';
+import { toMilli } from './credits.js';
+import { createModelResolver } from './models/index.js';
+import { retrieve } from './retrieve.js';
+import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
+import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
+import { createLowdbStore } from './storage/lowdb-store.js';
+import { createResponseCache, type ResponseCache } from './storage/response-cache.js';
+import type { StateStore } from './storage/types.js';
+
+/**
+ * createRuntime: the one place where drivers are chosen and wired (DESIGN.md section 2). Settings and the
+ * environment come in as arguments; nothing here reads globals at import time. The daemon builds its app
+ * over a Runtime, and tests build one over a temp project.
+ */
+export type RuntimeEvent = RetrievalEvent | { kind: 'config'; change: ConfigRegistryEvent } | { kind: 'cache-error'; phase: string; error: unknown };
+
+export interface Runtime {
+  project: Project;
+  settings: ProjectSettings;
+  configs: ConfigRegistry;
+  store: StateStore;
+  cache: ResponseCache;
+  scrapers: ScraperPool;
+  retrieval: RetrievalService;
+  now(): Date;
+  /** Listen to retrievals, debits, config reloads and cache errors (metrics, logs). Returns an unsubscribe. */
+  subscribe(listener: (event: RuntimeEvent) => void): () => void;
+  /** Flush state and release every driver. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  env?: Record<string, string | undefined>;
+  /** Watch the configs folder for changes (`serve --no-watch` turns it off). */
+  watch?: boolean;
+  /** Debounce of config watch events, ms. */
+  watchDebounceMs?: number;
+  now?: () => Date;
+  /** A ready store (e.g. Redis); default: the embedded lowdb store at `<dataDir>/state.json`. */
+  store?: StateStore;
+  /** Keep the response cache in memory only (no `<dataDir>/cache.sqlite`). */
+  memoryCacheOnly?: boolean;
+  /** How often expired cache rows are purged, ms (default 10 minutes). */
+  purgeEveryMs?: number;
+}
+
+export async function createRuntime(project: Project, options: RuntimeOptions = {}): Promise<Runtime> {
+  const env = options.env ?? {};
+  const settings = project.settings;
+  const now = options.now ?? (() => new Date());
+  const listeners = new Set<(event: RuntimeEvent) => void>();
+  const emit = (event: RuntimeEvent): void => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A broken listener (metrics, logging) must never fail a request.
+      }
+    }
+  };
+
+  await mkdir(project.dataDir, { recursive: true });
+  const store = options.store ?? (await createLowdbStore({ file: join(project.dataDir, 'state.json'), now }));
+  const cache = await createResponseCache({
+    ...(options.memoryCacheOnly ? {} : { sqlitePath: join(project.dataDir, 'cache.sqlite') }),
+    freshMs: settings.cache.freshMinutes * 60_000,
+    keepMs: settings.cache.keepHours * 3_600_000,
+    memoryEntries: settings.cache.memoryEntries,
+    now: () => now().getTime(),
+    onError: (error, context) => emit({ kind: 'cache-error', phase: context.phase, error }),
+  });
+  const configs = await createConfigRegistry({
+    dir: project.configsDir,
+    watch: options.watch ?? true,
+    ...(options.watchDebounceMs !== undefined ? { debounceMs: options.watchDebounceMs } : {}),
+    onEvent: (change) => emit({ kind: 'config', change }),
+  });
+  const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
+  const models = createModelResolver({ models: settings.models, env });
+
+  const retrieval = createRetrievalService({
+    configs,
+    store,
+    cache,
+    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name) }),
+    credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
+    now,
+    onEvent: emit,
+  });
+
+  const purgeTimer = setInterval(() => void cache.purgeExpired().catch(() => undefined), options.purgeEveryMs ?? 600_000);
+  purgeTimer.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    project,
+    settings,
+    configs,
+    store,
+    cache,
+    scrapers,
+    retrieval,
+    now,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(purgeTimer);
+        configs.close();
+        // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
+        await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close()]);
+        await store.flush();
+        await store.close();
+        listeners.clear();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { isPagejsonError } from '../core/errors.js';
+import { formatCredits } from '../core/credits.js';
+import type { Runtime } from '../core/runtime.js';
+import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
+import { createMetrics } from './metrics.js';
+import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
+
+/**
+ * buildApp(runtime): the retrieval daemon's Fastify app, without listen (tests use inject or port 0).
+ * Every answer, including the errors Fastify raises itself, is the `{data, errors}` envelope
+ * (DESIGN.md section 11): setErrorHandler, setNotFoundHandler, frameworkErrors and clientErrorHandler.
+ *
+ * Bodies are read raw (up to TRANSPORT_BODY_LIMIT) and judged by the retrieval service, so the table's
+ * precedence holds: a missing key beats a malformed body.
+ */
+export const TRANSPORT_BODY_LIMIT = 1024 * 1024;
+
+export interface BuildAppOptions {
+  /** pino options (level, stream, …) or false. Default: info level to stdout. */
+  logger?: FastifyServerOptions['logger'];
+  /** Backstop above the fetch deadline: a handler still running after this answers 503. */
+  handlerTimeoutMs?: number;
+  /** Socket-level time to receive a whole request. */
+  requestTimeoutMs?: number;
+}
+
+export interface DaemonApp extends FastifyInstance {
+  /** From now on, new requests get a 503 envelope; in-flight ones finish. */
+  startDraining(): void;
+}
+
+function rawReason(status: number): string {
+  return status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Bad Request';
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  // A timed-out or reset connection gets nothing: there may be no request to answer.
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const message = status === 431 ? 'request headers are too large' : MESSAGES.badRequest;
+  socket.end(rawErrorResponse(status, rawReason(status), { message, code: status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST' }));
+}
+
+export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<DaemonApp> {
+  const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + 10_000;
+  const logger = options.logger ?? { level: 'info' };
+  const app = Fastify({
+    logger:
+      typeof logger === 'object' && logger !== null
+        ? { ...logger, redact: { paths: ['req.headers.apikey', 'headers.apikey', 'apikey'], censor: '[redacted]' } }
+        : logger,
+    // Request logs are ours (onResponse): hits at debug only, since logging each one costs ~19%.
+    disableRequestLogging: true,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: TRANSPORT_BODY_LIMIT,
+    maxParamLength: 1000,
+    return503OnClosing: false,
+    handlerTimeout,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    frameworkErrors: (error, request, reply) => {
+      const answer = errorReply(error);
+      void (reply as FastifyReply).code(answer.status).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
+    },
+    clientErrorHandler: answerClientError,
+  });
+
+  let draining = false;
+  const metrics = createMetrics(runtime);
+  app.addHook('onClose', async () => metrics.close());
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (draining) {
+      reply.header('connection', 'close');
+      return reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
+    }
+    return undefined;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const isExternal = request.routeOptions.url === '/external/:apiId';
+    const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;
+    if (isExternal) metrics.countRequest(apiId, reply.statusCode);
+    const line = { reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (reply.statusCode >= 500) request.log.warn(line, 'request failed');
+    else request.log.debug(line, 'request');
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const answer = errorReply(error);
+    if (answer.internal) request.log.error({ reqId: request.id, err: error }, 'unexpected failure');
+    const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
+    if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
+    void reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
+  });
+
+  registerExternalRoutes(app, runtime, metrics);
+
+  app.get('/healthz', async (_request, reply) => reply.type(JSON_UTF8).send('{"data":{"status":"ok"},"errors":null}'));
+  app.get('/readyz', async (_request, reply) => {
+    const configs = runtime.configs.list().length;
+    return reply.type(JSON_UTF8).send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length }, errors: null }));
+  });
+  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+
+  const daemon = app as unknown as DaemonApp;
+  daemon.startDraining = () => {
+    draining = true;
+  };
+  await app.ready();
+  return daemon;
+}

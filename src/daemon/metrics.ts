@@ -1,0 +1,46 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { Runtime } from '../core/runtime.js';
+
+/**
+ * Prometheus metrics of one app (its own Registry, so several apps in one process, as in tests, never share
+ * counters). apiId labels are only ever the ids of loaded configs: a caller probing random ids must not be
+ * able to grow the label set without bound.
+ */
+export interface DaemonMetrics {
+  registry: Registry;
+  countRequest(apiId: string | undefined, status: number): void;
+  countCache(result: string): void;
+  close(): void;
+}
+
+export const UNKNOWN_API = '_unknown';
+
+export function createMetrics(runtime: Runtime): DaemonMetrics {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'pagejson_requests_total', help: 'Retrieval requests by apiId and HTTP status', labelNames: ['api_id', 'status'], registers: [registry] });
+  const cacheResults = new Counter({ name: 'pagejson_cache_results_total', help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)', labelNames: ['result'], registers: [registry] });
+  const fetchDuration = new Histogram({
+    name: 'pagejson_fetch_duration_seconds',
+    help: 'Fetch + extraction time of source pages',
+    labelNames: ['api_id', 'scraper', 'outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+    registers: [registry],
+  });
+  const creditsDebited = new Counter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
+  const creditsRefunded = new Counter({ name: 'pagejson_credits_refunded_total', help: 'Credits refunded after failed retrievals', labelNames: ['api_id'], registers: [registry] });
+
+  const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
+
+  const unsubscribe = runtime.subscribe((event) => {
+    if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
+    else if (event.kind === 'debit') creditsDebited.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
+    else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
+  });
+
+  return {
+    registry,
+    countRequest: (apiId, status) => requests.inc({ api_id: label(apiId), status: String(status) }),
+    countCache: (result) => cacheResults.inc({ result }),
+    close: unsubscribe,
+  };
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formatCredits } from '../../core/credits.js';
+import type { Runtime } from '../../core/runtime.js';
+import type { DaemonMetrics } from '../metrics.js';
+
+/**
+ * `GET|POST /external/:apiId` (SPEC 4.1, 4.2): a thin adapter over the retrieval service. Errors are thrown
+ * and reach the app's error handler, which owns the code → status mapping. The success body is the cache's
+ * pre-serialised envelope, sent as is: the hit path never re-serialises.
+ */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
+interface ExternalRoute {
+  Params: { apiId: string };
+  Querystring: Record<string, unknown>;
+}
+
+export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics): void {
+  const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string> => {
+    const header = request.headers.apikey;
+    const apikey = Array.isArray(header) ? header[0] : header;
+    const body = Buffer.isBuffer(request.body) ? { raw: request.body, contentType: request.headers['content-type'] } : undefined;
+    const answer = await runtime.retrieval.retrieve({
+      apiId: request.params.apiId,
+      apikey,
+      method: request.method === 'POST' ? 'POST' : 'GET',
+      body,
+      query: request.query ?? {},
+    });
+    metrics.countCache(answer.cache);
+    reply.header('x-pagejson-cache', answer.cache);
+    if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
+    if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
+    reply.code(200).type(JSON_UTF8);
+    return answer.body;
+  };
+
+  // HEAD is not exposed: it would run (and charge) a whole retrieval to send no body.
+  app.route<ExternalRoute>({ method: 'GET', url: '/external/:apiId', exposeHeadRoute: false, handler });
+  app.route<ExternalRoute>({ method: 'POST', url: '/external/:apiId', handler });
+}

@@ -1,0 +1,109 @@
+import { chmod, mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Project } from '../core/config/project.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../core/runtime.js';
+import { buildAdminApp } from './admin.js';
+import { buildApp, type BuildAppOptions, type DaemonApp } from './app.js';
+import { acquireDaemonLock, type DaemonLock } from './lock.js';
+
+/**
+ * startServer: the running daemon. Takes the data-dir lock (one writer of the embedded state), wires the
+ * runtime, listens the retrieval app on host:port and the admin app on `<dataDir>/admin.sock` (mode 0600),
+ * and knows how to stop: drain (new requests get a 503 envelope), let in-flight requests finish, flush the
+ * state, release the lock. Signals are installed by the `serve` command, not here, so tests can start
+ * several servers in one process.
+ */
+export interface ServerOptions {
+  project: Project;
+  host?: string;
+  port?: number;
+  watch?: boolean;
+  env?: Record<string, string | undefined>;
+  app?: BuildAppOptions;
+  runtime?: Omit<RuntimeOptions, 'env' | 'watch'>;
+}
+
+export interface RunningServer {
+  app: DaemonApp;
+  admin: FastifyInstance;
+  runtime: Runtime;
+  /** `http://host:port` as bound (port 0 resolved). */
+  url: string;
+  port: number;
+  socketPath: string;
+  lockPath: string;
+  /** SIGHUP: re-read every config file. */
+  reload(): Promise<void>;
+  /** Graceful stop; idempotent. */
+  close(): Promise<void>;
+}
+
+export const LOCK_FILE = 'daemon.lock';
+export const ADMIN_SOCKET = 'admin.sock';
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { project } = options;
+  await mkdir(project.dataDir, { recursive: true });
+  const lockPath = join(project.dataDir, LOCK_FILE);
+  const socketPath = join(project.dataDir, ADMIN_SOCKET);
+  const lock: DaemonLock = await acquireDaemonLock(lockPath, project.dataDir);
+
+  let runtime: Runtime | undefined;
+  let app: DaemonApp | undefined;
+  let admin: FastifyInstance | undefined;
+  try {
+    runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
+    app = await buildApp(runtime, options.app);
+    await app.listen({ host: options.host ?? project.settings.server.host, port: options.port ?? project.settings.server.port });
+    admin = await listenAdmin(runtime, socketPath);
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    await lock.release();
+    throw error;
+  }
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const host = typeof address === 'object' && address ? address.address : '127.0.0.1';
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const live = { app, admin, runtime };
+
+  let closing: Promise<void> | undefined;
+  return {
+    ...live,
+    url: `http://${urlHost}:${port}`,
+    port,
+    socketPath,
+    lockPath,
+    reload: () => live.runtime.configs.reload(),
+    close() {
+      closing ??= (async () => {
+        live.app.startDraining();
+        // Fastify waits for in-flight requests, then closes idle keep-alive connections.
+        await Promise.allSettled([live.app.close(), live.admin.close()]);
+        await live.runtime.close();
+        await unlink(socketPath).catch(() => undefined);
+        await lock.release();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function listenAdmin(runtime: Runtime, socketPath: string): Promise<FastifyInstance> {
+  // We hold the lock, so a socket file left here belongs to a dead daemon.
+  await unlink(socketPath).catch(() => undefined);
+  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now });
+  // The socket is created with the umask's mode: tighten the umask around listen so it is never group- or
+  // world-accessible, not even for the moment before chmod.
+  const previous = process.umask(0o177);
+  try {
+    await admin.listen({ path: socketPath });
+  } finally {
+    process.umask(previous);
+  }
+  await chmod(socketPath, 0o600);
+  return admin;
+}
