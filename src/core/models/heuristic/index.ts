@@ -1,0 +1,75 @@
+import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model } from '../types.js';
+import { allElements, parseHtml, selectIn } from './dom.js';
+import { detectHeadings } from './headings.js';
+import { detectJsonLd } from './json-ld.js';
+import { detectMetadata } from './metadata.js';
+import { detectMicrodata } from './microdata.js';
+import { rankProposals } from './rank.js';
+import { detectRepeatedItems } from './repeated-items.js';
+import { detectTables } from './tables.js';
+import type { DetectContext, Proposal } from './types.js';
+import { verifyProposals } from './verify.js';
+
+/**
+ * The built-in model: offline and deterministic. It reads the page once (htmlparser2), lets each detector
+ * propose fields with selectors, drops what the structure engine cannot re-extract, and orders the rest by
+ * the rule's keywords. It never fills model fields: at retrieval those stay null.
+ */
+
+export const HEURISTIC_MODEL_NAME = 'heuristic';
+
+export function proposeStructure(input: GenerateInput): GenerateOutput {
+  const selector = input.selector.trim() || 'body';
+  const page = parseHtml(input.pageHtml || input.sectionHtml);
+  let sectionRoots = selectIn(selector, page);
+  // The engine reads the section from the page; if the selector finds nothing there, read the given section.
+  if (sectionRoots.length === 0) sectionRoots = allElements(parseHtml(input.sectionHtml).children).filter((element) => element.parent?.type === 'root');
+  const context: DetectContext = { page, sectionRoots, sectionElements: sectionRoots, pageUrl: input.pageUrl };
+
+  const proposals: Proposal[] = [
+    ...detectMetadata(context),
+    ...detectHeadings(context),
+    ...detectJsonLd(context),
+    ...detectMicrodata(context),
+    ...detectRepeatedItems(context),
+    ...detectTables(context),
+  ];
+  const verified = verifyProposals(dropDuplicateRegions(proposals), page, input.pageUrl, selector);
+  return { structure: uniqueTopLevelNames(rankProposals(verified, input.rule)) };
+}
+
+/** Microdata arrays and item regions often describe the same elements: keep the one with more fields. */
+function dropDuplicateRegions(proposals: Proposal[]): Proposal[] {
+  return proposals.filter((proposal) => {
+    if (!proposal.itemElements) return true;
+    return !proposals.some((other) => {
+      if (other === proposal || !other.itemElements || other.itemElements.length !== proposal.itemElements!.length) return false;
+      if (!other.itemElements.every((element, index) => element === proposal.itemElements![index])) return false;
+      const mine = proposal.field.fields?.length ?? 0;
+      const theirs = other.field.fields?.length ?? 0;
+      return theirs > mine || (theirs === mine && proposals.indexOf(other) < proposals.indexOf(proposal));
+    });
+  });
+}
+
+function uniqueTopLevelNames(structure: GenerateOutput['structure']): GenerateOutput['structure'] {
+  const used = new Set<string>();
+  return structure.map((field) => {
+    let name = field.name;
+    for (let n = 2; used.has(name); n++) name = `${field.name}${n}`;
+    used.add(name);
+    return name === field.name ? field : { ...field, name };
+  });
+}
+
+export function createHeuristicModel(): Model {
+  return {
+    name: HEURISTIC_MODEL_NAME,
+    async generate(input: GenerateInput): Promise<GenerateOutput> {
+      return proposeStructure(input);
+    },
+    async fill(input: FillInput): Promise<FillOutput> {
+      return { values: Object.fromEntries(input.fields.map((field) => [field.name, null])) };
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import type { Field } from '../../config/schema.js';
+import { attr, elementChildren, ownText, parentElement, stableClasses, textOf, type Element } from './dom.js';
+import { looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
+import { relativeCandidates, relativeSelector, relativeSelectorAll } from './selectors.js';
+
+/**
+ * The fields of a repeated region. Elements at the same tag/class path inside every item form a "slot";
+ * a slot present in at least half of the items becomes a field: text blocks as strings (prices as numbers),
+ * links as text + absolute URL, images as their absolute source. Selectors are relative to the item.
+ */
+
+const IGNORED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'path', 'button', 'input', 'select', 'option', 'form', 'iframe', 'br', 'hr', 'source', 'picture']);
+const INLINE = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub', 'mark', 'abbr', 'code']);
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+interface Slot {
+  key: string;
+  /** Per item: the elements at this path (usually one). */
+  byItem: Map<Element, Element[]>;
+}
+
+function stepKey(element: Element): string {
+  const cls = stableClasses(element)[0];
+  return cls ? `${element.name}.${cls}` : element.name;
+}
+
+/** Groups every element of every item by its tag/class path from the item. */
+function collectSlots(items: Element[]): Slot[] {
+  const slots = new Map<string, Slot>();
+  for (const item of items) {
+    const stack: Array<{ element: Element; key: string }> = elementChildren(item).reverse().map((element) => ({ element, key: stepKey(element) }));
+    while (stack.length > 0) {
+      const { element, key } = stack.pop()!;
+      if (IGNORED.has(element.name)) continue;
+      const slot = slots.get(key) ?? { key, byItem: new Map() };
+      slots.set(key, slot);
+      const list = slot.byItem.get(item) ?? [];
+      list.push(element);
+      slot.byItem.set(item, list);
+      const children = elementChildren(element);
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ element: children[i]!, key: `${key}>${stepKey(children[i]!)}` });
+    }
+  }
+  return [...slots.values()];
+}
+
+type Role = 'link' | 'image' | 'text' | 'time';
+
+function roleOf(element: Element): Role | null {
+  if (element.name === 'a' && attr(element, 'href') && !attr(element, 'href')!.startsWith('#') && !attr(element, 'href')!.startsWith('javascript:')) return 'link';
+  if (element.name === 'img' && imageAttribute(element)) return 'image';
+  if (element.name === 'time' && attr(element, 'datetime')) return 'time';
+  if (!ownText(element) || /^[\s·|•,;:/()\-–—]*$/.test(ownText(element))) return null;
+  const parent = parentElement(element);
+  // Inline formatting inside a text block is part of that block's text, not a field of its own.
+  if (INLINE.has(element.name) && parent && ownText(parent)) return null;
+  return 'text';
+}
+
+function imageAttribute(element: Element): string | null {
+  const src = attr(element, 'src');
+  for (const lazy of ['data-src', 'data-lazy-src', 'data-original']) if (attr(element, lazy) && (!src || src.startsWith('data:'))) return lazy;
+  return src && !src.startsWith('data:') ? 'src' : null;
+}
+
+/** A constant text just before an element (`Location:`) names it. */
+function labelOf(element: Element, constants: Set<Element>): string | null {
+  for (let sibling = element.prev; sibling; sibling = sibling.prev) {
+    if (sibling.type === 'text' && (sibling as unknown as { data: string }).data.trim()) break;
+    if (sibling.type === 'tag') return constants.has(sibling as Element) ? textOf(sibling as Element) : null;
+  }
+  const parent = parentElement(element);
+  if (parent) for (const child of elementChildren(parent)) if (child !== element && constants.has(child) && ownText(parent) === '' && child.next && child.next === element) return textOf(child);
+  return null;
+}
+
+function isInHeading(element: Element, item: Element): boolean {
+  for (let current: Element | null = element; current && current !== item; current = parentElement(current)) if (HEADINGS.has(current.name)) return true;
+  return elementChildren(element).some((child) => HEADINGS.has(child.name));
+}
+
+export interface ItemFields {
+  fields: Field[];
+  /** Sample text of the fields, for matching the rule's keywords. */
+  hints: string;
+}
+
+export function itemFields(items: Element[]): ItemFields {
+  const names = new NameSet();
+  const fields: Field[] = [];
+  const seenValues = new Set<string>();
+  const hints: string[] = [];
+  const slots = collectSlots(items).filter((slot) => slot.byItem.size * 2 >= items.length);
+  const valuesOf = (slot: Slot, read: (element: Element) => string) => items.map((item) => (slot.byItem.get(item)?.[0] ? read(slot.byItem.get(item)![0]!) : ''));
+  const constants = new Set<Element>();
+  for (const slot of slots) {
+    const values = valuesOf(slot, (element) => ownText(element));
+    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
+  }
+  let hasTitle = false;
+  const add = (field: Field, values: string[], hint: string) => {
+    const signature = `${field.attribute ?? 'text'}|${values.join('\u0000')}`;
+    if (seenValues.has(signature)) return;
+    seenValues.add(signature);
+    if (field.name === 'title') hasTitle = true;
+    fields.push(field);
+    hints.push(field.name, hint, values.slice(0, 3).join(' '));
+  };
+
+  for (const slot of slots) {
+    const first = [...slot.byItem.values()][0]![0]!;
+    const role = roleOf(first);
+    if (!role || constants.has(first)) continue;
+    const occurrences = items.map((item) => ({ item, element: slot.byItem.get(item)?.[0] ?? null }));
+    const multiple = [...slot.byItem.values()].reduce((sum, list) => sum + list.length, 0) / slot.byItem.size > 1.3;
+    const hint = `${stableClasses(first).join(' ')} ${attr(first, 'itemprop') ?? ''}`;
+    if (multiple) {
+      if (role !== 'text') continue;
+      const selector = relativeSelectorAll(items.filter((item) => slot.byItem.has(item)).map((item) => ({ item, elements: slot.byItem.get(item)! })), relativeCandidates(first, [...slot.byItem.keys()][0]!));
+      if (!selector) continue;
+      const parent = parentElement(first);
+      const name = names.take(nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags');
+      add({ name, type: 'array', selector, items: { type: 'string' } }, items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')), hint);
+      continue;
+    }
+    const selector = relativeSelector(occurrences, relativeCandidates(first, [...slot.byItem.keys()][0]!));
+    if (!selector) continue;
+    const classNamed = attr(first, 'itemprop') ?? nameFromClasses(stableClasses(first));
+    if (role === 'image') {
+      const attribute = imageAttribute(first)!;
+      add({ name: names.take(classNamed && classNamed !== 'image' ? `${classNamed}Image` : 'image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);
+      continue;
+    }
+    if (role === 'time') {
+      add({ name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' }, valuesOf(slot, (e) => attr(e, 'datetime') ?? ''), hint);
+      continue;
+    }
+    const texts = valuesOf(slot, (element) => (role === 'link' && attr(element, 'title') && attr(element, 'title')!.length > textOf(element).length ? attr(element, 'title')! : textOf(element)));
+    const filled = texts.filter((text) => text.length > 0);
+    const varying = new Set(filled).size > 1 || items.length < 3;
+    const priced = filled.filter(looksLikePrice).length * 2 > filled.length;
+    const label = labelOf(first, constants);
+    const contentName = nameFromContent(filled[0] ?? '');
+    let name =
+      (label ? nameFromText(label) : null) ??
+      (priced ? 'price' : null) ??
+      classNamed ??
+      (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
+      contentName ??
+      (role === 'link' && !hasTitle ? 'title' : null) ??
+      (first.name === 'p' ? 'description' : first.name === 'time' || filled.every(looksLikeDate) ? 'date' : 'text');
+    if (name === 'title' && hasTitle) name = 'subtitle';
+    if (role === 'link') {
+      const ownTextUseful = varying && filled.length > 0 && (ownText(first) !== '' || attr(first, 'title'));
+      if (ownTextUseful) {
+        const attribute = attr(first, 'title') && attr(first, 'title')!.length > textOf(first).length ? 'title' : undefined;
+        add({ name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, texts, hint);
+      }
+      const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;
+      add({ name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, 'href') ?? ''), hint);
+      continue;
+    }
+    if (!varying) continue;
+    const field: Field = priced ? { name: names.take(name), type: 'number', selector, transform: ['number'] } : { name: names.take(name), type: 'string', selector };
+    add(field, texts, hint);
+  }
+  return { fields, hints: hints.join(' ') };
+}

@@ -1,0 +1,132 @@
+/**
+ * Field names. A name should be what a user would type: `price`, `title`, `location`, not `priceColor` or
+ * `col3`. Names come, in order of trust, from itemprop, labels, class names (cleaned of layout words) and
+ * the content itself; they are camelCased to fit FIELD_NAME_PATTERN and made unique within their level.
+ */
+
+/** Words in class names that say how a thing looks or where it sits, never what it is. */
+const NOISE_WORDS = new Set([
+  'item', 'items', 'card', 'cards', 'col', 'cell', 'row', 'text', 'txt', 'wrapper', 'wrap', 'inner', 'outer', 'container',
+  'content', 'box', 'block', 'el', 'elem', 'element', 'component', 'comp', 'main', 'body', 'small', 'large', 'big', 'bold',
+  'color', 'colour', 'muted', 'primary', 'secondary', 'light', 'dark', 'left', 'right', 'top', 'bottom', 'lg', 'md', 'sm',
+  'xs', 'xl', 'mt', 'mb', 'ml', 'mr', 'pt', 'pb', 'px', 'py', 'p', 'm', 'd', 'flex', 'grid', 'clearfix', 'pull', 'fa',
+  'icon', 'ui', 'u', 'c', 'is', 'has', 'js', 'the', 'a', 'of', 'meta', 'info', 'details', 'detail', 'data', 'field', 'value',
+  'span', 'div', 'strong', 'em', 'b', 'i', 'h', 'w', 'g', 'pod', 'tile', 'entry', 'list', 'listing', 'result', 'results',
+  'product', 'products', 'post', 'line', 'label', 'first', 'last', 'inline', 'display', 'font', 'weight', 'size',
+]);
+
+/** Words that, wherever they appear, name the field outright (synonyms folded to one name). */
+const KNOWN_NAMES: Array<[RegExp, string]> = [
+  [/^(price|prices|cost|amount|preis|kaufpreis|miete)$/, 'price'],
+  [/^(title|headline|heading|name|titel)$/, 'title'],
+  [/^(date|time|datetime|posted|published|pubdate|datum)$/, 'date'],
+  [/^(rating|stars|score|bewertung)$/, 'rating'],
+  [/^(author|byline|by|user|username|poster)$/, 'author'],
+  [/^(location|city|place|loc|ort|venue)$/, 'location'],
+  [/^(company|employer|organisation|organization|firm)$/, 'company'],
+  [/^(salary|pay|wage|gehalt)$/, 'salary'],
+  [/^(description|desc|summary|excerpt|snippet|abstract|teaser|intro|beschreibung)$/, 'description'],
+  [/^(address|addr|adresse)$/, 'address'],
+  [/^(availability|stock|instock|availability)$/, 'availability'],
+  [/^(brand|maker|manufacturer|marke)$/, 'brand'],
+  [/^(category|categories|tag|tags|genre|kategorie)$/, 'category'],
+  [/^(reviews|review|comments|replies)$/, 'reviews'],
+  [/^(image|img|photo|picture|thumbnail|thumb|bild)$/, 'image'],
+  [/^(url|link|href|permalink)$/, 'url'],
+  [/^(beds|bedrooms|bed)$/, 'bedrooms'],
+  [/^(baths|bathrooms|bath)$/, 'bathrooms'],
+  [/^(area|sqft|size|surface|flaeche)$/, 'area'],
+];
+
+/** Whether a word is one of the field names the model knows (or a synonym of one). */
+export function isKnownFieldWord(word: string): boolean {
+  return KNOWN_NAMES.some(([pattern]) => pattern.test(word));
+}
+
+export function splitWords(raw: string): string[] {
+  return raw
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9\u00c0-\u024f]+/)
+    .filter((word) => word.length > 0);
+}
+
+export function camelCase(words: string[]): string {
+  const ascii = words.map((word) => word.normalize('NFD').replace(/[^a-z0-9]/g, '')).filter((word) => word.length > 0);
+  const joined = ascii.map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
+  const safe = /^[A-Za-z_$]/.test(joined) ? joined : joined.length > 0 ? `f${joined}` : '';
+  return safe.slice(0, 40);
+}
+
+/** A name from free text (a label, a header cell, a class): known synonyms first, then camelCase. */
+export function nameFromText(raw: string, options: { keepNoise?: boolean } = {}): string | null {
+  const words = splitWords(raw);
+  for (const word of words) for (const [pattern, name] of KNOWN_NAMES) if (pattern.test(word)) return name;
+  const meaningful = options.keepNoise ? words : words.filter((word) => !NOISE_WORDS.has(word) && !/^\d+$/.test(word));
+  const name = camelCase(meaningful.slice(0, 4));
+  return name.length > 0 ? name : null;
+}
+
+/** A name from class names: the most specific meaningful one (the last class usually is). */
+export function nameFromClasses(classes: string[]): string | null {
+  for (const cls of [...classes].reverse()) {
+    const name = nameFromText(cls);
+    if (name) return name;
+  }
+  return null;
+}
+
+export function pluralize(name: string): string {
+  if (/(s|x|z|ch|sh)$/.test(name)) return name;
+  if (/[^aeiou]y$/.test(name)) return `${name.slice(0, -1)}ies`;
+  return `${name}s`;
+}
+
+/** Makes names unique within one level of the structure: `title`, `title2`, … */
+export class NameSet {
+  private readonly used = new Set<string>();
+
+  take(preferred: string): string {
+    const base = preferred.length > 0 ? preferred : 'field';
+    let name = base;
+    for (let n = 2; this.used.has(name); n++) name = `${base}${n}`;
+    this.used.add(name);
+    return name;
+  }
+}
+
+const CURRENCY = /[$€£¥₹₩₽¢]|\b(USD|EUR|GBP|JPY|CHF|CAD|AUD|SEK|NOK|DKK|PLN|CZK|INR)\b|円/;
+const NUMBER = /\d[\d.,\s\u00a0\u202f']*\d|\d/;
+
+export function looksLikePrice(text: string): boolean {
+  if (text.length > 40) return false;
+  return CURRENCY.test(text) && NUMBER.test(text);
+}
+
+export function looksLikeNumber(text: string): boolean {
+  return /^[-+]?\d[\d.,\s\u00a0\u202f']*%?$/.test(text.trim()) && text.trim().length <= 20;
+}
+
+export function looksLikeDate(text: string): boolean {
+  if (text.length > 40) return false;
+  return (
+    /\b\d{4}-\d{2}-\d{2}\b/.test(text) ||
+    /\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b/.test(text) ||
+    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(,? \d{4})?\b/i.test(text) ||
+    /\b\d{1,2}\.? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez)[a-z]*\.?( \d{4})?\b/i.test(text) ||
+    /\d{4}年\d{1,2}月\d{1,2}日/.test(text) ||
+    /\b\d+ (minutes?|hours?|days?|weeks?|months?) ago\b/i.test(text)
+  );
+}
+
+export function looksLikeRating(text: string): boolean {
+  return /★|☆|\b\d(\.\d)? ?(\/ ?5|out of 5|stars?)\b/i.test(text) && text.length < 40;
+}
+
+/** A name from what the value looks like, when markup said nothing useful. */
+export function nameFromContent(text: string): string | null {
+  if (looksLikePrice(text)) return 'price';
+  if (looksLikeRating(text)) return 'rating';
+  if (looksLikeDate(text)) return 'date';
+  return null;
+}

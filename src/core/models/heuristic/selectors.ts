@@ -1,0 +1,107 @@
+import type { AnyNode } from 'domhandler';
+import { countOfType, parentElement, positionOfType, selectIn, stableClasses, type Element } from './dom.js';
+
+/**
+ * Selectors that survive small page changes: an id or hand-written class where one picks out exactly the
+ * element, structure (`:nth-of-type`) only where nothing else does. Every candidate is tested against the
+ * same roots the structure engine will search at retrieval.
+ */
+
+function escapeIdentifier(value: string): string {
+  return value.replace(/([^A-Za-z0-9_-])/g, '\\$1');
+}
+
+export function classSelector(tag: string, classes: string[]): string {
+  return `${tag}${classes.map((cls) => `.${escapeIdentifier(cls)}`).join('')}`;
+}
+
+function selectsExactly(selector: string, roots: AnyNode | AnyNode[], expected: Element[]): boolean {
+  const found = selectIn(selector, roots);
+  if (found.length !== expected.length) return false;
+  const wanted = new Set(expected);
+  return found.every((element) => wanted.has(element));
+}
+
+/** Selectors naming the element by itself (id, classes), most robust first. */
+function ownSelectors(element: Element): string[] {
+  const candidates: string[] = [];
+  const id = element.attribs.id;
+  if (id && /^[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(id) && !/\d{3,}/.test(id)) candidates.push(`${element.name}#${escapeIdentifier(id)}`);
+  const classes = stableClasses(element);
+  for (const cls of classes) candidates.push(classSelector(element.name, [cls]));
+  if (classes.length >= 2) candidates.push(classSelector(element.name, classes.slice(0, 2)));
+  return candidates;
+}
+
+/** A selector matching exactly this element among the roots; climbs to a unique ancestor when needed. */
+export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], depth = 0): string {
+  for (const candidate of [...ownSelectors(element), element.name]) if (selectsExactly(candidate, roots, [element])) return candidate;
+  const step = countOfType(element) > 1 ? `${element.name}:nth-of-type(${positionOfType(element)})` : element.name;
+  const parent = parentElement(element);
+  if (!parent || depth > 8) return step;
+  const viaClass = ownSelectors(element).map((own) => `${uniqueSelector(parent, roots, depth + 1)} > ${own}`);
+  for (const candidate of viaClass) if (selectsExactly(candidate, roots, [element])) return candidate;
+  return `${uniqueSelector(parent, roots, depth + 1)} > ${step}`;
+}
+
+/** A selector matching exactly the given sibling items (a repeated region) among the roots. */
+export function groupSelector(items: Element[], roots: AnyNode | AnyNode[]): string | null {
+  const first = items[0];
+  if (!first) return null;
+  const shared = stableClasses(first).filter((cls) => items.every((item) => stableClasses(item).includes(cls)));
+  const candidates: string[] = [];
+  for (const cls of shared) candidates.push(classSelector(first.name, [cls]));
+  const parent = parentElement(first);
+  if (parent) {
+    const container = uniqueSelector(parent, roots);
+    for (const cls of shared) candidates.push(`${container} > ${classSelector(first.name, [cls])}`);
+    candidates.push(`${container} > ${first.name}`);
+  }
+  for (const candidate of candidates) if (selectsExactly(candidate, roots, items)) return candidate;
+  return null;
+}
+
+/**
+ * A selector relative to each item whose first match inside the item is the slot's element, for every item
+ * that has the slot. `slots` pairs each item with its element for this slot (or null where absent).
+ */
+export function relativeSelector(slots: Array<{ item: Element; element: Element | null }>, candidates: string[]): string | null {
+  for (const candidate of candidates) {
+    const ok = slots.every(({ item, element }) => {
+      // The structure engine's first match may be the item itself (css-select tests the scope element too).
+      const first = selectIn(candidate, item)[0];
+      return element ? first === element : true;
+    });
+    if (ok) return candidate;
+  }
+  return null;
+}
+
+/** Like relativeSelector, for a slot that occurs several times per item: all matches must be its elements. */
+export function relativeSelectorAll(slots: Array<{ item: Element; elements: Element[] }>, candidates: string[]): string | null {
+  for (const candidate of candidates) {
+    const ok = slots.every(({ item, elements }) => selectsExactly(candidate, item, elements));
+    if (ok) return candidate;
+  }
+  return null;
+}
+
+/** Candidate relative selectors for an element inside an item, most robust first. */
+export function relativeCandidates(element: Element, item: Element): string[] {
+  const candidates: string[] = [];
+  const classes = stableClasses(element);
+  for (const cls of [...classes].reverse()) candidates.push(`.${escapeIdentifier(cls)}`, classSelector(element.name, [cls]));
+  const parent = parentElement(element);
+  if (parent && parent !== item) {
+    const parentClasses = stableClasses(parent);
+    for (const cls of parentClasses) candidates.push(`${classSelector(parent.name, [cls])} ${element.name}`);
+    candidates.push(`${parent.name} > ${element.name}`);
+  }
+  candidates.push(element.name);
+  // Structural path from the item down, the last resort.
+  const steps: string[] = [];
+  for (let current: Element | null = element; current && current !== item; current = parentElement(current))
+    steps.unshift(countOfType(current) > 1 ? `${current.name}:nth-of-type(${positionOfType(current)})` : current.name);
+  candidates.push(steps.join(' > '));
+  return candidates;
+}

@@ -1,0 +1,26 @@
+import type { AnyNode } from 'domhandler';
+import type { Field } from '../../config/schema.js';
+import type { Document, Element } from './dom.js';
+
+/** What every detector sees: the page and the section, each parsed once. */
+export interface DetectContext {
+  page: Document;
+  /** The section as the structure engine sees it at retrieval: the config selector's matches. */
+  sectionRoots: AnyNode[];
+  sectionElements: Element[];
+  pageUrl: string;
+}
+
+export type ProposalKind = 'metadata' | 'jsonld' | 'microdata' | 'table' | 'items' | 'heading';
+
+/** One top-level field a detector offers, with what the ranking needs to know about it. */
+export interface Proposal {
+  kind: ProposalKind;
+  field: Field;
+  /** Higher is more useful; detectors score on their own scale, rank.ts orders by kind first. */
+  score: number;
+  /** Words describing the proposal (names, classes, sample text) for matching the rule's keywords. */
+  hints: string;
+  /** For arrays: the item elements, so that two detectors describing the same items can be deduplicated. */
+  itemElements?: Element[];
+}

@@ -1,0 +1,47 @@
+import type { Field } from '../../config/schema.js';
+import { compileStructure } from '../../structure/index.js';
+import type { Document } from './dom.js';
+import type { Proposal } from './types.js';
+
+/**
+ * Every proposed field is re-extracted by the structure engine, exactly as retrieval will run it, and fields
+ * that yield nothing are dropped: a selector that does not reproduce its value is never offered.
+ */
+
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).every(isEmpty);
+  return typeof value === 'number' && Number.isNaN(value);
+}
+
+/** The field trimmed to what extracted something, or null when nothing did. */
+function prune(field: Field, value: unknown): Field | null {
+  if (isEmpty(value)) return null;
+  if (field.type === 'object' && field.fields) {
+    const record = value as Record<string, unknown>;
+    const fields = field.fields.map((child) => prune(child, record[child.name])).filter((child): child is Field => child !== null);
+    return fields.length > 0 ? { ...field, fields } : null;
+  }
+  if (field.type === 'array' && field.fields) {
+    const items = value as Array<Record<string, unknown>>;
+    // A field of the items must be there in a third of them at least: rarer ones are noise, not a column.
+    const fields = field.fields.filter((child) => items.filter((item) => !isEmpty(item[child.name])).length * 3 >= items.length);
+    return fields.length > 0 ? { ...field, fields } : null;
+  }
+  return field;
+}
+
+export function verifyProposals(proposals: Proposal[], page: Document, pageUrl: string, selector: string): Proposal[] {
+  const verified: Proposal[] = [];
+  for (const proposal of proposals) {
+    try {
+      const { data } = compileStructure({ selector, structure: [proposal.field] }).extractFromDocument(page, pageUrl);
+      const field = prune(proposal.field, data[proposal.field.name]);
+      if (field) verified.push({ ...proposal, field });
+    } catch {
+      // A selector the engine cannot compile is simply not offered.
+    }
+  }
+  return verified;
+}
