@@ -1,0 +1,45 @@
+import { LRUCache } from 'lru-cache';
+import type { ApiConfig } from '../config/schema.js';
+import { compileStructure, type CompiledStructure } from './compile.js';
+
+/**
+ * Compiled structures memoised per apiId + revision (DESIGN.md section 10: compile once per revision, not
+ * per request), bounded so a long-running daemon that sees many revisions does not grow without end.
+ *
+ * A hand-edited config may change without its revision being bumped, so a hit is confirmed: the same
+ * structure object (the common case, a cheap identity check) or, when the object differs, the same JSON.
+ */
+
+const MAX_COMPILED = 4096;
+
+interface Entry {
+  structure: ApiConfig['structure'];
+  selector: string;
+  fingerprint: string;
+  compiled: CompiledStructure;
+}
+
+const compiledByRevision = new LRUCache<string, Entry>({ max: MAX_COMPILED });
+
+type StructureSource = Pick<ApiConfig, 'apiId' | 'revision' | 'structure'> & { selector?: string | undefined };
+
+export function getCompiledStructure(config: StructureSource): CompiledStructure {
+  const key = `${config.apiId}\u0000${config.revision}`;
+  const selector = config.selector ?? 'body';
+  const entry = compiledByRevision.get(key);
+  if (entry && entry.structure === config.structure && entry.selector === selector) return entry.compiled;
+  const fingerprint = JSON.stringify([selector, config.structure]);
+  if (entry && entry.fingerprint === fingerprint) {
+    entry.structure = config.structure;
+    entry.selector = selector;
+    return entry.compiled;
+  }
+  const compiled = compileStructure({ selector, structure: config.structure });
+  compiledByRevision.set(key, { structure: config.structure, selector, fingerprint, compiled });
+  return compiled;
+}
+
+/** For tests and config reloads that want to drop everything compiled so far. */
+export function clearCompiledStructures(): void {
+  compiledByRevision.clear();
+}

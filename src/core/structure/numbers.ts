@@ -1,0 +1,72 @@
+/**
+ * Numbers as pages write them: "£1,234.50", "1.234,50 €", "$ 12", "1 234,5", "1'234.50", "−3", "12.5k" is
+ * not magic (12.5). The first number in the text is taken; currency signs and words around it are ignored.
+ *
+ * Separator rules, in order:
+ * - spaces (incl. no-break and narrow no-break) and apostrophes only group thousands, and only before exactly
+ *   three digits; anything else ends the number;
+ * - when both `.` and `,` occur, the one that occurs last is the decimal separator;
+ * - one kind occurring several times groups thousands ("1,234,567", "1.234.567");
+ * - one occurrence followed by exactly three digits, after a non-zero group of 1-3 digits, groups thousands
+ *   ("1,234" and "1.234" are 1234; "0.125" and "12.50" are decimals). This is the one ambiguous case; it is
+ *   read the way prices are written, which is what pages mostly hold.
+ */
+
+const PLAIN_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const NUMBER_RUN = /([-+−]?)(\d(?:[\d.,'’\u00A0\u202F\u2009 ]*\d)?)/;
+const GROUPING = /['’\u00A0\u202F\u2009 ]/;
+
+export function parseLocaleNumber(input: string): number | null {
+  const text = input.trim();
+  if (PLAIN_NUMBER.test(text)) {
+    const value = Number(text);
+    return Number.isFinite(value) ? value : null;
+  }
+  const match = NUMBER_RUN.exec(text);
+  if (!match) return null;
+  const sign = match[1] === '-' || match[1] === '−' ? -1 : 1;
+  const digits = normaliseSeparators(cutAtBadGrouping(match[2]!));
+  if (digits === null) return null;
+  const value = Number(digits);
+  return Number.isFinite(value) ? sign * value : null;
+}
+
+/** Keeps the run up to the first space/apostrophe that is not followed by exactly three digits. */
+function cutAtBadGrouping(run: string): string {
+  let end = run.length;
+  for (let index = 0; index < run.length; index++) {
+    if (!GROUPING.test(run[index]!)) continue;
+    const rest = run.slice(index + 1);
+    const group = /^\d+/.exec(rest)?.[0] ?? '';
+    if (group.length !== 3) {
+      end = index;
+      break;
+    }
+  }
+  return run.slice(0, end).replace(new RegExp(GROUPING.source, 'g'), '').replace(/[.,]+$/, '');
+}
+
+function normaliseSeparators(run: string): string | null {
+  if (run === '') return null;
+  const lastDot = run.lastIndexOf('.');
+  const lastComma = run.lastIndexOf(',');
+  if (lastDot === -1 && lastComma === -1) return run;
+  if (lastDot !== -1 && lastComma !== -1) {
+    const decimal = lastDot > lastComma ? '.' : ',';
+    const grouping = decimal === '.' ? ',' : '.';
+    const [whole, fraction] = splitOnce(run.split(grouping).join(''), decimal);
+    if (fraction.includes(decimal)) return null;
+    return `${whole}.${fraction}`;
+  }
+  const separator = lastDot !== -1 ? '.' : ',';
+  const parts = run.split(separator);
+  if (parts.length > 2) return parts.join('');
+  const [whole, fraction] = [parts[0]!, parts[1]!];
+  const looksGrouped = fraction.length === 3 && whole.length <= 3 && !/^0+$/.test(whole) && whole !== '';
+  return looksGrouped ? whole + fraction : `${whole || '0'}.${fraction}`;
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const index = text.indexOf(separator);
+  return [text.slice(0, index) || '0', text.slice(index + 1)];
+}
