@@ -1,0 +1,72 @@
+/**
+ * Decoding a page's bytes into text the way browsers do (WHATWG "encoding sniffing", simplified): a byte
+ * order mark wins, then the charset of the Content-Type header, then a `<meta charset>` or
+ * `<meta http-equiv="content-type">` near the top of the document, then UTF-8. Node ships full ICU, so
+ * `TextDecoder` knows windows-1252, Shift_JIS, EUC-KR, GBK and the rest by their WHATWG labels.
+ */
+import { TextDecoder } from 'node:util';
+
+export type CharsetSource = 'bom' | 'header' | 'meta' | 'default';
+
+export interface DecodedBody {
+  text: string;
+  /** The encoding's canonical name as `TextDecoder` reports it, e.g. `windows-1252`, `shift_jis`. */
+  charset: string;
+  source: CharsetSource;
+}
+
+/** Browsers look at the first 1024 bytes; pages with long head comments push the tag further, so allow more. */
+const META_PRESCAN_BYTES = 4096;
+
+export function charsetFromContentType(contentType: string | undefined): string | undefined {
+  if (!contentType) return undefined;
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  const label = (match?.[1] ?? match?.[2] ?? '').trim();
+  return label === '' ? undefined : label;
+}
+
+function charsetFromBom(bytes: Uint8Array): { charset: string; length: number } | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { charset: 'utf-8', length: 3 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { charset: 'utf-16be', length: 2 };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { charset: 'utf-16le', length: 2 };
+  return undefined;
+}
+
+export function charsetFromMeta(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, META_PRESCAN_BYTES)).toString('latin1');
+  // One pattern covers both `<meta charset="x">` and `<meta http-equiv=... content="text/html; charset=x">`.
+  const match = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head);
+  return match?.[1];
+}
+
+/** A decoder for a WHATWG label, or undefined when the label is unknown to the platform. */
+function decoderFor(label: string, source: CharsetSource): TextDecoder | undefined {
+  let normalized = label.trim().toLowerCase();
+  // A page cannot truly be UTF-16 if its ASCII meta tag was readable: browsers treat that as UTF-8.
+  if (source === 'meta' && normalized.startsWith('utf-16')) normalized = 'utf-8';
+  if (normalized === 'x-user-defined') normalized = 'windows-1252';
+  try {
+    return new TextDecoder(normalized, { fatal: false });
+  } catch {
+    return undefined;
+  }
+}
+
+export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefined): DecodedBody {
+  const bom = charsetFromBom(bytes);
+  if (bom) {
+    const decoder = new TextDecoder(bom.charset, { ignoreBOM: true });
+    return { text: decoder.decode(bytes.subarray(bom.length)), charset: decoder.encoding, source: 'bom' };
+  }
+  const candidates: Array<[CharsetSource, string | undefined]> = [
+    ['header', charsetFromContentType(contentType)],
+    ['meta', charsetFromMeta(bytes)],
+  ];
+  for (const [source, label] of candidates) {
+    if (!label) continue;
+    const decoder = decoderFor(label, source);
+    if (decoder) return { text: decoder.decode(bytes), charset: decoder.encoding, source };
+  }
+  const utf8 = new TextDecoder('utf-8');
+  return { text: utf8.decode(bytes), charset: utf8.encoding, source: 'default' };
+}

@@ -1,0 +1,132 @@
+import { PagejsonError } from '../errors.js';
+import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
+import { createHttpScraper } from './http.js';
+import { scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
+
+export { createHttpScraper } from './http.js';
+export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
+export { SCRAPER_CAPABILITIES, scraperByNumber } from './types.js';
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * Every scraper, by name. A mapped type over `ScraperName`, so adding a name without wiring its factory
+ * fails to compile. Scraper 1 is always loaded; 2 and 3 pull in Crawlee (and Playwright), which take most
+ * of a second to import, so they load only when first used.
+ */
+const scraperFactories: { [K in ScraperName]: () => Promise<ScraperFactory> } = {
+  http: () => Promise.resolve(createHttpScraper),
+  crawlee: () => loadFactory('./crawlee.js', 'createCrawleeScraper'),
+  browser: () => loadFactory('./browser.js', 'createBrowserScraper'),
+};
+
+/**
+ * Loads a lazily imported scraper module. The specifier is a variable only while crawlee.ts and browser.ts
+ * are being written, so that the build does not fail without them; it resolves relative to this module.
+ */
+async function loadFactory(specifier: string, exportName: string): Promise<ScraperFactory> {
+  const loaded = (await import(specifier)) as Record<string, unknown>;
+  const factory = loaded[exportName];
+  if (typeof factory !== 'function') throw new PagejsonError('INTERNAL', `${specifier} does not export ${exportName}`);
+  return factory as ScraperFactory;
+}
+
+export interface ScraperPool {
+  /** Scraper by its SPEC number, created on first use and shared; every fetch waits its turn per origin. */
+  get(number: 1 | 2 | 3): Scraper;
+  /** Close every scraper created so far (sockets, crawlers, browsers). Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ScraperPoolOptions extends ScraperOptions {
+  /** Shared queue; by default one is made with `perOriginConcurrency`. */
+  queue?: OriginQueue;
+}
+
+export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
+  const queue = options.queue ?? createOriginQueue(options.perOriginConcurrency);
+  const created = new Map<ScraperName, Promise<Scraper>>();
+  const facades = new Map<ScraperName, Scraper>();
+  let closed = false;
+
+  function instance(name: ScraperName): Promise<Scraper> {
+    let pending = created.get(name);
+    if (!pending) {
+      pending = scraperFactories[name]().then((factory) => factory(options));
+      // A failed load (e.g. Crawlee missing) is not cached, so a later call can succeed.
+      pending.catch(() => created.delete(name));
+      created.set(name, pending);
+    }
+    return pending;
+  }
+
+  function facade(name: ScraperName): Scraper {
+    return {
+      name,
+      async fetch(request: FetchRequest): Promise<FetchResult> {
+        if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+        const origin = originOf(request.url);
+        return queue.run(
+          origin,
+          async () => {
+            // Checked again after the wait: a pool closed meanwhile must not start a new scraper.
+            if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+            return (await instance(name)).fetch(request);
+          },
+          request.signal,
+        );
+      },
+      async close() {
+        const pending = created.get(name);
+        created.delete(name);
+        if (pending) await (await pending.catch(() => undefined))?.close();
+      },
+    };
+  }
+
+  return {
+    get(number) {
+      const { name } = scraperByNumber(number);
+      let scraper = facades.get(name);
+      if (!scraper) {
+        scraper = facade(name);
+        facades.set(name, scraper);
+      }
+      return scraper;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const pending = [...created.values()];
+      created.clear();
+      await Promise.all(pending.map(async (p) => (await p.catch(() => undefined))?.close()));
+    },
+  };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new PagejsonError('FETCH_FAILED', `invalid URL ${url}`, { context: { url } });
+  }
+}
+
+export interface FetchSettings {
+  timeoutMs: number;
+  maxBytes: number;
+  perOriginConcurrency: number;
+  allowPrivateNetworks: boolean;
+}
+
+/** `pagejson.json`'s `fetch` block plus the environment (PAGEJSON_CHROMIUM) → options of every scraper. */
+export function scraperOptionsFromSettings(fetchSettings: FetchSettings, env: Record<string, string | undefined>): ScraperOptions {
+  const chromium = env.PAGEJSON_CHROMIUM?.trim();
+  return {
+    timeoutMs: fetchSettings.timeoutMs,
+    maxBytes: fetchSettings.maxBytes,
+    perOriginConcurrency: fetchSettings.perOriginConcurrency,
+    allowPrivateNetworks: fetchSettings.allowPrivateNetworks,
+    chromiumPath: chromium ? chromium : DEFAULT_CHROMIUM_PATH,
+  };
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PagejsonError } from '../../src/core/errors.js';
+import { createScraperPool, DEFAULT_CHROMIUM_PATH, scraperOptionsFromSettings } from '../../src/core/scrapers/index.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { slowCountedStats } from '../support/site-routes/faults.js';
+
+const options = { timeoutMs: 10_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 };
+
+describe('scraper pool', () => {
+  let site: FixtureSite;
+  let other: FixtureSite;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    other = await startFixtureSite();
+  });
+  afterAll(async () => {
+    await site.close();
+    await other.close();
+  });
+
+  it('never has more than perOriginConcurrency fetches in flight at one origin', async () => {
+    const pool = createScraperPool(options);
+    try {
+      const scraper = pool.get(1);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => scraper.fetch({ url: `${site.origin}/faults/slow-counted?i=${i}` })),
+      );
+      expect(results).toHaveLength(20);
+      const stats = slowCountedStats(site);
+      expect(stats.served).toBe(20);
+      expect(stats.max).toBeLessThanOrEqual(4);
+      // The queue limits, it does not serialise: several requests did overlap.
+      expect(stats.max).toBeGreaterThan(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('lets a second origin through while the first one is saturated', async () => {
+    const pool = createScraperPool({ ...options, perOriginConcurrency: 1 });
+    try {
+      const scraper = pool.get(1);
+      const stopHang = new AbortController();
+      const hang = scraper.fetch({ url: `${site.origin}/faults/hang`, signal: stopHang.signal }).catch((e: unknown) => e);
+      // Same origin would wait behind the hung request; another origin does not.
+      const page = await scraper.fetch({ url: `${other.origin}/listing.html` });
+      expect(page.status).toBe(200);
+      const queued = await scraper
+        .fetch({ url: `${site.origin}/listing.html`, signal: AbortSignal.timeout(200) })
+        .then(
+          () => 'fetched',
+          (e: unknown) => (e as PagejsonError).code,
+        );
+      // It never reached the server: it was still waiting behind the hung request when its signal fired.
+      expect(queued).toBe('FETCH_FAILED');
+      expect(site.hitCount('/listing.html')).toBe(0);
+      stopHang.abort();
+      expect(await hang).toBeInstanceOf(PagejsonError);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('returns one shared scraper per number and refuses fetches after close', async () => {
+    const pool = createScraperPool(options);
+    const first = pool.get(1);
+    expect(first).toBe(pool.get(1));
+    expect(first.name).toBe('http');
+    expect(pool.get(2).name).toBe('crawlee');
+    expect(pool.get(3).name).toBe('browser');
+    await first.fetch({ url: `${site.origin}/listing.html` });
+    await pool.close();
+    await pool.close();
+    const error = await first.fetch({ url: `${site.origin}/listing.html` }).catch((e: unknown) => e as PagejsonError);
+    expect(error).toBeInstanceOf(PagejsonError);
+    expect((error as PagejsonError).message).toBe('scraper pool is closed');
+  });
+
+  it('derives scraper options from the fetch settings and the environment', () => {
+    const settings = { timeoutMs: 1234, maxBytes: 99, perOriginConcurrency: 2, allowPrivateNetworks: true };
+    expect(scraperOptionsFromSettings(settings, {})).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH });
+    expect(scraperOptionsFromSettings(settings, { PAGEJSON_CHROMIUM: '/opt/chrome' }).chromiumPath).toBe('/opt/chrome');
+  });
+});
