@@ -9,8 +9,14 @@ import * as schema from './schema.js';
 import * as openapi from './openapi.js';
 import * as serve from './serve.js';
 import * as generate from './generate.js';
+import * as keys from './keys.js';
+import * as credits from './credits.js';
+import * as usage from './usage.js';
+import * as status from './status.js';
+import * as edit from './edit.js';
+import * as diff from './diff.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register, serve.register, generate.register];
+export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register, serve.register, generate.register, keys.register, credits.register, usage.register, status.register, edit.register, diff.register];

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { formatCredits, fromMilli } from '../../core/credits.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import { colors, renderTable } from '../output.js';
+import { projectFor } from '../project-option.js';
+import { withStateClient } from '../state-client.js';
+
+/**
+ * `pagejson status [--json]`: the dashboard of SPEC 2.1 — per endpoint its status, source URL, scraper,
+ * caching, session, dynamic variables, last fetch time and usage — and whether a daemon is serving.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('status')
+    .description('every endpoint: status, source, scraper, cache, session, dynamic, last fetch, usage')
+    .option('--json', 'machine output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const project = await projectFor(command, ctx);
+      const { mode, endpoints } = await withStateClient(project, async (client) => ({ mode: client.mode, endpoints: await client.status() }));
+      const daemon = mode === 'daemon';
+      if (options.json) {
+        return writeJson(ctx.stdout, { daemon, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) } })) });
+      }
+      const c = colors(ctx.stdout, ctx.env);
+      writeLine(ctx.stdout, `daemon: ${daemon ? c.green('running') : c.dim('not running')}`);
+      if (endpoints.length === 0) return writeLine(ctx.stdout, 'no endpoints yet: create one with `pagejson generate <url>`');
+      writeLine(
+        ctx.stdout,
+        renderTable(
+          ['endpoint', 'status', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits'],
+          endpoints.map((e) => [
+            e.apiId,
+            e.status,
+            e.sourceUrl,
+            `${e.scraper} (${e.scraperName})`,
+            e.caching ? 'enabled' : 'disabled',
+            e.session ? 'use session' : 'no session',
+            e.dynamic ? e.variables.join(',') : 'disabled',
+            e.lastFetchAt,
+            e.lastError,
+            e.usage.requests,
+            formatCredits(e.usage.milliCredits),
+          ]),
+        ),
+      );
+    });
+}

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { formatCredits, fromMilli } from '../../core/credits.js';
+import { PagejsonError } from '../../core/errors.js';
+import type { UsageQuery } from '../../core/storage/types.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import { renderTable } from '../output.js';
+import { projectFor } from '../project-option.js';
+import { withStateClient } from '../state-client.js';
+
+export const DEFAULT_USAGE_DAYS = 30;
+
+/** `pagejson usage [--api ID] [--key KEYID] [--days N] [--json]`: per-day aggregates, newest first. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('usage')
+    .description(`requests, errors, cache hits and credits per day, endpoint and key (last ${DEFAULT_USAGE_DAYS} days by default)`)
+    .option('--api <apiId>', 'only this endpoint')
+    .option('--key <keyId>', 'only this key id (k_...)')
+    .option('--days <n>', 'days back, today included', String(DEFAULT_USAGE_DAYS))
+    .option('--json', 'machine output: one object per day, endpoint and key')
+    .action(async (options: { api?: string; key?: string; days: string; json?: boolean }, command: Command) => {
+      const days = Number(options.days);
+      if (!Number.isInteger(days) || days < 1) throw new PagejsonError('USAGE', `--days must be a whole number of days, 1 or more, not "${options.days}"`, { hint: 'e.g. --days 7' });
+      const query: UsageQuery = { days };
+      if (options.api) query.apiId = options.api;
+      if (options.key) query.keyId = options.key;
+      const project = await projectFor(command, ctx);
+      const rows = await withStateClient(project, (client) => client.usage(query));
+      if (options.json) return writeJson(ctx.stdout, rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })));
+      if (rows.length === 0) return writeLine(ctx.stdout, `no usage in the last ${days} day${days === 1 ? '' : 's'}`);
+      const total = rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors, hits: sum.hits + row.cacheHits, milli: sum.milli + row.milliCredits }), { requests: 0, errors: 0, hits: 0, milli: 0 });
+      writeLine(
+        ctx.stdout,
+        renderTable(
+          ['day', 'endpoint', 'key', 'requests', 'errors', 'cache hits', 'credits'],
+          [
+            ...rows.map((row) => [row.day, row.apiId, row.keyId, row.requests, row.errors, row.cacheHits, formatCredits(row.milliCredits)]),
+            ['total', '', '', total.requests, total.errors, total.hits, formatCredits(total.milli)],
+          ],
+        ),
+      );
+    });
+}

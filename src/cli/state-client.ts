@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from 'undici';
+import { loadConfigDir } from '../core/config/load.js';
+import type { Project } from '../core/config/project.js';
+import { PagejsonError, type ErrorCode } from '../core/errors.js';
+import { createStateService, type StateOperations } from '../core/state-service.js';
+import { createLowdbStore } from '../core/storage/lowdb-store.js';
+import type { UsageQuery } from '../core/storage/types.js';
+
+/**
+ * The CLI's way to the state (DESIGN.md section 7). While a daemon runs it is the only writer, so commands
+ * talk to it over `<dataDir>/admin.sock`; when none answers, the command opens the embedded store itself
+ * and flushes and closes it when done. Both modes expose the same StateOperations and answer identically.
+ */
+export interface StateClient extends StateOperations {
+  readonly mode: 'daemon' | 'local';
+  close(): Promise<void>;
+}
+
+export const ADMIN_SOCKET_FILE = 'admin.sock';
+export const STATE_FILE = 'state.json';
+
+export const adminSocketPath = (dataDir: string): string => join(dataDir, ADMIN_SOCKET_FILE);
+export const stateFilePath = (dataDir: string): string => join(dataDir, STATE_FILE);
+
+export interface OpenStateClientOptions {
+  /** How long to wait for a daemon's answer before treating the socket as stale. */
+  probeTimeoutMs?: number;
+}
+
+export async function openStateClient(project: Project, options: OpenStateClientOptions = {}): Promise<StateClient> {
+  const remote = await connectAdminSocket(adminSocketPath(project.dataDir), options.probeTimeoutMs ?? 2_000);
+  if (remote) return remote;
+  await refuseIfDaemonAlive(project.dataDir);
+  return openLocalStateClient(project);
+}
+
+/** A client over the admin socket, or undefined when nothing answers there (no daemon, or a stale file). */
+export async function connectAdminSocket(socketPath: string, timeoutMs = 2_000): Promise<StateClient | undefined> {
+  if (!existsSync(socketPath)) return undefined;
+  const client = new Client('http://pagejson-admin', { socketPath, connectTimeout: timeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+  try {
+    const probe = await client.request({ path: '/health', method: 'GET', headersTimeout: timeoutMs });
+    await probe.body.dump();
+    if (probe.statusCode !== 200) throw new Error(`status ${probe.statusCode}`);
+  } catch {
+    await client.destroy().catch(() => undefined);
+    return undefined;
+  }
+  return remoteClient(client);
+}
+
+function remoteClient(client: Client): StateClient {
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await client
+      .request({
+        path,
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      .catch((error: unknown) => {
+        throw new PagejsonError('DAEMON_UNREACHABLE', `the daemon's admin socket stopped answering: ${(error as Error).message}`, {
+          hint: 'check that `pagejson serve` is still running, then try again',
+          cause: error,
+        });
+      });
+    const value = (await response.body.json()) as T & { error?: { code: ErrorCode; message: string; hint?: string; context?: Record<string, unknown> } };
+    if (response.statusCode >= 400) {
+      const error = value.error ?? { code: 'INTERNAL' as const, message: `admin request failed with status ${response.statusCode}` };
+      throw new PagejsonError(error.code, error.message, { hint: error.hint, context: error.context });
+    }
+    return value;
+  }
+  const query = (params: Record<string, string | number | undefined>): string => {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, String(value));
+    const text = search.toString();
+    return text ? `?${text}` : '';
+  };
+  return {
+    mode: 'daemon',
+    createKey: (input) => call('POST', '/keys', input),
+    listKeys: () => call('GET', '/keys'),
+    revokeKey: (id) => call('POST', `/keys/${encodeURIComponent(id)}/revoke`, {}),
+    rotateKey: (id, graceMs) => call('POST', `/keys/${encodeURIComponent(id)}/rotate`, { graceMs }),
+    credits: (account) => call('GET', `/credits${query({ account })}`),
+    grantCredits: (account, milliCredits) => call('POST', '/credits/grant', { account, milliCredits }),
+    charge: (account, milliCredits) => call('POST', '/credits/charge', { account, milliCredits }),
+    usage: (q: UsageQuery) => call('GET', `/usage${query({ apiId: q.apiId, keyId: q.keyId, days: q.days })}`),
+    status: () => call('GET', '/status'),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * No socket answered, but a daemon whose pid is alive still holds the lock: writing the file beside it would
+ * lose updates (lowdb is single-writer), so refuse rather than guess.
+ */
+async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number.parseInt((await readFile(join(dataDir, 'daemon.lock'), 'utf8')).trim(), 10);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return;
+  }
+  throw new PagejsonError('DAEMON_UNREACHABLE', `a pagejson daemon (pid ${pid}) holds ${dataDir} but its admin socket does not answer`, {
+    context: { pid, dataDir },
+    hint: 'wait for the daemon to finish starting, or stop it and run the command again',
+  });
+}
+
+export async function openLocalStateClient(project: Project): Promise<StateClient> {
+  const store = await createLowdbStore({ file: stateFilePath(project.dataDir) });
+  const service = createStateService({
+    store,
+    credits: project.settings.credits,
+    listConfigs: async () => [...(await loadConfigDir(project.configsDir)).configs.values()],
+  });
+  return { mode: 'local', ...service, close: () => store.close() };
+}
+
+/** Open the state for one command and always close it (flushing local writes), even when the command fails. */
+export async function withStateClient<T>(project: Project, use: (client: StateClient) => Promise<T>): Promise<T> {
+  const client = await openStateClient(project);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}

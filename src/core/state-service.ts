@@ -1,0 +1,100 @@
+import { accountBalance, chargeCredits, grantCredits, type AccountBalance, type CreditSettings } from './accounts.js';
+import type { ApiConfig } from './config/schema.js';
+import { placeholderNames } from './config/url-template.js';
+import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type CreateKeyInput, type KeyView, type RotatedKey } from './key-service.js';
+import { toMilli } from './credits.js';
+import { scraperByNumber } from './scrapers/types.js';
+import type { StateStore, UsageQuery, UsageRow } from './storage/types.js';
+
+/**
+ * Everything the state commands (`keys`, `credits`, `usage`, `status`) and `generate`'s charge can ask of the
+ * state, as one transport-free interface. The CLI gets it either in-process over the store (no daemon) or
+ * from the daemon's admin socket, which serves this same service: both modes answer identically.
+ */
+export interface StateOperations {
+  createKey(input: CreateKeyInput): Promise<CreatedKey>;
+  listKeys(): Promise<KeyView[]>;
+  revokeKey(id: string): Promise<KeyView>;
+  rotateKey(id: string, graceMs: number): Promise<RotatedKey>;
+  credits(account?: string): Promise<AccountBalance>;
+  grantCredits(account: string | undefined, milliCredits: number): Promise<AccountBalance>;
+  /** Takes a cost up front (generation); throws NO_CREDITS when short. */
+  charge(account: string | undefined, milliCredits: number): Promise<AccountBalance>;
+  usage(query: UsageQuery): Promise<UsageRow[]>;
+  status(): Promise<EndpointStatusView[]>;
+}
+
+/** The SPEC 2.1 dashboard fields of one endpoint. */
+export interface EndpointStatusView {
+  apiId: string;
+  status: 'active' | 'inactive';
+  sourceUrl: string;
+  scraper: 1 | 2 | 3;
+  scraperName: string;
+  caching: boolean;
+  session: boolean;
+  dynamic: boolean;
+  variables: string[];
+  lastFetchAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };
+}
+
+export interface StateServiceOptions {
+  store: StateStore;
+  credits: CreditSettings;
+  /** The configs now served (daemon) or on disk (CLI). */
+  listConfigs: () => ApiConfig[] | Promise<ApiConfig[]>;
+  now?: () => Date;
+}
+
+export function createStateService(options: StateServiceOptions): StateOperations {
+  const { store, credits } = options;
+  const keyOptions = { freeMilliCredits: toMilli(credits.freeCredits), now: options.now };
+  return {
+    createKey: (input) => createKey(store, input, keyOptions),
+    listKeys: () => listKeys(store, { now: options.now }),
+    revokeKey: (id) => revokeKey(store, id, { now: options.now }),
+    rotateKey: (id, graceMs) => rotateKey(store, id, graceMs, keyOptions),
+    credits: (account) => accountBalance(store, account, credits),
+    grantCredits: (account, milli) => grantCredits(store, account, milli, credits),
+    charge: (account, milli) => chargeCredits(store, account, milli, credits),
+    usage: (query) => store.usage(query),
+    status: async () => endpointStatus(store, await options.listConfigs()),
+  };
+}
+
+export async function endpointStatus(store: StateStore, configs: ApiConfig[]): Promise<EndpointStatusView[]> {
+  const [runtime, usage] = await Promise.all([store.listEndpointStatus(), store.usage({})]);
+  const runtimeById = new Map(runtime.map((r) => [r.apiId, r]));
+  return [...configs]
+    .sort((a, b) => a.apiId.localeCompare(b.apiId))
+    .map((config) => {
+      const total = { requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 };
+      for (const row of usage) {
+        if (row.apiId !== config.apiId) continue;
+        total.requests += row.requests;
+        total.errors += row.errors;
+        total.cacheHits += row.cacheHits;
+        total.milliCredits += row.milliCredits;
+      }
+      const run = runtimeById.get(config.apiId);
+      const variables = placeholderNames(config.url);
+      return {
+        apiId: config.apiId,
+        status: config.status,
+        sourceUrl: config.url,
+        scraper: config.scraper,
+        scraperName: scraperByNumber(config.scraper).name,
+        caching: config.caching,
+        session: config.session,
+        dynamic: variables.length > 0,
+        variables,
+        lastFetchAt: run?.lastFetchAt ?? null,
+        lastError: run?.lastError ?? null,
+        lastErrorAt: run?.lastErrorAt ?? null,
+        usage: total,
+      };
+    });
+}
