@@ -140,7 +140,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       balance = reservation.balance;
       if (!reservation.ok) {
         void deps.store.recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() }).catch(() => undefined);
-        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost } });
+        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
       }
       charged = cost;
       emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });

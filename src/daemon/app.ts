@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { isPagejsonError } from '../core/errors.js';
 import { formatCredits } from '../core/credits.js';
 import type { Runtime } from '../core/runtime.js';
@@ -57,11 +57,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
         ? { ...logger, redact: { paths: ['req.headers.apikey', 'headers.apikey', 'apikey'], censor: '[redacted]' } }
         : logger,
     // Request logs are ours (onResponse): hits at debug only, since logging each one costs ~19%.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: TRANSPORT_BODY_LIMIT,
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     return503OnClosing: false,
     handlerTimeout,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
