@@ -1,16 +1,22 @@
 import type { RouteHandler } from '../site.js';
+import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
+import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { jsRoutes } from './js.js';
+import { sessionRoutes } from './session.js';
 
 /**
  * Dynamic routes of the fixture site, by exact pathname. Each group lives in its own file here and is
  * spread into this table, so that areas of the test suite add routes without touching each other.
  */
 export const siteRoutes: Record<string, RouteHandler> = {
+  ...charsetRoutes,
   ...daemonRoutes,
+  ...faultRoutes,
   ...fingerprintRoutes,
   ...jsRoutes,
+  ...sessionRoutes,
   '/slow.html': async (_req, res) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
