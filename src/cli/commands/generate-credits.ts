@@ -1,0 +1,32 @@
+import type { Project } from '../../core/config/project.js';
+import { noCreditsError, type AccountBalance } from '../../core/accounts.js';
+import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
+import { openStateClient } from '../state-client.js';
+
+/**
+ * Generation costs credits from the default account (SPEC 8.1: 0.25, 0.35 with JS rendering). The balance
+ * is checked before the work, so a user without credits never waits for a fetch and a model call that will
+ * not be saved, and charged after the generation succeeded, so a failed fetch or model costs nothing.
+ * Both go through the state client: the daemon's admin socket when a daemon runs, else the store itself.
+ */
+export async function ensureGenerationCredits(project: Project, milliCredits: number): Promise<void> {
+  if (!project.settings.credits.enabled) return;
+  const client = await openStateClient(project);
+  try {
+    const balance = await client.credits(DEFAULT_ACCOUNT);
+    if (balance.milliCredits < milliCredits) throw noCreditsError(balance.account, balance.milliCredits, milliCredits);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Returns the balance after the charge, or undefined when credits are disabled (metering only). */
+export async function chargeGeneration(project: Project, milliCredits: number): Promise<AccountBalance | undefined> {
+  const client = await openStateClient(project);
+  try {
+    const balance = await client.charge(DEFAULT_ACCOUNT, milliCredits);
+    return project.settings.credits.enabled ? balance : undefined;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,173 @@
+import { API_ID_PATTERN, ApiConfigSchema, type ApiConfig, type ScraperNumber } from './config/schema.js';
+import { markVariable } from './config/url-template.js';
+import { PagejsonError } from './errors.js';
+import { HEURISTIC_MODEL } from './models/index.js';
+import type { Model, TokenUsage } from './models/types.js';
+import { scraperByNumber, type Scraper } from './scrapers/types.js';
+import { compileStructure, dataJsonSchema, selectSection } from './structure/index.js';
+
+/**
+ * The generation pipeline: fetch the page → narrow it to the section → the model proposes a structure with
+ * selectors → a sample is extracted with the compiled structure (what retrieval will return) → `--var`
+ * marks URL parts dynamic. The result is a complete config at revision 1; saving it (and charging credits)
+ * is the caller's business.
+ */
+export interface GenerateRequest {
+  url: string;
+  apiId?: string;
+  scraper: ScraperNumber;
+  session: boolean;
+  model: string;
+  selector: string;
+  rule: string | null;
+  caching: boolean;
+  /** `path:N=NAME` or `query:PARAM=NAME`, applied after generation (the example is the URL's current value). */
+  vars: string[];
+}
+
+export interface GenerateDeps {
+  scraperFor(number: ScraperNumber): Scraper;
+  modelFor(name: string): Promise<Model>;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+export interface GenerateResult {
+  config: ApiConfig;
+  sample: Record<string, unknown>;
+  finalUrl: string;
+  usage?: TokenUsage;
+}
+
+export const DEFAULT_SELECTOR = 'body';
+
+export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
+  const url = checkSourceUrl(request.url);
+  if (request.session && !scraperByNumber(request.scraper).supportsSession) {
+    throw new PagejsonError('USAGE', `--session works only with scraper 1, not scraper ${request.scraper}`, {
+      hint: 'drop --session, or use --scraper 1',
+    });
+  }
+  const apiId = request.apiId ?? defaultApiId(url);
+  if (!API_ID_PATTERN.test(apiId)) {
+    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, { hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)' });
+  }
+  // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
+  let template: { url: string; variables: ApiConfig['variables'] } = { url, variables: {} };
+  for (const { spec, name } of request.vars.map(parseVarFlag)) template = markVariable(template, spec, name);
+  const selector = request.selector.trim() || DEFAULT_SELECTOR;
+
+  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const { sectionHtml, matched } = selectSection(page.html, selector);
+  if (matched === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `the selector "${selector}" matches nothing on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl },
+      hint: 'check the CSS selector against the page source, or leave --selector out to use the whole body',
+    });
+  }
+
+  const model = await deps.modelFor(request.model);
+  const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
+  if (proposal.structure.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract in "${selector}" on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, model: request.model },
+      hint: 'try a narrower --selector, a --rule that says what to extract, or another --model',
+    });
+  }
+
+  const compiled = compileStructure({ selector, structure: proposal.structure });
+  const sample = compiled.extract(page.html, page.finalUrl).data;
+  let usage = proposal.usage;
+  // The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
+  // Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
+  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray && !entry.path.includes('.')).map((entry) => entry.field);
+  if (modelFields.length > 0 && request.model !== HEURISTIC_MODEL) {
+    const filled = await model.fill({
+      sectionHtml,
+      pageUrl: page.finalUrl,
+      fields: modelFields,
+      jsonSchema: dataJsonSchema(modelFields),
+      rule: request.rule,
+    });
+    for (const field of modelFields) if (filled.values[field.name] !== undefined) sample[field.name] = filled.values[field.name];
+    usage = addUsage(usage, filled.usage);
+  }
+
+  const config = ApiConfigSchema.parse({
+    apiId,
+    revision: 1,
+    status: 'active',
+    url: template.url,
+    variables: template.variables,
+    scraper: request.scraper,
+    session: request.session,
+    caching: request.caching,
+    model: request.model,
+    selector,
+    rule: request.rule,
+    structure: proposal.structure,
+    generated: {
+      at: (deps.now?.() ?? new Date()).toISOString(),
+      model: request.model,
+      scraper: request.scraper,
+      sample,
+      ...(usage ? { usage } : {}),
+    },
+  });
+  return { config, sample, finalUrl: page.finalUrl, ...(usage ? { usage } : {}) };
+}
+
+function checkSourceUrl(text: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(text.trim());
+  } catch {
+    throw new PagejsonError('USAGE', `"${text}" is not a URL`, { hint: 'give the full address, e.g. https://shop.example/catalogue/index.html' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PagejsonError('USAGE', `only http and https pages can be fetched, not ${parsed.protocol}`, { hint: 'give an http:// or https:// address' });
+  }
+  return parsed.href;
+}
+
+/** `path:2=category` → {spec: 'path:2', name: 'category'}. */
+export function parseVarFlag(flag: string): { spec: string; name: string } {
+  const match = /^((?:path|query):[^=]+)=(.+)$/.exec(flag.trim());
+  if (!match) {
+    throw new PagejsonError('USAGE', `cannot read --var "${flag}"`, { hint: 'write --var path:N=NAME (N-th path segment, from 1) or --var query:PARAM=NAME' });
+  }
+  return { spec: match[1]!, name: match[2]! };
+}
+
+/**
+ * An id a user would pick: the host without `www.` and the last meaningful path segment, slugged.
+ * `https://www.shop.example/catalogue/travel/index.html` → `shop-example-travel`.
+ */
+export function defaultApiId(url: string): string {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^www\./, '');
+  const segments = parsed.pathname
+    .split('/')
+    .map((segment) => safeDecode(segment).replace(/\.[a-z0-9]+$/i, ''))
+    .filter((segment) => segment !== '' && segment !== 'index');
+  const last = segments.at(-1);
+  const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const hostSlug = slug(host) || 'page';
+  const lastSlug = last ? slug(last) : '';
+  const id = (lastSlug ? `${hostSlug}-${lastSlug}` : hostSlug).slice(0, 64).replace(/-+$/, '');
+  return API_ID_PATTERN.test(id) ? id : 'page';
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
+}
