@@ -1,6 +1,7 @@
 import type { ApiConfig, Field, ScraperNumber } from './config/schema.js';
 import { resolveSourceUrl } from './config/url-template.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
+import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
 import { dataJsonSchema, getCompiledStructure, selectSection } from './structure/index.js';
@@ -42,41 +43,31 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const compiled = getCompiledStructure(config);
   const extraction = compiled.extract(page.html, page.finalUrl);
   const data = extraction.data;
-  let empty = extraction.empty;
+  let assessment: { empty: boolean; missingRequired: string[] } = extraction;
 
-  const modelFields = topLevelModelFields(config.structure);
-  const filledByModel = new Set<string>();
-  if (modelFields.length > 0 && deps.modelFor && config.model !== 'heuristic') {
-    const filled = await fillModelFields(config, modelFields, page.html, page.finalUrl, deps.modelFor, options.signal);
-    for (const field of modelFields) {
-      const value = filled[field.name];
-      if (value === undefined) continue;
-      data[field.name] = value;
-      filledByModel.add(field.name);
-      if (!isEmptyValue(value)) empty = false;
+  // Fields inside array items have one value per item and no single place in the page to describe; they stay
+  // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
+  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
+  if (modelFields.length > 0 && deps.modelFor && config.model !== HEURISTIC_MODEL) {
+    const keyed = modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
+    const filled = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), page.html, page.finalUrl, deps.modelFor, options.signal);
+    for (const { key, entry } of keyed) {
+      if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
     }
+    assessment = compiled.assess(data);
   }
 
-  // A required model field the model has just filled is no longer missing; every other entry stands.
-  const missingRequired = extraction.missingRequired.filter((path: string) => !(filledByModel.has(path) && !isEmptyValue(data[path])));
-  if (empty || missingRequired.length > 0) {
+  if (assessment.empty || assessment.missingRequired.length > 0) {
+    const { missingRequired } = assessment;
     throw new PagejsonError('EXTRACTION_EMPTY', EXTRACTION_EMPTY_MESSAGE, {
       context: { apiId: config.apiId, sourceUrl, finalUrl: page.finalUrl, missingRequired },
       hint:
         missingRequired.length > 0
-          ? `required field(s) ${missingRequired.join(', ')} matched nothing: check the selectors with \`pagejson edit ${config.apiId}\``
-          : `no selector matched: the page may have changed or need another scraper (try \`pagejson run ${config.apiId} --scraper 3\`)`,
+          ? `required field(s) ${missingRequired.join(', ')} came out empty: check their selectors with \`pagejson show ${config.apiId}\` and \`pagejson edit ${config.apiId}\``
+          : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     });
   }
   return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt };
-}
-
-/**
- * Model fields are fields without a selector. Only top-level ones are sent to the model: a model field inside
- * an array item has no single place in the page to describe, so it stays null (DESIGN.md section 3).
- */
-export function topLevelModelFields(structure: Field[]): Field[] {
-  return structure.filter((field) => field.selector === undefined && (field.type !== 'object' || !field.fields?.some((f) => f.selector !== undefined)));
 }
 
 async function fillModelFields(
@@ -103,10 +94,17 @@ async function fillModelFields(
   }
 }
 
-/** Empty in the sense of DESIGN.md section 4: null, '', [] or an object whose every value is empty. */
-export function isEmptyValue(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).every(isEmptyValue);
-  return false;
+/** Sets `a.b.c`, creating plain objects on the way: model fields may sit inside selector-less objects. */
+function setAtPath(data: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let record = data;
+  for (const key of keys.slice(0, -1)) {
+    const next = record[key];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) {
+      const created: Record<string, unknown> = {};
+      Object.defineProperty(record, key, { value: created, enumerable: true, writable: true, configurable: true });
+      record = created;
+    } else record = next as Record<string, unknown>;
+  }
+  Object.defineProperty(record, keys[keys.length - 1]!, { value, enumerable: true, writable: true, configurable: true });
 }
