@@ -16,7 +16,7 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';
 import { askGenerateInputs, type GenerateInputs } from '../prompts/generate-inputs.js';
-import { askReview } from '../prompts/generate-review.js';
+import { askReview, type ReviewChoice } from '../prompts/generate-review.js';
 import { startSpinner } from '../spinner.js';
 import { renderStructureTree } from '../tree.js';
 import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
@@ -123,9 +123,10 @@ async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags
     writeLine(ctx.stdout, renderStructureTree(config.structure, result.sample, { name: out.cyan, dim: out.dim, value: out.green }));
     writeLine(ctx.stdout);
   }
+  let choice: ReviewChoice = 'accept';
   if (asking) {
-    const choice = await askReview(apiId, { canEdit: false });
-    if (choice !== 'accept') {
+    choice = await askReview(apiId, { canEdit: true });
+    if (choice === 'cancel') {
       writeLine(ctx.stdout, 'cancelled: nothing saved');
       return;
     }
@@ -134,6 +135,14 @@ async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags
   await mkdir(project.configsDir, { recursive: true });
   await writeConfigFile(file, config);
   const shown = displayPath(file, ctx.cwd);
+  if (choice === 'edit') {
+    // The editor works on a saved file (it validates, bumps the revision and shows the diff on save), so the
+    // generated revision is written first and the editor takes over from there.
+    writeLine(ctx.stdout, `${out.green('saved')} ${shown}, revision ${config.revision}; opening the editor`);
+    const [{ openConfigForEdit }, { runInteractiveEdit }] = await Promise.all([import('../../core/edit/config-file.js'), import('../prompts/edit-session.js')]);
+    await runInteractiveEdit(await openConfigForEdit(file), project, ctx);
+    return;
+  }
   if (flags.json) {
     writeJson(ctx.stdout, { apiId, file: shown, revision: config.revision, structure: config.structure, sample: result.sample });
     return;

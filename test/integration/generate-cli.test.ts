@@ -1,0 +1,145 @@
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
+import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+
+let site: FixtureSite;
+let llm: FakeLlm;
+const dirs: string[] = [];
+
+async function makeProject(settings: Record<string, unknown> = {}): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pagejson-generate-'));
+  dirs.push(dir);
+  const project = { fetch: { allowPrivateNetworks: true, timeoutMs: 5_000 }, models: { local: { baseURL: llm.baseURL, model: 'fake-1' } }, ...settings };
+  await writeFile(join(dir, 'pagejson.json'), `${JSON.stringify(project, null, 2)}\n`);
+  return dir;
+}
+
+const cli = (dir: string, args: string[]) =>
+  execa('node', [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+
+const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
+  name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra,
+});
+
+beforeAll(async () => {
+  await ensureBuilt();
+  site = await startFixtureSite();
+  llm = await startFakeLlm();
+}, 300_000);
+
+afterAll(async () => {
+  await site?.close();
+  await llm?.close();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('pagejson generate (scripted)', () => {
+  it('generates with the heuristic model, saves revision 1, prints JSON and charges 0.25 credits', async () => {
+    const dir = await makeProject();
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--yes', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const printed = JSON.parse(result.stdout) as { apiId: string; file: string; revision: number; structure: unknown[]; sample: unknown };
+    expect(printed.apiId).toBe('127-0-0-1-listing');
+    expect(printed.file).toBe('configs/127-0-0-1-listing.json');
+    expect(printed.revision).toBe(1);
+    expect(JSON.stringify(printed.sample)).toContain('A Light in the Attic');
+
+    const saved = JSON.parse(await readFile(join(dir, printed.file), 'utf8')) as Record<string, unknown>;
+    expect(saved).toMatchObject({ apiId: '127-0-0-1-listing', revision: 1, url: `${site.origin}/listing.html`, model: 'heuristic', scraper: 1, selector: 'body', caching: true });
+    expect(saved.structure).toEqual(printed.structure);
+    expect((saved.generated as Record<string, unknown>).sample).toEqual(printed.sample);
+
+    const validate = await cli(dir, ['validate']);
+    expect(validate.exitCode).toBe(0);
+    const credits = await cli(dir, ['credits', '--json']);
+    expect(JSON.parse(credits.stdout)).toEqual({ account: 'default', balance: 99.75 });
+  });
+
+  it('needs --force for an existing id, which bumps the revision', async () => {
+    const dir = await makeProject();
+    const args = ['generate', `${site.origin}/table.html`, '--id', 'countries', '--yes', '--no-cache', '--selector', 'table'];
+    expect((await cli(dir, args)).exitCode).toBe(0);
+    const again = await cli(dir, args);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain('error: configs/countries.json already exists');
+    expect(again.stderr).toContain('--force');
+    const forced = await cli(dir, [...args, '--force', '--json']);
+    expect(forced.exitCode).toBe(0);
+    expect(JSON.parse(forced.stdout).revision).toBe(2);
+    const saved = JSON.parse(await readFile(join(dir, 'configs/countries.json'), 'utf8')) as Record<string, unknown>;
+    expect(saved).toMatchObject({ revision: 2, caching: false, selector: 'table' });
+  });
+
+  it('shows the structure as a tree with sample values in human output', async () => {
+    const dir = await makeProject();
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'books', '--yes', '--selector', 'main']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/[├└]── /);
+    expect(result.stdout).toContain('"A Light in the Attic"');
+    expect(result.stdout).toContain('saved configs/books.json, revision 1 (0.25 credits, 99.75 left)');
+  });
+
+  it('uses an OpenAI-compatible model from pagejson.json, sending the rule, and records token usage', async () => {
+    const dir = await makeProject();
+    llm.requests.length = 0;
+    llm.script([
+      {
+        json: { structure: [field('heading', 'string', 'h1'), field('books', 'array', 'article.product_pod', { fields: [field('price', 'number', '.price_color', { transform: ['number'] })] })] },
+        usage: { prompt_tokens: 777, completion_tokens: 33 },
+      },
+    ]);
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html?page=1`, '--id', 'llm-books', '--model', 'local', '--rule', 'prices of books', '--var', 'query:page=page', '--yes', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(llm.requests).toHaveLength(1);
+    expect(userContent(llm.requests[0]!)).toContain('prices of books');
+    const saved = JSON.parse(await readFile(join(dir, 'configs/llm-books.json'), 'utf8')) as Record<string, any>;
+    expect(saved.model).toBe('local');
+    expect(saved.url).toBe(`${site.origin}/listing.html?page={{ page }}`);
+    expect(saved.variables).toEqual({ page: { example: '1' } });
+    expect(saved.generated.usage).toEqual({ promptTokens: 777, completionTokens: 33 });
+    expect(saved.generated.sample.books[0]).toEqual({ price: 51.77 });
+  });
+
+  it('refuses without credits before fetching, with the SPEC message, and saves nothing', async () => {
+    const dir = await makeProject({ credits: { freeCredits: 0.2 } });
+    site.resetHits();
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'broke', '--yes']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('error: No credits left ⚠. Please buy more credits');
+    expect(site.hitCount('/listing.html')).toBe(0);
+    expect(existsSync(join(dir, 'configs/broke.json'))).toBe(false);
+  });
+
+  it('charges nothing when generation fails', async () => {
+    const dir = await makeProject();
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'nothing', '--selector', '#nope', '--yes']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('the selector "#nope" matches nothing');
+    expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(100);
+  });
+
+  it('gives usage errors naming the flag when not on a terminal', async () => {
+    const dir = await makeProject();
+    const noYes = await cli(dir, ['generate', `${site.origin}/listing.html`]);
+    expect(noYes.exitCode).toBe(2);
+    expect(noYes.stderr).toContain('not on a terminal');
+    expect(noYes.stderr).toContain('--yes');
+    const noUrl = await cli(dir, ['generate', '--yes']);
+    expect(noUrl.exitCode).toBe(2);
+    expect(noUrl.stderr).toContain('missing the page URL');
+    const badScraper = await cli(dir, ['generate', `${site.origin}/listing.html`, '--yes', '--scraper', '4']);
+    expect(badScraper.exitCode).toBe(2);
+    const unknownModel = await cli(dir, ['generate', `${site.origin}/listing.html`, '--yes', '--model', 'nope']);
+    expect(unknownModel.exitCode).toBe(1);
+    expect(unknownModel.stderr).toContain('unknown model: nope');
+    expect(unknownModel.stderr).toContain('heuristic, local, openai:<model>');
+  });
+});
