@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { formatCredits, fromMilli, generationCost, retrievalCost, toMilli } from '../../src/core/credits.js';
+
+describe('credit rules (SPEC 8.1)', () => {
+  it('charges 0.4 / 0.5 per retrieval and 0.25 / 0.35 per generation, more only when the scraper renders JS', () => {
+    expect([retrievalCost(1), retrievalCost(2), retrievalCost(3)]).toEqual([400, 400, 500]);
+    expect([generationCost(1), generationCost(2), generationCost(3)]).toEqual([250, 250, 350]);
+  });
+
+  it('converts between credits and integer milli-credits exactly', () => {
+    expect(toMilli(100)).toBe(100_000);
+    expect(toMilli(0.35)).toBe(350);
+    expect(toMilli(0.1 + 0.2)).toBe(300);
+    expect(fromMilli(99_600)).toBe(99.6);
+    expect(formatCredits(400)).toBe('0.4');
+    expect(formatCredits(250)).toBe('0.25');
+    expect(formatCredits(100_000)).toBe('100');
+    expect(formatCredits(0)).toBe('0');
+    // 250 retrievals at 0.4 from 100 credits leave exactly 0, with no float drift.
+    let balance = toMilli(100);
+    for (let i = 0; i < 250; i++) balance -= retrievalCost(1);
+    expect(formatCredits(balance)).toBe('0');
+  });
+});
