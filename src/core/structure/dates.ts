@@ -30,7 +30,7 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?
 const NUMERIC = /(?<![\d])(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})(?![\d])/;
 const DAY_MONTH_YEAR = /(?<![\d])(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?([\p{L}]+)\.?,?\s+(?:de\s+)?(\d{4})/u;
 const MONTH_DAY_YEAR = /([\p{L}]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})/u;
-const TIME = /(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?/i;
+const TIME = /(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?\s*(Z|GMT|UTC|[+-]\d{2}:?\d{2})?/i;
 
 export function parseDateToIso(input: unknown): string | null {
   if (typeof input === 'number') return fromEpoch(input);
@@ -52,6 +52,8 @@ export function parseDateToIso(input: unknown): string | null {
 
   const date = calendarDate(text);
   if (date) {
+    // A recognised shape that is not a real date (31 February) is null, not rolled over as Date.parse would.
+    if (date.iso === null) return null;
     const time = TIME.exec(text.slice(date.end));
     if (!time) return date.iso;
     let hours = Number(time[1]);
@@ -59,7 +61,12 @@ export function parseDateToIso(input: unknown): string | null {
     if (meridiem === 'pm' && hours < 12) hours += 12;
     if (meridiem === 'am' && hours === 12) hours = 0;
     if (hours > 23 || Number(time[2]) > 59) return date.iso;
-    return `${date.iso}T${pad(hours)}:${time[2]}:${time[3] ?? '00'}`;
+    const local = `${date.iso}T${pad(hours)}:${time[2]}:${time[3] ?? '00'}`;
+    const zone = time[5]?.toUpperCase();
+    if (!zone) return local;
+    const offset = zone === 'Z' || zone === 'GMT' || zone === 'UTC' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+    const instant = new Date(`${local}${offset}`);
+    return Number.isNaN(instant.getTime()) ? local : instant.toISOString();
   }
 
   // RFC 2822 and other forms the platform understands ("Tue, 22 Nov 2026 10:00:00 GMT").
@@ -67,7 +74,8 @@ export function parseDateToIso(input: unknown): string | null {
   return Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
 }
 
-function calendarDate(text: string): { iso: string; end: number } | null {
+/** null: no date shape found; `iso: null`: a date shape that names no real day. */
+function calendarDate(text: string): { iso: string | null; end: number } | null {
   const numeric = NUMERIC.exec(text);
   if (numeric) {
     const [whole, a, separator, b, c] = numeric;
@@ -91,8 +99,8 @@ function calendarDate(text: string): { iso: string; end: number } | null {
   return null;
 }
 
-function make(year: number, month: number, day: number, end: number): { iso: string; end: number } | null {
-  if (!validDate(year, month, day)) return null;
+function make(year: number, month: number, day: number, end: number): { iso: string | null; end: number } {
+  if (!validDate(year, month, day)) return { iso: null, end };
   return { iso: `${pad(year, 4)}-${pad(month)}-${pad(day)}`, end };
 }
 

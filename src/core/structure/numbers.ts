@@ -14,6 +14,8 @@
 
 const PLAIN_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const NUMBER_RUN = /([-+−]?)(\d(?:[\d.,'’\u00A0\u202F\u2009 ]*\d)?)/;
+/** "-$0.01", "-US$0.01", "-CHF 5", "− € 3": a minus before a currency sign or code, not inside a word ("Item-5"). */
+const NEGATIVE_PREFIX = /(?<![\p{L}\d])[-−]\s*(?:[A-Z]{0,3}\p{Sc}|[A-Z]{3})?\s*$/u;
 const GROUPING = /['’\u00A0\u202F\u2009 ]/;
 
 export function parseLocaleNumber(input: string): number | null {
@@ -24,7 +26,7 @@ export function parseLocaleNumber(input: string): number | null {
   }
   const match = NUMBER_RUN.exec(text);
   if (!match) return null;
-  const sign = match[1] === '-' || match[1] === '−' ? -1 : 1;
+  const sign = match[1] === '-' || match[1] === '−' || NEGATIVE_PREFIX.test(text.slice(0, match.index)) ? -1 : 1;
   const digits = normaliseSeparators(cutAtBadGrouping(match[2]!));
   if (digits === null) return null;
   const value = Number(digits);

@@ -1,0 +1,163 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import {
+  compileTransform,
+  applyTransforms,
+  coerceToType,
+  parseDateToIso,
+  parseJsonPath,
+  parseLocaleNumber,
+  resolveJsonPath,
+  validateSelector,
+  validateTransform,
+  type TransformContext,
+} from '../../src/core/structure/index.js';
+
+const context: TransformContext = { baseUrl: () => 'https://shop.example/a/b.html', parseJson: (text) => JSON.parse(text) };
+const run = (value: unknown, transforms: string[]) => applyTransforms(value, transforms.map(compileTransform), context);
+
+describe('numbers as pages write them', () => {
+  test.each([
+    ['£1,234.50', 1234.5],
+    ['1.234,50 €', 1234.5],
+    ['$ 12', 12],
+    ['1 234,5', 1234.5],
+    ['1\u00A0234,50\u00A0€', 1234.5],
+    ['12\u202F345,6 CHF', 12345.6],
+    ["CHF 1'234.50", 1234.5],
+    ['1,234,567', 1234567],
+    ['1.234.567,89', 1234567.89],
+    ['1,23,456.75', 123456.75],
+    ['12,50', 12.5],
+    ['0.125', 0.125],
+    ['1,234', 1234],
+    ['−3,5 °C', -3.5],
+    ['-7', -7],
+    ['1e3', 1000],
+    ['Price: 12.99 (was 15.00)', 12.99],
+    ['2 items left, 3 sold', 2],
+    ['no digits here', null],
+    ['', null],
+  ])('%s → %s', (text, expected) => {
+    expect(parseLocaleNumber(text)).toBe(expected);
+  });
+
+  test('property: a number formatted with two decimals in common locales parses back', () => {
+    const locales = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'de-CH', 'en-IN', 'nl-NL', 'pt-BR', 'sv-SE', 'pl-PL'];
+    const currencies = ['USD', 'EUR', 'GBP', 'CHF', 'INR', 'SEK'];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -99_999_999_99, max: 99_999_999_99 }),
+        fc.constantFrom(...locales),
+        fc.option(fc.constantFrom(...currencies), { nil: undefined }),
+        (cents, locale, currency) => {
+          const value = cents / 100;
+          const format = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2, ...(currency ? { style: 'currency', currency } : {}) });
+          expect(parseLocaleNumber(format.format(value))).toBeCloseTo(value, 2);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('dates to ISO 8601', () => {
+  test.each([
+    ['2026-11-22', '2026-11-22'],
+    ['2026-11-22T10:30:00Z', '2026-11-22T10:30:00.000Z'],
+    ['2026-11-22T12:30:00+02:00', '2026-11-22T10:30:00.000Z'],
+    ['2026-11-22 10:30', '2026-11-22T10:30:00'],
+    ['22 November 2026', '2026-11-22'],
+    ['Published on November 22nd, 2026', '2026-11-22'],
+    ['Nov 22, 2026 3:05 pm', '2026-11-22T15:05:00'],
+    ['22. März 2026', '2026-03-22'],
+    ['22 de noviembre de 2026', '2026-11-22'],
+    ['11/05/2025', '2025-11-05'],
+    ['25/12/2025', '2025-12-25'],
+    ['05.11.2025', '2025-11-05'],
+    ['2025/12/31', '2025-12-31'],
+    ['Tue, 22 Nov 2026 10:00:00 GMT', '2026-11-22T10:00:00.000Z'],
+    ['1795348800', '2026-11-22T12:00:00.000Z'],
+    ['31 February 2026', null],
+    ['soon', null],
+  ])('%s → %s', (text, expected) => {
+    expect(parseDateToIso(text)).toBe(expected);
+  });
+
+  test('epoch numbers from embedded JSON, seconds and milliseconds', () => {
+    expect(parseDateToIso(1795348800)).toBe('2026-11-22T12:00:00.000Z');
+    expect(parseDateToIso(1795348800000)).toBe('2026-11-22T12:00:00.000Z');
+  });
+});
+
+describe('booleans, urls and coercion', () => {
+  test.each([
+    ['true', true], ['Yes', true], ['1', true], ['In stock', true], ['In stock (22 available)', true], ['https://schema.org/InStock', true],
+    ['false', false], ['no', false], ['0', false], ['Out of stock', false], ['Sold out', false], ['http://schema.org/OutOfStock', false],
+    ['maybe', null],
+  ])('%s → %s', (text, expected) => {
+    expect(run(text, ['boolean'])).toBe(expected);
+    expect(coerceToType(text, 'boolean', context)).toBe(expected);
+  });
+
+  test('coercion of each type, null when the value cannot be that type', () => {
+    expect(coerceToType('£3.50', 'number', context)).toBe(3.5);
+    expect(coerceToType('4.9', 'integer', context)).toBe(4);
+    expect(coerceToType('../c.html', 'url', context)).toBe('https://shop.example/c.html');
+    expect(coerceToType(42, 'string', context)).toBe('42');
+    expect(coerceToType('', 'string', context)).toBeNull();
+    expect(coerceToType({ '@type': 'Brand', name: 'Acme' }, 'string', context)).toBe('Acme');
+    expect(coerceToType(['first', 'second'], 'string', context)).toBe('first');
+    expect(coerceToType('n/a', 'number', context)).toBeNull();
+    expect(coerceToType(true, 'number', context)).toBeNull();
+    expect(coerceToType('http://[bad', 'url', context)).toBeNull();
+  });
+
+  test('transforms stop at the first null', () => {
+    expect(run('abc', ['regex:(\\d+)', 'number'])).toBeNull();
+    expect(run('  x  ', ['trim'])).toBe('x');
+    expect(run('/p?q=1', ['absoluteUrl'])).toBe('https://shop.example/p?q=1');
+    expect(run('{"a":{"b":[1,{"c":"deep"}]}}', ['json:a.b[1].c'])).toBe('deep');
+    expect(run('{"a":1}', ['json:'])).toEqual({ a: 1 });
+  });
+});
+
+describe('json paths', () => {
+  const doc = { '@graph': [{ '@type': 'WebPage', name: 'Page' }, { '@type': ['Product'], name: 'P', offers: [{ price: '5' }, { price: '6' }] }] };
+  test('plain keys first, then a leading schema.org type anywhere', () => {
+    expect(resolveJsonPath(doc, parseJsonPath('Product.name'))).toBe('P');
+    expect(resolveJsonPath(doc, parseJsonPath('Product.offers.price'))).toBe('5');
+    expect(resolveJsonPath(doc, parseJsonPath('Product.offers.1.price'))).toBe('6');
+    expect(resolveJsonPath(doc, parseJsonPath('WebPage.name'))).toBe('Page');
+    expect(resolveJsonPath(doc, parseJsonPath('@graph.0.name'))).toBe('Page');
+    expect(resolveJsonPath(doc, parseJsonPath('Event.name'))).toBeUndefined();
+  });
+
+  test('malformed paths are rejected', () => {
+    expect(() => parseJsonPath('a..b')).toThrow(/empty segment/);
+    expect(() => parseJsonPath('a.')).toThrow(/empty segment/);
+    expect(parseJsonPath('a[2].b')).toEqual(['a', '2', 'b']);
+  });
+});
+
+describe('validation of selectors and transforms', () => {
+  test('validateSelector returns null or the parser message', () => {
+    expect(validateSelector('article.product > h3 a[title]')).toBeNull();
+    expect(validateSelector(':scope > td:nth-child(2)')).toBeNull();
+    expect(validateSelector('> td')).toBeNull();
+    expect(validateSelector('div[')).toMatch(/Expected name/);
+    expect(validateSelector('a::before')).toMatch(/Pseudo-elements/);
+    expect(validateSelector('   ')).toBe('selector is empty');
+  });
+
+  test('validateTransform checks capture groups, regex syntax and json paths', () => {
+    for (const ok of ['trim', 'number', 'integer', 'boolean', 'absoluteUrl', 'date', 'regex:(\\d+)', 'regex:(?:x)(y)', 'json:Product.offers.price', 'json:']) {
+      expect(validateTransform(ok), ok).toBeNull();
+    }
+    expect(validateTransform('regex:\\d+')).toMatch(/exactly one capture group, it has 0/);
+    expect(validateTransform('regex:(a)(b)')).toMatch(/it has 2/);
+    expect(validateTransform('regex:(unclosed')).toMatch(/Invalid regular expression/);
+    expect(validateTransform('json:a..b')).toMatch(/empty segment/);
+    expect(validateTransform('uppercase')).toMatch(/unknown transform/);
+  });
+});
