@@ -9,5 +9,5 @@ export function detectHeadings(context: DetectContext): Proposal[] {
   if (index < 0) return [];
   // `h1` alone reads the first one; when an empty h1 (a logo) comes first, name the position.
   const selector = index === 0 ? 'h1' : `h1:nth-of-type(${index + 1})`;
-  return [{ kind: 'heading', field: { name: 'heading', type: 'string', selector }, score: 1, hints: `heading ${textOf(candidates[index]!)}` }];
+  return [{ kind: 'heading', field: { name: 'heading', type: 'string', selector }, score: 1, hints: 'heading' }];
 }

@@ -1,6 +1,6 @@
 import type { Field } from '../../config/schema.js';
-import { attr, elementChildren, ownText, parentElement, stableClasses, textOf, type Element } from './dom.js';
-import { looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
+import { attr, elementChildren, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
 import { relativeCandidates, relativeSelector, relativeSelectorAll } from './selectors.js';
 
 /**
@@ -79,6 +79,20 @@ function isInHeading(element: Element, item: Element): boolean {
   return elementChildren(element).some((child) => HEADINGS.has(child.name));
 }
 
+function slotLooksPriced(slot: Slot): boolean {
+  const texts = [...slot.byItem.values()].map((list) => textOf(list[0]!));
+  return texts.filter(looksLikePrice).length * 2 > texts.length;
+}
+
+/**
+ * On sale, shops show the old price struck out (`<del>`, `<s>`) before the current one: for prices, try
+ * first the same selectors restricted to elements outside struck-out text, so sale items yield what they cost.
+ */
+function withoutStruckOut(candidates: string[], items: Element[], priced: boolean): string[] {
+  if (!priced || !items.some((item) => selectIn('del, s, strike', item).length > 0)) return candidates;
+  return [...candidates.map((candidate) => `${candidate}:not(del *):not(s *):not(strike *)`), ...candidates];
+}
+
 export interface ItemFields {
   fields: Field[];
   /** Sample text of the fields, for matching the rule's keywords. */
@@ -123,12 +137,13 @@ export function itemFields(items: Element[]): ItemFields {
       add({ name, type: 'array', selector, items: { type: 'string' } }, items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')), hint);
       continue;
     }
-    const selector = relativeSelector(occurrences, relativeCandidates(first, [...slot.byItem.keys()][0]!));
+    const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
+    const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
     if (!selector) continue;
     const classNamed = attr(first, 'itemprop') ?? nameFromClasses(stableClasses(first));
     if (role === 'image') {
       const attribute = imageAttribute(first)!;
-      add({ name: names.take(classNamed && classNamed !== 'image' ? `${classNamed}Image` : 'image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);
+      add({ name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);
       continue;
     }
     if (role === 'time') {
@@ -143,6 +158,7 @@ export function itemFields(items: Element[]): ItemFields {
     const contentName = nameFromContent(filled[0] ?? '');
     let name =
       (label ? nameFromText(label) : null) ??
+      (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
       (priced ? 'price' : null) ??
       classNamed ??
       (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??

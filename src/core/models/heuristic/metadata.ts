@@ -35,7 +35,7 @@ export function detectMetadata(context: DetectContext): Proposal[] {
       const field: Field = { name: candidate.name, type: candidate.type, selector };
       if (attribute) field.attribute = attribute;
       if (candidate.transform) field.transform = candidate.transform;
-      proposals.push({ kind: 'metadata', field, score: 1, hints: `${candidate.name} page ${value}` });
+      proposals.push({ kind: 'metadata', field, score: 1, hints: candidate.name });
       break;
     }
   }

@@ -67,9 +67,16 @@ export function nameFromText(raw: string, options: { keepNoise?: boolean } = {})
   return name.length > 0 ? name : null;
 }
 
+/** Utility-first CSS (Tailwind, Bootstrap helpers) says how a thing looks: never a name. */
+const UTILITY_CLASS = /^([a-z0-9]+:)*(m|p|[mp][trblxy]|w|h|min|max|text|font|bg|border|rounded|shadow|flex|grid|gap|space|items|justify|object|aspect|inset|absolute|relative|group|tracking|leading|opacity|z|order|overflow|col|row|d|float|align|fw|fs|lh|ms|me|ps|pe|sr|line|truncate|uppercase|lowercase|capitalize|italic|underline|hover|focus|sm|md|lg|xl|xxl|block|inline|hidden|visible|static|fixed|sticky|top|bottom|left|right|start|end|self|place|content|list|divide|ring|transition|duration|ease|cursor|select|pointer|whitespace|break)(-|$)/;
+
+export function isUtilityClass(name: string): boolean {
+  return UTILITY_CLASS.test(name);
+}
+
 /** A name from class names: the most specific meaningful one (the last class usually is). */
 export function nameFromClasses(classes: string[]): string | null {
-  for (const cls of [...classes].reverse()) {
+  for (const cls of [...classes].reverse().filter((name) => !isUtilityClass(name))) {
     const name = nameFromText(cls);
     if (name) return name;
   }
@@ -100,6 +107,8 @@ const NUMBER = /\d[\d.,\s\u00a0\u202f']*\d|\d/;
 
 export function looksLikePrice(text: string): boolean {
   if (text.length > 40) return false;
+  // Ranges ("€80k – €95k") and abbreviations are text to a reader, not one number.
+  if (/\d\s*[kKmM]\b|\d\s*[–—-]\s*\D{0,3}\d/.test(text)) return false;
   return CURRENCY.test(text) && NUMBER.test(text);
 }
 

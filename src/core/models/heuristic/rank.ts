@@ -64,9 +64,11 @@ export function rankProposals(proposals: Proposal[], rule: string | null): Field
   const scored = ordered.map((proposal) => ({ proposal, count: matchCount(proposal, keywords) }));
   const best = Math.max(...scored.map(({ count }) => count));
   if (best === 0) return ordered.map((proposal) => proposal.field);
+  // Lists are what a rule usually describes ("book titles and prices"): on a tie they come first.
+  const isList = (proposal: Proposal) => (proposal.field.type === 'array' ? 0 : 1);
   const kept = scored
-    .filter(({ count }) => count * 2 >= best && count > 0)
-    .sort((a, b) => b.count - a.count || byDefaultOrder(a.proposal, b.proposal))
+    .filter(({ count }) => count > 0 && (only ? count === best : count * 2 >= best))
+    .sort((a, b) => b.count - a.count || isList(a.proposal) - isList(b.proposal) || byDefaultOrder(a.proposal, b.proposal))
     .map(({ proposal }) => proposal);
 
   // A noun of the rule that is not a field name ("book" in "book titles and prices") names the main list.

@@ -1,6 +1,6 @@
 import { allElements, elementChildren, isInside, ownText, parentElement, stableClasses, type Element } from './dom.js';
 import { itemFields } from './item-fields.js';
-import { pluralize, splitWords } from './naming.js';
+import { isUtilityClass, pluralize, splitWords } from './naming.js';
 import { groupSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -76,11 +76,15 @@ function isChrome(element: Element): boolean {
   return false;
 }
 
-const GENERIC_WORDS = new Set(['container', 'wrapper', 'wrap', 'grid', 'row', 'rows', 'col', 'cols', 'list', 'lists', 'inner', 'outer', 'clearfix', 'section', 'content', 'main', 'items', 'item', 'card', 'cards', 'box', 'block', 'tile', 'pod', 'entry', 'entries', 'body', 'group', 'page', 'layout', 'flex', 'unstyled', 'plain', 'view', 'area', 'panel', 'ol', 'ul', 'li', 'div', 'lg', 'md', 'sm', 'xs', 'col', 'span', 'mt', 'mb', 'p', 'd', 'js', 'u', 'is', 'has', 'the', 'of', 'all', 'latest', 'recent', 'new', 'featured', 'search']);
+const GENERIC_WORDS = new Set(['container', 'wrapper', 'wrap', 'grid', 'row', 'rows', 'col', 'cols', 'list', 'lists', 'inner', 'outer', 'clearfix', 'section', 'content', 'main', 'items', 'item', 'card', 'cards', 'box', 'block', 'tile', 'pod', 'entry', 'entries', 'body', 'group', 'page', 'layout', 'flex', 'unstyled', 'plain', 'view', 'area', 'panel', 'ol', 'ul', 'li', 'div', 'lg', 'md', 'sm', 'xs', 'col', 'span', 'mt', 'mb', 'p', 'd', 'js', 'u', 'is', 'has', 'the', 'of', 'all', 'latest', 'recent', 'new', 'featured', 'search', 'relative', 'absolute', 'static', 'hidden', 'visible', 'col', 'xs', 'sm', 'md', 'lg', 'xl', 'pull', 'clearfix', 'default', 'active', 'first', 'last', 'odd', 'even', 'type', 'status', 'publish']);
 
 /** `products`, `results`, `jobs`: from the item's classes, then the container's id and classes. */
 function arrayName(group: Group): string {
-  const sources = [...stableClasses(group.items[0]!), group.parent.attribs.id ?? '', ...stableClasses(group.parent)];
+  const first = group.items[0]!;
+  // A wrapper item (`li` around `article.product_pod`) is named by what it wraps.
+  const children = elementChildren(first);
+  const wrapped = children.length === 1 ? stableClasses(children[0]!) : [];
+  const sources = [...stableClasses(first), ...wrapped, group.parent.attribs.id ?? '', ...stableClasses(group.parent)].filter((cls) => !isUtilityClass(cls));
   for (const source of sources) {
     const word = splitWords(source).find((candidate) => !GENERIC_WORDS.has(candidate) && /^[a-z]{3,20}$/.test(candidate));
     if (word) return pluralize(word);
