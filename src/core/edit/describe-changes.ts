@@ -42,7 +42,7 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
   return changes;
 }
 
-/** A field with the same type and selector under another name at the same position reads as a rename. */
+/** Same type, selector and attribute: the evidence that a field was renamed rather than replaced. */
 function sameShape(a: Field, b: Field): boolean {
   return a.type === b.type && a.selector === b.selector && a.attribute === b.attribute;
 }
@@ -50,11 +50,13 @@ function sameShape(a: Field, b: Field): boolean {
 function compareLevel(before: Field[], after: Field[], prefix: string, changes: ConfigChange[]): void {
   const beforeNames = before.map((f) => f.name);
   const afterNames = after.map((f) => f.name);
+  // A field that left and a field that arrived with the same type, selector and attribute read as a rename.
   const renamed = new Map<string, string>();
-  before.forEach((old, index) => {
-    const now = after[index];
-    if (now && !afterNames.includes(old.name) && !beforeNames.includes(now.name) && sameShape(old, now)) renamed.set(old.name, now.name);
-  });
+  const arrived = after.filter((f) => !beforeNames.includes(f.name));
+  for (const old of before.filter((f) => !afterNames.includes(f.name))) {
+    const match = arrived.find((f) => sameShape(old, f) && ![...renamed.values()].includes(f.name));
+    if (match) renamed.set(old.name, match.name);
+  }
   for (const [from, to] of renamed) changes.push({ kind: 'renamed', subject: prefix + to, text: `field ${prefix}${from} renamed to ${to}` });
 
   for (const field of after) {

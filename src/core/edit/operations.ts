@@ -15,7 +15,9 @@ export type EditOperation =
   | { kind: 'move'; path: string; position: number }
   | { kind: 'set'; key: string; value: string }
   | { kind: 'var'; spec: string; name: string }
-  | { kind: 'unvar'; name: string };
+  | { kind: 'unvar'; name: string }
+  /** Move a field into an object field or an array-of-objects field (`into` = its path), as its last field. */
+  | { kind: 'nest'; path: string; into: string };
 
 function usage(message: string, hint: string): PagejsonError {
   return new PagejsonError('USAGE', message, { hint });
@@ -173,6 +175,15 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       return { ...config, ...markVariable(config, operation.spec, operation.name) };
     case 'unvar':
       return { ...config, ...unmarkVariable(config, operation.name) };
+    case 'nest': {
+      if (operation.into === operation.path || operation.into.startsWith(`${operation.path}.`)) throw editError(`cannot nest "${operation.path}" into itself`, 'choose another container');
+      const { structure, found } = locate(config.structure, operation.path);
+      found.siblings.splice(found.index, 1);
+      const target = parentList(structure, `${operation.into}.${found.field.name}`);
+      if (target.siblings.some((f) => f.name === found.field.name)) throw editError(`"${operation.into}" already has a field "${found.field.name}"`, 'rename one of them first');
+      target.siblings.push(found.field);
+      return { ...config, structure: target.structure };
+    }
   }
 }
 

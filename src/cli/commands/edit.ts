@@ -1,0 +1,109 @@
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { describeChanges } from '../../core/edit/describe-changes.js';
+import { openConfigForEdit, problemsOf, saveEditedConfig } from '../../core/edit/config-file.js';
+import { applyEdits, parseAddSpec, splitAssignment, type EditOperation } from '../../core/edit/operations.js';
+import { PagejsonError } from '../../core/errors.js';
+import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import { colors } from '../output.js';
+
+/**
+ * `pagejson edit <apiId>` with change flags: every flag is one edit, applied in the order given on the
+ * command line (commander's option events keep that order across different flags), validated as a whole
+ * before anything is written. Without change flags on a terminal, the interactive editor opens.
+ */
+const FLAG_PARSERS: Record<string, (value: string) => EditOperation> = {
+  add: parseAddSpec,
+  remove: (value) => ({ kind: 'remove', path: value }),
+  rename: (value) => {
+    const [path, name] = splitAssignment('--rename', value, 'PATH=NEW, e.g. --rename books.name=title');
+    return { kind: 'rename', path, name };
+  },
+  move: (value) => {
+    const [path, position] = splitAssignment('--move', value, 'PATH=POSITION, e.g. --move books.price=1');
+    if (!/^[0-9]+$/.test(position)) throw new PagejsonError('USAGE', `--move position "${position}" is not a number`, { hint: 'positions count from 1 within the field\'s level' });
+    return { kind: 'move', path, position: Number(position) };
+  },
+  set: (value) => {
+    const [key, setting] = splitAssignment('--set', value, 'KEY=VALUE, e.g. --set caching=false or --set books.price.selector=.amount');
+    return { kind: 'set', key, value: setting };
+  },
+  var: (value) => {
+    const [spec, name] = splitAssignment('--var', value, 'path:N=NAME or query:PARAM=NAME');
+    return { kind: 'var', spec, name };
+  },
+  unvar: (value) => ({ kind: 'unvar', name: value }),
+};
+
+export function register(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('edit')
+    .description('change a config: fields, settings and dynamic variables (interactive without change flags)')
+    .argument('<apiId>', 'the endpoint to edit')
+    .option('--add <PATH:TYPE[=SELECTOR]>', 'add a field, e.g. books.rating:number=.star-rating (repeatable)')
+    .option('--remove <PATH>', 'remove a field (repeatable)')
+    .option('--rename <PATH=NEW>', 'rename a field (repeatable)')
+    .option('--move <PATH=POSITION>', 'move a field to a 1-based position in its level (repeatable)')
+    .option('--set <KEY=VALUE>', 'set url, scraper, session, caching, status, model, selector, rule, or PATH.selector|attribute|type|transform|description|required (repeatable)')
+    .option('--var <path:N=NAME|query:PARAM=NAME>', 'make a path segment or query value a named variable (repeatable)')
+    .option('--unvar <NAME>', 'turn a variable back into its example value (repeatable)')
+    .option('--dry-run', 'show what would change without writing')
+    .option('--json', 'print {apiId, file, revision, changed, changes} as JSON');
+
+  const operations: EditOperation[] = [];
+  const problems: unknown[] = [];
+  for (const flag of Object.keys(FLAG_PARSERS)) {
+    command.on(`option:${flag}`, (value: string) => {
+      try {
+        operations.push(FLAG_PARSERS[flag]!(value));
+      } catch (error) {
+        problems.push(error);
+      }
+    });
+  }
+
+  command.action(async (apiId: string, options: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
+    if (problems.length > 0) throw problems[0];
+    const { project, set } = await loadProjectConfigs(cmd, ctx);
+    requireConfig(project, set, apiId, ctx.cwd);
+    const file = set.files.get(apiId) ?? join(project.configsDir, `${apiId}.json`);
+    const editable = await openConfigForEdit(file);
+
+    if (operations.length === 0) {
+      if (!ctx.interactive) {
+        throw new PagejsonError('USAGE', 'no change given and no terminal to edit interactively', {
+          hint: 'pass change flags such as --add, --remove, --rename, --move, --set, --var, --unvar (see `pagejson edit --help`)',
+        });
+      }
+      const { runInteractiveEdit } = await import('../prompts/edit-session.js');
+      await runInteractiveEdit(editable, project, ctx);
+      return;
+    }
+
+    const { config, changed } = applyEdits(editable.original, operations);
+    const changes = describeChanges(editable.original, config);
+    if (changed) {
+      // Checked in a dry run too: a dry run answers "would this work?".
+      const invalid = problemsOf(file, config);
+      if (invalid.length > 0) {
+        throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${invalid.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
+          context: { problems: invalid },
+          hint: 'nothing was written; adjust the change and try again',
+        });
+      }
+      if (!options.dryRun) await saveEditedConfig(editable, config);
+    }
+    if (options.json) {
+      writeJson(ctx.stdout, { apiId, file: displayPath(file, ctx.cwd), revision: config.revision, changed, written: changed && !options.dryRun, changes });
+      return;
+    }
+    const c = colors(ctx.stdout, ctx.env);
+    if (!changed) {
+      writeLine(ctx.stdout, `${apiId}: nothing changed (revision ${editable.original.revision})`);
+      return;
+    }
+    for (const change of changes) writeLine(ctx.stdout, `  ${c.cyan('•')} ${change.text}`);
+    writeLine(ctx.stdout, options.dryRun ? c.yellow(`dry run: ${displayPath(file, ctx.cwd)} not written`) : c.green(`saved ${displayPath(file, ctx.cwd)} (revision ${config.revision})`));
+  });
+}

@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
+import { PagejsonError } from '../errors.js';
+import { parseConfigText } from '../config/load.js';
+import { ApiConfigSchema, type ApiConfig } from '../config/schema.js';
+import { checkConfigRules } from '../config/validate.js';
+import { serializeConfig, writeConfigFile } from '../config/write.js';
+import type { ConfigProblem } from '../config/problems.js';
+import { formatZodIssues } from '../config/problems.js';
+
+/**
+ * A config file opened for editing. Keeps what the file held so that a save writes back only what the user
+ * wrote or changed: a key the file left out that still holds its default stays out, and git diffs stay small.
+ */
+export interface EditableConfig {
+  file: string;
+  original: ApiConfig;
+  /** Top-level keys present in the file as written. */
+  writtenKeys: Set<string>;
+  text: string;
+}
+
+export async function openConfigForEdit(file: string): Promise<EditableConfig> {
+  const text = await readFile(file, 'utf8');
+  const result = parseConfigText(text, file);
+  if (!result.ok) {
+    const first = result.problems[0]!;
+    throw new PagejsonError('CONFIG_INVALID', `${file} at ${first.path}: ${first.message}`, {
+      context: { problems: result.problems },
+      hint: 'fix the file first (`pagejson validate` lists every problem); edit works on valid configs',
+    });
+  }
+  return { file, original: result.config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text };
+}
+
+const DEFAULTS = ApiConfigSchema.parse({ apiId: 'x', url: 'https://x.example/', structure: [{ name: 'x', type: 'string' }] });
+const OMITTABLE = ['status', 'variables', 'scraper', 'session', 'caching', 'model', 'selector', 'rule'] as const;
+
+/** The object to write: the config less the defaults the file did not spell out. */
+export function fileShape(editable: EditableConfig, config: ApiConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const key of OMITTABLE) {
+    if (!editable.writtenKeys.has(key) && isDeepStrictEqual(config[key], DEFAULTS[key])) delete out[key];
+  }
+  return out;
+}
+
+/** Every problem the edited config would have, checked before anything is written. */
+export function problemsOf(file: string, candidate: ApiConfig): ConfigProblem[] {
+  const parsed = ApiConfigSchema.safeParse(candidate);
+  if (!parsed.success) return formatZodIssues(parsed.error.issues).map((p) => ({ file, ...p }));
+  return checkConfigRules(parsed.data, file);
+}
+
+export function textOf(editable: EditableConfig, config: ApiConfig): string {
+  return serializeConfig(fileShape(editable, config) as ApiConfig);
+}
+
+/** Validate, then write atomically. Throws CONFIG_INVALID (writing nothing) when the result is invalid. */
+export async function saveEditedConfig(editable: EditableConfig, config: ApiConfig): Promise<string> {
+  const problems = problemsOf(editable.file, config);
+  if (problems.length > 0) {
+    throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
+      context: { problems },
+      hint: 'nothing was written; adjust the change and try again',
+    });
+  }
+  const text = textOf(editable, config);
+  await writeConfigFile(editable.file, fileShape(editable, config) as ApiConfig);
+  return text;
+}

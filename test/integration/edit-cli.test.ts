@@ -1,0 +1,136 @@
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
+import { exampleConfigText } from '../support/example-configs.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+
+let site: FixtureSite;
+let dir: string;
+let booksFile: string;
+
+const cli = (args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+const git = (args: string[]) => execa('git', args, { cwd: dir });
+
+beforeAll(async () => {
+  await ensureBuilt();
+  site = await startFixtureSite();
+  dir = await mkdtemp(join(tmpdir(), 'pagejson-edit-'));
+  await writeFile(join(dir, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true } }, null, 2));
+  await mkdir(join(dir, 'configs'));
+  booksFile = join(dir, 'configs/books.json');
+  await writeFile(booksFile, exampleConfigText('books', site.origin));
+  await git(['init', '-q', '-b', 'main']);
+  await git(['-c', 'user.email=t@example.test', '-c', 'user.name=t', 'add', '.']);
+  await git(['-c', 'user.email=t@example.test', '-c', 'user.name=t', 'commit', '-qm', 'books']);
+}, 300_000);
+
+afterAll(async () => {
+  await site?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('pagejson edit with flags', () => {
+  it('an edit that changes nothing leaves the bytes unchanged', async () => {
+    const before = await readFile(booksFile, 'utf8');
+    const result = await cli(['edit', 'books', '--set', 'caching=true', '--move', 'title=1']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('books: nothing changed (revision 1)');
+    expect(await readFile(booksFile, 'utf8')).toBe(before);
+  });
+
+  it('refuses an invalid change and writes nothing', async () => {
+    const before = await readFile(booksFile, 'utf8');
+    const result = await cli(['edit', 'books', '--set', 'session=true', '--set', 'scraper=2']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('use session is only available with scraper 1');
+    expect(result.stderr).toContain('hint: nothing was written');
+    expect(await readFile(booksFile, 'utf8')).toBe(before);
+  });
+
+  it('reports bad flags as usage errors (exit 2) with a hint', async () => {
+    const move = await cli(['edit', 'books', '--move', 'title=first']);
+    expect(move.exitCode).toBe(2);
+    expect(move.stderr).toMatch(/--move position "first" is not a number\nhint: /);
+    const none = await cli(['edit', 'books']);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('no change given and no terminal');
+  });
+
+  it('applies several flags in command-line order, bumps the revision, and the result still runs', async () => {
+    const result = await cli([
+      'edit', 'books',
+      '--add', 'books.thumb:url=img',
+      '--set', 'books.thumb.attribute=src',
+      '--move', 'books.thumb=1',
+      '--rename', 'books.name=bookTitle',
+      '--remove', 'count',
+      '--json',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.revision).toBe(2);
+    expect(report.changes.map((c: { text: string }) => c.text)).toEqual(
+      expect.arrayContaining(['field count removed', 'field books.name renamed to bookTitle']),
+    );
+    const saved = JSON.parse(await readFile(booksFile, 'utf8'));
+    expect(saved.revision).toBe(2);
+    const books = saved.structure.find((f: { name: string }) => f.name === 'books');
+    expect(books.fields[0]).toEqual({ name: 'thumb', type: 'url', selector: 'img', attribute: 'src' });
+    expect(books.fields.map((f: { name: string }) => f.name)).toContain('bookTitle');
+
+    const run = await cli(['run', 'books']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data.count).toBeUndefined();
+    expect(data.books[0].thumb).toMatch(new RegExp(`^${site.origin}/`));
+    expect(typeof data.books[0].bookTitle).toBe('string');
+  });
+
+  it('turns a path segment into a variable and back', async () => {
+    const marked = await cli(['edit', 'books', '--var', 'path:1=page']);
+    expect(marked.exitCode, marked.stderr).toBe(0);
+    expect(marked.stdout).toContain('variable page added (example "listing.html")');
+    let saved = JSON.parse(await readFile(booksFile, 'utf8'));
+    expect(saved.url).toBe(`${site.origin}/{{ page }}`);
+    expect(saved.variables).toEqual({ page: { example: 'listing.html' } });
+    const run = await cli(['run', 'books', '--var', 'page=listing.html']);
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    const unmarked = await cli(['edit', 'books', '--unvar', 'page']);
+    expect(unmarked.exitCode).toBe(0);
+    saved = JSON.parse(await readFile(booksFile, 'utf8'));
+    expect(saved.url).toBe(`${site.origin}/listing.html`);
+    expect(saved.variables).toEqual({});
+    expect(saved.revision).toBe(4);
+  });
+});
+
+describe('pagejson diff', () => {
+  it('describes the working file against HEAD and against a config revision, as text, JSON and GitHub Markdown', async () => {
+    const text = await cli(['diff', 'books']);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toContain('books: HEAD (revision 1) → working file (revision 4)');
+    expect(text.stdout).toContain('field count removed');
+    expect(text.stdout).toContain('field books.thumb added (url, selector "img")');
+
+    const json = await cli(['diff', 'books', '--against', '1', '--format', 'json']);
+    expect(json.exitCode, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.fromRevision).toBe(1);
+    expect(report.toRevision).toBe(4);
+    expect(report.changes.some((c: { kind: string }) => c.kind === 'renamed')).toBe(true);
+
+    const summaryFile = join(dir, 'summary.md');
+    const github = await execa('node', [CLI_BIN, 'diff', 'books', '--format', 'github'], { cwd: dir, reject: false, env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    expect(github.stdout).toMatch(/^### pagejson: `books` \(revision 1 → 4\)/);
+    expect(github.stdout).toContain('- field count removed');
+    expect(await readFile(summaryFile, 'utf8')).toBe(`${github.stdout}\n`);
+
+    const bad = await cli(['diff', 'books', '--against', 'no-such-branch']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('"no-such-branch" is not a git revision here');
+  });
+});
