@@ -1,9 +1,10 @@
+import type * as CrawleeBasic from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
 import { SCRAPER_CAPABILITIES, type ScraperName } from './types.js';
 
 /** What scrapers 2 and 3 share: Crawlee's configuration, retry pacing, and input checks. */
 
-type CrawleeModule = Pick<typeof import('@crawlee/basic'), 'Configuration' | 'log' | 'LogLevel'>;
+type CrawleeModule = Pick<typeof CrawleeBasic, 'Configuration' | 'log' | 'LogLevel'>;
 
 /**
  * In-memory storage only (nothing under ./storage: a long-running crawler with persisted storage grows by

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BasicCrawler, Request } from '@crawlee/basic';
+import type { BasicCrawler, Request } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
 import type { FetchResult } from './types.js';
 

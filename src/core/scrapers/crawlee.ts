@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { Request as CrawleeRequest } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
 import { assertAllowedUrlHost, blockedAddressError, createGuardedLookup, isAllowedAddress } from '../net/address-guard.js';
 import { assertAnnouncedLength, readBodyWithLimit, tooLargeError } from '../net/body-limit.js';
@@ -35,7 +36,7 @@ interface ResponseStream extends Readable {
 }
 
 interface HookContext {
-  request: import('@crawlee/cheerio').Request;
+  request: CrawleeRequest;
   response?: ResponseStream;
 }
 

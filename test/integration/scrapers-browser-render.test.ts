@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { createBrowserScraper } from '../../src/core/scrapers/browser.js';
+import type { Scraper } from '../../src/core/scrapers/types.js';
+import { CHROMIUM_PATH, chromiumChildren, skipBrowserTests } from '../support/chromium.js';
+import { JS_ITEMS } from '../support/site-routes/js.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+
+/** Scraper 3 on the real system Chromium: JavaScript-rendered data, process hygiene, missing browser. */
+const skip = skipBrowserTests();
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(skip)('scraper 3 (browser)', () => {
+  let site: FixtureSite;
+  let scraper: Scraper;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    scraper = createBrowserScraper({ timeoutMs: 15_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+  });
+
+  afterAll(async () => {
+    await scraper?.close();
+    await site?.close();
+  });
+
+  it('returns the items a script inserted after load, which the raw HTML does not contain', async () => {
+    const raw = await request(`${site.origin}/js/rendered.html`);
+    const rawHtml = await raw.body.text();
+    for (const item of JS_ITEMS) expect(rawHtml).not.toContain(item);
+
+    const result = await scraper.fetch({ url: `${site.origin}/js/rendered.html` });
+    expect(result.status).toBe(200);
+    expect(result.finalUrl).toBe(`${site.origin}/js/rendered.html`);
+    expect(result.headers['content-type']).toMatch(/text\/html/);
+    for (const item of JS_ITEMS) expect(result.html).toContain(`<li class="item">${item}</li>`);
+  });
+
+  it('fetches a repeated URL every time and serves concurrent pages to the right callers', async () => {
+    site.resetHits();
+    const paths = ['/listing.html', '/product.html', '/listing.html'];
+    const results = await Promise.all(paths.map((path) => scraper.fetch({ url: `${site.origin}${path}` })));
+    results.forEach((result, index) => expect(result.finalUrl).toBe(`${site.origin}${paths[index]}`));
+    expect(site.hitCount('/listing.html')).toBe(2);
+  });
+
+  it('refuses Use session', async () => {
+    await expect(scraper.fetch({ url: `${site.origin}/listing.html`, session: true })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it('leaves no Chromium process behind after close()', async () => {
+    const own = createBrowserScraper({ timeoutMs: 15_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    const before = new Set(await chromiumChildren());
+    await own.fetch({ url: `${site.origin}/listing.html` });
+    const started = (await chromiumChildren()).filter((pid) => !before.has(pid));
+    expect(started.length).toBeGreaterThan(0);
+    await own.close();
+    await own.close(); // idempotent
+    // Chromium's helpers exit right after the browser; give them a moment without asserting a duration.
+    for (let attempt = 0; attempt < 50 && started.some(isAlive); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(started.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe('scraper 3 without Chromium', () => {
+  it('fails with BROWSER_UNAVAILABLE naming the path and how to fix it', async () => {
+    const missing = '/nonexistent/chromium';
+    const scraper = createBrowserScraper({ timeoutMs: 2_000, maxBytes: 1024, allowPrivateNetworks: true, perOriginConcurrency: 1, chromiumPath: missing });
+    try {
+      await expect(scraper.fetch({ url: 'http://127.0.0.1:9/' })).rejects.toMatchObject({
+        code: 'BROWSER_UNAVAILABLE',
+        message: `Chromium was not found at ${missing}`,
+        hint: 'install it with `apt-get install chromium` or set PAGEJSON_CHROMIUM',
+      });
+    } finally {
+      await scraper.close();
+    }
+  });
+});
