@@ -100,7 +100,12 @@ describe('pagejson generate (scripted)', () => {
     expect(result.exitCode).toBe(0);
     expect(llm.requests).toHaveLength(1);
     expect(userContent(llm.requests[0]!)).toContain('prices of books');
-    const saved = JSON.parse(await readFile(join(dir, 'configs/llm-books.json'), 'utf8')) as Record<string, any>;
+    const saved = JSON.parse(await readFile(join(dir, 'configs/llm-books.json'), 'utf8')) as {
+      model: string;
+      url: string;
+      variables: unknown;
+      generated: { usage: unknown; sample: { books: unknown[] } };
+    };
     expect(saved.model).toBe('local');
     expect(saved.url).toBe(`${site.origin}/listing.html?page={{ page }}`);
     expect(saved.variables).toEqual({ page: { example: '1' } });

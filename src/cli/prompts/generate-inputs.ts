@@ -63,7 +63,10 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
     ((await input({
       message: 'CSS selector of the section to extract',
       default: 'body',
-      validate: (value) => checkSelector(value.trim() || 'body') ?? true,
+      validate: (value) => {
+        const problem = checkSelector(value.trim() || 'body');
+        return problem ? `not a valid CSS selector: ${problem}` : true;
+      },
     })).trim() || 'body');
 
   const rule =
