@@ -59,6 +59,9 @@ export function toFetchError(error: unknown, timeoutMs: number): PagejsonError {
   if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS') return tooManyRedirectsError();
   if (/timed out|timeout/i.test(message) || name === 'TimeoutError') return timeoutError(timeoutMs);
   if (/served Content-Type/.test(message)) return notHtmlError();
+  if (code?.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${code})`, { context: { code }, cause: error, hint: 'the source sent a corrupt compressed body' });
+  }
   const reason = code ? `connection failed (${code})` : (message.split('\n')[0]?.slice(0, 200) ?? 'unknown error');
   return new PagejsonError('FETCH_FAILED', reason, {
     context: { code },

@@ -80,7 +80,7 @@ async function startCrawler(crawler: BasicCrawler<any>): Promise<{ running: Prom
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any crawler flavour (Cheerio, Playwright) will do
-export function createKeepAliveCrawler(crawler: BasicCrawler<any>): KeepAliveCrawler {
+export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: () => void = () => undefined): KeepAliveCrawler {
   const pending = new Map<string, PendingFetch>();
   let closed = false;
   let starting: Promise<void> | undefined;
@@ -179,11 +179,13 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>): KeepAliveCra
       if (closed) return;
       closed = true;
       for (const entry of [...pending.values()]) entry.reject(closedError());
-      if (!starting) return;
-      await starting.catch(() => undefined);
-      // Aborting the pool ends run(), whose own cleanup tears the crawler (and a browser pool) down.
-      await crawler.autoscaledPool?.abort().catch(() => undefined);
-      await running?.catch(() => undefined);
+      if (starting) {
+        await starting.catch(() => undefined);
+        // Aborting the pool ends run(), whose own cleanup tears the crawler (and a browser pool) down.
+        await crawler.autoscaledPool?.abort().catch(() => undefined);
+        await running?.catch(() => undefined);
+      }
+      afterClose();
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { Request as CrawleeRequest } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
@@ -54,7 +55,11 @@ function destroyResponse(context: { response?: unknown }): void {
 }
 
 async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> {
-  const crawlee = await import('@crawlee/cheerio');
+  const [crawlee, { TransformHeadersAgent }] = await Promise.all([import('@crawlee/cheerio'), import('got-scraping')]);
+  // Our own keep-alive agents (wrapped like got-scraping's defaults, which keep browser header order) rather
+  // than Node's global ones, so that close() can end every socket this scraper opened.
+  const socketAgents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const agent = { http: new TransformHeadersAgent(socketAgents.http), https: new TransformHeadersAgent(socketAgents.https) };
   const config = crawleeConfiguration(crawlee);
   // eslint-disable-next-line prefer-const -- the hooks below close over it before the crawler exists
   let keepAlive: KeepAliveCrawler;
@@ -83,6 +88,7 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
             maxRedirects: MAX_REDIRECTS,
             timeout: { request: remaining },
             headerGeneratorOptions: HEADER_GENERATOR_OPTIONS,
+            agent,
           });
           Object.assign(gotOptions, {
             // Names are checked when the socket connects (no gap between check and use); literal IPs in
@@ -181,7 +187,10 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
     },
   });
 
-  keepAlive = createKeepAliveCrawler(crawler);
+  keepAlive = createKeepAliveCrawler(crawler, () => {
+    socketAgents.http.destroy();
+    socketAgents.https.destroy();
+  });
   return keepAlive;
 }
 

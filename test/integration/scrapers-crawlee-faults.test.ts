@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPagejsonError, type PagejsonError } from '../../src/core/errors.js';
+import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
+import type { Scraper } from '../../src/core/scrapers/types.js';
+import { FAULT_CASES, FAULT_SCRAPER_OPTIONS } from '../support/faults.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+
+/**
+ * Scraper 2 against every fault of the shared fault table: each ends with the typed error the table names,
+ * within the deadline (checked only with a generous bound, to catch hangs, never as a timing), and leaves
+ * no socket open at the source.
+ */
+/** Far above the 1.5 s deadline plus retries' backoff: only a hang (or a 20 s default) would exceed it. */
+const HANG_BOUND_MS = FAULT_SCRAPER_OPTIONS.timeoutMs + 6_000;
+
+let site: FixtureSite;
+let scraper: Scraper;
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+  scraper = createCrawleeScraper({ ...FAULT_SCRAPER_OPTIONS });
+  // Warm up (Crawlee's import and start) so the first fault is measured like the others.
+  await scraper.fetch({ url: `${site.origin}/listing.html` });
+});
+
+afterAll(async () => {
+  await scraper?.close();
+  await site?.close();
+});
+
+async function openSocketsSettle(): Promise<number> {
+  for (let attempt = 0; attempt < 50 && site.openSockets() > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  return site.openSockets();
+}
+
+describe('scraper 2 (crawlee) against faulty sources', () => {
+  it.each(FAULT_CASES.map((fault) => [fault.path, fault] as const))('%s ends with its typed error', async (_path, fault) => {
+    const started = Date.now();
+    const error = await scraper.fetch({ url: `${site.origin}${fault.path}` }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(Date.now() - started).toBeLessThan(HANG_BOUND_MS);
+    expect(isPagejsonError(error), String(error)).toBe(true);
+    expect((error as PagejsonError).code, (error as Error).message).toBe(fault.code);
+    expect((error as PagejsonError).message).toMatch(fault.reason);
+  });
+
+  it('still serves a good page afterwards, and no fault left a socket open', async () => {
+    const result = await scraper.fetch({ url: `${site.origin}/listing.html` });
+    expect(result.status).toBe(200);
+    await scraper.close();
+    expect(await openSocketsSettle()).toBe(0);
+  });
+
+  it('retries a 500 (the source sees more than one request) but not a 404', async () => {
+    const fresh = createCrawleeScraper({ ...FAULT_SCRAPER_OPTIONS, timeoutMs: 5_000 });
+    try {
+      site.resetHits();
+      await expect(fresh.fetch({ url: `${site.origin}/faults/500` })).rejects.toMatchObject({ code: 'FETCH_STATUS' });
+      await expect(fresh.fetch({ url: `${site.origin}/faults/404` })).rejects.toMatchObject({ code: 'FETCH_STATUS' });
+      expect(site.hitCount('/faults/500')).toBeGreaterThan(1);
+      expect(site.hitCount('/faults/404')).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
