@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { siteRoutes } from './site-routes/index.js';
 
 /**
@@ -49,7 +49,7 @@ function contentTypeFor(path: string): string {
 
 export async function startFixtureSite(options: { port?: number; host?: string } = {}): Promise<FixtureSite> {
   const hits = new Map<string, number>();
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const host = options.host ?? '127.0.0.1';
   // eslint-disable-next-line prefer-const
   let site: FixtureSite;
