@@ -89,6 +89,12 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     return undefined;
   });
 
+  // A keep-alive connection would hold close() open after its in-flight request: tell the client to go.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) reply.header('connection', 'close');
+    return payload;
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const isExternal = request.routeOptions.url === '/external/:apiId';
     const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;

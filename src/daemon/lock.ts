@@ -50,7 +50,7 @@ export async function acquireDaemonLock(path: string, dataDir: string): Promise<
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = await readOwner(path);
-    if (owner !== undefined && owner !== process.pid && isAlive(owner)) {
+    if (owner !== undefined && isAlive(owner)) {
       throw new PagejsonError('DAEMON_RUNNING', `another pagejson daemon (pid ${owner}) is already serving the data dir ${dataDir}`, {
         context: { pid: owner, lock: path },
         hint: 'stop that daemon first, or give this one its own data dir with PAGEJSON_DATA_DIR',

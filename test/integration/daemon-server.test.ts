@@ -1,0 +1,141 @@
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { Client } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isPagejsonError } from '../../src/core/errors.js';
+import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
+import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { captureStream, issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
+
+/** The running daemon in-process: lock, admin socket, graceful stop, metrics, logs without keys. */
+let site: FixtureSite;
+let temp: TempProject;
+const servers: RunningServer[] = [];
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+});
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  await temp?.cleanup();
+});
+
+afterAll(async () => {
+  await site?.close();
+});
+
+async function start(extra: Partial<Parameters<typeof startServer>[0]> = {}): Promise<RunningServer> {
+  const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false }, ...extra });
+  servers.push(server);
+  return server;
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('the data-dir lock', () => {
+  it('makes a second daemon on the same data dir fail fast, naming the running one', async () => {
+    temp = await makeProject([]);
+    const first = await start();
+    const error = await start().catch((e: unknown) => e);
+    expect(isPagejsonError(error) && error.code).toBe('DAEMON_RUNNING');
+    expect((error as Error).message).toContain(`pid ${process.pid}`);
+    expect((error as Error).message).toContain(temp.project.dataDir);
+    expect((await readFile(first.lockPath, 'utf8')).trim()).toBe(String(process.pid));
+  });
+
+  it('takes over the stale lock of a dead daemon, and releases its own on close', async () => {
+    temp = await makeProject([]);
+    const dead = await execa('node', ['-e', 'process.stdout.write(String(process.pid))']);
+    await mkdir(temp.project.dataDir, { recursive: true });
+    await writeFile(join(temp.project.dataDir, 'daemon.lock'), `${dead.stdout}\n`);
+    const server = await start();
+    expect((await readFile(server.lockPath, 'utf8')).trim()).toBe(String(process.pid));
+    await server.close();
+    await expect(stat(server.lockPath)).rejects.toThrow();
+  });
+});
+
+describe('the admin socket', () => {
+  it('is mode 0600 and answers the state API while the daemon runs', async () => {
+    temp = await makeProject([]);
+    const server = await start();
+    expect((await stat(server.socketPath)).mode & 0o777).toBe(0o600);
+    const client = new Client('http://admin', { socketPath: server.socketPath });
+    try {
+      const response = await client.request({ method: 'GET', path: '/health' });
+      expect(response.statusCode).toBe(200);
+      expect(await response.body.json()).toMatchObject({ ok: true, pid: process.pid });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('stopping', () => {
+  it('lets an in-flight request finish, answers new ones with a 503 envelope, and flushes the debit', async () => {
+    temp = await makeProject([pageConfig('slow', `${site.origin}/daemon/slow?ms=400`, { caching: false })]);
+    const server = await start();
+    const { key } = await issueKey(server.runtime.store, { freeCredits: 10 });
+    site.resetHits();
+    const inflight = fetch(`${server.url}/external/slow`, { headers: { apikey: key } });
+    await until(() => site.hitCount('/daemon/slow') === 1, 'the source fetch');
+    server.app.startDraining();
+    const refused = await server.app.inject({ method: 'GET', url: '/external/slow', headers: { apikey: key } });
+    expect(refused.statusCode).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ data: null, errors: [{ code: 'SHUTTING_DOWN' }] });
+    const closing = server.close();
+    const response = await inflight;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { title: 'Slow page', kind: 'slow' }, errors: null });
+    await closing;
+    const reopened = await createLowdbStore({ file: join(temp.project.dataDir, 'state.json') });
+    expect((await reopened.getAccount('default'))!.balance).toBe(10_000 - 400);
+    await reopened.close();
+  });
+});
+
+describe('observability', () => {
+  it('counts requests, cache results and credits in /metrics', async () => {
+    temp = await makeProject([pageConfig('static', `${site.origin}/daemon/echo?name=m`)]);
+    const server = await start();
+    const { key } = await issueKey(server.runtime.store);
+    for (let i = 0; i < 3; i++) await server.app.inject({ method: 'GET', url: '/external/static', headers: { apikey: key } });
+    await server.app.inject({ method: 'GET', url: '/external/static' });
+    await server.app.inject({ method: 'GET', url: '/external/unknown-id', headers: { apikey: key } });
+    const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('pagejson_requests_total{api_id="static",status="200"} 3');
+    expect(metrics).toContain('pagejson_requests_total{api_id="static",status="401"} 1');
+    expect(metrics).toContain('pagejson_requests_total{api_id="_unknown",status="404"} 1');
+    expect(metrics).toContain('pagejson_cache_results_total{result="MISS"} 1');
+    expect(metrics).toContain('pagejson_cache_results_total{result="HIT"} 2');
+    expect(metrics).toMatch(/pagejson_credits_debited_total\{api_id="static"\} 1\.2\d*/);
+    expect(metrics).toMatch(/pagejson_fetch_duration_seconds_count\{api_id="static",scraper="1",outcome="ok"\} 1/);
+  });
+
+  it('never writes the plaintext key to the log or the data dir', async () => {
+    temp = await makeProject([pageConfig('static', `${site.origin}/daemon/echo?name=l`), pageConfig('broken', `${site.origin}/error-500.html`)]);
+    const log = captureStream();
+    const server = await start({ app: { logger: { level: 'trace', stream: log } } });
+    const { key } = await issueKey(server.runtime.store);
+    for (const url of ['/external/static', '/external/static', '/external/broken', '/external/nope', '/nowhere']) {
+      await fetch(`${server.url}${url}`, { headers: { apikey: key } });
+    }
+    await fetch(`${server.url}/external/static`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body: '{bad' });
+    await server.close();
+    expect(log.text()).toContain('"status":200');
+    expect(log.text()).not.toContain(key);
+    for (const name of await readdir(temp.project.dataDir)) {
+      const bytes = await readFile(join(temp.project.dataDir, name)).catch(() => Buffer.alloc(0));
+      expect(bytes.includes(key)).toBe(false);
+    }
+  });
+});
