@@ -1,0 +1,52 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, REPO_ROOT } from '../support/build-once.js';
+
+const DEMO = join(REPO_ROOT, 'dist/demo/main.js');
+const env = { NO_COLOR: '1', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
+
+/** The envelope printed after `GET … → 200`, up to the blank line before "call it again". */
+function printedEnvelope(stdout: string): { data: { products?: Array<Record<string, unknown>> } & Record<string, unknown>; errors: unknown } {
+  const start = stdout.indexOf('{', stdout.indexOf('→ 200'));
+  const end = stdout.indexOf('\n\ncall it again:');
+  return JSON.parse(stdout.slice(start, end)) as never;
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+}, 300_000);
+
+describe('npm run demo', () => {
+  it('generates from the bundled listing, serves it, prints the JSON and a curl command, and exits with PAGEJSON_DEMO_ONCE=1', async () => {
+    const result = await execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const envelope = printedEnvelope(result.stdout);
+    expect(envelope.errors).toBeNull();
+    const items = Object.values(envelope.data).find(Array.isArray) as Array<Record<string, unknown>>;
+    expect(items).toHaveLength(14);
+    expect(JSON.stringify(items[0])).toContain('A Light in the Attic');
+    expect(result.stdout).toMatch(/curl -s -H 'apikey: pj_[0-9A-Za-z]+' http:\/\/127\.0\.0\.1:\d+\/external\/books/);
+  });
+
+  it('keeps serving until SIGINT, and the printed curl command works meanwhile', async () => {
+    const child = execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env, timeout: 60_000 });
+    let stdout = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('serving until Ctrl-C')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`demo exited early:\n${stdout}`)));
+    });
+    const [, key, url] = /curl -s -H 'apikey: (\S+)' (\S+)/.exec(stdout)!;
+    const again = await fetch(url!, { headers: { apikey: key! } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-pagejson-cache')).toBe('HIT');
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    await expect(fetch(url!, { headers: { apikey: key! } })).rejects.toThrow();
+  });
+});
