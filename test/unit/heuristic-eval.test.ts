@@ -38,7 +38,15 @@ export function leaves(value: unknown, out: unknown[] = []): unknown[] {
 
 export function normalise(value: unknown): string {
   if (typeof value === 'number') return `n:${Number(value.toFixed(6))}`;
-  const text = String(value).normalize('NFKC').replace(/\s+/g, ' ').trim();
+  let text = String(value).normalize('NFKC').replace(/\s+/g, ' ').trim();
+  // URLs compare as a reader sees them: the engine percent-encodes `São_Paulo`, a person writes it plainly.
+  if (/^https?:\/\//.test(text)) {
+    try {
+      text = decodeURI(text);
+    } catch {
+      // keep it encoded
+    }
+  }
   if (/^-?\d+(\.\d+)?$/.test(text)) return `n:${Number(Number(text).toFixed(6))}`;
   return `s:${text.toLowerCase()}`;
 }

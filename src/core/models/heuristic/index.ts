@@ -34,7 +34,10 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
     ...detectRepeatedItems(context),
     ...detectTables(context),
   ];
-  const verified = verifyProposals(dropDuplicateRegions(proposals), page, input.pageUrl, selector);
+  // Page furniture is offered only when the page has no real content to describe.
+  const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);
+  const useful = hasContent ? proposals.filter((proposal) => !proposal.weak) : proposals;
+  const verified = verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector);
   return { structure: uniqueTopLevelNames(rankProposals(verified, input.rule)) };
 }
 

@@ -108,7 +108,7 @@ export function itemFields(items: Element[]): ItemFields {
   const valuesOf = (slot: Slot, read: (element: Element) => string) => items.map((item) => (slot.byItem.get(item)?.[0] ? read(slot.byItem.get(item)![0]!) : ''));
   const constants = new Set<Element>();
   for (const slot of slots) {
-    const values = valuesOf(slot, (element) => ownText(element));
+    const values = valuesOf(slot, (element) => textOf(element));
     if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
   }
   let hasTitle = false;

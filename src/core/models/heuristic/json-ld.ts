@@ -15,6 +15,8 @@ interface PropertySpec {
   name: string;
   paths: string[];
   type: ScalarType;
+  /** A list of scalars (recipeIngredient): an array field whose items are the list's entries. */
+  list?: boolean;
 }
 
 const PRODUCT: PropertySpec[] = [
@@ -48,6 +50,7 @@ const RECIPE: PropertySpec[] = [
   { name: 'cookTime', paths: ['cookTime'], type: 'string' },
   { name: 'totalTime', paths: ['totalTime'], type: 'string' },
   { name: 'recipeYield', paths: ['recipeYield', 'recipeYield.0'], type: 'string' },
+  { name: 'ingredients', paths: ['recipeIngredient'], type: 'string', list: true },
   { name: 'rating', paths: ['aggregateRating.ratingValue'], type: 'number' },
   { name: 'description', paths: ['description'], type: 'string' },
 ];
@@ -106,6 +109,10 @@ function isScalar(value: unknown): value is string | number | boolean {
   return (typeof value === 'string' && value.trim().length > 0) || typeof value === 'number' || typeof value === 'boolean';
 }
 
+function isScalarList(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0 && value.every(isScalar);
+}
+
 function genericSpecs(entity: JsonObject): PropertySpec[] {
   const specs: PropertySpec[] = [];
   for (const [key, value] of Object.entries(entity)) {
@@ -130,10 +137,11 @@ export function detectJsonLd(context: DetectContext): Proposal[] {
     const names = new NameSet();
     const fields: Field[] = [];
     for (const spec of KNOWN_TYPES[type] ?? genericSpecs(entity)) {
-      const path = spec.paths.find((candidate) => isScalar(valueAtPath(entity, candidate)));
+      const path = spec.paths.find((candidate) => (spec.list ? isScalarList : isScalar)(valueAtPath(entity, candidate)));
       if (!path) continue;
       const name = names.take(camelCase(splitWords(spec.name)) || 'value');
-      fields.push({ name, type: spec.type, selector: JSON_LD_SELECTOR, transform: [`json:${type}.${path}`] });
+      const transform = [`json:${type}.${path}`];
+      fields.push(spec.list ? { name, type: 'array', selector: JSON_LD_SELECTOR, transform, items: { type: spec.type } } : { name, type: spec.type, selector: JSON_LD_SELECTOR, transform });
     }
     if (fields.length === 0) continue;
     const name = topNames.take(camelCase(splitWords(type)) || 'entity');

@@ -1,4 +1,5 @@
-import { allElements, elementChildren, isInside, ownText, parentElement, stableClasses, type Element } from './dom.js';
+import type { Field } from '../../config/schema.js';
+import { allElements, elementChildren, isInside, ownText, parentElement, stableClasses, textOf, type Element } from './dom.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
 import { groupSelector } from './selectors.js';
@@ -12,7 +13,7 @@ import type { DetectContext, Proposal } from './types.js';
 
 const NOT_ITEMS = new Set(['tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'a', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
-const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?)([-_ ]|$)/i;
+const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead)([-_ ]|$)/i;
 const MIN_ITEMS = 3;
 const ANALYSED_GROUPS = 12;
 const KEPT_GROUPS = 3;
@@ -76,6 +77,23 @@ function isChrome(element: Element): boolean {
   return false;
 }
 
+/** Menus, tag clouds, "see also" lists: each item one short link and nothing else. */
+function isLinkList(fields: Field[], items: Element[], stats: Map<Element, Stats>): boolean {
+  const avgText = items.reduce((sum, item) => sum + stats.get(item)!.textLength, 0) / items.length;
+  return fields.every((field) => field.type === 'url' || field.name === 'title') && fields.length <= 2 && avgText < 40;
+}
+
+const TEXT_LIST = '$text';
+const INLINE_TEXT = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub', 'mark', 'abbr', 'code', 'br', 'span', 'p']);
+
+/** Items that are plain text (ingredients, bullet points) make an array of strings. */
+function textListField(items: Element[]): Field[] {
+  const texts = items.map(textOf);
+  // Microdata properties are read by the microdata detector; here only plain formatted text counts.
+  const plain = items.every((item) => item.attribs.itemprop === undefined && elementChildren(item).every((child) => INLINE_TEXT.has(child.name) && child.attribs.itemprop === undefined));
+  return plain && texts.every((text) => text.length > 0) && new Set(texts).size > 1 ? [{ name: TEXT_LIST, type: 'string', selector: ':scope' }] : [];
+}
+
 const GENERIC_WORDS = new Set(['container', 'wrapper', 'wrap', 'grid', 'row', 'rows', 'col', 'cols', 'list', 'lists', 'inner', 'outer', 'clearfix', 'section', 'content', 'main', 'items', 'item', 'card', 'cards', 'box', 'block', 'tile', 'pod', 'entry', 'entries', 'body', 'group', 'page', 'layout', 'flex', 'unstyled', 'plain', 'view', 'area', 'panel', 'ol', 'ul', 'li', 'div', 'lg', 'md', 'sm', 'xs', 'col', 'span', 'mt', 'mb', 'p', 'd', 'js', 'u', 'is', 'has', 'the', 'of', 'all', 'latest', 'recent', 'new', 'featured', 'search', 'relative', 'absolute', 'static', 'hidden', 'visible', 'col', 'xs', 'sm', 'md', 'lg', 'xl', 'pull', 'clearfix', 'default', 'active', 'first', 'last', 'odd', 'even', 'type', 'status', 'publish']);
 
 /** `products`, `results`, `jobs`: from the item's classes, then the container's id and classes. */
@@ -103,7 +121,7 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
       const avgLinks = itemStats.reduce((sum, s) => sum + s.links, 0) / group.items.length;
       let score = group.items.length * Math.log2(2 + Math.min(avgText, 400)) * Math.min(1 + avgDescendants, 20);
       if (isChrome(group.parent)) score *= 0.15;
-      if (avgLinks <= 1 && avgDescendants <= 1 && avgText < 30) score *= 0.3;
+      if (avgLinks >= 0.9 && avgDescendants <= 1.5 && avgText < 30) score *= 0.3;
       return { group, score };
     })
     .filter(({ score }) => score > 0)
@@ -113,14 +131,17 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const analysed = prescored
     .map(({ group, score }) => {
       const { fields, hints } = itemFields(group.items);
-      return { group, fields, hints, score: score * (fields.length >= 2 ? Math.min(fields.length, 6) : 0.3) };
+      const weak = isChrome(group.parent) || isLinkList(fields, group.items, stats);
+      return { group, fields, hints, weak, score: score * Math.min(fields.length, 6) * (weak ? 0.1 : 1) };
     })
+    // One field is not a record; such items are read as a list of texts when they are just text.
+    .map((candidate) => (candidate.fields.length >= 2 ? candidate : { ...candidate, fields: textListField(candidate.group.items) }))
     .filter(({ fields }) => fields.length > 0)
     .sort((a, b) => b.score - a.score);
 
   const kept: typeof analysed = [];
   for (const candidate of analysed) {
-    if (kept.length >= KEPT_GROUPS || candidate.score < (kept[0]?.score ?? 0) * 0.2) break;
+    if (kept.length >= KEPT_GROUPS || candidate.score < (kept[0]?.score ?? 0) * 0.1) break;
     // Regions nested in each other describe the same content twice: the better-scored one stays.
     const overlaps = kept.some(
       (other) =>
@@ -135,12 +156,14 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     const selector = groupSelector(candidate.group.items, context.sectionRoots);
     if (!selector) continue;
     const name = arrayName(candidate.group);
+    const isTextList = candidate.fields.length === 1 && candidate.fields[0]!.name === TEXT_LIST;
     proposals.push({
       kind: 'items',
-      field: { name, type: 'array', selector, fields: candidate.fields },
+      field: isTextList ? { name, type: 'array', selector, items: { type: 'string' } } : { name, type: 'array', selector, fields: candidate.fields },
       score: candidate.score,
       hints: `${name} ${selector} ${candidate.hints}`,
       itemElements: candidate.group.items,
+      weak: candidate.weak,
     });
   }
   return proposals;

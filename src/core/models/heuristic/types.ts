@@ -23,4 +23,6 @@ export interface Proposal {
   hints: string;
   /** For arrays: the item elements, so that two detectors describing the same items can be deduplicated. */
   itemElements?: Element[];
+  /** Probably page furniture (menus, link lists, sidebars): offered only when nothing better is found. */
+  weak?: boolean;
 }
