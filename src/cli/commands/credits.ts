@@ -4,7 +4,7 @@ import { PagejsonError } from '../../core/errors.js';
 import type { AccountBalance } from '../../core/accounts.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { projectFor } from '../project-option.js';
-import { withStateClient } from '../state-client.js';
+import { withStateClient } from '../state-session.js';
 
 /** `pagejson credits [--account A] [--json]` and `pagejson credits grant <credits> [--account A]`. */
 export function register(program: Command, ctx: CliContext): void {
@@ -52,3 +52,4 @@ function print(ctx: CliContext, balance: AccountBalance, json: boolean | undefin
   if (json) writeJson(ctx.stdout, { account: balance.account, balance: fromMilli(balance.milliCredits) });
   else writeLine(ctx.stdout, `${balance.account}: ${formatCredits(balance.milliCredits)} credits`);
 }
+

@@ -5,7 +5,7 @@ import { parseDuration } from '../../core/keys.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
-import { withStateClient } from '../state-client.js';
+import { withStateClient } from '../state-session.js';
 
 /**
  * `pagejson keys create|list|revoke|rotate` (DESIGN.md section 8). A new key goes to stdout alone (so
@@ -97,3 +97,4 @@ function statusText(key: KeyView): string {
 function day(iso: string): string {
   return iso.slice(0, 10);
 }
+

@@ -3,7 +3,7 @@ import { formatCredits, fromMilli } from '../../core/credits.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
-import { withStateClient } from '../state-client.js';
+import { withStateClient } from '../state-session.js';
 
 /**
  * `pagejson status [--json]`: the dashboard of SPEC 2.1 — per endpoint its status, source URL, scraper,
@@ -45,3 +45,4 @@ export function register(program: Command, ctx: CliContext): void {
       );
     });
 }
+

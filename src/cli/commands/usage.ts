@@ -5,7 +5,7 @@ import type { UsageQuery } from '../../core/storage/types.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
-import { withStateClient } from '../state-client.js';
+import { withStateClient } from '../state-session.js';
 
 export const DEFAULT_USAGE_DAYS = 30;
 
@@ -41,3 +41,4 @@ export function register(program: Command, ctx: CliContext): void {
       );
     });
 }
+
