@@ -4,6 +4,16 @@ import { createScraperPool, DEFAULT_CHROMIUM_PATH, scraperOptionsFromSettings } 
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { slowCountedStats } from '../support/site-routes/faults.js';
 
+/** The error a promise rejects with; fails the test if it resolves. */
+async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as PagejsonError;
+  }
+  throw new Error('expected the promise to reject');
+}
+
 const options = { timeoutMs: 10_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 };
 
 describe('scraper pool', () => {
@@ -72,7 +82,7 @@ describe('scraper pool', () => {
     await first.fetch({ url: `${site.origin}/listing.html` });
     await pool.close();
     await pool.close();
-    const error = await first.fetch({ url: `${site.origin}/listing.html` }).catch((e: unknown) => e as PagejsonError);
+    const error = await rejection(first.fetch({ url: `${site.origin}/listing.html` }));
     expect(error).toBeInstanceOf(PagejsonError);
     expect((error as PagejsonError).message).toBe('scraper pool is closed');
   });

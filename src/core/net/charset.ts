@@ -39,6 +39,21 @@ export function charsetFromMeta(bytes: Uint8Array): string | undefined {
   return match?.[1];
 }
 
+/**
+ * Node 20's TextDecoder decodes windows-1252 as ISO-8859-1 (a latin1 fast path), turning €, curly quotes
+ * and dashes (0x80–0x9F) into control characters. Those 32 code points are mapped here by the WHATWG table.
+ */
+const WINDOWS_1252_C1 = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+function decodeWith(decoder: TextDecoder, bytes: Uint8Array): string {
+  const text = decoder.decode(bytes);
+  if (decoder.encoding !== 'windows-1252') return text;
+  return text.replace(/[\x80-\x9f]/g, (char) => String.fromCharCode(WINDOWS_1252_C1[char.charCodeAt(0) - 0x80] ?? char.charCodeAt(0)));
+}
+
 /** A decoder for a WHATWG label, or undefined when the label is unknown to the platform. */
 function decoderFor(label: string, source: CharsetSource): TextDecoder | undefined {
   let normalized = label.trim().toLowerCase();
@@ -65,7 +80,7 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
   for (const [source, label] of candidates) {
     if (!label) continue;
     const decoder = decoderFor(label, source);
-    if (decoder) return { text: decoder.decode(bytes), charset: decoder.encoding, source };
+    if (decoder) return { text: decodeWith(decoder, bytes), charset: decoder.encoding, source };
   }
   const utf8 = new TextDecoder('utf-8');
   return { text: utf8.decode(bytes), charset: utf8.encoding, source: 'default' };

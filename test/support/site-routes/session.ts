@@ -65,6 +65,11 @@ export const sessionRoutes: Record<string, RouteHandler> = {
   </table>
 </body></html>`);
   },
+  // Refuses everyone, session or not: renewing must happen once and then give up.
+  '/session/forbidden.html': (_req, res) => {
+    res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Forbidden</title><h1>Forbidden</h1>');
+  },
   '/session/expire': (_req, res, site) => {
     issued(site).clear();
     res.writeHead(204).end();

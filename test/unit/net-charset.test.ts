@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { charsetFromContentType, charsetFromMeta, decodeHtmlBody } from '../../src/core/net/charset.js';
+
+const latin1Bytes = (text: string) => Buffer.from(text, 'latin1');
+
+describe('charset decoding', () => {
+  it('reads the charset parameter of a Content-Type, quoted or not', () => {
+    expect(charsetFromContentType('text/html; charset=Shift_JIS')).toBe('Shift_JIS');
+    expect(charsetFromContentType('text/html;charset="windows-1252"')).toBe('windows-1252');
+    expect(charsetFromContentType('text/html')).toBeUndefined();
+    expect(charsetFromContentType(undefined)).toBeUndefined();
+  });
+
+  it('finds <meta charset> and <meta http-equiv> declarations', () => {
+    expect(charsetFromMeta(latin1Bytes('<html><head><meta charset="euc-jp">'))).toBe('euc-jp');
+    expect(charsetFromMeta(latin1Bytes("<meta http-equiv='content-type' content='text/html; charset=iso-8859-15'>"))).toBe('iso-8859-15');
+    expect(charsetFromMeta(latin1Bytes('<META CHARSET=gbk>'))).toBe('gbk');
+    expect(charsetFromMeta(latin1Bytes('<p>charset=utf-16 in text is not a declaration</p>'))).toBeUndefined();
+  });
+
+  it('uses the header first, then the meta tag, then UTF-8', () => {
+    const bytes = Buffer.concat([latin1Bytes('<meta charset="shift_jis"><p>'), Buffer.from([0xe9]), latin1Bytes('</p>')]);
+    expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252')).toMatchObject({ charset: 'windows-1252', source: 'header' });
+    expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252').text).toContain('<p>é</p>');
+    expect(decodeHtmlBody(bytes, 'text/html')).toMatchObject({ charset: 'shift_jis', source: 'meta' });
+    const plain = decodeHtmlBody(Buffer.from('<p>naïve</p>'), undefined);
+    expect(plain).toMatchObject({ text: '<p>naïve</p>', charset: 'utf-8', source: 'default' });
+  });
+
+  it('skips labels the platform does not know and falls through to the next source', () => {
+    const decoded = decodeHtmlBody(latin1Bytes('<meta charset="windows-1252"><p>\xe9</p>'), 'text/html; charset=no-such-charset');
+    expect(decoded).toMatchObject({ charset: 'windows-1252', source: 'meta' });
+    expect(decoded.text).toContain('<p>é</p>');
+  });
+
+  it('lets a byte order mark win and strips it', () => {
+    const utf8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<p>ü</p>')]);
+    expect(decodeHtmlBody(utf8, 'text/html; charset=windows-1252')).toEqual({ text: '<p>ü</p>', charset: 'utf-8', source: 'bom' });
+    const utf16be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('<p>東</p>', 'utf16le').swap16()]);
+    expect(decodeHtmlBody(utf16be, undefined)).toMatchObject({ text: '<p>東</p>', charset: 'utf-16be' });
+  });
+
+  it('treats a UTF-16 meta declaration as UTF-8, as browsers do', () => {
+    expect(decodeHtmlBody(Buffer.from('<meta charset="utf-16"><p>ü</p>'), undefined)).toMatchObject({ charset: 'utf-8', text: '<meta charset="utf-16"><p>ü</p>' });
+  });
+});
+
+describe('windows-1252 on Node 20', () => {
+  it('maps 0x80–0x9F to the WHATWG characters, not to C1 controls', () => {
+    const bytes = Buffer.from([0x80, 0x20, 0x93, 0x71, 0x94, 0x20, 0x96, 0x20, 0x99, 0x20, 0x9f, 0x20, 0xe9]);
+    expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252').text).toBe('€ “q” – ™ Ÿ é');
+    // iso-8859-1 and us-ascii are windows-1252 by WHATWG label rules.
+    expect(decodeHtmlBody(Buffer.from([0x80]), 'text/html; charset=iso-8859-1').text).toBe('€');
+  });
+});
