@@ -13,24 +13,27 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
 type Schema = Record<string, unknown>;
 
 export function dataJsonSchema(structure: Field[]): Schema {
-  return { $schema: JSON_SCHEMA_DIALECT, ...objectSchema(structure) };
+  return { $schema: JSON_SCHEMA_DIALECT, ...objectSchema(structure, false) };
 }
 
-function objectSchema(fields: Field[]): Schema {
+function objectSchema(fields: Field[], inArray: boolean): Schema {
   const properties: Record<string, Schema> = {};
   for (const field of fields) {
-    Object.defineProperty(properties, field.name, { value: fieldSchema(field), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(properties, field.name, { value: fieldSchema(field, inArray), enumerable: true, writable: true, configurable: true });
   }
   return { type: 'object', properties, required: fields.map((field) => field.name), additionalProperties: false };
 }
 
-function fieldSchema(field: Field): Schema {
-  const required = field.required === true;
+function fieldSchema(field: Field, inArray: boolean): Schema {
+  // Model fields inside array items are not filled per item at retrieval, so they stay nullable even when
+  // marked required; everywhere else an empty required field fails the extraction and never reaches `data`.
+  const isModelField = field.selector === undefined && !(field.type === 'object' && field.fields && field.fields.length > 0);
+  const required = field.required === true && !(inArray && isModelField);
   const described = (schema: Schema): Schema => (field.description ? { ...schema, description: field.description } : schema);
 
   if (field.type === 'object') {
     if (field.fields && field.fields.length > 0) {
-      const schema = objectSchema(field.fields);
+      const schema = objectSchema(field.fields, inArray);
       // Without a selector the object groups fields of the surrounding scope and always exists.
       const nullable = field.selector !== undefined && !required;
       return described(nullable ? { ...schema, type: ['object', 'null'] } : schema);
@@ -38,7 +41,7 @@ function fieldSchema(field: Field): Schema {
     return described({ type: required ? 'object' : ['object', 'null'] });
   }
   if (field.type === 'array') {
-    const items = field.fields && field.fields.length > 0 ? objectSchema(field.fields) : scalarItemSchema(field.items);
+    const items = field.fields && field.fields.length > 0 ? objectSchema(field.fields, true) : scalarItemSchema(field.items);
     return described({ type: 'array', items, ...(required ? { minItems: 1 } : {}) });
   }
   return described(scalarSchema(field.type, !required));
