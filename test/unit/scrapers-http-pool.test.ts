@@ -87,6 +87,17 @@ describe('scraper pool', () => {
     expect((error as PagejsonError).message).toBe('scraper pool is closed');
   });
 
+  it('loads scraper 2 lazily through the registry and queues it like scraper 1', async () => {
+    const pool = createScraperPool(options);
+    try {
+      const result = await pool.get(2).fetch({ url: `${site.origin}/listing.html` });
+      expect(result.status).toBe(200);
+      expect(result.html).toContain('<html');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('derives scraper options from the fetch settings and the environment', () => {
     const settings = { timeoutMs: 1234, maxBytes: 99, perOriginConcurrency: 2, allowPrivateNetworks: true };
     expect(scraperOptionsFromSettings(settings, {})).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH });

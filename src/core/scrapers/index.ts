@@ -16,20 +16,9 @@ export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
  */
 const scraperFactories: { [K in ScraperName]: () => Promise<ScraperFactory> } = {
   http: () => Promise.resolve(createHttpScraper),
-  crawlee: () => loadFactory('./crawlee.js', 'createCrawleeScraper'),
-  browser: () => loadFactory('./browser.js', 'createBrowserScraper'),
+  crawlee: async () => (await import('./crawlee.js')).createCrawleeScraper,
+  browser: async () => (await import('./browser.js')).createBrowserScraper,
 };
-
-/**
- * Loads a lazily imported scraper module. The specifier is a variable only while crawlee.ts and browser.ts
- * are being written, so that the build does not fail without them; it resolves relative to this module.
- */
-async function loadFactory(specifier: string, exportName: string): Promise<ScraperFactory> {
-  const loaded = (await import(specifier)) as Record<string, unknown>;
-  const factory = loaded[exportName];
-  if (typeof factory !== 'function') throw new PagejsonError('INTERNAL', `${specifier} does not export ${exportName}`);
-  return factory as ScraperFactory;
-}
 
 export interface ScraperPool {
   /** Scraper by its SPEC number, created on first use and shared; every fetch waits its turn per origin. */
