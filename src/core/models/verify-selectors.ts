@@ -1,13 +1,13 @@
-import { selectAll } from 'css-select';
-import { parseDocument } from 'htmlparser2';
 import type { Field } from '../config/schema.js';
+import { compileSelector, parseHtml, type HtmlDocument } from '../structure/index.js';
 
 /**
- * A model may invent selectors. Each one is tried on the real section before the structure is offered:
+ * A model may invent selectors. Each one is tried on the real section before the structure is offered, with
+ * the same selector engine retrieval uses (relative selectors such as `> td` included):
  * a top-level field whose selector matches nothing becomes a model field (its selector removed, so it is
  * filled by the model at retrieval instead of silently yielding null forever); a nested field of an
  * array or object that matches inside none of its scopes is dropped, because model fields are filled
- * per config, not per list item. A container left without fields becomes a model field as a whole.
+ * per page, not per list item. A container left without fields becomes a model field as a whole.
  */
 export interface VerifiedStructure {
   structure: Field[];
@@ -15,23 +15,19 @@ export interface VerifiedStructure {
   unmatched: string[];
 }
 
-type Scope = ReturnType<typeof parseDocument> | ReturnType<typeof selectAll>[number];
+type Scope = HtmlDocument | ReturnType<ReturnType<typeof compileSelector>['select']>[number];
 
 function matches(selector: string, scopes: Scope[]): Scope[] {
-  const found: Scope[] = [];
-  for (const scope of scopes) {
-    try {
-      found.push(...(selectAll(selector, scope as never) as Scope[]));
-    } catch {
-      // An invalid selector matches nothing; it is reported like a non-matching one.
-      return [];
-    }
+  try {
+    return compileSelector(selector).select(scopes);
+  } catch {
+    // An invalid selector matches nothing; it is reported like a non-matching one.
+    return [];
   }
-  return found;
 }
 
 export function verifySelectors(structure: Field[], sectionHtml: string): VerifiedStructure {
-  const document = parseDocument(sectionHtml);
+  const document = parseHtml(sectionHtml);
   const unmatched: string[] = [];
   const out: Field[] = [];
   for (const field of structure) {
