@@ -74,6 +74,19 @@ function labelOf(element: Element, constants: Set<Element>): string | null {
   return null;
 }
 
+/** A constant first child whose text opens the element's text: `<div><span>Venue:</span> Town Hall</div>`. */
+function leadingLabel(element: Element, constants: Set<Element>): string | null {
+  const firstChild = elementChildren(element)[0];
+  if (!firstChild || !constants.has(firstChild)) return null;
+  const label = textOf(firstChild);
+  const text = textOf(element);
+  return label.length > 0 && text.startsWith(label) && text.length > label.length ? label : null;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function isInHeading(element: Element, item: Element): boolean {
   for (let current: Element | null = element; current && current !== item; current = parentElement(current)) if (HEADINGS.has(current.name)) return true;
   return elementChildren(element).some((child) => HEADINGS.has(child.name));
@@ -112,6 +125,11 @@ export function itemFields(items: Element[]): ItemFields {
     if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
   }
   let hasTitle = false;
+  // Cards that are links themselves (`a.story-card`): the item's own href is the item's URL.
+  if (items.every((item) => item.name === 'a' && attr(item, 'href'))) {
+    fields.push({ name: names.take('url'), type: 'url', selector: ':scope', attribute: 'href', transform: ['absoluteUrl'] });
+    hints.push('url link');
+  }
   const add = (field: Field, values: string[], hint: string) => {
     const signature = `${field.attribute ?? 'text'}|${values.join('\u0000')}`;
     if (seenValues.has(signature)) return;
@@ -150,11 +168,17 @@ export function itemFields(items: Element[]): ItemFields {
       add({ name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' }, valuesOf(slot, (e) => attr(e, 'datetime') ?? ''), hint);
       continue;
     }
-    const texts = valuesOf(slot, (element) => (role === 'link' && attr(element, 'title') && attr(element, 'title')!.length > textOf(element).length ? attr(element, 'title')! : textOf(element)));
+    const inlineLabel = role === 'text' ? leadingLabel(first, constants) : null;
+    const texts = valuesOf(slot, (element) => {
+      if (role === 'link' && attr(element, 'title') && attr(element, 'title')!.length > textOf(element).length) return attr(element, 'title')!;
+      const text = textOf(element);
+      return inlineLabel && text.startsWith(inlineLabel) ? text.slice(inlineLabel.length).trim() : text;
+    });
     const filled = texts.filter((text) => text.length > 0);
     const varying = new Set(filled).size > 1 || items.length < 3;
-    const priced = filled.filter(looksLikePrice).length * 2 > filled.length;
-    const label = labelOf(first, constants);
+    // Only a column of prices is a number: "Free" among "$25" and "$40" would come out null.
+    const priced = filled.length > 0 && filled.every(looksLikePrice);
+    const label = inlineLabel ?? labelOf(first, constants);
     const contentName = nameFromContent(filled[0] ?? '');
     let name =
       (label ? nameFromText(label) : null) ??
@@ -177,7 +201,11 @@ export function itemFields(items: Element[]): ItemFields {
       continue;
     }
     if (!varying) continue;
-    const field: Field = priced ? { name: names.take(name), type: 'number', selector, transform: ['number'] } : { name: names.take(name), type: 'string', selector };
+    // A label inside the element ("Venue: Town Hall") is cut off, optionally, so a changed label still reads.
+    const labelTransform = inlineLabel ? [`regex:^(?:${escapeRegex(inlineLabel)})?\\s*(.+)$`] : [];
+    const field: Field = priced
+      ? { name: names.take(name), type: 'number', selector, transform: [...labelTransform, 'number'] }
+      : { name: names.take(name), type: 'string', selector, ...(labelTransform.length > 0 ? { transform: labelTransform } : {}) };
     add(field, texts, hint);
   }
   return { fields, hints: hints.join(' ') };

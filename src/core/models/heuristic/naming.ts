@@ -64,7 +64,8 @@ export function nameFromText(raw: string, options: { keepNoise?: boolean } = {})
   for (const word of words) for (const [pattern, name] of KNOWN_NAMES) if (pattern.test(word)) return name;
   const meaningful = options.keepNoise ? words : words.filter((word) => !NOISE_WORDS.has(word) && !/^\d+$/.test(word));
   const name = camelCase(meaningful.slice(0, 4));
-  return name.length > 0 ? name : null;
+  // Two letters (`bb`, `tx`) name nothing a reader recognises.
+  return name.length > 2 ? name : null;
 }
 
 /** Utility-first CSS (Tailwind, Bootstrap helpers) says how a thing looks: never a name. */
@@ -77,7 +78,9 @@ export function isUtilityClass(name: string): boolean {
 /** A name from class names: the most specific meaningful one (the last class usually is). */
 export function nameFromClasses(classes: string[]): string | null {
   for (const cls of [...classes].reverse().filter((name) => !isUtilityClass(name))) {
-    const name = nameFromText(cls);
+    // BEM: `story-card__headline--large` names the element, `headline`.
+    const element = cls.includes('__') ? cls.split('__').pop()!.split('--')[0]! : cls;
+    const name = nameFromText(element) ?? nameFromText(cls);
     if (name) return name;
   }
   return null;

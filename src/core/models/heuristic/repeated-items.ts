@@ -11,7 +11,7 @@ import type { DetectContext, Proposal } from './types.js';
  * Finding candidates is one pass over the section; only the most promising few get the costlier field analysis.
  */
 
-const NOT_ITEMS = new Set(['tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'a', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
+const NOT_ITEMS = new Set(['tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
 const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead)([-_ ]|$)/i;
 const MIN_ITEMS = 3;
