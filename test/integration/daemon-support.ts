@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { execa, type ResultPromise } from 'execa';
+import { CLI_BIN } from '../support/build-once.js';
 import { loadProject, type Project } from '../../src/core/config/project.js';
 import type { ApiConfigInput, ProjectSettingsInput } from '../../src/core/config/schema.js';
 import { serializeConfig } from '../../src/core/config/write.js';
@@ -67,4 +69,27 @@ export function captureStream(): Writable & { text(): string } {
 
 export function envelopeError(message: string, code: string): string {
   return JSON.stringify({ data: null, errors: [{ message, code }] });
+}
+
+export interface ServeProcess {
+  child: ResultPromise;
+  url: string;
+  stderr(): string;
+}
+
+/** `node bin/pagejson.js serve` in a project, resolved once it prints its address (the built CLI). */
+export async function spawnServe(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = execa('node', [CLI_BIN, 'serve', '--port', '0', ...args], { cwd: root, env: { PAGEJSON_LOG_LEVEL: 'warn', ...env }, reject: false, buffer: false });
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => (err += String(chunk)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += String(chunk);
+      const match = /at (http:\/\/[^\s]+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    void child.then((result) => reject(new Error(`serve exited (${result.exitCode}) before it was ready: ${err}`)));
+  });
+  return { child, url, stderr: () => err };
 }

@@ -1,0 +1,80 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { makeProject, pageConfig, spawnServe, type ServeProcess, type TempProject } from './daemon-support.js';
+
+/**
+ * `pagejson serve` as users run it (the built CLI): ready line, second serve refused, state commands through
+ * the admin socket while it runs, SIGHUP reload with --no-watch, SIGTERM exits 0 with state flushed.
+ */
+let site: FixtureSite;
+let temp: TempProject;
+let serve: ServeProcess | undefined;
+let key: string;
+
+const cli = (...args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: temp.root, reject: false });
+
+beforeAll(async () => {
+  await ensureBuilt();
+  site = await startFixtureSite();
+  temp = await makeProject([pageConfig('page', `${site.origin}/daemon/echo?name=one`)]);
+  const created = await cli('keys', 'create', '--json');
+  expect(created.exitCode).toBe(0);
+  key = (JSON.parse(created.stdout) as { key: string }).key;
+});
+
+afterAll(async () => {
+  if (serve && serve.child.exitCode === null) serve.child.kill('SIGKILL');
+  await site?.close();
+  await temp?.cleanup();
+});
+
+describe('pagejson serve', () => {
+  it('serves, refuses a second daemon, routes state commands through the socket, reloads on SIGHUP and stops on SIGTERM', async () => {
+    serve = await spawnServe(temp.root, ['--no-watch']);
+    expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const first = await fetch(`${serve.url}/external/page`, { headers: { apikey: key } });
+    expect(await first.json()).toEqual({ data: { title: 'one', kind: 'echo' }, errors: null });
+    expect(first.headers.get('x-pagejson-credits-remaining')).toBe('99.6');
+
+    // A second daemon on the same data dir fails fast with a message that says why and what to do.
+    const second = await execa('node', [CLI_BIN, 'serve', '--port', '0'], { cwd: temp.root, reject: false, timeout: 20_000 });
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain('another pagejson daemon');
+    expect(second.stderr).toMatch(/hint:/);
+
+    // The admin socket is private, and `credits` goes through it: a grant lands in the daemon's own balance.
+    expect((await stat(join(temp.project.dataDir, 'admin.sock'))).mode & 0o777).toBe(0o600);
+    expect((await cli('credits', 'grant', '5')).exitCode).toBe(0);
+    const credits = await cli('credits', '--json');
+    expect(JSON.parse(credits.stdout)).toEqual({ account: 'default', balance: 104.6 });
+    const afterGrant = await fetch(`${serve.url}/external/page`, { headers: { apikey: key } });
+    expect(afterGrant.headers.get('x-pagejson-credits-remaining')).toBe('104.2');
+
+    // --no-watch: an edit is not picked up until SIGHUP.
+    await temp.writeConfig(pageConfig('page', `${site.origin}/daemon/echo?name=two`, { revision: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(((await (await fetch(`${serve.url}/external/page`, { headers: { apikey: key } })).json()) as { data: { title: string } }).data.title).toBe('one');
+    serve.child.kill('SIGHUP');
+    let title = 'one';
+    for (let i = 0; i < 100 && title === 'one'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      title = ((await (await fetch(`${serve.url}/external/page`, { headers: { apikey: key } })).json()) as { data: { title: string } }).data.title;
+    }
+    expect(title).toBe('two');
+
+    serve.child.kill('SIGTERM');
+    const result = await serve.child;
+    expect(result.exitCode).toBe(0);
+    const state = JSON.parse(await readFile(join(temp.project.dataDir, 'state.json'), 'utf8')) as { accounts: Record<string, { balance: number }> };
+    // 100 + 5 granted − 4 requests × 0.4 (at least 4; the SIGHUP poll may have made more).
+    const requests = Math.round((105_000 - state.accounts.default!.balance) / 400);
+    expect(requests).toBeGreaterThanOrEqual(4);
+    expect(105_000 - requests * 400).toBe(state.accounts.default!.balance);
+    await expect(stat(join(temp.project.dataDir, 'daemon.lock'))).rejects.toThrow();
+    await expect(stat(join(temp.project.dataDir, 'admin.sock'))).rejects.toThrow();
+  });
+});
