@@ -1,11 +1,11 @@
 import { access, constants } from 'node:fs/promises';
-import type { Page, Response } from 'playwright-core';
+import type { Page, Request as PageRequest, Response } from 'playwright-core';
 import { PagejsonError } from '../errors.js';
-import { assertAllowedUrlHost, blockedAddressError, isAllowedAddress } from '../net/address-guard.js';
+import { assertAllowedUrlHost, blockedAddressError } from '../net/address-guard.js';
 import { assertAnnouncedLength, tooLargeError } from '../net/body-limit.js';
 import { assertHtmlContentType } from '../net/html-response.js';
 import { countDocumentBytes } from './crawlee-browser-bytes.js';
-import { guardPage, type PageGuard } from './crawlee-browser-guard.js';
+import { BLOCKED_HEADER, startGuardProxy, type GuardProxy } from './crawlee-guard-proxy.js';
 import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
 import { createKeepAliveCrawler, type KeepAliveCrawler, type PendingFetch } from './crawlee-keepalive.js';
@@ -36,7 +36,8 @@ const CHROMIUM_ARGS = [
 ];
 
 interface PageState {
-  guard: PageGuard;
+  /** Hosts of the main document and its redirect hops, to attribute a refused HTTPS tunnel. */
+  navigationHosts: Set<string>;
   /** The latest main-frame document response (after redirects), even when navigation then failed. */
   mainResponse?: Response;
   bytes: { exceeded(): boolean };
@@ -51,13 +52,17 @@ export function browserUnavailableError(path: string, cause?: unknown): Pagejson
 }
 
 /** The most specific reason a page failed, from what the page saw rather than from the error's wording. */
-function pageFailure(state: PageState | undefined, maxBytes: number): PagejsonError | undefined {
+function pageFailure(state: PageState | undefined, proxy: GuardProxy, maxBytes: number): PagejsonError | undefined {
   if (!state) return undefined;
-  const blocked = state.guard.blocked();
-  if (blocked) return blocked;
+  for (const host of state.navigationHosts) {
+    const refused = proxy.blockedHost(host);
+    if (refused) return blockedAddressError(refused);
+  }
   if (state.bytes.exceeded()) return tooLargeError(maxBytes);
   const response = state.mainResponse;
   if (!response) return undefined;
+  const refusedByProxy = response.headers()[BLOCKED_HEADER];
+  if (refusedByProxy) return blockedAddressError(refusedByProxy);
   const status = response.status();
   if (status >= 400 && !isRetryableStatus(status)) return statusError(status);
   try {
@@ -71,6 +76,7 @@ function pageFailure(state: PageState | undefined, maxBytes: number): PagejsonEr
 async function buildCrawler(options: ScraperOptions, chromiumPath: string): Promise<KeepAliveCrawler> {
   const [crawlee, playwright] = await Promise.all([import('@crawlee/playwright'), import('playwright-core')]);
   const config = crawleeConfiguration(crawlee);
+  const proxy = await startGuardProxy(options.allowPrivateNetworks);
   const pages = new WeakMap<Page, PageState>();
   // eslint-disable-next-line prefer-const -- the hooks below close over it before the crawler exists
   let keepAlive: KeepAliveCrawler;
@@ -96,7 +102,13 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
         launcher: playwright.chromium,
         // An empty user-data-dir makes Playwright create a fresh temporary profile per launch and delete it.
         userDataDir: '',
-        launchOptions: { executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS },
+        launchOptions: {
+          executablePath: chromiumPath,
+          headless: true,
+          args: CHROMIUM_ARGS,
+          // All traffic, loopback included (Playwright's default), goes through the guard proxy.
+          proxy: { server: proxy.url },
+        },
       },
       browserPoolOptions: { useFingerprints: false, maxOpenPagesPerBrowser: MAX_PAGES * 2 },
       preNavigationHooks: [
@@ -106,9 +118,12 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
           // A settled fetch (deadline, caller abort) frees its page at once; navigation then fails fast.
           entry.abort.addEventListener('abort', () => void page.close().catch(() => undefined), { once: true });
           const state: PageState = {
-            guard: await guardPage(page, options.allowPrivateNetworks),
+            navigationHosts: new Set([new URL(request.url).hostname]),
             bytes: await countDocumentBytes(page, options.maxBytes, () => entry.reject(tooLargeError(options.maxBytes))),
           };
+          page.on('request', (sent: PageRequest) => {
+            if (sent.isNavigationRequest() && sent.frame() === page.mainFrame()) state.navigationHosts.add(new URL(sent.url()).hostname);
+          });
           page.on('response', (response: Response) => {
             const sent = response.request();
             if (sent.isNavigationRequest() && sent.frame() === page.mainFrame()) state.mainResponse = response;
@@ -120,13 +135,9 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
       requestHandler: async ({ page, request, response }) => {
         const entry = keepAlive.pendingFor(request);
         if (!entry) return;
-        const failure = pageFailure(pages.get(page), options.maxBytes);
+        const failure = pageFailure(pages.get(page), proxy, options.maxBytes);
         if (failure) return fail(entry, request, failure);
         if (!response) return fail(entry, request, new PagejsonError('FETCH_FAILED', 'the page gave no response'));
-        const server = await response.serverAddr().catch(() => null);
-        if (server && !isAllowedAddress(server.ipAddress, options.allowPrivateNetworks)) {
-          return fail(entry, request, blockedAddressError(server.ipAddress));
-        }
         const status = response.status();
         // Retryable statuses go through Crawlee's retry path (errorHandler paces them).
         if (status >= 400) throw new Error(`${status} - the source answered HTTP ${status}`);
@@ -144,7 +155,7 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
       },
       errorHandler: async ({ request, page }, error) => {
         const entry = keepAlive.pendingFor(request);
-        const specific = pageFailure(page ? pages.get(page) : undefined, options.maxBytes);
+        const specific = pageFailure(page ? pages.get(page) : undefined, proxy, options.maxBytes);
         const status = statusOfCrawleeError(error);
         const backoff = retryBackoffMs(request.retryCount);
         if (!entry || specific || status === undefined || !isRetryableStatus(status) || Date.now() + backoff >= entry.deadline) {
@@ -159,13 +170,13 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
         });
       },
       failedRequestHandler: async ({ request, page }, error) => {
-        const specific = pageFailure(page ? pages.get(page) : undefined, options.maxBytes);
+        const specific = pageFailure(page ? pages.get(page) : undefined, proxy, options.maxBytes);
         keepAlive.pendingFor(request)?.reject(specific ?? launchFailure(error, chromiumPath) ?? toFetchError(error, options.timeoutMs));
       },
     },
     config,
   );
-  keepAlive = createKeepAliveCrawler(crawler);
+  keepAlive = createKeepAliveCrawler(crawler, () => proxy.close());
   return keepAlive;
 }
 

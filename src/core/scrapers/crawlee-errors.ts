@@ -56,7 +56,15 @@ export function toFetchError(error: unknown, timeoutMs: number): PagejsonError {
   const { message = String(error), code, name } = (error ?? {}) as ErrorLike;
   const status = statusOfCrawleeError(error);
   if (status !== undefined) return statusError(status);
-  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS') return tooManyRedirectsError();
+  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS' || message.includes('net::ERR_TOO_MANY_REDIRECTS')) return tooManyRedirectsError();
+  // Chromium's network errors (`page.goto: net::ERR_CONNECTION_RESET at …`).
+  const chromiumCode = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
+  if (chromiumCode === 'ERR_CONTENT_DECODING_FAILED') {
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${chromiumCode})`, { context: { code: chromiumCode }, cause: error });
+  }
+  if (chromiumCode && chromiumCode !== 'ERR_ABORTED') {
+    return new PagejsonError('FETCH_FAILED', `connection failed (${chromiumCode})`, { context: { code: chromiumCode }, cause: error, hint: 'check that the source is reachable from this machine' });
+  }
   if (/timed out|timeout/i.test(message) || name === 'TimeoutError') return timeoutError(timeoutMs);
   if (/served Content-Type/.test(message)) return notHtmlError();
   if (code?.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {

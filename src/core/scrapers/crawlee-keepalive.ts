@@ -80,7 +80,7 @@ async function startCrawler(crawler: BasicCrawler<any>): Promise<{ running: Prom
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any crawler flavour (Cheerio, Playwright) will do
-export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: () => void = () => undefined): KeepAliveCrawler {
+export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: () => void | Promise<void> = () => undefined): KeepAliveCrawler {
   const pending = new Map<string, PendingFetch>();
   let closed = false;
   let starting: Promise<void> | undefined;
@@ -185,7 +185,7 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
         await crawler.autoscaledPool?.abort().catch(() => undefined);
         await running?.catch(() => undefined);
       }
-      afterClose();
+      await afterClose();
     },
   };
 }
