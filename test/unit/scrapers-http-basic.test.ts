@@ -55,6 +55,12 @@ describe('http scraper', () => {
     expect(result.html).toContain(UTF8_SAMPLE_TEXT);
   });
 
+  it('caps decompressed bytes, so a small gzip bomb cannot inflate past maxBytes', async () => {
+    const error = await fetchError(scraper, `${site.origin}/faults/gzip-bomb`);
+    expect(error.code).toBe('FETCH_TOO_LARGE');
+    expect(error.message).toBe('response is larger than 1048576 bytes');
+  });
+
   it('follows redirects by hand and reports the final URL', async () => {
     const result = await scraper.fetch({ url: `${site.origin}/faults/redirect-twice` });
     expect(result.finalUrl).toBe(`${site.origin}/listing.html`);

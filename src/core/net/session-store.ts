@@ -26,6 +26,16 @@ export function createSessionStore(options: { ttlMs?: number; now?: () => number
   const sessions = new Map<string, Promise<OriginSession>>();
   const settled = new Map<string, OriginSession>();
 
+  /** Sessions of origins that are no longer fetched would otherwise stay forever in a long-running daemon. */
+  function forgetExpired(): void {
+    for (const [origin, session] of settled) {
+      if (now() - session.createdAt >= ttlMs) {
+        settled.delete(origin);
+        sessions.delete(origin);
+      }
+    }
+  }
+
   async function get(origin: string, establish: (jar: CookieJar) => Promise<void>) {
     const known = settled.get(origin);
     if (known && now() - known.createdAt < ttlMs) return { session: known, reused: true };
@@ -35,6 +45,7 @@ export function createSessionStore(options: { ttlMs?: number; now?: () => number
     }
     const pending = sessions.get(origin);
     if (pending) return { session: await pending, reused: false };
+    forgetExpired();
 
     const creating = (async () => {
       const jar = new CookieJar();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { FixtureSite, RouteHandler } from '../site.js';
 
 /**
@@ -52,6 +53,8 @@ export function slowCountedStats(site: FixtureSite): { now: number; max: number;
   }
   return stats;
 }
+
+let gzipBomb: Buffer | undefined;
 
 export const faultRoutes: Record<string, RouteHandler> = {
   // Accepts the request and never answers.
@@ -107,6 +110,12 @@ export const faultRoutes: Record<string, RouteHandler> = {
     const body = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n', 'latin1');
     res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
     res.end(body);
+  },
+  // 20 MB of HTML that gzips to about 20 kB: the byte cap must count decompressed bytes.
+  '/faults/gzip-bomb': (_req, res) => {
+    gzipBomb ??= gzipSync(Buffer.concat([Buffer.from('<!doctype html><html><body>'), Buffer.alloc(20 * 1024 * 1024, ' ')]));
+    res.writeHead(200, { 'content-type': HTML, 'content-encoding': 'gzip', 'content-length': gzipBomb.length });
+    res.end(gzipBomb);
   },
   // Says gzip, sends garbage.
   '/faults/bad-gzip': (_req, res) => {
