@@ -93,9 +93,18 @@ export function selectIn(selector: string, roots: AnyNode | AnyNode[]): Element[
   }
 }
 
+/** CSS modules (`ProductCard_name__9yTq2`): the hash changes with every build, the prefix does not. */
+const CSS_MODULE_CLASS = /^([A-Za-z][A-Za-z0-9]*_[A-Za-z][A-Za-z0-9-]*__)[A-Za-z0-9_-]{4,10}$/;
+
+/** `ProductCard_name__` for a CSS-modules class, else null: selected with `[class*="ProductCard_name__"]`. */
+export function cssModulePrefix(name: string): string | null {
+  return CSS_MODULE_CLASS.exec(name)?.[1] ?? null;
+}
+
 /** A class name is usable in a selector when it looks hand-written, not generated (css-in-js hashes, state). */
 export function isStableClass(name: string): boolean {
   if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) return false;
+  if (cssModulePrefix(name)) return false;
   if (name.length > 40) return false;
   if (/^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(name)) return false;
   if (/[a-z][0-9][a-z0-9]*[0-9]/i.test(name) && /\d{3,}|[A-Z].*\d|\d.*[A-Z]/.test(name)) return false;

@@ -1,5 +1,5 @@
 import type { Field } from '../../config/schema.js';
-import { attr, elementChildren, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import { attr, classesOf, cssModulePrefix, elementChildren, isStableClass, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
 import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
 import { relativeCandidates, relativeSelector, relativeSelectorAll } from './selectors.js';
 
@@ -20,7 +20,7 @@ interface Slot {
 }
 
 function stepKey(element: Element): string {
-  const cls = stableClasses(element)[0];
+  const cls = stableClasses(element)[0] ?? classesOf(element).map(cssModulePrefix).find((prefix) => prefix !== null);
   return cls ? `${element.name}.${cls}` : element.name;
 }
 
@@ -158,7 +158,7 @@ export function itemFields(items: Element[]): ItemFields {
     const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
     const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
     if (!selector) continue;
-    const classNamed = attr(first, 'itemprop') ?? nameFromClasses(stableClasses(first));
+    const classNamed = attr(first, 'itemprop') ?? nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
     if (role === 'image') {
       const attribute = imageAttribute(first)!;
       add({ name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);

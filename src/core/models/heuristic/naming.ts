@@ -78,7 +78,13 @@ export function isUtilityClass(name: string): boolean {
 /** A name from class names: the most specific meaningful one (the last class usually is). */
 export function nameFromClasses(classes: string[]): string | null {
   for (const cls of [...classes].reverse().filter((name) => !isUtilityClass(name))) {
-    // BEM: `story-card__headline--large` names the element, `headline`.
+    // CSS modules: `ProductCard_name__9yTq2` names `name`; BEM: `story-card__headline--large` names `headline`.
+    const moduleName = /^[A-Za-z][A-Za-z0-9]*_([A-Za-z][A-Za-z0-9-]*)__[A-Za-z0-9_-]{4,10}$/.exec(cls)?.[1];
+    if (moduleName) {
+      const name = nameFromText(moduleName);
+      if (name) return name;
+      continue;
+    }
     const element = cls.includes('__') ? cls.split('__').pop()!.split('--')[0]! : cls;
     const name = nameFromText(element) ?? nameFromText(cls);
     if (name) return name;

@@ -1,5 +1,5 @@
 import type { Field } from '../../config/schema.js';
-import { allElements, elementChildren, isInside, ownText, parentElement, stableClasses, textOf, type Element } from './dom.js';
+import { allElements, elementChildren, isInside, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
 import { groupSelector } from './selectors.js';
@@ -11,7 +11,7 @@ import type { DetectContext, Proposal } from './types.js';
  * Finding candidates is one pass over the section; only the most promising few get the costlier field analysis.
  */
 
-const NOT_ITEMS = new Set(['tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
+const NOT_ITEMS = new Set(['td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
 const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead)([-_ ]|$)/i;
 const MIN_ITEMS = 3;
@@ -62,7 +62,10 @@ function findGroups(elements: Element[]): Group[] {
       const classCounts = new Map<string, number>();
       for (const sibling of siblings) for (const cls of stableClasses(sibling)) classCounts.set(cls, (classCounts.get(cls) ?? 0) + 1);
       const [bestClass, bestCount] = [...classCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['', 0];
-      const items = bestCount >= MIN_ITEMS && bestCount * 10 >= siblings.length * 6 ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
+      // Siblings sharing a class are the items, even among other siblings (HN's `tr.athing` between spacer rows).
+      const items = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
+      // Rows of a data table (one with header cells) are the table detector's.
+      if (items[0]!.name === 'tr' && selectIn('th', parent).length > 0) continue;
       groups.push({ parent, items });
     }
   }

@@ -1,5 +1,5 @@
 import type { AnyNode } from 'domhandler';
-import { countOfType, parentElement, positionOfType, selectIn, stableClasses, type Element } from './dom.js';
+import { classesOf, countOfType, cssModulePrefix, parentElement, positionOfType, quoteAttributeValue, selectIn, stableClasses, type Element } from './dom.js';
 
 /**
  * Selectors that survive small page changes: an id or hand-written class where one picks out exactly the
@@ -13,6 +13,12 @@ function escapeIdentifier(value: string): string {
 
 export function classSelector(tag: string, classes: string[]): string {
   return `${tag}${classes.map((cls) => `.${escapeIdentifier(cls)}`).join('')}`;
+}
+
+function moduleClassPrefixes(element: Element): string[] {
+  return classesOf(element)
+    .map(cssModulePrefix)
+    .filter((prefix): prefix is string => prefix !== null);
 }
 
 function selectsExactly(selector: string, roots: AnyNode | AnyNode[], expected: Element[]): boolean {
@@ -29,6 +35,7 @@ function ownSelectors(element: Element): string[] {
   if (id && /^[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(id) && !/\d{3,}/.test(id)) candidates.push(`${element.name}#${escapeIdentifier(id)}`);
   const classes = stableClasses(element);
   for (const cls of classes) candidates.push(classSelector(element.name, [cls]));
+  for (const prefix of moduleClassPrefixes(element)) candidates.push(`${element.name}[class*=${quoteAttributeValue(prefix)}]`);
   if (classes.length >= 2) candidates.push(classSelector(element.name, classes.slice(0, 2)));
   return candidates;
 }
@@ -49,8 +56,10 @@ export function groupSelector(items: Element[], roots: AnyNode | AnyNode[]): str
   const first = items[0];
   if (!first) return null;
   const shared = stableClasses(first).filter((cls) => items.every((item) => stableClasses(item).includes(cls)));
+  const sharedModules = moduleClassPrefixes(first).filter((prefix) => items.every((item) => moduleClassPrefixes(item).includes(prefix)));
   const candidates: string[] = [];
   for (const cls of shared) candidates.push(classSelector(first.name, [cls]));
+  for (const prefix of sharedModules) candidates.push(`${first.name}[class*=${quoteAttributeValue(prefix)}]`);
   const parent = parentElement(first);
   if (parent) {
     const container = uniqueSelector(parent, roots);
@@ -91,6 +100,7 @@ export function relativeCandidates(element: Element, item: Element): string[] {
   const candidates: string[] = [];
   const classes = stableClasses(element);
   for (const cls of [...classes].reverse()) candidates.push(`.${escapeIdentifier(cls)}`, classSelector(element.name, [cls]));
+  for (const prefix of moduleClassPrefixes(element)) candidates.push(`[class*=${quoteAttributeValue(prefix)}]`);
   const parent = parentElement(element);
   if (parent && parent !== item) {
     const parentClasses = stableClasses(parent);
