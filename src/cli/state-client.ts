@@ -26,12 +26,15 @@ export const adminSocketPath = (dataDir: string): string => join(dataDir, ADMIN_
 export const stateFilePath = (dataDir: string): string => join(dataDir, STATE_FILE);
 
 export interface OpenStateClientOptions {
-  /** How long to wait for a daemon's answer before treating the socket as stale. */
+  /**
+   * How long a listening daemon may take to answer before it counts as gone. A dead daemon's socket is refused
+   * at once, so this only matters for a busy or hung one; generous, because falling back is the worse outcome.
+   */
   probeTimeoutMs?: number;
 }
 
 export async function openStateClient(project: Project, options: OpenStateClientOptions = {}): Promise<StateClient> {
-  const remote = await connectAdminSocket(adminSocketPath(project.dataDir), options.probeTimeoutMs ?? 2_000);
+  const remote = await connectAdminSocket(adminSocketPath(project.dataDir), options.probeTimeoutMs ?? 5_000);
   if (remote) return remote;
   await refuseIfDaemonAlive(project.dataDir);
   return openLocalStateClient(project);

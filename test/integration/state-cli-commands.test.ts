@@ -67,6 +67,9 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
       const configs = [...(await loadConfigDir(join(root, 'configs'))).configs.values()];
       admin = buildAdminApp({ store, listConfigs: () => configs, settings: { credits: { enabled: true, freeCredits: 10 } } });
       await admin.listen({ path: join(dataDir, 'admin.sock') });
+      // As `serve` does: with the lock held by a live process, a CLI that missed the socket fails loudly
+      // instead of quietly writing state.json beside us.
+      await writeFile(join(dataDir, 'daemon.lock'), `${process.pid}\n`);
     }
   });
 
@@ -180,7 +183,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
     const files = await filesUnder(dataDir);
     expect(files.some((f) => f.endsWith('state.json'))).toBe(true);
     for (const file of files) {
-      if (file.endsWith('.sock')) continue;
+      if (file.endsWith('.sock') || file.endsWith('daemon.lock')) continue;
       const text = await readFile(file, 'utf8');
       for (const key of printedKeys) expect(text.includes(key), `${file} holds a key`).toBe(false);
     }

@@ -76,10 +76,7 @@ describe('API key service', () => {
     clock = new Date('2026-03-02T12:00:00.001Z');
     expect(await verifyApiKey(store, old.key, 'books', clock)).toMatchObject({ ok: false, reason: 'invalid' });
     expect((await verifyApiKey(store, fresh.key, 'books', clock)).ok).toBe(true);
-    expect((await listKeys(store, { now })).map((k) => [k.id, k.status])).toEqual([
-      [old.id, 'expired'],
-      [fresh.id, 'active'],
-    ]);
+    expect(Object.fromEntries((await listKeys(store, { now })).map((k) => [k.id, k.status]))).toEqual({ [old.id]: 'expired', [fresh.id]: 'active' });
     await expect(rotateKey(store, old.id, 0, options())).rejects.toMatchObject({ code: 'KEY_INVALID' });
   });
 

@@ -33,7 +33,7 @@ describe('admin API over a unix socket', () => {
     store = await createLowdbStore({ file: join(project.dataDir, 'state.json') });
     app = buildAdminApp({ store, listConfigs: () => configs, settings: project.settings, onCreditsChanged: (a, m) => changes.push([a, m]) });
     await app.listen({ path: adminSocketPath(project.dataDir) });
-    const connected = await connectAdminSocket(adminSocketPath(project.dataDir));
+    const connected = await connectAdminSocket(adminSocketPath(project.dataDir), 20_000);
     if (!connected) throw new Error('admin socket did not answer');
     client = connected;
   });
