@@ -154,6 +154,23 @@ describe('structure extraction: nesting, order, emptiness', () => {
     ]);
   });
 
+  test('arrays of objects nest inside arrays of objects; script and style text is not page text', () => {
+    const html = `<section class=cat><h2>Poetry <script>track()</script><style>.x{}</style></h2>
+        <div class=book><b>A</b><i>x</i><i>y</i></div><div class=book><b>B</b></div></section>
+      <section class=cat><h2>Travel</h2><div class=book><b>C</b><i>z</i></div></section>`;
+    const { data } = extract(
+      [{ name: 'categories', type: 'array', selector: '.cat', fields: [
+        { name: 'name', type: 'string', selector: 'h2' },
+        { name: 'books', type: 'array', selector: '.book', fields: [{ name: 'title', type: 'string', selector: 'b' }, { name: 'tags', type: 'array', selector: 'i', items: { type: 'string' } }] },
+      ] }],
+      html,
+    );
+    expect(data).toEqual({ categories: [
+      { name: 'Poetry', books: [{ title: 'A', tags: ['x', 'y'] }, { title: 'B', tags: [] }] },
+      { name: 'Travel', books: [{ title: 'C', tags: ['z'] }] },
+    ] });
+  });
+
   test('relative selectors and :scope address the item itself and its children', () => {
     const { data } = extract([
       {

@@ -33,6 +33,7 @@ export interface CompiledSelector {
 // `:scope` and relative selectors (`> td`) need the scope element at compile time in css-select, which
 // would mean one compilation per array item. Instead they are rewritten to a custom pseudo-class that
 // compares against the scope node of the query currently running (queries are synchronous: one slot is safe).
+// css-select's result caches would remember a match made for another scope, so they are off for these.
 const SCOPE_PSEUDO = 'pagejson-scope';
 let currentScope: AnyNode | null = null;
 const pseudos = { [SCOPE_PSEUDO]: (element: Element) => element === currentScope };
@@ -93,7 +94,7 @@ export function compileSelector(selector: string): CompiledSelector {
     compiled = { source: selector, select: self, selectFirst: (scope) => self(scope)[0] ?? null };
   } else {
     const scoped = isRelative(trimmed);
-    const query = scoped ? compile<AnyNode, Element>(rewriteRelative(trimmed), { pseudos, relativeSelector: false }) : compile<AnyNode, Element>(trimmed);
+    const query = scoped ? compile<AnyNode, Element>(rewriteRelative(trimmed), { pseudos, relativeSelector: false, cacheResults: false }) : compile<AnyNode, Element>(trimmed);
     compiled = {
       source: selector,
       select: (scope) => queryAll(query, scope, scoped),
