@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
+import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
 import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
@@ -21,7 +22,12 @@ async function makeProject(settings: Record<string, unknown> = {}): Promise<stri
 }
 
 const cli = (dir: string, args: string[]) =>
-  execa('node', [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+  execa('node', [CLI_BIN, ...args], {
+    cwd: dir,
+    reject: false,
+    env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', PAGEJSON_CHROMIUM: CHROMIUM_PATH },
+  });
+const skipBrowser = skipBrowserTests();
 
 const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
   name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra,
@@ -146,5 +152,14 @@ describe('pagejson generate (scripted)', () => {
     expect(unknownModel.exitCode).toBe(1);
     expect(unknownModel.stderr).toContain('unknown model: nope');
     expect(unknownModel.stderr).toContain('heuristic, local, openai:<model>');
+  });
+
+  it.skipIf(skipBrowser)('charges 0.35 credits with scraper 3 (JavaScript rendering)', async () => {
+    const dir = await makeProject();
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'rendered', '--scraper', '3', '--yes', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(JSON.stringify(JSON.parse(result.stdout).sample)).toContain('A Light in the Attic');
+    expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(99.65);
   });
 });
