@@ -116,6 +116,18 @@ describe('structure extraction: JSON', () => {
     expect(data).toEqual({ page: 2, total: 1234.5, firstTag: 'fiction', note: 'two  spaces\tand a tab', tags: ['fiction', 'poetry'] });
   });
 
+  test('embedded state cut out of a script by regex, then read as JSON with its whitespace intact', () => {
+    const html = '<script>window.__STATE__ = {"user": {"name": "Ann  Lee"},\n "cart": {"total": 3}};</script>';
+    const { data } = extract(
+      [
+        { name: 'user', type: 'string', selector: 'script', transform: ['regex:__STATE__ = (\\{[\\s\\S]*\\});', 'json:user.name'] },
+        { name: 'total', type: 'integer', selector: 'script', transform: ['regex:__STATE__ = (\\{[\\s\\S]*\\});', 'json:cart.total'] },
+      ],
+      html,
+    );
+    expect(data).toEqual({ user: 'Ann  Lee', total: 3 });
+  });
+
   test('JSON wrapped in an HTML comment and several JSON-LD blocks: the one holding the type is used', () => {
     const html = `<script type="application/ld+json"><!-- {"@type":"Organization","name":"Org"} --></script>
       <script type="application/ld+json">[{"@type":"http://schema.org/Product","name":"Widget","offers":{"price":12}}]</script>`;

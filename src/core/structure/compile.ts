@@ -36,7 +36,10 @@ export interface CompiledStructure {
 interface ScalarSpec {
   type: ScalarType;
   attribute: string | undefined;
-  /** json transforms read the raw text: collapsing whitespace would change string values inside the JSON. */
+  /**
+   * With a json transform anywhere in the list (`regex:` may first cut `{…}` out of `window.__STATE__ = …;`)
+   * the raw text is read: collapsing whitespace would change string values inside the JSON.
+   */
   readsRawText: boolean;
   transforms: CompiledTransform[];
 }
@@ -112,7 +115,7 @@ function scalarSpec(type: ScalarType, attribute: string | undefined, transforms:
       });
     }
   });
-  return { type, attribute: attribute?.toLowerCase(), readsRawText: transforms[0]?.startsWith('json:') ?? false, transforms: compiled };
+  return { type, attribute: attribute?.toLowerCase(), readsRawText: transforms.some((transform) => transform.startsWith('json:')), transforms: compiled };
 }
 
 function compileSelectorAt(selector: string, at: string): CompiledSelector {
