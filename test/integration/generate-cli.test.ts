@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProject } from '../../src/core/config/project.js';
+import { startServer } from '../../src/daemon/server.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
 import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
@@ -161,5 +163,22 @@ describe('pagejson generate (scripted)', () => {
     expect(result.exitCode).toBe(0);
     expect(JSON.stringify(JSON.parse(result.stdout).sample)).toContain('A Light in the Attic');
     expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(99.65);
+  });
+
+  it('charges through the running daemon\'s admin socket, and the daemon serves the new config', async () => {
+    const dir = await makeProject();
+    const project = await loadProject({ cwd: dir, env: {} });
+    const server = await startServer({ project, host: '127.0.0.1', port: 0, watch: true, env: {}, app: { logger: false } });
+    try {
+      const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'live', '--yes', '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      const balance = await server.runtime.store.getAccount('default');
+      expect(balance?.balance).toBe(99_750);
+      await server.reload();
+      expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live');
+    } finally {
+      await server.close();
+    }
   });
 });
