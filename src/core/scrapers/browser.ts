@@ -4,7 +4,7 @@ import { PagejsonError } from '../errors.js';
 import { assertAllowedUrlHost, blockedAddressError } from '../net/address-guard.js';
 import { assertAnnouncedLength, tooLargeError } from '../net/body-limit.js';
 import { assertHtmlContentType } from '../net/html-response.js';
-import { countDocumentBytes } from './crawlee-browser-bytes.js';
+import { watchDocuments, type DocumentWatch } from './crawlee-browser-watch.js';
 import { BLOCKED_HEADER, startGuardProxy, type GuardProxy } from './crawlee-guard-proxy.js';
 import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
@@ -40,7 +40,7 @@ interface PageState {
   navigationHosts: Set<string>;
   /** The latest main-frame document response (after redirects), even when navigation then failed. */
   mainResponse?: Response;
-  bytes: { exceeded(): boolean };
+  documents: DocumentWatch;
 }
 
 export function browserUnavailableError(path: string, cause?: unknown): PagejsonError {
@@ -58,7 +58,7 @@ function pageFailure(state: PageState | undefined, proxy: GuardProxy, maxBytes: 
     const refused = proxy.blockedHost(host);
     if (refused) return blockedAddressError(refused);
   }
-  if (state.bytes.exceeded()) return tooLargeError(maxBytes);
+  if (state.documents.exceeded()) return tooLargeError(maxBytes);
   const response = state.mainResponse;
   if (!response) return undefined;
   const refusedByProxy = response.headers()[BLOCKED_HEADER];
@@ -119,7 +119,12 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
           entry.abort.addEventListener('abort', () => void page.close().catch(() => undefined), { once: true });
           const state: PageState = {
             navigationHosts: new Set([new URL(request.url).hostname]),
-            bytes: await countDocumentBytes(page, options.maxBytes, () => entry.reject(tooLargeError(options.maxBytes))),
+            documents: await watchDocuments(page, {
+              maxBytes: options.maxBytes,
+              onTooLarge: () => entry.reject(tooLargeError(options.maxBytes)),
+              // A blocked hop is reported by the proxy; anything else is a network failure of the source.
+              onFailed: (reason) => entry.reject(pageFailure(state, proxy, options.maxBytes) ?? toFetchError(new Error(reason), options.timeoutMs)),
+            }),
           };
           page.on('request', (sent: PageRequest) => {
             if (sent.isNavigationRequest() && sent.frame() === page.mainFrame()) state.navigationHosts.add(new URL(sent.url()).hostname);
