@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { Client } from 'undici';
 import { loadConfigDir } from '../core/config/load.js';
 import type { Project } from '../core/config/project.js';
@@ -121,14 +122,48 @@ async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
   });
 }
 
-export async function openLocalStateClient(project: Project): Promise<StateClient> {
-  const store = await createLowdbStore({ file: stateFilePath(project.dataDir) });
-  const service = createStateService({
-    store,
-    credits: project.settings.credits,
-    listConfigs: async () => [...(await loadConfigDir(project.configsDir)).configs.values()],
-  });
-  return { mode: 'local', ...service, close: () => store.close() };
+/**
+ * The store opened by this process. Two CLI commands run side by side (a script granting credits in a loop)
+ * would each read, change and rewrite state.json and lose each other's updates, so a local client holds
+ * `<dataDir>/state.lock` from before it reads the file until it has flushed and closed it.
+ */
+export async function openLocalStateClient(project: Project, options: { lockWaitMs?: number } = {}): Promise<StateClient> {
+  await mkdir(project.dataDir, { recursive: true });
+  const release = await lockState(project.dataDir, options.lockWaitMs ?? 15_000);
+  try {
+    const store = await createLowdbStore({ file: stateFilePath(project.dataDir) });
+    const service = createStateService({
+      store,
+      credits: project.settings.credits,
+      listConfigs: async () => [...(await loadConfigDir(project.configsDir)).configs.values()],
+    });
+    let closed: Promise<void> | undefined;
+    const close = () => (closed ??= store.close().finally(() => release().catch(() => undefined)));
+    return { mode: 'local', ...service, close };
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function lockState(dataDir: string, waitMs: number): Promise<() => Promise<void>> {
+  const lockfilePath = join(dataDir, 'state.lock');
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      // A short command never loses its lock; if the mtime refresh fails anyway, finishing is still right.
+      return await lockfile.lock(dataDir, { lockfilePath, realpath: false, stale: 10_000, onCompromised: () => undefined });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      if (Date.now() >= deadline) {
+        throw new PagejsonError('STATE_LOCKED', `another pagejson command is using the state in ${dataDir}`, {
+          context: { lock: lockfilePath },
+          hint: 'wait for it to finish and try again',
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25 + Math.floor(Math.random() * 50)));
+    }
+  }
 }
 
 /** Open the state for one command and always close it (flushing local writes), even when the command fails. */

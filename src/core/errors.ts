@@ -49,6 +49,7 @@ export type ErrorCode =
   | 'DAEMON_RUNNING'
   | 'DAEMON_UNREACHABLE'
   | 'STATE_CORRUPT'
+  | 'STATE_LOCKED'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';
 

@@ -10,7 +10,7 @@ import { ApiConfigSchema, ProjectSettingsSchema } from '../../src/core/config/sc
 import { verifyApiKey } from '../../src/core/key-service.js';
 import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
 import type { StateStore } from '../../src/core/storage/types.js';
-import { adminSocketPath, connectAdminSocket, openStateClient, type StateClient } from '../../src/cli/state-client.js';
+import { adminSocketPath, connectAdminSocket, openLocalStateClient, openStateClient, type StateClient } from '../../src/cli/state-client.js';
 import { buildAdminApp } from '../../src/daemon/admin.js';
 
 const configs = [
@@ -123,6 +123,30 @@ describe('state client fallback', () => {
     expect(fallback.mode).toBe('local');
     expect(await fallback.credits()).toEqual({ account: 'default', milliCredits: 101_000 });
     await fallback.close();
+  });
+
+  it('serialises local clients: a second one waits for the first to close and then sees its changes', async () => {
+    const first = await openLocalStateClient(project);
+    let secondOpened = false;
+    const second = openLocalStateClient(project).then((client) => {
+      secondOpened = true;
+      return client;
+    });
+    await first.grantCredits(undefined, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // However long we wait, the second cannot open while the first holds state.lock.
+    expect(secondOpened).toBe(false);
+    await first.close();
+    const client = await second;
+    expect(await client.credits()).toEqual({ account: 'default', milliCredits: 105_000 });
+    await client.close();
+    await expect(openLocalStateClient(project).then((c) => c.close())).resolves.toBeUndefined();
+  });
+
+  it('gives up with STATE_LOCKED when another command holds the state too long', async () => {
+    const holder = await openLocalStateClient(project);
+    await expect(openLocalStateClient(project, { lockWaitMs: 100 })).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+    await holder.close();
   });
 
   it('refuses to open the store beside a live daemon whose socket does not answer', async () => {

@@ -106,6 +106,18 @@ describe('lowdb store durability', () => {
     await expect(createLowdbStore({ file })).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
   });
 
+  it('drops usage days older than the retention period when it opens', async () => {
+    const store = await createLowdbStore({ file });
+    const today = new Date();
+    const event = { apiId: 'books', keyId: 'k_a', account: 'default', milliCredits: 400, outcome: 'MISS' as const };
+    await store.recordUsage({ ...event, at: today });
+    await store.recordUsage({ ...event, at: new Date(today.getTime() - 10 * 86_400_000) });
+    await store.close();
+    const reopened = await createLowdbStore({ file, usageRetentionDays: 5 });
+    expect((await reopened.usage({})).map((r) => r.day)).toEqual([today.toISOString().slice(0, 10)]);
+    await reopened.close();
+  });
+
   it('refuses changes after close', async () => {
     const store = await createLowdbStore({ file });
     await store.ensureAccount('default', 1_000);

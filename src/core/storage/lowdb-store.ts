@@ -18,6 +18,8 @@ export interface LowdbStoreOptions {
   now?: () => Date;
   /** Called after each completed write (tests count writes). */
   onWrite?: (bytes: number) => void;
+  /** Usage days older than this are dropped when the store opens, so the file stays small (default 400). */
+  usageRetentionDays?: number;
 }
 
 export interface StateFile {
@@ -65,6 +67,9 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   const db = new Low<StateFile>(adapter, emptyState());
   await db.read();
   const now = options.now ?? (() => new Date());
+  // Whole-file rewrites stay cheap only while the file is small: old usage days go (persisted by the next write).
+  const oldestKept = usageCutoff(now(), options.usageRetentionDays ?? 400);
+  for (const [rowKey, row] of Object.entries(db.data.usage)) if (row.day < oldestKept) delete db.data.usage[rowKey];
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
 
