@@ -1,0 +1,265 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile, selectAll, selectOne } from 'css-select';
+import type { AnyNode, Element } from 'domhandler';
+import { getAttributeValue, textContent } from 'domutils';
+import { parseDocument } from 'htmlparser2';
+import { Agent, request } from 'undici';
+import { ApiConfigSchema } from '../src/core/config/schema.js';
+import { digestKey } from '../src/core/keys.js';
+import { createHeuristicModel } from '../src/core/models/heuristic/index.js';
+import { createScraperPool } from '../src/core/scrapers/index.js';
+import { getCompiledStructure } from '../src/core/structure/index.js';
+import { startFakeLlm } from '../test/support/fake-llm.js';
+import { runLoad, type LoadResult } from './load.js';
+import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig, listingPage } from './pages.js';
+import { HAS_TASKSET, rssMegabytes, startUntil, type Started } from './proc.js';
+
+/**
+ * `npm run bench`: every figure of DESIGN.md section 10 beside a baseline measured in the same run on the
+ * same machine, printed as ratios and written to bench/results.json. Server and load generator are pinned to
+ * different cores. Nothing here is asserted by the test suite: timings are reported, not tested.
+ */
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = join(here, here.includes('/dist/') ? '../..' : '..');
+const cli = join(repoRoot, 'bin/pagejson.js');
+const distBench = join(repoRoot, 'dist/bench');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+interface Figure {
+  figure: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  ratio: number | null;
+  target: string;
+  pass: boolean;
+  note?: string;
+}
+
+const figures: Figure[] = [];
+const started: Started[] = [];
+let workDir = '';
+
+function record(figure: Figure): void {
+  figures.push(figure);
+  const ratio = figure.ratio === null ? '' : `  ratio ${figure.ratio.toFixed(2)}`;
+  const baseline = figure.baseline === null ? '' : `  baseline ${round(figure.baseline)} ${figure.unit}`;
+  process.stdout.write(`${figure.pass ? 'ok  ' : 'MISS'}  ${figure.figure}: ${round(figure.value)} ${figure.unit}${baseline}${ratio}  (target ${figure.target})${figure.note ? `  [${figure.note}]` : ''}\n`);
+}
+
+function round(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n.toFixed(2);
+}
+
+function runCli(args: string[], cwd: string): string {
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  if (result.status !== 0) throw new Error(`pagejson ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function makeProject(name: string, settings: Record<string, unknown>, configs: Array<Record<string, unknown>>): Promise<string> {
+  const dir = join(workDir, name);
+  await mkdir(join(dir, 'configs'), { recursive: true });
+  await writeFile(join(dir, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true }, ...settings }, null, 2));
+  for (const config of configs) await writeFile(join(dir, 'configs', `${config.apiId as string}.json`), JSON.stringify(config, null, 2));
+  return dir;
+}
+
+async function startDaemon(dir: string): Promise<Started & { url: string }> {
+  const daemon = await startUntil(SERVER_CPU, process.execPath, [cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
+    cwd: dir,
+    env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' },
+  });
+  started.push(daemon);
+  return { ...daemon, url: daemon.match[1]! };
+}
+
+async function load(url: string, key: string, connections = 50): Promise<LoadResult> {
+  // A short warm-up first: JIT, keep-alive sockets, the cache's first miss.
+  await runLoad({ url, headers: { apikey: key }, connections, seconds: 1, cpu: LOAD_CPU });
+  return runLoad({ url, headers: { apikey: key }, connections, seconds: SECONDS, cpu: LOAD_CPU });
+}
+
+async function main(): Promise<void> {
+  workDir = await mkdtemp(join(tmpdir(), 'pagejson-bench-'));
+  process.stdout.write(`pagejson bench: ${SECONDS}s per load run, ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'no taskset: processes not pinned'}\n\n`);
+
+  const source = await startUntil(LOAD_CPU, process.execPath, [join(distBench, 'servers/source.js')], /source ready on (http:\/\/\S+)/);
+  started.push(source);
+  const sourceUrl = `${source.match[1]!}/listing.html`;
+  const llm = await startFakeLlm([]);
+
+  // One project for the load figures: a cached and an uncached endpoint over the 100 KB listing, both on an
+  // OpenAI-compatible model (the fake server) to prove that retrieval never calls it for selector fields.
+  const project = await makeProject(
+    'load',
+    { credits: { enabled: true, freeCredits: 1_000_000_000 }, models: { bench: { baseURL: llm.baseURL, model: 'bench-model', apiKeyEnv: 'BENCH_LLM_KEY' } } },
+    [listingConfig('cached', sourceUrl, { caching: true, model: 'bench' }), listingConfig('uncached', sourceUrl, { caching: false, model: 'bench' })],
+  );
+  const { key } = JSON.parse(runCli(['keys', 'create', '--label', 'bench', '--json'], project)) as { key: string };
+  const daemon = await startDaemon(project);
+  process.env.BENCH_LLM_KEY = 'unused';
+
+  // 1. Cached GET against a bare Fastify route that checks the same digest and sends the same bytes.
+  const hit = await request(`${daemon.url}/external/cached`, { headers: { apikey: key } });
+  const hitBody = await hit.body.text();
+  await writeFile(join(workDir, 'hit.json'), hitBody);
+  const bare = await startUntil(SERVER_CPU, process.execPath, [join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
+    env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
+  });
+  started.push(bare);
+  const cached = await load(`${daemon.url}/external/cached`, key);
+  const bareRun = await load(`${bare.match[1]!}/external/cached`, key);
+  await bare.stop();
+  record({
+    figure: 'cached GET req/s (50 connections, credits on)',
+    value: cached.requestsPerSecond,
+    unit: 'req/s',
+    baseline: bareRun.requestsPerSecond,
+    ratio: cached.requestsPerSecond / bareRun.requestsPerSecond,
+    target: '≥ 0.80',
+    pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.8 && cached.non2xx === 0,
+    note: `${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}`,
+  });
+
+  // 2. Uncached GET (scraper 1) against undici + htmlparser2 + precompiled css-select in one process.
+  const extract = await startUntil(SERVER_CPU, process.execPath, [join(distBench, 'servers/baseline-extract.js')], /baseline ready on (http:\/\/\S+)/, { env: { BENCH_SOURCE_URL: sourceUrl } });
+  started.push(extract);
+  const uncached = await load(`${daemon.url}/external/uncached`, key, 8);
+  const extractRun = await load(`${extract.match[1]!}/external/uncached`, key, 8);
+  await extract.stop();
+  record({
+    figure: 'uncached GET req/s, scraper 1, 100 KB page, 50 items × 5 fields',
+    value: uncached.requestsPerSecond,
+    unit: 'req/s',
+    baseline: extractRun.requestsPerSecond,
+    ratio: uncached.requestsPerSecond / extractRun.requestsPerSecond,
+    target: '≥ 0.70',
+    pass: uncached.requestsPerSecond / extractRun.requestsPerSecond >= 0.7 && uncached.non2xx === 0,
+    note: `8 connections (per-origin queue of 4 in front of the source), non-2xx ${uncached.non2xx}`,
+  });
+
+  // 8. LLM calls per retrieval in steady state.
+  const retrievals = (cached.requestsPerSecond + uncached.requestsPerSecond) * SECONDS;
+  record({ figure: 'LLM calls per retrieval in steady state', value: llm.requests.length / Math.max(1, retrievals), unit: 'calls', baseline: 1, ratio: null, target: '0 (peers: 1 per request)', pass: llm.requests.length === 0, note: `${llm.requests.length} calls in ~${Math.round(retrievals)} retrievals` });
+  await daemon.stop();
+
+  await scraperTwoLatency(sourceUrl);
+  await heuristicGenerate();
+  await cliWallTimes();
+  await startAndMemory(sourceUrl);
+
+  await llm.close();
+  await writeFile(join(repoRoot, 'bench/results.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, pinned: HAS_TASKSET, figures }, null, 2)}\n`);
+  process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
+}
+
+/** 3. Scraper 2 mean latency on the same page against undici + the same parse/select, in one process. */
+async function scraperTwoLatency(sourceUrl: string): Promise<void> {
+  const config = ApiConfigSchema.parse(listingConfig('s2', sourceUrl, { caching: false, scraper: 2 }));
+  const pool = createScraperPool({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 });
+  const agent = new Agent({ keepAliveTimeout: 60_000 });
+  const queries = { items: compile(LISTING_ITEM_SELECTOR), fields: LISTING_FIELDS.map((f) => ({ ...f, query: compile(f.selector) })) };
+  const viaScraper = async () => {
+    const page = await pool.get(2).fetch({ url: sourceUrl });
+    getCompiledStructure(config).extract(page.html, page.finalUrl);
+  };
+  const viaUndici = async () => {
+    const response = await request(sourceUrl, { dispatcher: agent });
+    const doc = parseDocument(await response.body.text());
+    selectAll<AnyNode, Element>(queries.items, doc).map((item) => queries.fields.map((f) => {
+      const node = selectOne<AnyNode, Element>(f.query, item);
+      return node && ('attribute' in f ? getAttributeValue(node, f.attribute) : textContent(node));
+    }));
+  };
+  const time = async (fn: () => Promise<void>, n: number) => {
+    for (let i = 0; i < 10; i += 1) await fn();
+    const start = performance.now();
+    for (let i = 0; i < n; i += 1) await fn();
+    return (performance.now() - start) / n;
+  };
+  const scraperMs = await time(viaScraper, 100);
+  const undiciMs = await time(viaUndici, 100);
+  await pool.close();
+  await agent.close();
+  record({ figure: 'scraper 2 mean latency on the 100 KB page', value: scraperMs, unit: 'ms', baseline: undiciMs, ratio: scraperMs / undiciMs, target: '≤ 1.2', pass: scraperMs / undiciMs <= 1.2 });
+}
+
+/** 4. The heuristic model on a 1 MB page. */
+async function heuristicGenerate(): Promise<void> {
+  const page = listingPage(2_000, 1024 * 1024);
+  const model = createHeuristicModel();
+  const input = { sectionHtml: page, pageHtml: page, pageUrl: 'http://127.0.0.1/listing.html', selector: 'body', rule: null };
+  await model.generate(input);
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const start = performance.now();
+    await model.generate(input);
+    runs.push(performance.now() - start);
+  }
+  const median = runs.sort((a, b) => a - b)[2]!;
+  record({ figure: `heuristic generate on a ${Math.round(page.length / 1024)} KB page (median of 5)`, value: median, unit: 'ms', baseline: null, ratio: null, target: '< 500 ms', pass: median < 500 });
+}
+
+function wallMs(args: string[], cwd: string, runs = 10): number {
+  spawnSync(process.execPath, args, { cwd });
+  const start = performance.now();
+  for (let i = 0; i < runs; i += 1) spawnSync(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1' } });
+  return (performance.now() - start) / runs;
+}
+
+/** 5. CLI start-up: `--help` and `validate` over 10 configs against `node -e 0`. */
+async function cliWallTimes(): Promise<void> {
+  const configs = Array.from({ length: 10 }, (_, i) => listingConfig(`endpoint-${i}`, 'https://shop.example/listing.html', { caching: true }));
+  const dir = await makeProject('validate', {}, configs);
+  const node = wallMs(['-e', '0'], dir);
+  const help = wallMs([cli, '--help'], dir);
+  const validate = wallMs([cli, 'validate'], dir);
+  record({ figure: '`pagejson --help` wall time', value: help, unit: 'ms', baseline: node, ratio: help / node, target: '≤ 4×', pass: help / node <= 4 });
+  record({ figure: '`pagejson validate` (10 configs) wall time', value: validate, unit: 'ms', baseline: node, ratio: validate / node, target: '≤ 4×', pass: validate / node <= 4 });
+}
+
+/** 6 and 7. Start to ready with 1,000 configs; RSS with 1,000 configs and 10,000 cache entries after load. */
+async function startAndMemory(sourceUrl: string): Promise<void> {
+  const configs = Array.from({ length: 1_000 }, (_, i) => ({
+    ...listingConfig(`endpoint-${i}`, `${sourceUrl}?v={{ v }}`, { caching: true }),
+    variables: { v: { example: '0' } },
+  }));
+  const dir = await makeProject('thousand', { credits: { enabled: true, freeCredits: 1_000_000_000 }, cache: { memoryEntries: 10_000 } }, configs);
+  const { key } = JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string };
+  const begin = performance.now();
+  const daemon = await startDaemon(dir);
+  const readyMs = performance.now() - begin;
+  record({ figure: 'daemon start to ready with 1,000 configs', value: readyMs, unit: 'ms', baseline: null, ratio: null, target: '< 1500 ms', pass: readyMs < 1500, note: 'includes Node start-up' });
+
+  // 10,000 distinct cache entries: 1,000 endpoints × 10 variable values, 16 requests at a time.
+  const agent = new Agent({ connections: 16 });
+  const jobs = Array.from({ length: 10_000 }, (_, i) => ({ apiId: `endpoint-${i % 1_000}`, v: String(Math.floor(i / 1_000)) }));
+  let failures = 0;
+  const worker = async () => {
+    for (let job = jobs.pop(); job; job = jobs.pop()) {
+      const response = await request(`${daemon.url}/external/${job.apiId}?v=${job.v}`, { headers: { apikey: key }, dispatcher: agent });
+      await response.body.dump();
+      if (response.statusCode !== 200) failures += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  await agent.close();
+  await load(`${daemon.url}/external/endpoint-1?v=1`, key);
+  const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
+  record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '< 250 MB', pass: rss < 250 && failures === 0, note: `${failures} failed fills` });
+  await daemon.stop();
+}
+
+try {
+  await main();
+} finally {
+  await Promise.allSettled(started.map((s) => s.stop()));
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+}
