@@ -24,7 +24,7 @@ beforeAll(async () => {
   const created = await cli('keys', 'create', '--json');
   expect(created.exitCode).toBe(0);
   key = (JSON.parse(created.stdout) as { key: string }).key;
-});
+}, 300_000);
 
 afterAll(async () => {
   if (serve && serve.child.exitCode === null) serve.child.kill('SIGKILL');

@@ -49,7 +49,8 @@ export function register(program: Command, ctx: CliContext): void {
       });
       for (const problem of server.runtime.configs.problems()) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}\n`);
 
-      closeWithGrace({ delay: 15_000, logger: false }, async ({ signal, err }) => {
+      // SIGHUP means reload here, not stop: keep it out of close-with-grace's list.
+      closeWithGrace({ delay: 15_000, logger: false, skip: ['SIGHUP'] }, async ({ signal, err }) => {
         if (err) server.app.log.error({ err }, 'fatal error, shutting down');
         else server.app.log.info({ signal }, 'shutting down');
         await server.close();
