@@ -1,5 +1,5 @@
 import { parseDocument } from 'htmlparser2';
-import { selectAll } from 'css-select';
+import { compile, selectAll } from 'css-select';
 import type { AnyNode, Document, Element } from 'domhandler';
 
 /**
@@ -85,12 +85,30 @@ export function isInside(element: Element, ancestor: Element): boolean {
   return false;
 }
 
-export function selectIn(selector: string, roots: AnyNode | AnyNode[]): Element[] {
-  try {
-    return selectAll<AnyNode, Element>(selector, roots);
-  } catch {
-    return [];
+type CompiledQuery<E> = ReturnType<typeof compile<AnyNode, E & AnyNode>>;
+
+// Detectors probe the same few selectors inside thousands of items: compile each once.
+const compiledQueries = new Map<string, CompiledQuery<Element> | null>();
+const QUERY_CACHE_LIMIT = 2000;
+
+function compiledQuery(selector: string): CompiledQuery<Element> | null {
+  let query = compiledQueries.get(selector);
+  if (query === undefined) {
+    try {
+      query = compile<AnyNode, Element>(selector) as CompiledQuery<Element>;
+    } catch {
+      query = null;
+    }
+    if (compiledQueries.size >= QUERY_CACHE_LIMIT) compiledQueries.clear();
+    compiledQueries.set(selector, query);
   }
+  return query;
+}
+
+/** Matches of the selector in the roots and their descendants (roots included); [] for a selector that does not parse. */
+export function selectIn(selector: string, roots: AnyNode | AnyNode[]): Element[] {
+  const query = compiledQuery(selector);
+  return query ? selectAll<AnyNode, Element>(query, roots) : [];
 }
 
 /** CSS modules (`ProductCard_name__9yTq2`): the hash changes with every build, the prefix does not. */

@@ -1,7 +1,7 @@
 import type { Field } from '../../config/schema.js';
 import { attr, classesOf, cssModulePrefix, elementChildren, isStableClass, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
 import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
-import { relativeCandidates, relativeSelector, relativeSelectorAll } from './selectors.js';
+import { relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf } from './selectors.js';
 
 /**
  * The fields of a repeated region. Elements at the same tag/class path inside every item form a "slot";
@@ -112,7 +112,11 @@ export interface ItemFields {
   hints: string;
 }
 
-export function itemFields(items: Element[]): ItemFields {
+/** Slots of a long list are found on an evenly spread sample; the structure engine then checks every item. */
+const ANALYSED_ITEMS = 200;
+
+export function itemFields(allItems: Element[]): ItemFields {
+  const items = sampleOf(allItems, ANALYSED_ITEMS);
   const names = new NameSet();
   const fields: Field[] = [];
   const seenValues = new Set<string>();

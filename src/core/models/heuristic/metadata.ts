@@ -1,5 +1,7 @@
 import type { Field } from '../../config/schema.js';
-import { attr, selectIn, textOf } from './dom.js';
+import { is } from 'css-select';
+import type { AnyNode } from 'domhandler';
+import { attr, elementChildren, isElement, selectIn, textOf, type Element } from './dom.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -22,11 +24,21 @@ const CANDIDATES: MetaCandidate[] = [
   { name: 'language', selectors: ['html[lang]'], attribute: 'lang', type: 'string' },
 ];
 
+/** Where to look: the html element itself for `html[...]`, the head for the rest, so a 1 MB body is never walked. */
+function scopeFor(selector: string, context: DetectContext): AnyNode[] {
+  const root = context.page.children.find((node): node is Element => isElement(node) && node.name === 'html');
+  if (!root) return [context.page];
+  if (selector.startsWith('html')) return is(root, selector) ? [root] : [];
+  const head = elementChildren(root).find((element) => element.name === 'head');
+  return head ? [head] : [context.page];
+}
+
 export function detectMetadata(context: DetectContext): Proposal[] {
   const proposals: Proposal[] = [];
   for (const candidate of CANDIDATES) {
     for (const selector of candidate.selectors) {
-      const element = selectIn(selector, context.page)[0];
+      const scope = scopeFor(selector, context);
+      const element = selector.startsWith('html') ? (scope[0] as Element | undefined) : selectIn(selector, scope)[0];
       if (!element) continue;
       const value = candidate.attribute ? attr(element, candidate.attribute) : textOf(element);
       if (!value) continue;

@@ -71,12 +71,24 @@ export function groupSelector(items: Element[], roots: AnyNode | AnyNode[]): str
 }
 
 /**
+ * Long lists are checked on an evenly spread sample (the structure engine re-extracts every item before
+ * anything is offered), which keeps generation linear on pages with thousands of items.
+ */
+const SAMPLE_SIZE = 60;
+export function sampleOf<T>(list: T[], size = SAMPLE_SIZE): T[] {
+  if (list.length <= size) return list;
+  const step = list.length / size;
+  return Array.from({ length: size }, (_, index) => list[Math.floor(index * step)]!);
+}
+
+/**
  * A selector relative to each item whose first match inside the item is the slot's element, for every item
  * that has the slot. `slots` pairs each item with its element for this slot (or null where absent).
  */
 export function relativeSelector(slots: Array<{ item: Element; element: Element | null }>, candidates: string[]): string | null {
+  const sample = sampleOf(slots);
   for (const candidate of candidates) {
-    const ok = slots.every(({ item, element }) => {
+    const ok = sample.every(({ item, element }) => {
       // The structure engine's first match may be the item itself (css-select tests the scope element too).
       const first = selectIn(candidate, item)[0];
       return element ? first === element : true;
@@ -88,8 +100,9 @@ export function relativeSelector(slots: Array<{ item: Element; element: Element 
 
 /** Like relativeSelector, for a slot that occurs several times per item: all matches must be its elements. */
 export function relativeSelectorAll(slots: Array<{ item: Element; elements: Element[] }>, candidates: string[]): string | null {
+  const sample = sampleOf(slots);
   for (const candidate of candidates) {
-    const ok = slots.every(({ item, elements }) => selectsExactly(candidate, item, elements));
+    const ok = sample.every(({ item, elements }) => selectsExactly(candidate, item, elements));
     if (ok) return candidate;
   }
   return null;
