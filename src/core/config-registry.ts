@@ -47,6 +47,8 @@ interface FileState {
   problems: ConfigProblem[];
 }
 
+const SCAN_BATCH = 64;
+
 export async function createConfigRegistry(options: ConfigRegistryOptions): Promise<ConfigRegistry> {
   const files = new Map<string, FileState>();
   let byApiId = new Map<string, ApiConfig>();
@@ -73,22 +75,28 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
       files.delete(file);
       emit({ kind: 'removed', file, apiId: gone?.config?.apiId });
     }
-    for (const file of present) {
-      const signature = await signatureOf(file);
-      if (signature === undefined) continue;
-      const previous = files.get(file);
-      if (!force && previous && previous.signature === signature) continue;
-      const result = await loadConfigFile(file);
-      if (result.ok) {
-        files.set(file, { signature, config: result.config, problems: [] });
-        emit({ kind: 'loaded', file, apiId: result.config.apiId, revision: result.config.revision });
-      } else {
-        const kept = previous?.config;
-        files.set(file, { signature, config: kept, problems: result.problems });
-        emit({ kind: 'invalid', file, apiId: kept?.apiId, problems: result.problems, keptPrevious: kept !== undefined });
-      }
+    // Files are read in parallel batches: a daemon with a thousand configs must be ready in well under 1.5 s.
+    const candidates = [...present];
+    for (let start = 0; start < candidates.length; start += SCAN_BATCH) {
+      await Promise.all(candidates.slice(start, start + SCAN_BATCH).map((file) => refreshFile(file, force)));
     }
     rebuildIndex();
+  }
+
+  async function refreshFile(file: string, force: boolean): Promise<void> {
+    const signature = await signatureOf(file);
+    if (signature === undefined) return;
+    const previous = files.get(file);
+    if (!force && previous && previous.signature === signature) return;
+    const result = await loadConfigFile(file);
+    if (result.ok) {
+      files.set(file, { signature, config: result.config, problems: [] });
+      emit({ kind: 'loaded', file, apiId: result.config.apiId, revision: result.config.revision });
+    } else {
+      const kept = previous?.config;
+      files.set(file, { signature, config: kept, problems: result.problems });
+      emit({ kind: 'invalid', file, apiId: kept?.apiId, problems: result.problems, keptPrevious: kept !== undefined });
+    }
   }
 
   /** apiId → config; on a duplicate apiId the file that sorts first wins and the other is reported. */

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import closeWithGrace from 'close-with-grace';
 import { PagejsonError } from '../../core/errors.js';
-import { startServer } from '../../daemon/server.js';
 import { writeLine, type CliContext } from '../context.js';
 import { projectFor } from '../project-option.js';
 
@@ -31,6 +29,9 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--no-watch', 'do not reload configs when their files change (SIGHUP still reloads)')
     .action(async (options: ServeOptions, command: Command) => {
       const project = await projectFor(command, ctx);
+      // Loaded here, not at the top: the daemon's dependencies (Fastify, the stores, prom-client) would
+      // otherwise slow down every other command, `--help` included.
+      const [{ startServer }, { default: closeWithGrace }] = await Promise.all([import('../../daemon/server.js'), import('close-with-grace')]);
       const port = options.port !== undefined ? parsePort(options.port) : undefined;
       const level = ctx.env.PAGEJSON_LOG_LEVEL ?? 'info';
       const server = await startServer({
