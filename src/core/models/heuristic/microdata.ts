@@ -68,7 +68,9 @@ function itemFields(item: Element): Field[] {
     if (scope === item) {
       if (element.attribs.itemscope !== undefined) continue; // read through its own properties below
       selector = `[itemprop=${quoteAttributeValue(prop)}]`;
-      // The first match inside the item must be this very property, not a namesake in a nested item.
+      // The first match inside the item must be this very property, not a namesake in a nested item
+      // (the brand's `name` before the product's): then exclude what sits inside nested property items.
+      if (selectIn(selector, item).find((match) => match !== item) !== element) selector = `${selector}:not([itemscope][itemprop] *)`;
       if (selectIn(selector, item).find((match) => match !== item) !== element) continue;
       name = prop;
     } else if (scope && nearestScope(scope) === item && scope.attribs.itemprop) {
