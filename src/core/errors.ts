@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'DAEMON_UNREACHABLE'
   | 'STATE_CORRUPT'
   | 'STATE_LOCKED'
+  | 'REDIS_UNAVAILABLE'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';
 

@@ -1,0 +1,241 @@
+import { PagejsonError } from '../errors.js';
+import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
+import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
+import { assertAmount, cloneKey, dayOf, groupUsage, usageCutoff } from './state-rules.js';
+import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
+
+/**
+ * The Redis StateStore (DESIGN.md section 7): any number of daemons and CLI commands share it, so there is
+ * no single-writer rule. Every read-check-write is one Lua script (redis-scripts.ts); everything else is a
+ * single command or a MULTI. Redis is the durable store here: a change is "issued" when Redis has answered.
+ *
+ * Layout under the prefix (default `pagejson:`):
+ *   account:<id>   hash   balance (integer milli-credits), createdAt
+ *   key:<id>       hash   one JSON-encoded value per ApiKeyRecord field (patches write only their fields)
+ *   keys           set    every key id
+ *   keys:digest    hash   SHA-256 digest → key id (the lookup on every request)
+ *   usage:<day>    hash   `<apiId>\t<keyId>\t<counter>` → count (HINCRBY; expires after the retention)
+ *   usage:days     set    days that have a usage hash
+ *   endpoints      hash   apiId → JSON of the endpoint's runtime status
+ */
+export interface RedisStoreOptions {
+  url: string;
+  /** Prefix of every key, so several installations can share one Redis (default `pagejson:`). */
+  prefix?: string;
+  now?: () => Date;
+  /** Usage days are kept this long (default 400, as the embedded store). */
+  usageRetentionDays?: number;
+  /** Connection errors after start (the client reconnects by itself). */
+  onError?: (error: unknown) => void;
+}
+
+const KEY_FIELDS = ['id', 'digest', 'account', 'label', 'scope', 'status', 'createdAt', 'lastUsedAt', 'expiresAt'] as const;
+const COUNTERS = ['requests', 'errors', 'cacheHits', 'milliCredits'] as const;
+
+function pairsToObject(pairs: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(pairs)) return out;
+  for (let i = 0; i + 1 < pairs.length; i += 2) out[String(pairs[i])] = String(pairs[i + 1]);
+  return out;
+}
+
+function encodeKeyFields(record: Partial<ApiKeyRecord>): string[] {
+  const args: string[] = [];
+  for (const field of KEY_FIELDS) {
+    const value = record[field];
+    if (value !== undefined) args.push(field, JSON.stringify(value));
+  }
+  return args;
+}
+
+function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
+  if (fields.id === undefined) return undefined;
+  const record: Record<string, unknown> = {};
+  for (const field of KEY_FIELDS) record[field] = fields[field] === undefined ? null : JSON.parse(fields[field]);
+  return cloneKey(record as unknown as ApiKeyRecord);
+}
+
+export function accountNotFound(account: string): PagejsonError {
+  return new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+}
+
+export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
+  const prefix = options.prefix ?? 'pagejson:';
+  const now = options.now ?? (() => new Date());
+  const retentionSeconds = (options.usageRetentionDays ?? 400) * 86_400;
+  const client: RedisClient = await connectRedis({ url: options.url, ...(options.onError ? { onError: options.onError } : {}) });
+  const sender = commandSender(client);
+  const k = {
+    account: (id: string) => `${prefix}account:${id}`,
+    key: (id: string) => `${prefix}key:${id}`,
+    keys: `${prefix}keys`,
+    digests: `${prefix}keys:digest`,
+    usage: (day: string) => `${prefix}usage:${day}`,
+    usageDays: `${prefix}usage:days`,
+    endpoints: `${prefix}endpoints`,
+  };
+  let closed = false;
+
+  function guard(): void {
+    if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
+  }
+
+  /** Sync checks, then the script issued before any await (the StateStore ordering rule). */
+  function addToBalance(account: string, milliCredits: number): Promise<number> {
+    try {
+      assertAmount(milliCredits);
+      guard();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return runScript<number | null>(sender, ADD_TO_BALANCE, [k.account(account)], [String(milliCredits)]).then((balance) => {
+      if (balance === null || balance === undefined) throw accountNotFound(account);
+      return Number(balance);
+    });
+  }
+
+  async function getKey(id: string): Promise<ApiKeyRecord | undefined> {
+    guard();
+    return decodeKey(await client.hGetAll(k.key(id)));
+  }
+
+  return {
+    name: 'redis',
+    url: describeRedisUrl(options.url),
+    prefix,
+
+    async ensureAccount(account, initialMilliCredits): Promise<Account> {
+      assertAmount(initialMilliCredits);
+      guard();
+      const [balance, createdAt] = await runScript<[string, string]>(sender, ENSURE_ACCOUNT, [k.account(account)], [String(initialMilliCredits), now().toISOString()]);
+      return { id: account, balance: Number(balance), createdAt };
+    },
+
+    async getAccount(account): Promise<Account | undefined> {
+      guard();
+      const fields = await client.hGetAll(k.account(account));
+      if (fields.balance === undefined) return undefined;
+      return { id: account, balance: Number(fields.balance), createdAt: fields.createdAt ?? '' };
+    },
+
+    reserve(account, milliCredits): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        guard();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return runScript<[number, number]>(sender, RESERVE, [k.account(account)], [String(milliCredits)]).then(([status, balance]) => {
+        if (Number(status) === -1) throw accountNotFound(account);
+        return { ok: Number(status) === 1, balance: Number(balance) };
+      });
+    },
+
+    refund: addToBalance,
+    grant: addToBalance,
+
+    async addKey(record): Promise<void> {
+      guard();
+      const outcome = await runScript<string>(sender, ADD_KEY, [k.key(record.id), k.digests, k.keys], [record.id, record.digest, ...encodeKeyFields(record)]);
+      if (outcome === 'id') throw new PagejsonError('INTERNAL', `key id ${record.id} already exists`);
+      if (outcome === 'digest') throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
+    },
+
+    async findKeyByDigest(digest): Promise<ApiKeyRecord | undefined> {
+      guard();
+      const id = await client.hGet(k.digests, digest);
+      return id == null ? undefined : getKey(id);
+    },
+
+    getKey,
+
+    async listKeys(): Promise<ApiKeyRecord[]> {
+      guard();
+      const ids = await client.sMembers(k.keys);
+      const records = await Promise.all(ids.map((id) => client.hGetAll(k.key(id))));
+      return records
+        .map(decodeKey)
+        .filter((record): record is ApiKeyRecord => record !== undefined)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    async updateKey(id, patch): Promise<ApiKeyRecord | undefined> {
+      guard();
+      const { id: _id, digest: _digest, ...allowed } = patch as Partial<ApiKeyRecord>;
+      const pairs = await runScript<unknown[] | null>(sender, UPDATE_KEY, [k.key(id)], encodeKeyFields(allowed));
+      return pairs ? decodeKey(pairsToObject(pairs)) : undefined;
+    },
+
+    recordUsage(event: UsageEvent): Promise<void> {
+      try {
+        guard();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const day = dayOf(event.at);
+      const hash = k.usage(day);
+      const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
+      const multi = client.multi().hIncrBy(hash, `${row}requests`, 1);
+      if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, 1);
+      if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, 1);
+      if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
+      multi.expire(hash, retentionSeconds).sAdd(k.usageDays, day);
+      return multi.exec().then(() => undefined);
+    },
+
+    async usage(query: UsageQuery): Promise<UsageRow[]> {
+      guard();
+      const cutoff = query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const days = (await client.sMembers(k.usageDays)).filter((day) => cutoff === undefined || day >= cutoff);
+      const hashes = await Promise.all(days.map((day) => client.hGetAll(k.usage(day))));
+      const rows = new Map<string, UsageRow>();
+      const expiredDays: string[] = [];
+      days.forEach((day, index) => {
+        const fields = hashes[index] ?? {};
+        if (Object.keys(fields).length === 0) expiredDays.push(day);
+        for (const [field, count] of Object.entries(fields)) {
+          const [apiId = '', keyId = '', counter] = field.split('\t');
+          if (!COUNTERS.includes(counter as (typeof COUNTERS)[number])) continue;
+          if (query.apiId !== undefined && apiId !== query.apiId) continue;
+          const key = keyId === '' ? null : keyId;
+          if (query.keyId !== undefined && key !== query.keyId) continue;
+          const id = `${day}\t${apiId}\t${keyId}`;
+          let found = rows.get(id);
+          if (!found) {
+            found = { day, apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 };
+            rows.set(id, found);
+          }
+          found[counter as (typeof COUNTERS)[number]] = Number(count);
+        }
+      });
+      // A day whose hash expired leaves its name in the set: tidy it so the set stays small.
+      if (expiredDays.length > 0) await client.sRem(k.usageDays, expiredDays).catch(() => undefined);
+      return groupUsage([...rows.values()]);
+    },
+
+    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
+      guard();
+      await client.hSet(k.endpoints, status.apiId, JSON.stringify(status));
+    },
+
+    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
+      guard();
+      const all = await client.hGetAll(k.endpoints);
+      return Object.values(all)
+        .map((json) => JSON.parse(json) as EndpointRuntimeStatus)
+        .sort((a, b) => a.apiId.localeCompare(b.apiId));
+    },
+
+    async flush(): Promise<void> {
+      // Replies come back in order on one connection: once PING answers, every earlier command has been applied.
+      if (closed || !client.isReady) return;
+      await client.ping();
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await closeRedis(client);
+    },
+  };
+}
