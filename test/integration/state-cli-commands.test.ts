@@ -71,12 +71,13 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
       // instead of quietly writing state.json beside us.
       await writeFile(join(dataDir, 'daemon.lock'), `${process.pid}\n`);
     }
-  });
+    // The first test file to need dist/ builds it, and may wait for another worker's build: minutes on a busy machine.
+  }, 300_000);
 
   afterAll(async () => {
     await admin?.close();
     await store?.close();
-    await rm(root, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
   it('creates keys: --json prints the six fields, human output prints the key alone with a warning', async () => {
@@ -141,6 +142,12 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
     const bad = await cli('credits', 'grant', 'lots');
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('credits must be a positive number');
+  });
+
+  it('loses no grant when commands run side by side', async () => {
+    const runs = await Promise.all(Array.from({ length: 4 }, () => cli('credits', 'grant', '1', '--account', 'parallel')));
+    expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 0, 0]);
+    expect(await json('credits', '--account', 'parallel')).toEqual({ account: 'parallel', balance: 14 });
   });
 
   it('reports usage aggregates, filtered by endpoint, key and days', async () => {
