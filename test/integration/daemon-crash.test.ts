@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
 import { ensureBuilt } from '../support/build-once.js';
@@ -17,6 +17,7 @@ const COST = 400;
 const INITIAL = 10_000 * 1000;
 let site: FixtureSite;
 let temp: TempProject;
+let keyValue = '';
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -28,7 +29,6 @@ beforeAll(async () => {
   keyValue = key;
 }, 300_000);
 
-let keyValue = '';
 
 afterAll(async () => {
   await site?.close();
@@ -43,7 +43,7 @@ async function loadUntilKilled(url: string, kill: () => void, workers: number, k
   const loop = async (): Promise<void> => {
     while (!dead) {
       try {
-        const response = await fetch(`${url}/external/page`, { headers: { apikey: keyValue }, dispatcher } as RequestInit);
+        const response = await fetch(`${url}/external/page`, { headers: { apikey: keyValue }, dispatcher });
         const body = await response.text();
         if (response.status === 200 && body.startsWith('{"data":{')) answered++;
         else if (response.status !== 200) throw new Error(`unexpected ${response.status}: ${body}`);
