@@ -34,6 +34,15 @@ const START_POLL_MS = 5;
 const START_LIMIT_MS = 15_000;
 /** Handled requests are deleted from the in-memory queue in batches of this size. */
 const SWEEP_BATCH = 50;
+/** Unique keys are fresh per fetch, so the dedup table only ever fills up; it is cleared this often. */
+const SEEN_CACHE_RESET_EVERY = 10_000;
+
+/** Crawlee internals the sweep touches (not in its public types); every access is optional. */
+interface QueueInternals {
+  client: { getRequest(id: string): Promise<{ handledAt?: string } | undefined>; deleteRequest(id: string): Promise<void> };
+  requestCache?: { remove?(key: string): void };
+  requestSeenCache?: { clear?(): void };
+}
 
 export function timeoutError(timeoutMs: number): PagejsonError {
   return new PagejsonError('FETCH_TIMEOUT', `timed out after ${timeoutMs} ms`, {
@@ -87,6 +96,7 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
   let running: Promise<unknown> | undefined;
   const settledRequestIds: string[] = [];
   let sweeping = false;
+  let sweptSinceReset = 0;
 
   function ensureStarted(): Promise<void> {
     starting ??= startCrawler(crawler).then((started) => {
@@ -104,14 +114,23 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
     if (sweeping || closed || settledRequestIds.length < SWEEP_BATCH) return;
     sweeping = true;
     try {
-      const queue = await crawler.getRequestQueue();
-      const client = (queue as unknown as { client: { getRequest(id: string): Promise<{ handledAt?: string } | undefined>; deleteRequest(id: string): Promise<void> } }).client;
+      const queue = (await crawler.getRequestQueue()) as unknown as QueueInternals;
       const batch = settledRequestIds.splice(0, settledRequestIds.length);
       for (const id of batch) {
-        const stored = await client.getRequest(id);
-        if (!stored) continue;
-        if (stored.handledAt) await client.deleteRequest(id);
-        else settledRequestIds.push(id);
+        const stored = await queue.client.getRequest(id);
+        if (stored && !stored.handledAt) {
+          settledRequestIds.push(id);
+          continue;
+        }
+        if (stored) await queue.client.deleteRequest(id);
+        // The queue object caches every request it saw (up to 2 million) and every unique key (a fixed
+        // 1-million-slot table): drop the first per request, reset the second now and then.
+        queue.requestCache?.remove?.(id);
+        sweptSinceReset += 1;
+      }
+      if (sweptSinceReset >= SEEN_CACHE_RESET_EVERY) {
+        queue.requestSeenCache?.clear?.();
+        sweptSinceReset = 0;
       }
     } catch {
       // Forgetting is an optimisation: a failed sweep only means the memory is reclaimed later.

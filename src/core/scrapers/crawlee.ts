@@ -21,6 +21,8 @@ import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 const MAX_REDIRECTS = 5;
 /** Retries after the first attempt; the total deadline cuts them short anyway. */
 const MAX_RETRIES = 2;
+/** Enough distinct fingerprints to rotate through on 403/429, few enough to stay small in a daemon. */
+const SESSION_POOL_SIZE = 50;
 const HEADER_GENERATOR_OPTIONS = {
   browsers: [{ name: 'chrome', minVersion: 120 }, { name: 'firefox', minVersion: 120 }],
   devices: ['desktop'],
@@ -71,6 +73,8 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
       keepAlive: true,
       maxRequestRetries: MAX_RETRIES,
       maxSessionRotations: MAX_RETRIES,
+      // The pool adds a session (cookie jar, header fingerprint) per request until it is full; 1,000 by default.
+      sessionPoolOptions: { maxPoolSize: SESSION_POOL_SIZE },
       navigationTimeoutSecs,
       requestHandlerTimeoutSecs: navigationTimeoutSecs,
       // Charset decoding is ours (header, BOM, meta tag): keep Crawlee from re-encoding the body to UTF-8.
