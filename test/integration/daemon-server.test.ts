@@ -121,6 +121,23 @@ describe('observability', () => {
     expect(metrics).toMatch(/pagejson_fetch_duration_seconds_count\{api_id="static",scraper="1",outcome="ok"\} 1/);
   });
 
+  it('answers an unexpected failure with a bare 500, logs its details with the request id, and refunds', async () => {
+    const modelField = { name: 'summary', type: 'string' as const, description: 'filled by a model' };
+    temp = await makeProject([pageConfig('nomodel', `${site.origin}/daemon/echo?name=z`, { model: 'no-such-model', structure: [{ name: 'title', type: 'string', selector: 'h1' }, modelField] })]);
+    const log = captureStream();
+    const server = await start({ app: { logger: { level: 'info', stream: log } } });
+    const { key } = await issueKey(server.runtime.store, { freeCredits: 1 });
+    const response = await server.app.inject({ method: 'GET', url: '/external/nomodel', headers: { apikey: key } });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).toBe('{"data":null,"errors":[{"message":"something went wrong","code":"INTERNAL"}]}');
+    const requestId = String(response.headers['x-request-id']);
+    const line = log.text().split('\n').find((l) => l.includes('unexpected failure'));
+    expect(line).toBeDefined();
+    expect(line).toContain(requestId);
+    expect(line).toContain('no-such-model');
+    expect((await server.runtime.store.getAccount('default'))!.balance).toBe(1000);
+  });
+
   it('never writes the plaintext key to the log or the data dir', async () => {
     temp = await makeProject([pageConfig('static', `${site.origin}/daemon/echo?name=l`), pageConfig('broken', `${site.origin}/error-500.html`)]);
     const log = captureStream();
