@@ -40,6 +40,12 @@ export interface ResponseCacheOptions {
   now?: () => number;
   /** Told about refresh failures and cache-store errors, which never fail a request. */
   onError?: (error: unknown, context: { key: string; phase: 'read' | 'write' | 'refresh' | 'purge' }) => void;
+  /**
+   * Daemons sharing one store (Redis): one refresh per key at a time across all of them. A background
+   * refresh runs only when this lock was obtained (undefined = another daemon holds it), and the returned
+   * function releases it afterwards.
+   */
+  refreshLock?: (key: string) => Promise<(() => Promise<void>) | undefined>;
 }
 
 export interface ResponseCache {
@@ -101,11 +107,40 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   }
 
   function refreshInBackground(key: string, load: () => Promise<unknown>): void {
-    if (inflight.has(key)) return;
+    if (inflight.has(key) || locking.has(key)) return;
+    const work = options.refreshLock ? lockedRefresh(key, load, options.refreshLock) : loadOnce(key, load);
     // A failed refresh keeps the old entry: it is reported, and the next stale hit tries again.
-    const refresh = loadOnce(key, load).catch((error: unknown) => report(error, { key, phase: 'refresh' }));
+    const refresh = work.catch((error: unknown) => report(error, { key, phase: 'refresh' }));
     refreshes.add(refresh);
     void refresh.finally(() => refreshes.delete(refresh));
+  }
+
+  /** Keys whose cross-daemon refresh lock is being asked for: one request per key, not one per stale hit. */
+  const locking = new Set<string>();
+
+  /**
+   * Refresh under the shared lock. The holder re-reads the store first: another daemon may have refreshed
+   * between this daemon's stale read and the lock, and then its entry is taken instead of a second fetch.
+   * A lock that cannot be asked for (store down) does not stop the refresh: it degrades to one per daemon.
+   */
+  async function lockedRefresh(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<void> {
+    locking.add(key);
+    try {
+      const release = await lock(key).catch((error: unknown) => {
+        report(error, { key, phase: 'refresh' });
+        return async () => undefined;
+      });
+      if (!release) return;
+      try {
+        const current = await readStore(key);
+        if (current && now() - current.fetchedAt < options.freshMs) memory.set(key, current);
+        else await loadOnce(key, load);
+      } finally {
+        await release().catch((error: unknown) => report(error, { key, phase: 'refresh' }));
+      }
+    } finally {
+      locking.delete(key);
+    }
   }
 
   const answer = (entry: CacheEntry, state: CacheState): CacheAnswer => ({
