@@ -2,6 +2,8 @@ import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model } from
 import { allElements, parseHtml, selectIn } from './dom.js';
 import { detectHeadings } from './headings.js';
 import { detectJsonLd } from './json-ld.js';
+import { detectKeyValues } from './key-values.js';
+import { detectMainPrice } from './main-price.js';
 import { detectMetadata } from './metadata.js';
 import { detectMicrodata } from './microdata.js';
 import { rankProposals } from './rank.js';
@@ -29,10 +31,12 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   const proposals: Proposal[] = [
     ...detectMetadata(context),
     ...detectHeadings(context),
+    ...detectMainPrice(context),
     ...detectJsonLd(context),
     ...detectMicrodata(context),
     ...detectRepeatedItems(context),
     ...detectTables(context),
+    ...detectKeyValues(context),
   ];
   // Page furniture is offered only when the page has no real content to describe.
   const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);

@@ -31,7 +31,8 @@ function collectSlots(items: Element[]): Slot[] {
     const stack: Array<{ element: Element; key: string }> = elementChildren(item).reverse().map((element) => ({ element, key: stepKey(element) }));
     while (stack.length > 0) {
       const { element, key } = stack.pop()!;
-      if (IGNORED.has(element.name)) continue;
+      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one).
+      if (IGNORED.has(element.name) || element.attribs['aria-hidden'] === 'true') continue;
       const slot = slots.get(key) ?? { key, byItem: new Map() };
       slots.set(key, slot);
       const list = slot.byItem.get(item) ?? [];
@@ -41,7 +42,22 @@ function collectSlots(items: Element[]): Slot[] {
       for (let i = children.length - 1; i >= 0; i--) stack.push({ element: children[i]!, key: `${key}>${stepKey(children[i]!)}` });
     }
   }
-  return [...slots.values()];
+  return [...slots.values()].flatMap(splitByPosition);
+}
+
+/**
+ * Links or images at the same path that every item has the same few times (stars and forks counts, both
+ * `a.Link`) are different fields, one per position; texts repeated that way stay a list (feature bullets).
+ */
+function splitByPosition(slot: Slot): Slot[] {
+  const lists = [...slot.byItem.values()];
+  const count = lists[0]!.length;
+  const first = lists[0]![0]!;
+  if (count < 2 || count > 4 || !['a', 'img'].includes(first.name) || !lists.every((list) => list.length === count)) return [slot];
+  return Array.from({ length: count }, (_, position) => ({
+    key: `${slot.key}#${position + 1}`,
+    byItem: new Map([...slot.byItem].map(([item, list]) => [item, [list[position]!]])),
+  }));
 }
 
 type Role = 'link' | 'image' | 'text' | 'time';
@@ -162,7 +178,9 @@ export function itemFields(allItems: Element[]): ItemFields {
     const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
     const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
     if (!selector) continue;
-    const classNamed = attr(first, 'itemprop') ?? nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
+    const fromClasses = nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
+    // `a.Link` says it is a link, which the url field says already: no name for its text.
+    const classNamed = attr(first, 'itemprop') ?? (role === 'link' && fromClasses === 'url' ? null : fromClasses);
     if (role === 'image') {
       const attribute = imageAttribute(first)!;
       add({ name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);
@@ -188,9 +206,9 @@ export function itemFields(allItems: Element[]): ItemFields {
       (label ? nameFromText(label) : null) ??
       (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
       (priced ? 'price' : null) ??
-      classNamed ??
       (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
       contentName ??
+      classNamed ??
       (role === 'link' && !hasTitle ? 'title' : null) ??
       (first.name === 'p' ? 'description' : first.name === 'time' || filled.every(looksLikeDate) ? 'date' : 'text');
     if (name === 'title' && hasTitle) name = 'subtitle';

@@ -13,6 +13,7 @@ const NOISE_WORDS = new Set([
   'icon', 'ui', 'u', 'c', 'is', 'has', 'js', 'the', 'a', 'of', 'meta', 'info', 'details', 'detail', 'data', 'field', 'value',
   'span', 'div', 'strong', 'em', 'b', 'i', 'h', 'w', 'g', 'pod', 'tile', 'entry', 'list', 'listing', 'result', 'results',
   'product', 'products', 'post', 'line', 'label', 'first', 'last', 'inline', 'display', 'font', 'weight', 'size',
+  'normal', 'underline', 'link', 'style', 'spacing', 'mini', 'base', 'plus', 'none', 'section', 'alt', 'clamp', 'instructions',
 ]);
 
 /** Words that, wherever they appear, name the field outright (synonyms folded to one name). */
@@ -35,7 +36,7 @@ const KNOWN_NAMES: Array<[RegExp, string]> = [
   [/^(url|link|href|permalink)$/, 'url'],
   [/^(beds|bedrooms|bed)$/, 'bedrooms'],
   [/^(baths|bathrooms|bath)$/, 'bathrooms'],
-  [/^(area|sqft|size|surface|flaeche)$/, 'area'],
+  [/^(area|sqft|surface|flaeche)$/, 'area'],
 ];
 
 /** Whether a word is one of the field names the model knows (or a synonym of one). */

@@ -111,6 +111,8 @@ export function relativeSelectorAll(slots: Array<{ item: Element; elements: Elem
 /** Candidate relative selectors for an element inside an item, most robust first. */
 export function relativeCandidates(element: Element, item: Element): string[] {
   const candidates: string[] = [];
+  const itemprop = element.attribs.itemprop?.trim();
+  if (itemprop && /^[A-Za-z][A-Za-z0-9]*$/.test(itemprop)) candidates.push(`[itemprop=${quoteAttributeValue(itemprop)}]`);
   const classes = stableClasses(element);
   for (const cls of [...classes].reverse()) candidates.push(`.${escapeIdentifier(cls)}`, classSelector(element.name, [cls]));
   for (const prefix of moduleClassPrefixes(element)) candidates.push(`[class*=${quoteAttributeValue(prefix)}]`);
