@@ -157,6 +157,37 @@ describe('heuristic model: repeated items', () => {
   });
 });
 
+describe('heuristic model: key/value blocks and detail pages', () => {
+  it('reads a definition list and a label table by their labels, named after the heading before them', async () => {
+    const html = page('', `<h2>Performance</h2><dl class="specs"><dt>Memory</dt><dd>16 GB</dd><dt>Storage:</dt><dd>512 GB</dd></dl>
+      <section><h2>Physical data</h2><table class="kv"><tr><th>Weight</th><td>1.4 kg</td></tr><tr><th>Colour</th><td>Grey</td></tr></table></section>`);
+    const { structure, data } = await generate(html);
+    expect(field(structure, 'performance').fields?.[1]).toEqual({ name: 'storage', type: 'string', selector: 'dl.specs dt:contains("Storage") + dd' });
+    expect(data).toMatchObject({ performance: { memory: '16 GB', storage: '512 GB' }, physicalData: { weight: '1.4 kg', colour: 'Grey' } });
+  });
+
+  it('finds the value by its label when the same template lists the specifications in another order', async () => {
+    const first = page('', '<dl class="specs"><dt>Memory</dt><dd>16 GB</dd><dt>Storage</dt><dd>512 GB</dd></dl>');
+    const other = page('', '<dl class="specs"><dt>Storage</dt><dd>1 TB</dd><dt>Colour</dt><dd>Blue</dd><dt>Memory</dt><dd>32 GB</dd></dl>');
+    const { structure } = await generate(first);
+    expect(compileStructure({ selector: 'body', structure }).extract(other, URL_).data).toMatchObject({ details: { memory: '32 GB', storage: '1 TB' } });
+  });
+
+  it('proposes the price of a detail page, not the struck-out one, and none on a listing', async () => {
+    const detail = await generate(page('', '<h1>Lamp</h1><p class="price-old"><del class="price">£99.00</del></p><p class="product-price">£79.00</p>'));
+    expect(detail.data.price).toBe(79);
+    const listing = await generate(page('', cards(5)));
+    expect(listing.structure.map((f) => f.name)).not.toContain('price');
+  });
+
+  it('splits links that every item has the same few times into one field per position', async () => {
+    const items = [1, 2, 3].map((i) => `<article class="repo"><h2><a href="/r${i}">repo ${i}</a></h2><div class="meta"><a class="muted" href="/r${i}/stars">${i}00</a><a class="muted" href="/r${i}/forks">${i}0</a></div></article>`).join('');
+    const { data } = await generate(page('', items));
+    const repos = Object.values(data).find(Array.isArray) as Array<Record<string, unknown>>;
+    expect(Object.values(repos[1]!)).toEqual(['repo 2', 'https://shop.example/r2', '200', 'https://shop.example/r2/stars', '20', 'https://shop.example/r2/forks']);
+  });
+});
+
 describe('heuristic model: headings, rule and verification', () => {
   it('proposes the main heading', async () => {
     const { data } = await generate(page('', '<header><h1></h1></header><h1>Main title</h1>'));

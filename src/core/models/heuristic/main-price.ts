@@ -14,9 +14,10 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
   const struckOut = selectIn('del, s, strike', context.sectionRoots);
   const prices = allElements(context.sectionRoots).filter((element: Element) => {
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
-    if (!/price|preis|prix|precio|prezzo/i.test(names)) return false;
+    if (!/price|preis|prix|precio|prezzo/i.test(names) || /old|was|before|regular|strike|uvp|compare/i.test(names)) return false;
     const text = textOf(element);
-    return text.length <= 30 && looksLikePrice(text) && !struckOut.some((old) => old === element || isInside(element, old));
+    // Struck-out prices, and elements holding one, are what it used to cost.
+    return text.length <= 30 && looksLikePrice(text) && !struckOut.some((old) => old === element || isInside(element, old) || isInside(old, element));
   });
   // Nested matches (`.price > .price-amount`) are one price: keep the innermost.
   const innermost = prices.filter((element) => !prices.some((other) => other !== element && isInside(other, element)));
