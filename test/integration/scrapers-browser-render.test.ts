@@ -24,7 +24,7 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    scraper = createBrowserScraper({ timeoutMs: 15_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    scraper = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
   });
 
   afterAll(async () => {
@@ -52,12 +52,28 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
     expect(site.hitCount('/listing.html')).toBe(2);
   });
 
+  it('retries a 429 and returns the page served on the retry', async () => {
+    site.resetHits();
+    const result = await scraper.fetch({ url: `${site.origin}/fingerprint/flaky.html?token=browser-429` });
+    expect(result.html).toContain('Served on a retry');
+    expect(site.hitCount('/fingerprint/flaky.html')).toBe(2);
+  });
+
+  it('honours the caller abort signal and frees the page', async () => {
+    const controller = new AbortController();
+    const pending = scraper.fetch({ url: `${site.origin}/faults/hang`, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await expect(pending).rejects.toMatchObject({ code: 'FETCH_FAILED', message: 'the fetch was aborted' });
+    // The aborted page does not hold a slot: the next fetch is served.
+    expect((await scraper.fetch({ url: `${site.origin}/product.html` })).status).toBe(200);
+  });
+
   it('refuses Use session', async () => {
     await expect(scraper.fetch({ url: `${site.origin}/listing.html`, session: true })).rejects.toMatchObject({ code: 'USAGE' });
   });
 
   it('leaves no Chromium process behind after close()', async () => {
-    const own = createBrowserScraper({ timeoutMs: 15_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    const own = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
     const before = new Set(await chromiumChildren());
     await own.fetch({ url: `${site.origin}/listing.html` });
     const started = (await chromiumChildren()).filter((pid) => !before.has(pid));

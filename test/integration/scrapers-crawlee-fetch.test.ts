@@ -31,6 +31,14 @@ describe('scraper 2 (crawlee)', () => {
     expect(result.html).toContain('<span class="name">Lamp</span>');
   });
 
+  it.each([429, 403, 503])('retries after a %i and returns the page served on the retry', async (status) => {
+    site.resetHits();
+    const result = await scraper.fetch({ url: `${site.origin}/fingerprint/flaky.html?token=crawlee-${status}&status=${status}` });
+    expect(result.status).toBe(200);
+    expect(result.html).toContain('Served on a retry');
+    expect(site.hitCount('/fingerprint/flaky.html')).toBe(2);
+  });
+
   it('fetches a repeated URL every time (no deduplication by URL)', async () => {
     site.resetHits();
     const first = await scraper.fetch({ url: `${site.origin}/listing.html` });

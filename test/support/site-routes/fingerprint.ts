@@ -13,7 +13,24 @@ export function looksLikeBrowser(req: IncomingMessage): boolean {
   return userAgent.startsWith('Mozilla/') && acceptLanguage !== '' && accept.includes('text/html');
 }
 
+/** Tokens already refused once by `/fingerprint/flaky.html`. */
+const refusedTokens = new Set<string>();
+
 export const fingerprintRoutes: Record<string, RouteHandler> = {
+  // Refuses the first request for each `?token=` with the status in `?status=` (429 by default), then serves:
+  // a source that rate-limits a burst, for testing retries with backoff.
+  '/fingerprint/flaky.html': (req, res) => {
+    const query = new URL(req.url ?? '/', 'http://fixture').searchParams;
+    const token = query.get('token') ?? '';
+    if (!refusedTokens.has(token)) {
+      refusedTokens.add(token);
+      res.writeHead(Number(query.get('status') ?? '429'), { 'content-type': 'text/html; charset=utf-8', 'retry-after': '0' });
+      res.end('<!doctype html><title>Slow down</title><h1>Too many requests</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Flaky</title><h1>Served on a retry</h1>');
+  },
   '/fingerprint/guarded.html': (req, res) => {
     if (!looksLikeBrowser(req)) {
       res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
