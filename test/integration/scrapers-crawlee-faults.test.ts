@@ -53,6 +53,17 @@ describe('scraper 2 (crawlee) against faulty sources', () => {
     expect(await openSocketsSettle()).toBe(0);
   });
 
+  it('gives the connection up at the deadline, without waiting for close()', async () => {
+    const fresh = createCrawleeScraper({ ...FAULT_SCRAPER_OPTIONS, timeoutMs: 400 });
+    try {
+      await expect(fresh.fetch({ url: `${site.origin}/faults/hang` })).rejects.toMatchObject({ code: 'FETCH_TIMEOUT' });
+      // No page was served, so no idle keep-alive socket is expected either: the hung one must be gone.
+      expect(await openSocketsSettle()).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('retries a 500 (the source sees more than one request) but not a 404', async () => {
     const fresh = createCrawleeScraper({ ...FAULT_SCRAPER_OPTIONS, timeoutMs: 5_000 });
     try {
