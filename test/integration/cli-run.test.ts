@@ -86,6 +86,17 @@ describe('pagejson run', () => {
     ]);
   });
 
+  it('compares scrapers: --scraper 2 extracts the same data and the process ends', async () => {
+    const plain = JSON.parse((await project.run(['run', 'books'])).stdout);
+    // A generous deadline that only a hang (a crawler left running after close) can reach.
+    const crawlee = await project.run(['run', 'books', '--scraper', '2', '--json'], { timeoutMs: 45_000 });
+    expect(crawlee.timedOut).toBe(false);
+    expect(crawlee.exitCode).toBe(0);
+    const result = JSON.parse(crawlee.stdout);
+    expect(result.scraper).toBe(2);
+    expect(result.data).toEqual(plain);
+  });
+
   it('treats bad variables as usage errors before fetching', async () => {
     site.resetHits();
     const pattern = await project.run(['run', 'product', '--var', 'sku=lower case']);

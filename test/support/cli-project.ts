@@ -13,11 +13,13 @@ export interface CliResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** The process was still running at the deadline and was killed: a hang. */
+  timedOut: boolean;
 }
 
 export interface CliProject {
   dir: string;
-  run(args: string[], options?: { env?: Record<string, string> }): Promise<CliResult>;
+  run(args: string[], options?: { env?: Record<string, string>; timeoutMs?: number }): Promise<CliResult>;
   write(relativePath: string, text: string): Promise<void>;
   read(relativePath: string): Promise<string>;
   remove(): Promise<void>;
@@ -33,9 +35,9 @@ export async function createCliProject(): Promise<CliProject> {
         reject: false,
         stdin: 'ignore',
         env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', ...options.env },
-        timeout: 60_000,
+        timeout: options.timeoutMs ?? 60_000,
       });
-      return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+      return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr, timedOut: result.timedOut };
     },
     write: (relativePath, text) => writeFile(join(dir, relativePath), text),
     read: (relativePath) => readFile(join(dir, relativePath), 'utf8'),
