@@ -4,7 +4,7 @@ import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-t
 import { retrievalCost } from './credits.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
 import { verifyApiKey } from './key-service.js';
-import type { ApiKeyRecord, StateStore } from './storage/types.js';
+import type { ApiKeyRecord, StateStore, UsageEvent } from './storage/types.js';
 import type { CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey } from './storage/response-cache.js';
 import type { RetrieveResult } from './retrieve.js';
@@ -58,10 +58,45 @@ export interface RetrievalDeps {
   credits: { enabled: boolean; freeMilliCredits: number };
   now(): Date;
   onEvent?: (event: RetrievalEvent) => void;
+  /** How long usage counters wait in memory before they go to the store (default 1 s). */
+  usageFlushMs?: number;
+}
+
+/**
+ * Usage counters are buffered and handed to the store in bursts: every store change is a durable write of the
+ * whole state file, and one per request would halve the hit path. Balances are never buffered (the debit is
+ * durable before the answer); a crash can lose at most the last `usageFlushMs` of usage counters.
+ */
+function createUsageBuffer(store: StateStore, flushMs: number): { record(event: UsageEvent): void; flush(): Promise<void>; close(): Promise<void> } {
+  let pending: UsageEvent[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = async (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const events = pending;
+    pending = [];
+    // Each call applies synchronously inside the store, so the whole burst lands in one write.
+    await Promise.all(events.map((event) => store.recordUsage(event).catch(() => undefined)));
+  };
+  return {
+    record(event) {
+      pending.push(event);
+      if (pending.length >= 10_000) void flush();
+      else if (!timer) {
+        timer = setTimeout(() => void flush(), flushMs);
+        timer.unref();
+      }
+    },
+    flush,
+    close: flush,
+  };
 }
 
 export interface RetrievalService {
   retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
+  /** Hand buffered usage counters to the store (done every `usageFlushMs` and on close). */
+  flushUsage(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Failures of the wire table's 5xx rows are the service's fault: their reserved credits are refunded. */
@@ -78,6 +113,14 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** The variable values of a request, or a body error (the body row of the table comes before variables). */
+const dynamicConfigs = new WeakMap<ApiConfig, boolean>();
+/** Whether a config has placeholders, computed once per loaded config object (the hit path is hot). */
+function isDynamicConfig(config: ApiConfig): boolean {
+  let dynamic = dynamicConfigs.get(config);
+  if (dynamic === undefined) dynamicConfigs.set(config, (dynamic = isDynamic(config.url)));
+  return dynamic;
+}
+
 function requestValues(request: RetrievalRequest, config: ApiConfig): Record<string, unknown> {
   const body = request.body;
   const hasBody = body !== undefined && body.raw.length > 0;
@@ -95,7 +138,7 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
   }
   // GET: a dynamic config takes its variables from the query string; a static one ignores the query
   // (cache-busting parameters and the like must not turn into "unknown variable").
-  if (request.method === 'GET' && isDynamic(config.url)) return { ...request.query };
+  if (request.method === 'GET' && isDynamicConfig(config)) return { ...request.query };
   return {};
 }
 
@@ -103,6 +146,15 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   const emit = (event: RetrievalEvent): void => deps.onEvent?.(event);
   const ensuredAccounts = new Set<string>();
   const lastFetchAt = new Map<string, string>();
+  const usage = createUsageBuffer(deps.store, deps.usageFlushMs ?? 1_000);
+  // A static config has one URL and one cache key per revision: compute them once (the hit path is hot).
+  const staticKeys = new WeakMap<ApiConfig, string>();
+  const cacheKeyFor = (config: ApiConfig, values: Record<string, unknown>): string => {
+    if (isDynamicConfig(config)) return cacheKey(config.apiId, config.revision, resolveSourceUrl(config, values));
+    let key = staticKeys.get(config);
+    if (key === undefined) staticKeys.set(config, (key = cacheKey(config.apiId, config.revision, resolveSourceUrl(config, values))));
+    return key;
+  };
 
   async function ensureAccount(account: string): Promise<void> {
     if (ensuredAccounts.has(account)) return;
@@ -126,7 +178,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     if (config.status === 'inactive') throw new PagejsonError('ENDPOINT_INACTIVE', 'endpoint is inactive', { context: { apiId: config.apiId } });
 
     const values = requestValues(request, config);
-    const problems = checkVariableValues(config, values);
+    const problems = isDynamicConfig(config) || Object.keys(values).length > 0 ? checkVariableValues(config, values) : [];
     if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { context: { problems } });
 
     const cost = retrievalCost(config.scraper);
@@ -139,7 +191,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       const reservation = await deps.store.reserve(account, cost);
       balance = reservation.balance;
       if (!reservation.ok) {
-        void deps.store.recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() }).catch(() => undefined);
+        usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
         throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
       }
       charged = cost;
@@ -147,11 +199,8 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     }
 
     try {
-      const url = resolveSourceUrl(config, values);
-      const answer = await deps.cache.get(cacheKey(config.apiId, config.revision, url), () => fetchAndRecord(config, values), { caching: config.caching });
-      void deps.store
-        .recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now() })
-        .catch(() => undefined);
+      const answer = await deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values), { caching: config.caching });
+      usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now() });
       return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config };
     } catch (error) {
       if (isServerSide(error)) {
@@ -159,7 +208,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
           balance = await deps.store.refund(account, charged);
           emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
         }
-        void deps.store.recordUsage({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() }).catch(() => undefined);
+        usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
       }
       if (isPagejsonError(error)) error.context.creditsRemaining ??= balance;
       throw error;
@@ -186,6 +235,6 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     }
   }
 
-  return { retrieve };
+  return { retrieve, flushUsage: usage.flush, close: usage.close };
 }
 

@@ -9,6 +9,7 @@ import { retrieve } from './retrieve.js';
 import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
 import { createLowdbStore } from './storage/lowdb-store.js';
+import { resolveRedisUrl } from './storage/redis-connection.js';
 import { createResponseCache, type ResponseCache } from './storage/response-cache.js';
 import type { StateStore } from './storage/types.js';
 
@@ -47,6 +48,8 @@ export interface RuntimeOptions {
   memoryCacheOnly?: boolean;
   /** How often expired cache rows are purged, ms (default 10 minutes). */
   purgeEveryMs?: number;
+  /** State and cache in Redis, shared by any number of daemons (`serve --redis`; default PAGEJSON_REDIS_URL). */
+  redisUrl?: string;
 }
 
 export async function createRuntime(project: Project, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -65,9 +68,28 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   };
 
   await mkdir(project.dataDir, { recursive: true });
-  const store = options.store ?? (await createLowdbStore({ file: join(project.dataDir, 'state.json'), now }));
+  // The Redis drivers load the redis client only when a URL was given (DESIGN.md section 2).
+  const redisUrl = resolveRedisUrl(options.redisUrl, env);
+  const store =
+    options.store ??
+    (redisUrl
+      ? await (await import('./storage/redis-store.js')).createRedisStore({ url: redisUrl, now })
+      : await createLowdbStore({ file: join(project.dataDir, 'state.json'), now }));
+  const redisCache =
+    redisUrl && !options.memoryCacheOnly
+      ? await import('./storage/redis-cache.js')
+          .then(({ createRedisCache }) => createRedisCache({ url: redisUrl, onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }))
+          .catch(async (error: unknown) => {
+            if (!options.store) await store.close();
+            throw error;
+          })
+      : undefined;
   const cache = await createResponseCache({
-    ...(options.memoryCacheOnly ? {} : { sqlitePath: join(project.dataDir, 'cache.sqlite') }),
+    ...(redisCache
+      ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock }
+      : options.memoryCacheOnly
+        ? {}
+        : { sqlitePath: join(project.dataDir, 'cache.sqlite') }),
     freshMs: settings.cache.freshMinutes * 60_000,
     keepMs: settings.cache.keepHours * 3_600_000,
     memoryEntries: settings.cache.memoryEntries,
@@ -116,6 +138,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
         await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close()]);
+        await retrieval.close();
         await store.flush();
         await store.close();
         listeners.clear();

@@ -48,6 +48,13 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   socket.end(rawErrorResponse(status, rawReason(status), { message, code: status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST' }));
 }
 
+const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+
+function logLevelEnabled(current: string | undefined, level: string): boolean {
+  const threshold = current === undefined ? undefined : LEVEL_VALUES[current];
+  return threshold !== undefined && LEVEL_VALUES[level]! >= threshold;
+}
+
 export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<DaemonApp> {
   const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + 10_000;
   const logger = options.logger ?? { level: 'info' };
@@ -80,28 +87,30 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (draining) {
-      reply.header('connection', 'close');
-      return reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
-    }
-    return undefined;
+    if (!draining) return done();
+    reply.header('connection', 'close');
+    void reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
   });
 
   // A keep-alive connection would hold close() open after its in-flight request: tell the client to go.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const isExternal = request.routeOptions.url === '/external/:apiId';
     const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;
     if (isExternal) metrics.countRequest(apiId, reply.statusCode);
-    const line = { reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-    if (reply.statusCode >= 500) request.log.warn(line, 'request failed');
-    else request.log.debug(line, 'request');
+    // Hits are logged at debug only, and the line is built only when someone will read it.
+    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
+    if (logLevelEnabled(app.log.level, level)) {
+      const line = { reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      request.log[level](line, level === 'warn' ? 'request failed' : 'request');
+    }
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -61,6 +61,7 @@ describe('credits under load', () => {
     expect(wrongBodies).toEqual([]);
     expect(site.hitCount('/daemon/slow')).toBe(PAID);
     expect((await server.runtime.store.getAccount(account))!.balance).toBe(0);
+    await server.runtime.retrieval.flushUsage();
     const usage = await server.runtime.store.usage({ apiId: 'slow' });
     expect(usage.reduce((sum, row) => sum + row.milliCredits, 0)).toBe(PAID * COST);
 
