@@ -219,6 +219,16 @@ describe('heuristic model: headings, rule and verification', () => {
     expect(selectIn('h6.nowhere', doc)).toEqual([]);
   });
 
+  it('copes with empty, broken and deeply nested pages, falling back to the section text', async () => {
+    expect((await generate('')).structure).toEqual([]);
+    const deep = `<html><body>${'<div>'.repeat(1000)}<p>deep text</p>${'</div>'.repeat(1000)}</body></html>`;
+    const { structure, data } = await generate(deep);
+    expect(structure).toEqual([{ name: 'text', type: 'string', selector: ':scope' }]);
+    expect(data).toEqual({ text: 'deep text' });
+    expect((await generate('<<<div class=">>><p>unclosed <b>bold')).structure).toEqual([]);
+    expect((await generate('<h1>No body</h1><ul><li>one</li><li>two</li><li>three</li></ul>')).data).toEqual({ heading: 'No body', items: ['one', 'two', 'three'] });
+  });
+
   it('fills model fields with nulls: the heuristic model never invents values', async () => {
     const { values } = await model.fill({ sectionHtml: '<p>x</p>', pageUrl: URL_, fields: [{ name: 'summary', type: 'string' }, { name: 'mood', type: 'string' }], jsonSchema: {}, rule: null });
     expect(values).toEqual({ summary: null, mood: null });

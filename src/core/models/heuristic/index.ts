@@ -1,5 +1,5 @@
 import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model } from '../types.js';
-import { allElements, parseHtml, selectIn } from './dom.js';
+import { allElements, isElement, parseHtml, selectIn } from './dom.js';
 import { detectHeadings } from './headings.js';
 import { detectJsonLd } from './json-ld.js';
 import { detectKeyValues } from './key-values.js';
@@ -26,6 +26,8 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   let sectionRoots = selectIn(selector, page);
   // The engine reads the section from the page; if the selector finds nothing there, read the given section.
   if (sectionRoots.length === 0) sectionRoots = allElements(parseHtml(input.sectionHtml).children).filter((element) => element.parent?.type === 'root');
+  // A fragment without <body> (the engine then reads top-level fields from the whole document): all of it.
+  if (sectionRoots.length === 0) sectionRoots = page.children.filter(isElement);
   const context: DetectContext = { page, sectionRoots, sectionElements: sectionRoots, pageUrl: input.pageUrl };
 
   const proposals: Proposal[] = [
@@ -42,7 +44,11 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);
   const useful = hasContent ? proposals.filter((proposal) => !proposal.weak) : proposals;
   const verified = verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector);
-  return { structure: uniqueTopLevelNames(rankProposals(verified, input.rule)) };
+  const structure = uniqueTopLevelNames(rankProposals(verified, input.rule));
+  if (structure.length > 0) return { structure };
+  // Nothing recognisable (a bare text page): the section's text is still better than no structure at all.
+  const fallback = verifyProposals([{ kind: 'heading', field: { name: 'text', type: 'string', selector: ':scope' }, score: 0, hints: 'text' }], page, input.pageUrl, selector);
+  return { structure: fallback.map((proposal) => proposal.field) };
 }
 
 /** Microdata arrays and item regions often describe the same elements: keep the one with more fields. */

@@ -69,6 +69,8 @@ export function detectKeyValues(context: DetectContext): Proposal[] {
   const topNames = new NameSet();
   const blocks = selectIn('dl, table', context.sectionRoots);
   for (const block of blocks) {
+    // Cheap shape check first: a selector is only worth computing for a block that has pairs.
+    if ((block.name === 'dl' ? definitionPairs(block, '') : tablePairs(block, '')).length < 2) continue;
     const blockSelector = uniqueSelector(block, context.sectionRoots);
     const pairs = (block.name === 'dl' ? definitionPairs(block, blockSelector) : tablePairs(block, blockSelector)).slice(0, MAX_PAIRS);
     if (pairs.length < 2) continue;

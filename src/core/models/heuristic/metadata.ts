@@ -27,8 +27,8 @@ const CANDIDATES: MetaCandidate[] = [
 /** Where to look: the html element itself for `html[...]`, the head for the rest, so a 1 MB body is never walked. */
 function scopeFor(selector: string, context: DetectContext): AnyNode[] {
   const root = context.page.children.find((node): node is Element => isElement(node) && node.name === 'html');
+  if (selector.startsWith('html')) return root && is(root, selector) ? [root] : [];
   if (!root) return [context.page];
-  if (selector.startsWith('html')) return is(root, selector) ? [root] : [];
   const head = elementChildren(root).find((element) => element.name === 'head');
   return head ? [head] : [context.page];
 }

@@ -46,9 +46,10 @@ export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], dep
   const step = countOfType(element) > 1 ? `${element.name}:nth-of-type(${positionOfType(element)})` : element.name;
   const parent = parentElement(element);
   if (!parent || depth > 8) return step;
-  const viaClass = ownSelectors(element).map((own) => `${uniqueSelector(parent, roots, depth + 1)} > ${own}`);
-  for (const candidate of viaClass) if (selectsExactly(candidate, roots, [element])) return candidate;
-  return `${uniqueSelector(parent, roots, depth + 1)} > ${step}`;
+  // One climb per level (computing the parent's selector once keeps this linear in the depth).
+  const parentSelector = uniqueSelector(parent, roots, depth + 1);
+  for (const own of ownSelectors(element)) if (selectsExactly(`${parentSelector} > ${own}`, roots, [element])) return `${parentSelector} > ${own}`;
+  return `${parentSelector} > ${step}`;
 }
 
 /** A selector matching exactly the given sibling items (a repeated region) among the roots. */
