@@ -8,6 +8,7 @@ import type { Project } from '../core/config/project.js';
 import { PagejsonError, type ErrorCode } from '../core/errors.js';
 import { createStateService, type StateOperations } from '../core/state-service.js';
 import { createLowdbStore } from '../core/storage/lowdb-store.js';
+import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import type { UsageQuery } from '../core/storage/types.js';
 
 /**
@@ -17,6 +18,9 @@ import type { UsageQuery } from '../core/storage/types.js';
  */
 export interface StateClient extends StateOperations {
   readonly mode: 'daemon' | 'local';
+  /** The StateStore behind it (`lowdb`, `redis`), and for Redis the URL without credentials. */
+  readonly driver: string;
+  readonly driverUrl?: string;
   close(): Promise<void>;
 }
 
@@ -32,9 +36,14 @@ export interface OpenStateClientOptions {
    * at once, so this only matters for a busy or hung one; generous, because falling back is the worse outcome.
    */
   probeTimeoutMs?: number;
+  /** Where PAGEJSON_REDIS_URL is read (default: this process's environment). */
+  env?: Record<string, string | undefined>;
 }
 
 export async function openStateClient(project: Project, options: OpenStateClientOptions = {}): Promise<StateClient> {
+  // With Redis there is no single writer to go through: every command and daemon talks to Redis itself.
+  const redisUrl = resolveRedisUrl(undefined, options.env ?? process.env);
+  if (redisUrl) return openRedisStateClient(project, redisUrl);
   const remote = await connectAdminSocket(adminSocketPath(project.dataDir), options.probeTimeoutMs ?? 5_000);
   if (remote) return remote;
   await refuseIfDaemonAlive(project.dataDir);
@@ -45,18 +54,20 @@ export async function openStateClient(project: Project, options: OpenStateClient
 export async function connectAdminSocket(socketPath: string, timeoutMs = 2_000): Promise<StateClient | undefined> {
   if (!existsSync(socketPath)) return undefined;
   const client = new Client('http://pagejson-admin', { socketPath, connectTimeout: timeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+  let driver = 'unknown';
   try {
     const probe = await client.request({ path: '/health', method: 'GET', headersTimeout: timeoutMs });
-    await probe.body.dump();
+    const health = (await probe.body.json().catch(() => ({}))) as { store?: unknown };
     if (probe.statusCode !== 200) throw new Error(`status ${probe.statusCode}`);
+    if (typeof health.store === 'string') driver = health.store;
   } catch {
     await client.destroy().catch(() => undefined);
     return undefined;
   }
-  return remoteClient(client);
+  return remoteClient(client, driver);
 }
 
-function remoteClient(client: Client): StateClient {
+function remoteClient(client: Client, driver: string): StateClient {
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const response = await client
       .request({
@@ -86,6 +97,7 @@ function remoteClient(client: Client): StateClient {
   };
   return {
     mode: 'daemon',
+    driver,
     createKey: (input) => call('POST', '/keys', input),
     listKeys: () => call('GET', '/keys'),
     revokeKey: (id) => call('POST', `/keys/${encodeURIComponent(id)}/revoke`, {}),
@@ -139,11 +151,24 @@ export async function openLocalStateClient(project: Project, options: { lockWait
     });
     let closed: Promise<void> | undefined;
     const close = () => (closed ??= store.close().finally(() => release().catch(() => undefined)));
-    return { mode: 'local', ...service, close };
+    return { mode: 'local', driver: store.name, ...service, close };
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
   }
+}
+
+/** The Redis store opened by this command: no lock and no daemon needed, Redis serialises the writes. */
+async function openRedisStateClient(project: Project, url: string): Promise<StateClient> {
+  const { createRedisStore } = await import('../core/storage/redis-store.js');
+  const store = await createRedisStore({ url });
+  const service = createStateService({
+    store,
+    credits: project.settings.credits,
+    listConfigs: async () => [...(await loadConfigDir(project.configsDir)).configs.values()],
+  });
+  let closed: Promise<void> | undefined;
+  return { mode: 'local', driver: store.name, driverUrl: store.url, ...service, close: () => (closed ??= store.close()) };
 }
 
 async function lockState(dataDir: string, waitMs: number): Promise<() => Promise<void>> {

@@ -2,7 +2,9 @@ import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Project } from '../core/config/project.js';
+import { isPagejsonError } from '../core/errors.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../core/runtime.js';
+import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { buildAdminApp } from './admin.js';
 import { buildApp, type BuildAppOptions, type DaemonApp } from './app.js';
 import { acquireDaemonLock, type DaemonLock } from './lock.js';
@@ -26,7 +28,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   app: DaemonApp;
-  admin: FastifyInstance;
+  /** Absent for a further daemon sharing Redis on a data dir whose first daemon holds the socket. */
+  admin: FastifyInstance | undefined;
   runtime: Runtime;
   /** `http://host:port` as bound (port 0 resolved). */
   url: string;
@@ -47,7 +50,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await mkdir(project.dataDir, { recursive: true });
   const lockPath = join(project.dataDir, LOCK_FILE);
   const socketPath = join(project.dataDir, ADMIN_SOCKET);
-  const lock: DaemonLock = await acquireDaemonLock(lockPath, project.dataDir);
+  const lock: DaemonLock = await acquireLockUnlessShared(lockPath, project.dataDir, resolveRedisUrl(options.runtime?.redisUrl, options.env ?? {}) !== undefined);
+  const ownsAdminSocket = lock.path === lockPath;
 
   let runtime: Runtime | undefined;
   let app: DaemonApp | undefined;
@@ -56,7 +60,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
     app = await buildApp(runtime, options.app);
     await app.listen({ host: options.host ?? project.settings.server.host, port: options.port ?? project.settings.server.port });
-    admin = await listenAdmin(runtime, socketPath);
+    admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath) : undefined;
   } catch (error) {
     await app?.close().catch(() => undefined);
     await runtime?.close().catch(() => undefined);
@@ -82,14 +86,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       closing ??= (async () => {
         live.app.startDraining();
         // Fastify waits for in-flight requests, then closes idle keep-alive connections.
-        await Promise.allSettled([live.app.close(), live.admin.close()]);
+        await Promise.allSettled([live.app.close(), live.admin?.close()]);
         await live.runtime.close();
-        await unlink(socketPath).catch(() => undefined);
+        if (ownsAdminSocket) await unlink(socketPath).catch(() => undefined);
         await lock.release();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * With Redis there is no single-writer rule (DESIGN.md section 7): any number of daemons share it. The first
+ * daemon on a data dir still takes the lock and the admin socket, so CLI commands there reach the shared
+ * state through it; a further one runs without either (its lock is a no-op with an empty path).
+ */
+async function acquireLockUnlessShared(lockPath: string, dataDir: string, sharedState: boolean): Promise<DaemonLock> {
+  try {
+    return await acquireDaemonLock(lockPath, dataDir);
+  } catch (error) {
+    if (!sharedState || !isPagejsonError(error) || error.code !== 'DAEMON_RUNNING') throw error;
+    return { path: '', release: async () => undefined };
+  }
 }
 
 async function listenAdmin(runtime: Runtime, socketPath: string): Promise<FastifyInstance> {

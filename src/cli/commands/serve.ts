@@ -4,13 +4,14 @@ import { writeLine, type CliContext } from '../context.js';
 import { projectFor } from '../project-option.js';
 
 /**
- * `pagejson serve [--host H] [--port P] [--no-watch]`: the retrieval daemon in the foreground. Prints the
+ * `pagejson serve [--host H] [--port P] [--redis URL] [--no-watch]`: the retrieval daemon in the foreground. Prints the
  * address once it is ready (scripts wait for that line); logs (pino JSON) go to stderr, at
  * PAGEJSON_LOG_LEVEL (default info). SIGTERM/SIGINT stop gracefully and exit 0; SIGHUP reloads configs.
  */
 interface ServeOptions {
   host?: string;
   port?: string;
+  redis?: string;
   watch: boolean;
 }
 
@@ -26,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('serve every config at GET|POST /external/{apiId} with API keys, credits and the cache')
     .option('--host <host>', 'address to bind (default: server.host of pagejson.json, 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default: server.port of pagejson.json, 8080; 0 picks a free one)')
+    .option('--redis <url>', 'keep state and cache in Redis, shared by every daemon pointed at it (default: PAGEJSON_REDIS_URL)')
     .option('--no-watch', 'do not reload configs when their files change (SIGHUP still reloads)')
     .action(async (options: ServeOptions, command: Command) => {
       const project = await projectFor(command, ctx);
@@ -41,6 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
         watch: options.watch,
         env: ctx.env,
         app: { logger: { level, stream: ctx.stderr } },
+        ...(options.redis !== undefined ? { runtime: { redisUrl: options.redis } } : {}),
       });
       server.runtime.subscribe((event) => {
         if (event.kind === 'config' && event.change.problems) {
@@ -60,7 +63,11 @@ export function register(program: Command, ctx: CliContext): void {
         void server.reload().then(() => server.app.log.info({ configs: server.runtime.configs.list().length }, 'configs reloaded'));
       });
 
-      writeLine(ctx.stdout, `pagejson serving ${server.runtime.configs.list().length} config(s) at ${server.url} (admin socket ${server.socketPath})`);
+      const store = server.runtime.store as { name: string; url?: string };
+      const where = server.admin ? `admin socket ${server.socketPath}` : 'sharing the data dir with another daemon';
+      const state = store.name === 'redis' ? `, state in Redis at ${store.url ?? ''}` : '';
+      server.app.log.info({ state: store.name, adminSocket: server.admin !== undefined }, 'state driver');
+      writeLine(ctx.stdout, `pagejson serving ${server.runtime.configs.list().length} config(s) at ${server.url} (${where}${state})`);
       // The command returns while the server keeps the process alive; close-with-grace exits it.
       await new Promise<never>(() => undefined);
     });

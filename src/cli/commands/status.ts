@@ -16,13 +16,20 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'machine output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
-      const { mode, endpoints } = await withStateClient(project, async (client) => ({ mode: client.mode, endpoints: await client.status() }));
+      const { mode, driver, driverUrl, endpoints } = await withStateClient(project, async (client) => ({
+        mode: client.mode,
+        driver: client.driver,
+        driverUrl: client.driverUrl,
+        endpoints: await client.status(),
+      }));
       const daemon = mode === 'daemon';
       if (options.json) {
-        return writeJson(ctx.stdout, { daemon, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) } })) });
+        return writeJson(ctx.stdout, { daemon, state: driver, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) } })) });
       }
       const c = colors(ctx.stdout, ctx.env);
-      writeLine(ctx.stdout, `daemon: ${daemon ? c.green('running') : c.dim('not running')}`);
+      // With Redis the command reads the shared state itself, whether or not a daemon runs on this machine.
+      if (driver === 'redis' && !daemon) writeLine(ctx.stdout, `state: Redis at ${driverUrl ?? 'PAGEJSON_REDIS_URL'} (shared by every daemon pointed at it)`);
+      else writeLine(ctx.stdout, `daemon: ${daemon ? c.green('running') : c.dim('not running')}${driver === 'redis' ? ', state in Redis' : ''}`);
       if (endpoints.length === 0) return writeLine(ctx.stdout, 'no endpoints yet: create one with `pagejson generate <url>`');
       writeLine(
         ctx.stdout,

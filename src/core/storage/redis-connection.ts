@@ -81,3 +81,12 @@ export async function closeRedis(client: RedisClient): Promise<void> {
     if (client.isOpen) client.destroy();
   }
 }
+
+/**
+ * The Redis URL a process was given: an explicit `--redis` wins over PAGEJSON_REDIS_URL; empty means none.
+ * With one, state and cache live in Redis, shared by every daemon and CLI command that points at it.
+ */
+export function resolveRedisUrl(explicit: string | undefined, env: Record<string, string | undefined>): string | undefined {
+  const url = explicit?.trim() || env.PAGEJSON_REDIS_URL?.trim();
+  return url ? url : undefined;
+}
