@@ -11,10 +11,16 @@ import type { DetectContext, Proposal } from './types.js';
 const MAX_PRICES_ON_A_DETAIL_PAGE = 3;
 
 export function detectMainPrice(context: DetectContext): Proposal[] {
-  const struckOut = selectIn('del, s, strike', context.sectionRoots);
-  const prices = allElements(context.sectionRoots).filter((element: Element) => {
+  const named: Element[] = [];
+  for (const element of allElements(context.sectionRoots)) {
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
-    if (!/price|preis|prix|precio|prezzo/i.test(names) || /old|was|before|regular|strike|uvp|compare/i.test(names)) return false;
+    if (!/price|preis|prix|precio|prezzo/i.test(names) || /old|was|before|regular|strike|uvp|compare/i.test(names)) continue;
+    named.push(element);
+    // A listing: stop counting (and never compare thousands of prices with each other).
+    if (named.length > MAX_PRICES_ON_A_DETAIL_PAGE * 4) return [];
+  }
+  const struckOut = selectIn('del, s, strike', context.sectionRoots);
+  const prices = named.filter((element) => {
     const text = textOf(element);
     // Struck-out prices, and elements holding one, are what it used to cost.
     return text.length <= 30 && looksLikePrice(text) && !struckOut.some((old) => old === element || isInside(element, old) || isInside(old, element));

@@ -1,5 +1,5 @@
 import type { Field } from '../../config/schema.js';
-import { allElements, elementChildren, isInside, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
 import { groupSelector } from './selectors.js';
@@ -29,12 +29,19 @@ interface Stats {
   links: number;
 }
 
+/** Roughly the length of the element's own text (scores only need a size), without building strings. */
+function ownTextLength(element: Element): number {
+  let length = 0;
+  for (const child of element.children) if (child.type === 'text') length += (child as unknown as { data: string }).data.trim().length;
+  return length;
+}
+
 /** Text length, element count and link count of every subtree, bottom-up in one pass. */
 function subtreeStats(elements: Element[]): Map<Element, Stats> {
   const stats = new Map<Element, Stats>();
   for (let i = elements.length - 1; i >= 0; i--) {
     const element = elements[i]!;
-    const own: Stats = { textLength: ownText(element).length, descendants: 0, links: element.name === 'a' ? 1 : 0 };
+    const own: Stats = { textLength: ownTextLength(element), descendants: 0, links: element.name === 'a' ? 1 : 0 };
     for (const child of elementChildren(element)) {
       const childStats = stats.get(child);
       if (!childStats) continue;
@@ -50,6 +57,10 @@ function subtreeStats(elements: Element[]): Map<Element, Stats> {
 function findGroups(elements: Element[]): Group[] {
   const groups: Group[] = [];
   for (const parent of elements) {
+    // Most elements have fewer than three element children: skip them before building anything.
+    let elementCount = 0;
+    for (const child of parent.children) if (child.type === 'tag' && ++elementCount >= MIN_ITEMS) break;
+    if (elementCount < MIN_ITEMS) continue;
     const byTag = new Map<string, Element[]>();
     for (const child of elementChildren(parent)) {
       if (NOT_ITEMS.has(child.name)) continue;
