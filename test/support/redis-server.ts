@@ -91,12 +91,13 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `port`: restart on the port of a server stopped earlier (reconnection tests); default a free one. */
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   // A port picked free can be taken by someone else before redis binds it: try a few.
   let lastError = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const dir = await mkdtemp(join(tmpdir(), 'pagejson-redis-'));
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const child = spawn(REDIS_SERVER_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -113,6 +113,30 @@ describe.skipIf(skip)('Redis state store', () => {
     await expect(createRedisStore({ url: 'http://127.0.0.1:1' })).rejects.toMatchObject({ code: 'REDIS_UNAVAILABLE' });
   });
 
+  it('fails fast while Redis is gone and works again once it is back (reconnecting by itself)', async () => {
+    const own = await startRedisServer();
+    const store = await createRedisStore({ url: own.url, prefix: nextPrefix() });
+    let restarted: RedisServer | undefined;
+    try {
+      await store.ensureAccount('a', 1_000);
+      await own.stop();
+      // No offline queue: a command while disconnected is an error now, not a request that waits forever.
+      await expect(store.reserve('a', 400)).rejects.toThrow();
+      restarted = await startRedisServer({ port: own.port });
+      let account: Awaited<ReturnType<StateStore['ensureAccount']>> | undefined;
+      for (let attempt = 0; attempt < 200 && !account; attempt++) {
+        account = await store.ensureAccount('a', 2_000).catch(() => undefined);
+        if (!account) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // The new server kept nothing (no persistence in tests): the account starts again at its initial balance.
+      expect(account?.balance).toBe(2_000);
+      expect(await store.reserve('a', 400)).toEqual({ ok: true, balance: 1_600 });
+    } finally {
+      await store.close();
+      await restarted?.stop();
+    }
+  });
+
   it('re-sends its scripts when the server forgot them (SCRIPT FLUSH after a restart)', async () => {
     const store = await createRedisStore({ url: server.url, prefix: nextPrefix() });
     const { createClient } = await import('redis');
