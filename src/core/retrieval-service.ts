@@ -58,6 +58,8 @@ export interface RetrievalDeps {
   credits: { enabled: boolean; freeMilliCredits: number };
   now(): Date;
   onEvent?: (event: RetrievalEvent) => void;
+  /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
+  lastFetchAt?: Record<string, string>;
   /** How long usage counters wait in memory before they go to the store (default 1 s). */
   usageFlushMs?: number;
 }
@@ -145,7 +147,7 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
 export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   const emit = (event: RetrievalEvent): void => deps.onEvent?.(event);
   const ensuredAccounts = new Set<string>();
-  const lastFetchAt = new Map<string, string>();
+  const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   const usage = createUsageBuffer(deps.store, deps.usageFlushMs ?? 1_000);
   // A static config has one URL and one cache key per revision: compute them once (the hit path is hot).
   const staticKeys = new WeakMap<ApiConfig, string>();
@@ -210,7 +212,10 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
         }
         usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
       }
-      if (isPagejsonError(error)) error.context.creditsRemaining ??= balance;
+      // Concurrent misses share one fetch and so one error object: each caller gets its own copy with its balance.
+      if (isPagejsonError(error)) {
+        throw new PagejsonError(error.code, error.message, { context: { ...error.context, creditsRemaining: balance }, ...(error.hint ? { hint: error.hint } : {}), cause: error });
+      }
       throw error;
     }
   }
@@ -228,9 +233,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     } catch (error) {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: false });
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
-      void deps.store
-        .setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: deps.now().toISOString() })
-        .catch(() => undefined);
+      const failedAt = deps.now().toISOString();
+      // Keep the last good fetch time (seeded from the store at start, so it survives restarts).
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt }).catch(() => undefined);
       throw error;
     }
   }

@@ -105,7 +105,10 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
   const models = createModelResolver({ models: settings.models, env });
 
+  const lastFetchAt: Record<string, string> = {};
+  for (const status of await store.listEndpointStatus()) if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
   const retrieval = createRetrievalService({
+    lastFetchAt,
     configs,
     store,
     cache,

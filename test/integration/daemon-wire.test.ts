@@ -148,6 +148,10 @@ describe('precedence table', () => {
     expect([empty.statusCode, empty.body]).toEqual([502, envelopeError('no data could be extracted from the source page', 'EXTRACTION_EMPTY')]);
     expect((await runtime.store.getAccount('default'))!.balance).toBe(before);
     expect(empty.headers['x-pagejson-credits-remaining']).toBe(String(before / 1000));
+    await runtime.store.flush();
+    const statuses = await runtime.store.listEndpointStatus();
+    expect(statuses.find((s) => s.apiId === 'broken')).toMatchObject({ lastFetchAt: null, lastError: expect.stringContaining('FETCH_STATUS') });
+    expect(statuses.find((s) => s.apiId === 'empty')?.lastError).toContain('EXTRACTION_EMPTY');
   });
 });
 
@@ -166,6 +170,9 @@ describe('success', () => {
     // A hit costs the full price (DESIGN.md section 4).
     expect(Number(second.headers['x-pagejson-credits-remaining'])).toBeCloseTo(remaining - 0.4, 6);
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    const status = (await runtime.store.listEndpointStatus()).find((s) => s.apiId === 'static');
+    expect(status?.lastFetchAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(status?.lastError).toBeNull();
   });
 
   it('accepts a POST to a static config with an empty body or {}', async () => {
