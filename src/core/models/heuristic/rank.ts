@@ -71,7 +71,7 @@ export function rankProposals(proposals: Proposal[], rule: string | null): Field
     .sort((a, b) => b.count - a.count || isList(a.proposal) - isList(b.proposal) || byDefaultOrder(a.proposal, b.proposal))
     .map(({ proposal }) => proposal);
 
-  // A noun of the rule that is not a field name ("book" in "book titles and prices") names the main list.
+  // A noun of the rule that is not a field word ("book" in "book titles and prices") names the main list.
   const noun = keywords.find((keyword) => !isKnownFieldWord(keyword) && /^[a-z]{3,}$/.test(keyword) && !kept.some((proposal) => (proposal.field.fields ?? []).some((field) => fieldMatches(field, [keyword]))));
   return kept.map((proposal, index) => {
     const field = proposal.field;
@@ -79,7 +79,8 @@ export function rankProposals(proposals: Proposal[], rule: string | null): Field
     const matching = field.fields.filter((child) => fieldMatches(child, keywords));
     const others = field.fields.filter((child) => !fieldMatches(child, keywords));
     const fields = only && matching.length > 0 ? matching : [...matching, ...others];
-    const renamed = index === 0 && noun && field.type === 'array' && ['items', 'rows'].includes(field.name) ? pluralize(noun) : field.name;
+    // The rule is the user's vocabulary: "books with their prices" names the list `books`, not `products`.
+    const renamed = index === 0 && noun && field.type === 'array' && !matches(noun, field.name) ? pluralize(noun) : field.name;
     return { ...field, name: renamed, fields };
   });
 }
