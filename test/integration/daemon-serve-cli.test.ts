@@ -33,6 +33,13 @@ afterAll(async () => {
 });
 
 describe('pagejson serve', () => {
+  it('rejects a bad --port as a usage error (exit 2) with a hint', async () => {
+    const result = await cli('serve', '--port', 'eighty');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--port must be a number');
+    expect(result.stderr).toContain('hint:');
+  });
+
   it('serves, refuses a second daemon, routes state commands through the socket, reloads on SIGHUP and stops on SIGTERM', async () => {
     serve = await spawnServe(temp.root, ['--no-watch']);
     expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
