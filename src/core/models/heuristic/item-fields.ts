@@ -70,6 +70,8 @@ function roleOf(element: Element): Role | null {
   const parent = parentElement(element);
   // Inline formatting inside a text block is part of that block's text, not a field of its own.
   if (INLINE.has(element.name) && parent && ownText(parent)) return null;
+  // Part of a link's own text (`<a><span>owner /</span> repo</a>`): the link field reads all of it.
+  if (parent && parent.name === 'a' && ownText(parent)) return null;
   return 'text';
 }
 
@@ -88,6 +90,13 @@ function labelOf(element: Element, constants: Set<Element>): string | null {
   const parent = parentElement(element);
   if (parent) for (const child of elementChildren(parent)) if (child !== element && constants.has(child) && ownText(parent) === '' && child.next && child.next === element) return textOf(child);
   return null;
+}
+
+/** Links whose targets all end in the same word (`…/stargazers`, `…/forks`) are named by it. */
+function nameFromHrefs(hrefs: string[]): string | null {
+  const last = hrefs.filter(Boolean).map((href) => href.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').pop() ?? '');
+  const word = last[0];
+  return word && /^[A-Za-z][A-Za-z-]{2,20}$/.test(word) && last.every((segment) => segment === word) ? nameFromText(word) : null;
 }
 
 /** A constant first child whose text opens the element's text: `<div><span>Venue:</span> Town Hall</div>`. */
@@ -210,6 +219,7 @@ export function itemFields(allItems: Element[]): ItemFields {
       contentName ??
       classNamed ??
       (role === 'link' && !hasTitle ? 'title' : null) ??
+      (role === 'link' ? nameFromHrefs(valuesOf(slot, (e) => attr(e, 'href') ?? '')) : null) ??
       (first.name === 'p' ? 'description' : first.name === 'time' || filled.every(looksLikeDate) ? 'date' : 'text');
     if (name === 'title' && hasTitle) name = 'subtitle';
     if (role === 'link') {

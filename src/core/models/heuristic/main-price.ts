@@ -19,6 +19,10 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
     // A listing: stop counting (and never compare thousands of prices with each other).
     if (named.length > MAX_PRICES_ON_A_DETAIL_PAGE * 4) return [];
   }
+  // Three prices dressed alike are a list's prices (events, cards), read by the repeated-items detector.
+  const dresses = new Map<string, number>();
+  for (const element of named) dresses.set(element.attribs.class ?? '', (dresses.get(element.attribs.class ?? '') ?? 0) + 1);
+  if ([...dresses.values()].some((count) => count >= 3)) return [];
   const struckOut = selectIn('del, s, strike', context.sectionRoots);
   const prices = named.filter((element) => {
     const text = textOf(element);
