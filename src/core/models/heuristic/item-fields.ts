@@ -92,6 +92,15 @@ function labelOf(element: Element, constants: Set<Element>): string | null {
   return null;
 }
 
+/**
+ * A link's `title` attribute is its name when the text is a truncation of it ("A Light in the ...") or when the
+ * link wraps a whole card (no text of its own): then its text would be everything in the card.
+ */
+function readsTitleAttribute(link: Element): boolean {
+  const title = attr(link, 'title');
+  return Boolean(title) && (ownText(link) === '' || title!.length > textOf(link).length);
+}
+
 /** Links whose targets all end in the same word (`…/stargazers`, `…/forks`) are named by it. */
 function nameFromHrefs(hrefs: string[]): string | null {
   const last = hrefs.filter(Boolean).map((href) => href.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').pop() ?? '');
@@ -160,7 +169,8 @@ export function itemFields(allItems: Element[]): ItemFields {
     hints.push('url link');
   }
   const add = (field: Field, values: string[], hint: string) => {
-    const signature = `${field.attribute ?? 'text'}|${values.join('\u0000')}`;
+    // The same values twice (a card link's title attribute and the card's title text) are one field.
+    const signature = `${field.type}|${values.join('\u0000')}`;
     if (seenValues.has(signature)) return;
     seenValues.add(signature);
     if (field.name === 'title') hasTitle = true;
@@ -201,7 +211,7 @@ export function itemFields(allItems: Element[]): ItemFields {
     }
     const inlineLabel = role === 'text' ? leadingLabel(first, constants) : null;
     const texts = valuesOf(slot, (element) => {
-      if (role === 'link' && attr(element, 'title') && attr(element, 'title')!.length > textOf(element).length) return attr(element, 'title')!;
+      if (role === 'link' && readsTitleAttribute(element)) return attr(element, 'title')!;
       const text = textOf(element);
       return inlineLabel && text.startsWith(inlineLabel) ? text.slice(inlineLabel.length).trim() : text;
     });
@@ -216,6 +226,7 @@ export function itemFields(allItems: Element[]): ItemFields {
       (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
       (priced ? 'price' : null) ??
       (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
+      (role === 'link' && readsTitleAttribute(first) && !hasTitle ? 'title' : null) ??
       contentName ??
       classNamed ??
       (role === 'link' && !hasTitle ? 'title' : null) ??
@@ -225,7 +236,7 @@ export function itemFields(allItems: Element[]): ItemFields {
     if (role === 'link') {
       const ownTextUseful = varying && filled.length > 0 && (ownText(first) !== '' || attr(first, 'title'));
       if (ownTextUseful) {
-        const attribute = attr(first, 'title') && attr(first, 'title')!.length > textOf(first).length ? 'title' : undefined;
+        const attribute = readsTitleAttribute(first) ? 'title' : undefined;
         add({ name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, texts, hint);
       }
       const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;

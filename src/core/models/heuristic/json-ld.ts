@@ -116,7 +116,8 @@ function isScalarList(value: unknown): boolean {
 function genericSpecs(entity: JsonObject): PropertySpec[] {
   const specs: PropertySpec[] = [];
   for (const [key, value] of Object.entries(entity)) {
-    if (key.startsWith('@')) continue;
+    // Keys become json path segments: only plain names (no dots, spaces or @-keywords) can be addressed.
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) continue;
     if (isScalar(value)) specs.push({ name: key, paths: [key], type: typeof value === 'number' ? 'number' : 'string' });
     else if (value && typeof value === 'object' && !Array.isArray(value) && isScalar((value as JsonObject).name))
       specs.push({ name: key, paths: [`${key}.name`], type: 'string' });
