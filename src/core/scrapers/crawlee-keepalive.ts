@@ -200,6 +200,12 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
       for (const entry of [...pending.values()]) entry.reject(closedError());
       if (starting) {
         await starting.catch(() => undefined);
+        // The first fetches can be served (through notify()) before the pool's run() has finished starting;
+        // aborting before its intervals exist would leave them running and keep the process alive.
+        const pool = crawler.autoscaledPool as unknown as { maybeRunInterval?: unknown } | undefined;
+        for (let waited = 0; pool && pool.maybeRunInterval === undefined && waited < START_LIMIT_MS; waited += START_POLL_MS) {
+          await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+        }
         // Aborting the pool ends run(), whose own cleanup tears the crawler (and a browser pool) down.
         await crawler.autoscaledPool?.abort().catch(() => undefined);
         await running?.catch(() => undefined);
