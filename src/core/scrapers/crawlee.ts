@@ -79,6 +79,8 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
       requestHandlerTimeoutSecs: navigationTimeoutSecs,
       // Charset decoding is ours (header, BOM, meta tag): keep Crawlee from re-encoding the body to UTF-8.
       forceResponseEncoding: 'latin1',
+      // Crawlee accepts any certificate by default; scraper 1 and the browser verify, and so does this one.
+      ignoreSslErrors: false,
       // Content types are judged by our hook (declared HTML, or none and sniffing as HTML), not Crawlee's list.
       additionalMimeTypes: ['*/*'],
       statusMessageLoggingInterval: 3600,
