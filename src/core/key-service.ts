@@ -1,4 +1,4 @@
-import { API_ID_PATTERN } from './config/schema.js';
+import { API_ID_PATTERN } from './config/constants.js';
 import { PagejsonError } from './errors.js';
 import { digestKey, generateApiKey, hasValidChecksum, newKeyId } from './keys.js';
 import type { ApiKeyRecord, StateStore, UsageRow } from './storage/types.js';

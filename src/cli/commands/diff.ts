@@ -3,7 +3,6 @@ import { execFile } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { promisify } from 'node:util';
-import { parseConfigText } from '../../core/config/load.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { describeChanges, type ConfigChange } from '../../core/edit/describe-changes.js';
 import { PagejsonError } from '../../core/errors.js';
@@ -69,6 +68,7 @@ async function showAt(gitRoot: string, ref: string, pathInRepo: string): Promise
 }
 
 async function loadOldRevision(gitRoot: string, pathInRepo: string, against: string, file: string): Promise<{ before?: ApiConfig; ref: string }> {
+  const { parseConfigText } = await import('../../core/config/load.js');
   if (/^[0-9]+$/.test(against)) {
     const log = await run('git', ['log', '--format=%H', '--', pathInRepo], { cwd: gitRoot }).catch(() => ({ stdout: '' }));
     for (const commit of log.stdout.split('\n').filter(Boolean)) {

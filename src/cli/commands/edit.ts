@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { describeChanges } from '../../core/edit/describe-changes.js';
-import { openConfigForEdit, problemsOf, saveEditedConfig } from '../../core/edit/config-file.js';
 import { applyEdits, parseAddSpec, splitAssignment, type EditOperation } from '../../core/edit/operations.js';
 import { PagejsonError } from '../../core/errors.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
@@ -68,6 +67,8 @@ export function register(program: Command, ctx: CliContext): void {
     const { project, set } = await loadProjectConfigs(cmd, ctx);
     requireConfig(project, set, apiId, ctx.cwd);
     const file = set.files.get(apiId) ?? join(project.configsDir, `${apiId}.json`);
+    // The config model (zod, validation) loads only when an edit runs, not on every CLI start.
+    const { openConfigForEdit, problemsOf, saveEditedConfig } = await import('../../core/edit/config-file.js');
     const editable = await openConfigForEdit(file);
 
     if (operations.length === 0) {

@@ -1,7 +1,8 @@
 import { confirm, input, select } from '@inquirer/prompts';
 import { createTwoFilesPatch } from 'diff';
 import type { Project } from '../../core/config/project.js';
-import { FIELD_TYPES, FIELD_NAME_PATTERN, type ApiConfig, type Field, type FieldType } from '../../core/config/schema.js';
+import { FIELD_TYPES, FIELD_NAME_PATTERN, type FieldType } from '../../core/config/constants.js';
+import type { ApiConfig, Field } from '../../core/config/schema.js';
 import { describeChanges } from '../../core/edit/describe-changes.js';
 import { problemsOf, saveEditedConfig, textOf, type EditableConfig } from '../../core/edit/config-file.js';
 import { applyEdit, type EditOperation } from '../../core/edit/operations.js';

@@ -6,18 +6,17 @@ import { z } from 'zod';
  * (see json-schemas.ts); cross-field rules that JSON Schema cannot say live in validate.ts.
  */
 
-export const API_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export const FIELD_NAME_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
-export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-export const CONFIG_FORMAT_VERSION = 1;
+import {
+  API_ID_PATTERN,
+  FIELD_NAME_PATTERN,
+  FIELD_TYPES,
+  SCALAR_TYPES,
+  TRANSFORM_PATTERN,
+  VARIABLE_NAME_PATTERN,
+} from './constants.js';
 
-export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date', 'object', 'array'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-export const SCALAR_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const;
-export type ScalarType = (typeof SCALAR_TYPES)[number];
+export * from './constants.js';
 
-/** Transforms are a fixed vocabulary; `regex:` and `json:` carry an argument after the colon. */
-export const TRANSFORM_PATTERN = /^(trim|number|integer|boolean|absoluteUrl|date|regex:.+|json:.*)$/;
 const Transform = z
   .string()
   .regex(TRANSFORM_PATTERN, 'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, regex:<pattern> or json:<path>');

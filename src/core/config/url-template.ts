@@ -1,5 +1,6 @@
 import { PagejsonError } from '../errors.js';
-import { VARIABLE_NAME_PATTERN, type Variable } from './schema.js';
+import { VARIABLE_NAME_PATTERN } from './constants.js';
+import type { Variable } from './schema.js';
 
 /**
  * Dynamic URL templates (SPEC 2.1 rule 1): `{{ name }}` (spaces optional) inside a path segment or a query

@@ -1,5 +1,6 @@
 import { PagejsonError } from '../errors.js';
-import { FIELD_TYPES, SCALAR_TYPES, type ApiConfig, type Field, type FieldType } from '../config/schema.js';
+import { FIELD_TYPES, SCALAR_TYPES, type FieldType } from '../config/constants.js';
+import type { ApiConfig, Field } from '../config/schema.js';
 import { markVariable, unmarkVariable } from '../config/url-template.js';
 
 /**

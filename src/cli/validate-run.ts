@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { loadConfigDir, loadConfigFile } from '../core/config/load.js';
+import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js';
+import { findProjectRoot, PROJECT_FILE, projectFromSettings } from '../core/config/project.js';
+import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
+import { PagejsonError } from '../core/errors.js';
+import { displayPath } from './config-files.js';
+import { writeJson, writeLine, type CliContext } from './context.js';
+import { colors } from './output.js';
+
+type Format = 'text' | 'json' | 'github';
+
+interface Checked {
+  /** Every file looked at, valid or not, in order. */
+  files: Array<{ file: string; apiId?: string }>;
+  problems: ConfigProblem[];
+}
+
+/** The whole of `pagejson validate`, loaded only when the command runs. */
+export async function runValidate(files: string[], formatOption: string, projectDir: string | undefined, ctx: CliContext): Promise<void> {
+  const format = parseFormat(formatOption);
+  const checked = files.length > 0 ? await checkFiles(files.map((f) => resolve(ctx.cwd, f))) : await checkProject(ctx, projectDir);
+  if (checked.problems.length > 0) ctx.exitCode = 1;
+  report(checked, format, ctx);
+}
+
+function parseFormat(value: string): Format {
+  if (value === 'text' || value === 'json' || value === 'github') return value;
+  throw new PagejsonError('USAGE', `--format must be text, json or github, not "${value}"`, { hint: 'use --format github in GitHub Actions, --format json in scripts' });
+}
+
+async function checkProject(ctx: CliContext, projectDir: string | undefined): Promise<Checked> {
+  const root = projectDir ? resolve(ctx.cwd, projectDir) : findProjectRoot(ctx.cwd);
+  const settingsPath = root ? resolve(root, PROJECT_FILE) : undefined;
+  if (!root || !settingsPath) {
+    throw new PagejsonError('PROJECT_NOT_FOUND', `no ${PROJECT_FILE} found in this folder or any parent`, { hint: 'run `pagejson init`, pass --project DIR, or name the config files to check' });
+  }
+  const checked: Checked = { files: [{ file: settingsPath }], problems: [] };
+  const { settings, problems } = await checkProjectFile(settingsPath);
+  checked.problems.push(...problems);
+  // With broken settings the configs folder is still checked, at its default place.
+  const project = projectFromSettings(root, settings ?? ProjectSettingsSchema.parse({}), ctx.env);
+  const set = await loadConfigDir(project.configsDir);
+  const invalidFiles = new Set(set.problems.map((p) => p.file));
+  for (const [apiId, file] of set.files) checked.files.push({ file, apiId });
+  for (const file of invalidFiles) if (![...set.files.values()].includes(file)) checked.files.push({ file });
+  checked.problems.push(...set.problems);
+  if (settings) for (const [apiId, config] of set.configs) checked.problems.push(...checkAgainstProject(config, set.files.get(apiId)!, settings));
+  checked.files.sort((a, b) => a.file.localeCompare(b.file));
+  return checked;
+}
+
+async function checkFiles(files: string[]): Promise<Checked> {
+  const checked: Checked = { files: [], problems: [] };
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    if (basename(file) === PROJECT_FILE) {
+      checked.files.push({ file });
+      checked.problems.push(...(await checkProjectFile(file)).problems);
+      continue;
+    }
+    const result = await loadConfigFile(file);
+    if (!result.ok) {
+      checked.files.push({ file });
+      checked.problems.push(...result.problems);
+      continue;
+    }
+    const apiId = result.config.apiId;
+    checked.files.push({ file, apiId });
+    const previous = seen.get(apiId);
+    if (previous) checked.problems.push({ file, path: '$.apiId', message: `duplicate apiId "${apiId}", also in ${previous}`, hint: 'give each config its own apiId' });
+    else seen.set(apiId, file);
+  }
+  return checked;
+}
+
+export async function checkProjectFile(path: string): Promise<{ settings?: ProjectSettings; problems: ConfigProblem[] }> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `not valid JSON: ${(error as Error).message}`;
+    return { problems: [{ file: path, path: '$', message: reason, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
+  }
+  const parsed = ProjectSettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { problems: formatZodIssues(parsed.error.issues).map((p) => ({ file: path, ...p, hint: 'see configs/pagejson.project.schema.json for the format' })) };
+  }
+  return { settings: parsed.data, problems: [] };
+}
+
+/** Rules that need the project's settings: a config's model must be one the project can reach. */
+function checkAgainstProject(config: ApiConfig, file: string, settings: ProjectSettings): ConfigProblem[] {
+  const model = config.model;
+  if (model === 'heuristic' || model.startsWith('openai:') || Object.hasOwn(settings.models, model)) return [];
+  const known = ['heuristic', ...Object.keys(settings.models)];
+  return [{ file, path: '$.model', message: `model "${model}" is not defined in ${PROJECT_FILE}`, hint: `use one of ${known.join(', ')} or openai:<model>, or add "${model}" under "models" in ${PROJECT_FILE}` }];
+}
+
+function report(checked: Checked, format: Format, ctx: CliContext): void {
+  const show = (file: string) => displayPath(file, ctx.cwd);
+  const invalid = new Set(checked.problems.map((p) => p.file));
+  if (format === 'json') {
+    writeJson(ctx.stdout, {
+      ok: checked.problems.length === 0,
+      files: checked.files.map((f) => ({ file: show(f.file), ...(f.apiId ? { apiId: f.apiId } : {}), ok: !invalid.has(f.file) })),
+      problems: checked.problems.map((p) => ({ file: show(p.file), path: p.path, message: p.message, ...(p.hint ? { hint: p.hint } : {}) })),
+    });
+    return;
+  }
+  if (format === 'github') {
+    for (const p of checked.problems) {
+      const message = p.hint ? `${p.path}: ${p.message} (${p.hint})` : `${p.path}: ${p.message}`;
+      writeLine(ctx.stdout, `::error file=${escapeProperty(show(p.file))},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`);
+    }
+    writeLine(ctx.stdout, summary(checked, invalid.size));
+    return;
+  }
+  const c = colors(ctx.stdout, ctx.env);
+  for (const p of checked.problems) {
+    writeLine(ctx.stdout, `${c.bold(show(p.file))} ${c.cyan(p.path)}: ${c.red(p.message)}`);
+    if (p.hint) writeLine(ctx.stdout, `  ${c.dim('hint:')} ${p.hint}`);
+  }
+  const line = summary(checked, invalid.size);
+  writeLine(ctx.stdout, checked.problems.length === 0 ? c.green(`✓ ${line}`) : c.red(`✗ ${line}`));
+}
+
+function summary(checked: Checked, invalidFiles: number): string {
+  const files = `${checked.files.length} file${checked.files.length === 1 ? '' : 's'}`;
+  if (checked.problems.length === 0) return `${files} valid`;
+  return `${checked.problems.length} problem${checked.problems.length === 1 ? '' : 's'} in ${invalidFiles} of ${files}`;
+}
+
+/** GitHub workflow command escaping: https://github.com/actions/toolkit/blob/main/packages/core/src/command.ts */
+function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
