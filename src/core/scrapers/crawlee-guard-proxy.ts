@@ -15,6 +15,7 @@ import { assertAllowedUrlHost, createGuardedLookup } from '../net/address-guard.
  */
 export const BLOCKED_HEADER = 'x-pagejson-blocked';
 
+const MAX_REMEMBERED_BLOCKS = 256;
 const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export interface GuardProxy {
@@ -49,6 +50,11 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
   const lookup = createGuardedLookup(allowPrivateNetworks);
   const sockets = new Set<Socket>();
   const blockedHosts = new Map<string, string>();
+  const rememberBlocked = (host: string, address: string): void => {
+    // Only the latest refusals matter (they explain the failure of a page being fetched now).
+    if (blockedHosts.size >= MAX_REMEMBERED_BLOCKS) blockedHosts.delete(blockedHosts.keys().next().value as string);
+    blockedHosts.set(host, address);
+  };
   const track = (socket: Socket): void => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -106,7 +112,7 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
     try {
       assertAllowedUrlHost(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`, allowPrivateNetworks);
     } catch (error) {
-      blockedHosts.set(host, blockedAddressOf(error) ?? host);
+      rememberBlocked(host, blockedAddressOf(error) ?? host);
       return fail('403 Forbidden');
     }
     const upstream = connect({ host, port: Number(port), lookup });
@@ -119,7 +125,7 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
     });
     upstream.on('error', (error) => {
       const address = blockedAddressOf(error);
-      if (address) blockedHosts.set(host, address);
+      if (address) rememberBlocked(host, address);
       if (client.writable && upstream.bytesRead === 0) fail(address ? '403 Forbidden' : '502 Bad Gateway');
       client.destroy();
     });
