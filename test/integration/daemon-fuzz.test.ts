@@ -81,7 +81,7 @@ describe('fuzzing buildApp through inject', () => {
         expect(String(response.headers['content-type'])).toMatch(/^application\/json/);
         assertEnvelope(response.body);
       }),
-      { numRuns: 250 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 250) },
     );
   });
 });
