@@ -24,6 +24,7 @@ const MAX_RETRIES = 1;
 const NETWORK_IDLE_CAP_MS = 5_000;
 /** Time kept back from the deadline for serialising the DOM after waiting for idle. */
 const CONTENT_RESERVE_MS = 250;
+const VERSION_CHECK_TIMEOUT_MS = 15_000;
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -185,9 +186,33 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
   return keepAlive;
 }
 
+function cannotStartError(chromiumPath: string, cause?: unknown): PagejsonError {
+  return new PagejsonError('BROWSER_UNAVAILABLE', `Chromium at ${chromiumPath} could not be started`, {
+    context: { path: chromiumPath },
+    cause,
+    hint: 'check that it is Debian\'s chromium (`apt-get install chromium`), or point PAGEJSON_CHROMIUM at a working Chromium',
+  });
+}
+
 function launchFailure(error: unknown, chromiumPath: string): PagejsonError | undefined {
   const message = (error as { message?: string } | undefined)?.message ?? '';
-  return /failed to launch|launch the browser|Executable doesn't exist/i.test(message) ? browserUnavailableError(chromiumPath, error) : undefined;
+  return /failed to launch|launch the browser|Executable doesn't exist|browserType\.launch/i.test(message) ? cannotStartError(chromiumPath, error) : undefined;
+}
+
+/**
+ * Crawlee's browser pool waits out a browser that fails to launch until the fetch's deadline, so the
+ * executable is checked once up front: it must exist and answer `--version`.
+ */
+async function checkChromium(chromiumPath: string): Promise<void> {
+  try {
+    await access(chromiumPath, constants.X_OK);
+  } catch (error) {
+    throw browserUnavailableError(chromiumPath, error);
+  }
+  const { execFile } = await import('node:child_process');
+  await new Promise<void>((resolve, reject) =>
+    execFile(chromiumPath, ['--version'], { timeout: VERSION_CHECK_TIMEOUT_MS }, (error) => (error ? reject(cannotStartError(chromiumPath, error)) : resolve())),
+  );
 }
 
 export function createBrowserScraper(options: ScraperOptions): Scraper {
@@ -201,12 +226,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
       const url = sourceUrl(request.url);
       assertAllowedUrlHost(url, options.allowPrivateNetworks);
       if (closed) throw new PagejsonError('FETCH_FAILED', 'the scraper is closed');
-      crawler ??= access(chromiumPath, constants.X_OK).then(
-        () => buildCrawler(options, chromiumPath),
-        (error: unknown) => {
-          throw browserUnavailableError(chromiumPath, error);
-        },
-      );
+      crawler ??= checkChromium(chromiumPath).then(() => buildCrawler(options, chromiumPath));
       const promise = crawler;
       // A missing browser may be installed later: do not keep the failure forever.
       promise.catch(() => {

@@ -137,6 +137,8 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
   server.on('upgrade', (_req, socket: Socket) => socket.destroy());
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The browser it serves keeps the process busy while it runs; the listening socket alone must not.
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
