@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { API_ID_PATTERN } from './config/constants.js';
 import { PagejsonError } from './errors.js';
 import { digestKey, generateApiKey, hasValidChecksum, newKeyId } from './keys.js';
@@ -182,14 +183,30 @@ export const INVALID_KEY_MESSAGE = 'invalid key';
 const lastTouched = new WeakMap<StateStore, Map<string, number>>();
 
 /**
+ * Keys seen recently, with their digest: a cache hit is otherwise dominated by two SHA-256s and a base62
+ * conversion per request. Only keys that passed the checksum enter, and the map is bounded.
+ */
+const checkedKeys = new LRUCache<string, string>({ max: 10_000 });
+
+function digestOfCheckedKey(key: string): string | undefined {
+  const known = checkedKeys.get(key);
+  if (known) return known;
+  if (!hasValidChecksum(key)) return undefined;
+  const digest = digestKey(key);
+  checkedKeys.set(key, digest);
+  return digest;
+}
+
+/**
  * Checks an `apikey` header value for one apiId. A bad checksum is refused without a store lookup; unknown,
  * revoked and expired keys are all `invalid key` (no hint to a guesser which one). Records lastUsedAt at most
  * once per LAST_USED_INTERVAL_MS per key, without making the caller wait for that write.
  */
 export async function verifyApiKey(store: StateStore, key: string | undefined, apiId: string, now: Date = new Date()): Promise<KeyVerdict> {
   if (!key) return { ok: false, reason: 'missing', message: MISSING_KEY_MESSAGE };
-  if (!hasValidChecksum(key)) return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };
-  const record = await store.findKeyByDigest(digestKey(key));
+  const digest = digestOfCheckedKey(key);
+  if (!digest) return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };
+  const record = await store.findKeyByDigest(digest);
   if (!record || keyStatus(record, now) !== 'active') return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };
   touchLastUsed(store, record, now);
   if (record.scope && !record.scope.includes(apiId)) return { ok: false, reason: 'scope', record, message: 'no data' };

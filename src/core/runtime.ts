@@ -93,6 +93,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     freshMs: settings.cache.freshMinutes * 60_000,
     keepMs: settings.cache.keepHours * 3_600_000,
     memoryEntries: settings.cache.memoryEntries,
+    memoryBytes: settings.cache.memoryMegabytes * 1024 * 1024,
     now: () => now().getTime(),
     onError: (error, context) => emit({ kind: 'cache-error', phase: context.phase, error }),
   });

@@ -28,12 +28,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function openCache(overrides: { memoryEntries?: number } = {}): Promise<ResponseCache> {
+async function openCache(overrides: { memoryEntries?: number; memoryBytes?: number } = {}): Promise<ResponseCache> {
   const cache = await createResponseCache({
     sqlitePath: join(dir, 'cache.sqlite'),
     freshMs: 15 * MINUTE,
     keepMs: 24 * 60 * MINUTE,
     memoryEntries: overrides.memoryEntries ?? 100,
+    ...(overrides.memoryBytes ? { memoryBytes: overrides.memoryBytes } : {}),
     now: () => clock,
   });
   caches.push(cache);
@@ -136,4 +137,15 @@ describe('response cache (SPEC 4.3)', () => {
     const gone = await cache.get(cacheKey('b', 1, 'u'), async () => ({ id: 'new' }), { caching: true });
     expect(gone.state).toBe('MISS');
   });
+
+  it('bounds memory by bytes too: large bodies push older ones out to SQLite, where they are still hits', async () => {
+    const cache = await openCache({ memoryEntries: 1_000, memoryBytes: 50_000 });
+    const big = (id: number) => async () => ({ id, text: 'x'.repeat(20_000) });
+    for (let id = 0; id < 5; id += 1) await cache.get(cacheKey(`big${id}`, 1, 'u'), big(id), { caching: true });
+    expect(cache.memorySize).toBe(2);
+    const first = await cache.get(cacheKey('big0', 1, 'u'), big(99), { caching: true });
+    expect(first.state).toBe('HIT');
+    expect(JSON.parse(first.body).data.id).toBe(0);
+  });
 });
+

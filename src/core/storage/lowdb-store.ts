@@ -11,7 +11,7 @@ import { assertAmount, cloneKey, dayOf, groupUsage, usageCutoff } from './state-
  *
  * Every mutating method applies its change synchronously, before its first await (so two callers can never
  * both spend the last credits), and returns a promise that resolves when a write holding the change has
- * completed. Writes are group-committed: changes made while a write is in flight are batched into the next.
+ * been renamed into place (kill -9 safe; the power-cut fsyncs follow, see lowdb-adapter.ts). Writes are group-committed: changes made while a write is in flight are batched into the next.
  */
 export interface LowdbStoreOptions {
   file: string;
@@ -227,9 +227,10 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     },
 
     async flush(): Promise<void> {
-      // The pending batch starts after the in-flight one, so waiting for it covers both.
-      if (next) return next.promise;
-      if (inFlight) return inFlight;
+      // The pending batch starts after the in-flight one, so waiting for it covers both; then the fsyncs.
+      if (next) await next.promise;
+      else if (inFlight) await inFlight;
+      await adapter.durable();
     },
 
     async close(): Promise<void> {

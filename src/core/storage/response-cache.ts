@@ -37,6 +37,8 @@ export interface ResponseCacheOptions {
   freshMs: number;
   keepMs: number;
   memoryEntries: number;
+  /** Bound on the bodies held in memory (bytes); entries past it are read back from the store. */
+  memoryBytes?: number;
   now?: () => number;
   /** Told about refresh failures and cache-store errors, which never fail a request. */
   onError?: (error: unknown, context: { key: string; phase: 'read' | 'write' | 'refresh' | 'purge' }) => void;
@@ -69,7 +71,12 @@ export function envelopeBody(data: unknown): string {
 export async function createResponseCache(options: ResponseCacheOptions): Promise<ResponseCache> {
   const now = options.now ?? Date.now;
   const report = options.onError ?? (() => undefined);
-  const memory = new LRUCache<string, CacheEntry>({ max: options.memoryEntries });
+  // Bounded by count and by bytes: 10,000 entries of a 10 KB body would otherwise hold 100 MB.
+  const memory = new LRUCache<string, CacheEntry>({
+    max: options.memoryEntries,
+    maxSize: options.memoryBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (entry) => entry.body.length + 64,
+  });
   const inflight = new Map<string, Promise<CacheEntry>>();
   const refreshes = new Set<Promise<unknown>>();
   const store = options.keyv ?? (options.sqlitePath ? await openSqliteKeyv(options.sqlitePath) : undefined);
