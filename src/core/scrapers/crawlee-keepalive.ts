@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BasicCrawler, Request } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
+import { isMemoryRequestManager } from './crawlee-request-manager.js';
 import type { FetchResult } from './types.js';
 
 /**
@@ -88,8 +89,24 @@ async function startCrawler(crawler: BasicCrawler<any>): Promise<{ running: Prom
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any crawler flavour (Cheerio, Playwright) will do
-export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: () => void | Promise<void> = () => undefined): KeepAliveCrawler {
+export interface KeepAliveOptions {
+  /**
+   * Abort the fetch's signal when it succeeds too (default). A successful HTTP fetch has no I/O left, and got
+   * answers an abort of its finished request by building an AbortError with a stack trace: scraper 2 turns
+   * this off. Failures and deadlines always abort.
+   */
+  abortOnSuccess?: boolean;
+}
+
+/** Any crawler flavour (Cheerio, Playwright) will do. */
+export function createKeepAliveCrawler(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  crawler: BasicCrawler<any>,
+  afterClose: () => void | Promise<void> = () => undefined,
+  options: KeepAliveOptions = {},
+): KeepAliveCrawler {
+  const { abortOnSuccess = true } = options;
+  const manager = (crawler as unknown as { requestQueue?: unknown }).requestQueue;
   const pending = new Map<string, PendingFetch>();
   let closed = false;
   let starting: Promise<void> | undefined;
@@ -156,7 +173,7 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
         pending.delete(key);
-        controller.abort();
+        if (!outcome.ok || abortOnSuccess) controller.abort();
         if (outcome.ok) resolve(outcome.value);
         else reject(outcome.error);
       };
@@ -171,14 +188,20 @@ export function createKeepAliveCrawler(crawler: BasicCrawler<any>, afterClose: (
     });
     try {
       await ensureStarted();
+      // A fetch settled while the crawler was starting (deadline, caller abort) is not queued at all.
       if (!controller.signal.aborted) {
-        const added = await crawler.addRequests([{ url, uniqueKey: key, userData: { pagejsonKey: key } }]);
-        const requestId = added.addedRequests[0]?.requestId;
-        if (requestId) {
-          void result.finally(() => {
-            settledRequestIds.push(requestId);
-            void sweepHandledRequests();
-          }).catch(() => undefined);
+        if (isMemoryRequestManager(manager)) {
+          // Straight into our own manager: no validation of a URL we built, nothing stored to sweep later.
+          manager.add({ url, uniqueKey: key, userData: { pagejsonKey: key } });
+        } else {
+          const added = await crawler.addRequests([{ url, uniqueKey: key, userData: { pagejsonKey: key } }]);
+          const requestId = added.addedRequests[0]?.requestId;
+          if (requestId) {
+            void result.finally(() => {
+              settledRequestIds.push(requestId);
+              void sweepHandledRequests();
+            }).catch(() => undefined);
+          }
         }
         crawler.autoscaledPool?.notify();
       }

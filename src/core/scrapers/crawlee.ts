@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { Request as CrawleeRequest } from '@crawlee/cheerio';
+import type { Request as CrawleeRequest, RequestQueue } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
 import { assertAllowedUrlHost, blockedAddressError, createGuardedLookup, isAllowedAddress } from '../net/address-guard.js';
 import { assertAnnouncedLength, readBodyWithLimit, tooLargeError } from '../net/body-limit.js';
@@ -10,6 +10,7 @@ import { assertHtmlContentType, mediaType, notHtmlError, sniffsAsHtml } from '..
 import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
 import { createKeepAliveCrawler, type KeepAliveCrawler } from './crawlee-keepalive.js';
+import { createMemoryRequestManager } from './crawlee-request-manager.js';
 import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 
 /**
@@ -71,6 +72,9 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
   const crawler = new crawlee.CheerioCrawler(
     {
       keepAlive: true,
+      // Passed as `requestQueue`: Crawlee's option validation does not know its newer `requestManager` option
+      // yet, and a queue is only ever used through the request-manager interface.
+      requestQueue: createMemoryRequestManager(crawlee.Request) as unknown as RequestQueue,
       maxRequestRetries: MAX_RETRIES,
       maxSessionRotations: MAX_RETRIES,
       // The pool adds a session (cookie jar, header fingerprint) per request until it is full; 1,000 by default.
@@ -196,7 +200,7 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
   keepAlive = createKeepAliveCrawler(crawler, () => {
     socketAgents.http.destroy();
     socketAgents.https.destroy();
-  });
+  }, { abortOnSuccess: false });
   return keepAlive;
 }
 
