@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO_ROOT } from '../support/build-once.js';
@@ -28,6 +29,26 @@ describe('npm run demo', () => {
     expect(items).toHaveLength(14);
     expect(JSON.stringify(items[0])).toContain('A Light in the Attic');
     expect(result.stdout).toMatch(/curl -s -H 'apikey: pj_[0-9A-Za-z]+' http:\/\/127\.0\.0\.1:\d+\/external\/books/);
+  });
+
+  it('falls back to a free port when the example site\'s port 4173 is taken', async () => {
+    const blocker = createServer();
+    const blocked = await new Promise<boolean>((resolve) => {
+      blocker.once('error', () => resolve(false));
+      blocker.listen(4173, '127.0.0.1', () => resolve(true));
+    });
+    try {
+      const result = await execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      const site = /example site\s+http:\/\/127\.0\.0\.1:(\d+)\//.exec(result.stdout);
+      expect(site).not.toBeNull();
+      // Either we held 4173 and the demo moved elsewhere, or something else holds it: in both cases not 4173.
+      expect(Number(site![1])).not.toBe(4173);
+      expect(printedEnvelope(result.stdout).errors).toBeNull();
+    } finally {
+      if (blocked) await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it('keeps serving until SIGINT, and the printed curl command works meanwhile', async () => {

@@ -71,7 +71,14 @@ export async function startFixtureSite(options: { port?: number; host?: string }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
+  // A port in use must reject (callers such as the demo fall back to a free port), not crash the process.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host}:${port}`;
   site = {
