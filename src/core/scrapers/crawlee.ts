@@ -22,8 +22,12 @@ import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 const MAX_REDIRECTS = 5;
 /** Retries after the first attempt; the total deadline cuts them short anyway. */
 const MAX_RETRIES = 2;
-/** Enough distinct fingerprints to rotate through on 403/429, few enough to stay small in a daemon. */
-const SESSION_POOL_SIZE = 50;
+/**
+ * Enough distinct fingerprints to rotate through on 403/429 (a fetch makes at most 3 attempts), few enough
+ * that a fresh scraper is not generating headers for a new session on most of its first fetches: each new
+ * session costs a header generation (~0.5 ms), and the pool adds one per fetch until it is full.
+ */
+const SESSION_POOL_SIZE = 10;
 const HEADER_GENERATOR_OPTIONS = {
   browsers: [{ name: 'chrome', minVersion: 120 }, { name: 'firefox', minVersion: 120 }],
   devices: ['desktop'],
@@ -88,6 +92,9 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
       // Content types are judged by our hook (declared HTML, or none and sniffing as HTML), not Crawlee's list.
       additionalMimeTypes: ['*/*'],
       statusMessageLoggingInterval: 3600,
+      sameDomainDelaySecs: 0,
+      // Nothing is logged anyway (level OFF); no interval for it either.
+      autoscaledPoolOptions: { loggingIntervalSecs: null },
       preNavigationHooks: [
         ({ request }, gotOptions) => {
           const entry = keepAlive.pendingFor(request);
@@ -181,8 +188,14 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
       }
     });
   };
+  // Crawlee's own post-navigation hook is its content-type check, which never refuses with `additionalMimeTypes:
+  // ['*/*']` but still validates the response with ow (a stack capture) and parses the header: ours replaces it.
   const hooks = crawler as unknown as { postNavigationHooks: unknown[] };
-  hooks.postNavigationHooks = [checkResponse, ...hooks.postNavigationHooks];
+  hooks.postNavigationHooks = [checkResponse];
+
+  // With no same-domain delay (Crawlee's default, and ours) `delayRequest` never delays, yet it parses every
+  // URL's registrable domain and remembers each domain's last access in a map that only grows: skip it.
+  Object.assign(crawler, { delayRequest: () => false });
 
   // CheerioCrawler decodes every body as UTF-8 and parses it twice; we need the raw bytes (our charset
   // decoding) and parse later with the config's compiled selectors, so reading the capped body is all.
