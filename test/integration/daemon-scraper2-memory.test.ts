@@ -1,7 +1,6 @@
-import { runInNewContext } from 'node:vm';
-import v8 from 'node:v8';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heapAfterGc } from '../support/heap.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
@@ -12,12 +11,6 @@ import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-su
  * fetches through the long-lived Crawlee crawler) runs in this process so its heap can be read after a full
  * GC. A crawler with default storage grows ~1.5 MB per request; the bound below is far under that.
  */
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-function heapAfterGc(): number {
-  for (let round = 0; round < 3; round += 1) collectGarbage();
-  return process.memoryUsage().heapUsed;
-}
 
 const TOTAL = 1_000;
 const BASELINE_AT = 200;

@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heapAfterGc } from '../support/heap.js';
 import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
@@ -13,13 +12,6 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * directory. Crawlee with its default storage writes every request under ./storage and grows by ~1.5 MB per
  * request; with in-memory storage and handled requests swept from the queue the heap must stay flat.
  */
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-function heapAfterGc(): number {
-  for (let round = 0; round < 3; round += 1) collectGarbage();
-  return process.memoryUsage().heapUsed;
-}
 
 const TOTAL = 1_000;
 const BASELINE_AT = 200;

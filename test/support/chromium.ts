@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { isExecutable, skipWithoutBinary } from './required-binary.js';
 
 /**
  * Where the browser tests find Chromium, and what they do without it. Debian's `chromium` package
@@ -8,23 +8,10 @@ import { accessSync, constants } from 'node:fs';
  */
 export const CHROMIUM_PATH = process.env.PAGEJSON_CHROMIUM ?? '/usr/bin/chromium';
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const chromiumAvailable = isExecutable(CHROMIUM_PATH);
-const inCi = process.env.CI === 'true';
-
 /** True when the browser tests must be skipped; prints why, once per test file. */
 export function skipBrowserTests(): boolean {
-  if (chromiumAvailable || inCi) return false;
-  console.warn(`\n[pagejson tests] SKIPPING browser tests: Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set PAGEJSON_CHROMIUM). Under CI=true these tests fail instead.\n`);
-  return true;
+  return skipWithoutBinary(chromiumAvailable, 'browser', `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set PAGEJSON_CHROMIUM)`);
 }
 
 /** Chromium processes that are descendants of this process (a leak check after `close()`). */

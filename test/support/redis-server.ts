@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { isExecutable, skipWithoutBinary } from './required-binary.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,24 +28,11 @@ function findOnPath(name: string): string | undefined {
   return undefined;
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const redisServerAvailable = isExecutable(REDIS_SERVER_BIN);
 
 /** True when the Redis tests must be skipped; prints why, once per test file. */
 export function skipRedisTests(): boolean {
-  if (redisServerAvailable || process.env.CI === 'true') return false;
-  console.warn(
-    `\n[pagejson tests] SKIPPING Redis tests: redis-server not found at ${REDIS_SERVER_BIN} (apt-get install redis-server, or set PAGEJSON_REDIS_SERVER). Under CI=true these tests fail instead.\n`,
-  );
-  return true;
+  return skipWithoutBinary(redisServerAvailable, 'Redis', `redis-server not found at ${REDIS_SERVER_BIN} (apt-get install redis-server, or set PAGEJSON_REDIS_SERVER)`);
 }
 
 export interface RedisServer {
