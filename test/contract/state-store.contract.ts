@@ -128,11 +128,38 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
         errors: 1,
         cacheHits: 2,
         milliCredits: 1_200,
+        promptTokens: 0,
+        completionTokens: 0,
       });
       expect((await store.usage({ apiId: 'jobs' })).map((r) => [r.keyId, r.milliCredits])).toEqual([[null, 500]]);
       expect((await store.usage({ keyId: 'k_b' })).map((r) => r.requests)).toEqual([1]);
       expect((await store.usage({ apiId: 'books', keyId: 'k_a', days: 3 })).map((r) => r.day)).toEqual([day]);
       expect(await store.usage({ apiId: 'books', keyId: 'k_a', days: 7 })).toHaveLength(2);
+    });
+
+    it('adds model tokens per day, apiId and key; MODEL events add tokens without counting a request', async () => {
+      const today = new Date();
+      const yesterday = new Date(today.getTime() - 86_400_000);
+      const event = { apiId: 'books', keyId: 'k_a', account: 'default', milliCredits: 400, outcome: 'MISS' as const, at: today };
+      await store.recordUsage({ ...event, promptTokens: 120, completionTokens: 30 });
+      await store.recordUsage({ ...event, outcome: 'BYPASS', promptTokens: 80, completionTokens: 12 });
+      await store.recordUsage({ ...event, outcome: 'HIT' });
+      await store.recordUsage({ ...event, keyId: 'k_b', promptTokens: 7, completionTokens: 3 });
+      await store.recordUsage({ ...event, at: yesterday, promptTokens: 1_000, completionTokens: 100 });
+      await store.recordUsage({ ...event, keyId: null, outcome: 'MODEL', milliCredits: 0, promptTokens: 50, completionTokens: 5 });
+      await store.recordUsage({ ...event, keyId: null, outcome: 'MODEL', milliCredits: 0, promptTokens: 25, completionTokens: 0 });
+      await store.recordUsage({ ...event, apiId: 'jobs' });
+
+      const day = today.toISOString().slice(0, 10);
+      const rows = await store.usage({});
+      const pick = (apiId: string, keyId: string | null, onDay: string) => rows.find((r) => r.apiId === apiId && r.keyId === keyId && r.day === onDay);
+      expect(pick('books', 'k_a', day)).toMatchObject({ requests: 3, cacheHits: 1, milliCredits: 1_200, promptTokens: 200, completionTokens: 42 });
+      expect(pick('books', 'k_b', day)).toMatchObject({ requests: 1, promptTokens: 7, completionTokens: 3 });
+      expect(pick('books', 'k_a', yesterday.toISOString().slice(0, 10))).toMatchObject({ requests: 1, promptTokens: 1_000, completionTokens: 100 });
+      expect(pick('books', null, day)).toEqual({ day, apiId: 'books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 75, completionTokens: 5 });
+      // Events without tokens leave the token counters at 0.
+      expect(pick('jobs', 'k_a', day)).toMatchObject({ requests: 1, promptTokens: 0, completionTokens: 0 });
+      expect(rows).toHaveLength(5);
     });
 
     it('keeps the latest runtime status per endpoint', async () => {
@@ -150,13 +177,13 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       void store.reserve('default', 400);
       void store.grant('default', 1_000);
       void store.addKey(sampleKey({ id: 'k_durable1' }));
-      void store.recordUsage({ apiId: 'books', keyId: 'k_durable1', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date() });
+      void store.recordUsage({ apiId: 'books', keyId: 'k_durable1', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date(), promptTokens: 9, completionTokens: 4 });
       void store.setEndpointStatus({ apiId: 'books', lastFetchAt: '2026-01-01T00:00:00.000Z', lastError: null, lastErrorAt: null });
       await store.flush();
       const reopened = await subject.reopen();
       expect((await reopened.getAccount('default'))?.balance).toBe(10_600);
       expect((await reopened.findKeyByDigest('digest-of-k_durable1'))?.id).toBe('k_durable1');
-      expect((await reopened.usage({ keyId: 'k_durable1' }))[0]?.requests).toBe(1);
+      expect((await reopened.usage({ keyId: 'k_durable1' }))[0]).toMatchObject({ requests: 1, promptTokens: 9, completionTokens: 4 });
       expect((await reopened.listEndpointStatus()).map((s) => s.apiId)).toEqual(['books']);
     });
   });

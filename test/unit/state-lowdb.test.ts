@@ -117,6 +117,17 @@ describe('lowdb store durability', () => {
     await reopened.close();
   });
 
+  it('reads usage rows written before token counting as 0 tokens and keeps adding to them', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const oldRow = { day, apiId: 'books', keyId: 'k_old', requests: 2, errors: 0, cacheHits: 1, milliCredits: 800 };
+    await writeFile(file, JSON.stringify({ version: 1, accounts: {}, keys: {}, usage: { [`${day}\tbooks\tk_old`]: oldRow }, endpoints: {} }));
+    const store = await createLowdbStore({ file });
+    expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 0, completionTokens: 0 }]);
+    await store.recordUsage({ apiId: 'books', keyId: 'k_old', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date(), promptTokens: 11, completionTokens: 2 });
+    expect(await store.usage({})).toEqual([{ ...oldRow, requests: 3, milliCredits: 1_200, promptTokens: 11, completionTokens: 2 }]);
+    await store.close();
+  });
+
   it('refuses changes after close', async () => {
     const store = await createLowdbStore({ file });
     await store.ensureAccount('default', 1_000);

@@ -137,6 +137,26 @@ describe.skipIf(skip)('Redis state store', () => {
     }
   });
 
+  it('reads usage hashes written before token counting as 0 tokens', async () => {
+    const prefix = nextPrefix();
+    const store = await createRedisStore({ url: server.url, prefix });
+    const { createClient } = await import('redis');
+    const admin = createClient({ url: server.url });
+    await admin.connect();
+    try {
+      const day = new Date().toISOString().slice(0, 10);
+      await admin.hSet(`${prefix}usage:${day}`, { 'books\tk_old\trequests': '2', 'books\tk_old\tmilliCredits': '800' });
+      await admin.sAdd(`${prefix}usage:days`, day);
+      const oldRow = { day, apiId: 'books', keyId: 'k_old', requests: 2, errors: 0, cacheHits: 0, milliCredits: 800 };
+      expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 0, completionTokens: 0 }]);
+      await store.recordUsage({ apiId: 'books', keyId: 'k_old', account: 'default', milliCredits: 0, outcome: 'MODEL', at: new Date(), promptTokens: 11, completionTokens: 2 });
+      expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 11, completionTokens: 2 }]);
+    } finally {
+      await admin.close();
+      await store.close();
+    }
+  });
+
   it('re-sends its scripts when the server forgot them (SCRIPT FLUSH after a restart)', async () => {
     const store = await createRedisStore({ url: server.url, prefix: nextPrefix() });
     const { createClient } = await import('redis');

@@ -2,7 +2,7 @@ import { Low } from 'lowdb';
 import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
-import { assertAmount, cloneKey, dayOf, groupUsage, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
 
 /**
  * The embedded StateStore: one JSON file (`<dataDir>/state.json`) held in memory and written through lowdb
@@ -193,11 +193,15 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         const data = mutable();
         const day = dayOf(event.at);
         const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
-        const row = (data.usage[rowKey] ??= { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 });
-        row.requests += 1;
+        const row = (data.usage[rowKey] ??= { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 });
+        if (event.outcome !== 'MODEL') row.requests += 1;
         if (event.outcome === 'ERROR') row.errors += 1;
         if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += 1;
         row.milliCredits += event.milliCredits;
+        const tokens = eventTokens(event);
+        // Rows from before token counting lack the fields.
+        row.promptTokens = (row.promptTokens ?? 0) + tokens.promptTokens;
+        row.completionTokens = (row.completionTokens ?? 0) + tokens.completionTokens;
         return commit();
       } catch (error) {
         return Promise.reject(error);

@@ -1,7 +1,7 @@
 import { PagejsonError } from '../errors.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
-import { assertAmount, cloneKey, dayOf, groupUsage, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
@@ -14,7 +14,8 @@ import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, State
  *   key:<id>       hash   one JSON-encoded value per ApiKeyRecord field (patches write only their fields)
  *   keys           set    every key id
  *   keys:digest    hash   SHA-256 digest → key id (the lookup on every request)
- *   usage:<day>    hash   `<apiId>\t<keyId>\t<counter>` → count (HINCRBY; expires after the retention)
+ *   usage:<day>    hash   `<apiId>\t<keyId>\t<counter>` → count (HINCRBY; expires after the retention); counters:
+ *                         requests, errors, cacheHits, milliCredits, promptTokens, completionTokens (absent = 0)
  *   usage:days     set    days that have a usage hash
  *   endpoints      hash   apiId → JSON of the endpoint's runtime status
  */
@@ -30,7 +31,7 @@ export interface RedisStoreOptions {
 }
 
 const KEY_FIELDS = ['id', 'digest', 'account', 'label', 'scope', 'status', 'createdAt', 'lastUsedAt', 'expiresAt'] as const;
-const COUNTERS = ['requests', 'errors', 'cacheHits', 'milliCredits'] as const;
+const COUNTERS = ['requests', 'errors', 'cacheHits', 'milliCredits', 'promptTokens', 'completionTokens'] as const;
 
 function pairsToObject(pairs: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -175,10 +176,15 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       const day = dayOf(event.at);
       const hash = k.usage(day);
       const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
-      const multi = client.multi().hIncrBy(hash, `${row}requests`, 1);
+      const multi = client.multi();
+      if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, 1);
       if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, 1);
       if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, 1);
       if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
+      // Token fields exist only once a model spent tokens; rows without them read as 0.
+      const tokens = eventTokens(event);
+      if (tokens.promptTokens !== 0) multi.hIncrBy(hash, `${row}promptTokens`, tokens.promptTokens);
+      if (tokens.completionTokens !== 0) multi.hIncrBy(hash, `${row}completionTokens`, tokens.completionTokens);
       multi.expire(hash, retentionSeconds).sAdd(k.usageDays, day);
       return multi.exec().then(() => undefined);
     },
@@ -202,7 +208,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
           const id = `${day}\t${apiId}\t${keyId}`;
           let found = rows.get(id);
           if (!found) {
-            found = { day, apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 };
+            found = { day, apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
             rows.set(id, found);
           }
           found[counter as (typeof COUNTERS)[number]] = Number(count);

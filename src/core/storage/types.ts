@@ -43,9 +43,15 @@ export interface UsageEvent {
   account: string;
   /** Milli-credits charged (0 when refunded or metered with credits disabled). */
   milliCredits: number;
-  /** HIT, STALE, MISS, BYPASS, or ERROR. */
-  outcome: 'HIT' | 'STALE' | 'MISS' | 'BYPASS' | 'ERROR';
+  /**
+   * HIT, STALE, MISS, BYPASS, or ERROR for a client request. MODEL: model tokens spent outside any client
+   * request (a background refresh, a generation); it adds its tokens and credits but counts no request.
+   */
+  outcome: 'HIT' | 'STALE' | 'MISS' | 'BYPASS' | 'ERROR' | 'MODEL';
   at: Date;
+  /** LLM tokens a model spent for this event (absent: none). */
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface UsageRow {
@@ -56,6 +62,9 @@ export interface UsageRow {
   errors: number;
   cacheHits: number;
   milliCredits: number;
+  /** LLM tokens spent by model calls (model fields at retrieval, generation); 0 when none. */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface UsageQuery {
