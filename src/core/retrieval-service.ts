@@ -8,6 +8,7 @@ import type { ApiKeyRecord, StateStore, UsageEvent } from './storage/types.js';
 import type { CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey } from './storage/response-cache.js';
 import type { RetrieveResult } from './retrieve.js';
+import type { TokenUsage } from './models/types.js';
 
 /**
  * One retrieval request in core terms, transport-free (DESIGN.md section 4). The checks run in the table's
@@ -200,11 +201,25 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
     }
 
+    // Model tokens of a load this request ran (MISS, BYPASS) go into its own usage event. A load that ends after
+    // the answer (a STALE hit's background refresh) records them on its own, with no key and no credits.
+    const spent: { answered: boolean; tokens?: TokenUsage } = { answered: false };
+    const recordRefreshTokens = (tokens: TokenUsage): void =>
+      usage.record({ apiId: config.apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
+    const onTokens = (tokens: TokenUsage): void => {
+      if (spent.answered) recordRefreshTokens(tokens);
+      else spent.tokens = tokens;
+    };
     try {
-      const answer = await deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values), { caching: config.caching });
-      usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now() });
+      const answer = await deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values, onTokens), { caching: config.caching });
+      spent.answered = true;
+      const tokens = spent.tokens;
+      if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);
+      const ownTokens = tokens && answer.state !== 'STALE' ? tokens : {};
+      usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now(), ...ownTokens });
       return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config };
     } catch (error) {
+      spent.answered = true;
       if (isServerSide(error)) {
         if (charged > 0) {
           balance = await deps.store.refund(account, charged);
@@ -221,10 +236,11 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   }
 
   /** The cache's loader: also runs for background refreshes, so it keeps the endpoint status itself. */
-  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>, onTokens: (tokens: TokenUsage) => void): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
       const result = await deps.load(config, values);
+      if (result.usage && (result.usage.promptTokens > 0 || result.usage.completionTokens > 0)) onTokens(result.usage);
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: true });
       const fetchedAt = result.fetchedAt.toISOString();
       lastFetchAt.set(config.apiId, fetchedAt);

@@ -2,7 +2,7 @@ import type { ApiConfig, Field, ScraperNumber } from './config/schema.js';
 import { resolveSourceUrl } from './config/url-template.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
 import { HEURISTIC_MODEL } from './models/index.js';
-import type { Model } from './models/types.js';
+import type { Model, TokenUsage } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
 import { dataJsonSchema, getCompiledStructure, selectSection } from './structure/index.js';
 
@@ -28,6 +28,8 @@ export interface RetrieveResult {
   sourceUrl: string;
   finalUrl: string;
   fetchedAt: Date;
+  /** Tokens the model spent filling model fields (absent when no model call happened or it reported none). */
+  usage?: TokenUsage;
 }
 
 export const EXTRACTION_EMPTY_MESSAGE = 'no data could be extracted from the source page';
@@ -44,17 +46,19 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const extraction = compiled.extract(page.html, page.finalUrl);
   const data = extraction.data;
   let assessment: { empty: boolean; missingRequired: string[] } = extraction;
+  let usage: TokenUsage | undefined;
 
   // Fields inside array items have one value per item and no single place in the page to describe; they stay
   // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
   const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
   if (modelFields.length > 0 && deps.modelFor && config.model !== HEURISTIC_MODEL) {
     const keyed = modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
-    const filled = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), page.html, page.finalUrl, deps.modelFor, options.signal);
+    const { values: filled, usage: spent } = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), page.html, page.finalUrl, deps.modelFor, options.signal);
     for (const { key, entry } of keyed) {
       if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
     }
     assessment = compiled.assess(data);
+    usage = spent;
   }
 
   if (assessment.empty || assessment.missingRequired.length > 0) {
@@ -67,7 +71,7 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
           : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     });
   }
-  return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt };
+  return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, ...(usage ? { usage } : {}) };
 }
 
 async function fillModelFields(
@@ -77,13 +81,13 @@ async function fillModelFields(
   pageUrl: string,
   modelFor: (name: string) => Promise<Model>,
   signal: AbortSignal | undefined,
-): Promise<Record<string, unknown>> {
+): Promise<{ values: Record<string, unknown>; usage: TokenUsage | undefined }> {
   signal?.throwIfAborted();
   const model = await modelFor(config.model);
   const { sectionHtml } = selectSection(pageHtml, config.selector);
   try {
     const output = await model.fill({ sectionHtml, pageUrl, fields, jsonSchema: dataJsonSchema(fields), rule: config.rule });
-    return output.values ?? {};
+    return { values: output.values ?? {}, usage: output.usage };
   } catch (error) {
     if (isPagejsonError(error)) throw error;
     throw new PagejsonError('MODEL_FAILED', `model "${config.model}" could not fill the model fields: ${(error as Error).message}`, {

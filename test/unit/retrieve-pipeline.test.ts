@@ -198,16 +198,18 @@ describe('retrieve: model fields', () => {
     const result = await retrieve(withModelField('heuristic'), {}, deps);
     expect(result.data).toEqual({ title: 'Aeropress Coffee Maker', summary: null });
     expect(asked).toEqual([]);
+    expect(result.usage).toBeUndefined();
   });
 
   it('fills model fields through an OpenAI-compatible model and merges them at their paths', async () => {
-    llm.script([{ json: { summary: 'A small coffee press.' } }]);
+    llm.script([{ json: { summary: 'A small coffee press.' }, usage: { prompt_tokens: 321, completion_tokens: 45 } }]);
     const resolver = createModelResolver({ models: { local: { baseURL: llm.baseURL, model: 'fake-model' } }, env: {}, timeoutMs: 5_000, maxRetries: 0 });
     const asked: string[] = [];
     const deps = recordingDeps({ modelFor: (name): Promise<Model> => (asked.push(name), resolver.get(name)) });
     const result = await retrieve(withModelField('local'), {}, deps);
     expect(asked).toEqual(['local']);
     expect(result.data).toEqual({ title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' });
+    expect(result.usage).toEqual({ promptTokens: 321, completionTokens: 45 });
     const sent = llm.requests.at(-1)!;
     const schema = sent.body.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
     expect(Object.keys(schema.properties)).toEqual(['summary']);

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../src/core/runtime.js';
+import { buildApp, type DaemonApp } from '../../src/daemon/app.js';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { issueKey, makeProject, type TempProject } from './daemon-support.js';
+
+/**
+ * LLM tokens in usage: a config with a model field on a `models` entry pointing at the fake OpenAI-compatible
+ * server. The tokens of a fill go into the usage row of the request that caused it; a background refresh
+ * (STALE) records its tokens on their own, with no key and no credits.
+ */
+let site: FixtureSite;
+let llm: FakeLlm;
+let temp: TempProject;
+let runtime: Runtime;
+let app: DaemonApp;
+let clock = Date.now();
+
+const structure = [
+  { name: 'title', type: 'string' as const, selector: 'h1' },
+  { name: 'summary', type: 'string' as const, description: 'one sentence about the product' },
+];
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+  llm = await startFakeLlm();
+  temp = await makeProject(
+    [
+      { apiId: 'product', url: `${site.origin}/product.html`, model: 'local', caching: true, structure },
+      { apiId: 'live', url: `${site.origin}/product.html`, model: 'local', caching: false, structure },
+    ],
+    { models: { local: { baseURL: llm.baseURL, model: 'fake-model' } } },
+  );
+  runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock) });
+  app = await buildApp(runtime, { logger: false });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await runtime?.close();
+  await llm?.close();
+  await site?.close();
+  await temp?.cleanup();
+});
+
+describe('daemon: model tokens in usage', () => {
+  it('puts a fill into its request row, and a background refresh into a keyless row without credits', async () => {
+    const { key, id } = await issueKey(runtime.store);
+    const get = () => app.inject({ method: 'GET', url: '/external/product', headers: { apikey: key } });
+    llm.script([
+      { json: { summary: 'First fill.' }, usage: { prompt_tokens: 321, completion_tokens: 45 } },
+      { json: { summary: 'Refreshed.' }, usage: { prompt_tokens: 50, completion_tokens: 7 } },
+    ]);
+
+    const miss = await get();
+    expect([miss.statusCode, miss.headers['x-pagejson-cache']]).toEqual([200, 'MISS']);
+    expect(miss.json()).toMatchObject({ data: { summary: 'First fill.' } });
+    const hit = await get();
+    expect(hit.headers['x-pagejson-cache']).toBe('HIT');
+    await runtime.retrieval.flushUsage();
+    expect(await runtime.store.usage({ apiId: 'product' })).toMatchObject([{ keyId: id, requests: 2, cacheHits: 1, promptTokens: 321, completionTokens: 45 }]);
+
+    clock += 16 * 60_000;
+    const stale = await get();
+    expect(stale.headers['x-pagejson-cache']).toBe('STALE');
+    await runtime.cache.idle();
+    expect(llm.requests).toHaveLength(2);
+    await runtime.retrieval.flushUsage();
+    const rows = await runtime.store.usage({ apiId: 'product' });
+    expect(rows.find((r) => r.keyId === id)).toMatchObject({ requests: 3, cacheHits: 2, milliCredits: 3 * 400, promptTokens: 321, completionTokens: 45 });
+    expect(rows.find((r) => r.keyId === null)).toMatchObject({ requests: 0, errors: 0, milliCredits: 0, promptTokens: 50, completionTokens: 7 });
+  });
+
+  it('adds every uncached fill (BYPASS) to the request row', async () => {
+    const { key, id } = await issueKey(runtime.store);
+    llm.script(() => ({ json: { summary: 'Live.' }, usage: { prompt_tokens: 10, completion_tokens: 2 } }));
+    for (let i = 0; i < 2; i++) {
+      const response = await app.inject({ method: 'GET', url: '/external/live', headers: { apikey: key } });
+      expect([response.statusCode, response.headers['x-pagejson-cache']]).toEqual([200, 'BYPASS']);
+    }
+    await runtime.retrieval.flushUsage();
+    expect(await runtime.store.usage({ apiId: 'live' })).toMatchObject([{ keyId: id, requests: 2, promptTokens: 20, completionTokens: 4 }]);
+  });
+});
