@@ -10,7 +10,8 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 /**
  * Scraper 2 in a long-running process: 1,000 fetches through one crawler, run from an empty working
  * directory. Crawlee with its default storage writes every request under ./storage and grows by ~1.5 MB per
- * request; with in-memory storage and handled requests swept from the queue the heap must stay flat.
+ * request; with in-memory storage and handled requests forgotten (scraper 2's own request manager) the heap
+ * must stay flat.
  */
 
 const TOTAL = 1_000;
