@@ -104,7 +104,7 @@ function remoteClient(client: Client, driver: string): StateClient {
     rotateKey: (id, graceMs) => call('POST', `/keys/${encodeURIComponent(id)}/rotate`, { graceMs }),
     credits: (account) => call('GET', `/credits${query({ account })}`),
     grantCredits: (account, milliCredits) => call('POST', '/credits/grant', { account, milliCredits }),
-    charge: (account, milliCredits) => call('POST', '/credits/charge', { account, milliCredits }),
+    charge: (account, milliCredits, tokens) => call('POST', '/credits/charge', { account, milliCredits, ...tokens }),
     usage: (q: UsageQuery) => call('GET', `/usage${query({ apiId: q.apiId, keyId: q.keyId, days: q.days })}`),
     status: () => call('GET', '/status'),
     close: () => client.close(),

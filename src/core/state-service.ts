@@ -18,10 +18,19 @@ export interface StateOperations {
   rotateKey(id: string, graceMs: number): Promise<RotatedKey>;
   credits(account?: string): Promise<AccountBalance>;
   grantCredits(account: string | undefined, milliCredits: number): Promise<AccountBalance>;
-  /** Takes a cost up front (generation); throws NO_CREDITS when short. */
-  charge(account: string | undefined, milliCredits: number): Promise<AccountBalance>;
+  /**
+   * Takes a cost up front (generation); throws NO_CREDITS when short. With `tokens`, the model tokens the
+   * generation spent are recorded as a keyless usage row of that apiId (counting no request).
+   */
+  charge(account: string | undefined, milliCredits: number, tokens?: GenerationTokens): Promise<AccountBalance>;
   usage(query: UsageQuery): Promise<UsageRow[]>;
   status(): Promise<EndpointStatusView[]>;
+}
+
+export interface GenerationTokens {
+  apiId: string;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** The SPEC 2.1 dashboard fields of one endpoint. */
@@ -38,7 +47,7 @@ export interface EndpointStatusView {
   lastFetchAt: string | null;
   lastError: string | null;
   lastErrorAt: string | null;
-  usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };
+  usage: { requests: number; errors: number; cacheHits: number; milliCredits: number; promptTokens: number; completionTokens: number };
 }
 
 export interface StateServiceOptions {
@@ -59,7 +68,14 @@ export function createStateService(options: StateServiceOptions): StateOperation
     rotateKey: (id, graceMs) => rotateKey(store, id, graceMs, keyOptions),
     credits: (account) => accountBalance(store, account, credits),
     grantCredits: (account, milli) => grantCredits(store, account, milli, credits),
-    charge: (account, milli) => chargeCredits(store, account, milli, credits),
+    charge: async (account, milli, tokens) => {
+      const balance = await chargeCredits(store, account, milli, credits);
+      if (tokens && (tokens.promptTokens > 0 || tokens.completionTokens > 0)) {
+        const { apiId, promptTokens, completionTokens } = tokens;
+        await store.recordUsage({ apiId, keyId: null, account: balance.account, milliCredits: 0, outcome: 'MODEL', at: (options.now ?? (() => new Date()))(), promptTokens, completionTokens });
+      }
+      return balance;
+    },
     usage: (query) => store.usage(query),
     status: async () => endpointStatus(store, await options.listConfigs()),
   };
@@ -71,13 +87,15 @@ export async function endpointStatus(store: StateStore, configs: ApiConfig[]): P
   return [...configs]
     .sort((a, b) => a.apiId.localeCompare(b.apiId))
     .map((config) => {
-      const total = { requests: 0, errors: 0, cacheHits: 0, milliCredits: 0 };
+      const total = { requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
       for (const row of usage) {
         if (row.apiId !== config.apiId) continue;
         total.requests += row.requests;
         total.errors += row.errors;
         total.cacheHits += row.cacheHits;
         total.milliCredits += row.milliCredits;
+        total.promptTokens += row.promptTokens;
+        total.completionTokens += row.completionTokens;
       }
       const run = runtimeById.get(config.apiId);
       const variables = placeholderNames(config.url);

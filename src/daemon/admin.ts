@@ -58,6 +58,13 @@ function integer(value: unknown, name: string): number {
   return number;
 }
 
+function tokenCount(value: unknown, name: string): number {
+  if (value === undefined || value === null) return 0;
+  const number = integer(value, name);
+  if (number < 0) throw usage(`${name} must not be negative`);
+  return number;
+}
+
 export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
   const service = createStateService({ store: options.store, credits: options.settings.credits, listConfigs: options.listConfigs, now: options.now });
@@ -104,7 +111,10 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   });
   app.post('/credits/charge', async (request) => {
     const body = bodyOf(request.body);
-    return changed(await service.charge(optionalString(body, 'account'), integer(body.milliCredits, 'milliCredits')));
+    const apiId = optionalString(body, 'apiId');
+    // Optional: the model tokens a generation spent, recorded in the usage of the generated apiId.
+    const tokens = apiId === undefined ? undefined : { apiId, promptTokens: tokenCount(body.promptTokens, 'promptTokens'), completionTokens: tokenCount(body.completionTokens, 'completionTokens') };
+    return changed(await service.charge(optionalString(body, 'account'), integer(body.milliCredits, 'milliCredits'), tokens));
   });
 
   app.get<{ Querystring: { apiId?: string; keyId?: string; days?: string } }>('/usage', async (request) => {

@@ -119,6 +119,12 @@ describe('pagejson generate (scripted)', () => {
     expect(saved.variables).toEqual({ page: { example: '1' } });
     expect(saved.generated.usage).toEqual({ promptTokens: 777, completionTokens: 33 });
     expect(saved.generated.sample.books[0]).toEqual({ price: 51.77 });
+    // The tokens also land in the usage of the new endpoint: a keyless row that counts no request.
+    const usage = await cli(dir, ['usage', '--api', 'llm-books', '--json']);
+    expect(JSON.parse(usage.stdout)).toEqual([
+      { day: expect.any(String), apiId: 'llm-books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 777, completionTokens: 33, credits: 0 },
+    ]);
+    expect((await cli(dir, ['usage'])).stdout).toMatch(/prompt tokens[\s\S]*llm-books[^\n]*777[^\n]*33/);
   });
 
   it('refuses without credits before fetching, with the SPEC message, and saves nothing', async () => {
@@ -175,6 +181,11 @@ describe('pagejson generate (scripted)', () => {
       expect(result.exitCode).toBe(0);
       const balance = await server.runtime.store.getAccount('default');
       expect(balance?.balance).toBe(99_750);
+      // A model generation through the daemon: its tokens go into the daemon's store with the charge.
+      llm.script([{ json: { structure: [field('heading', 'string', 'h1')] }, usage: { prompt_tokens: 404, completion_tokens: 12 } }]);
+      const generated = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'live-llm', '--model', 'local', '--yes', '--json']);
+      expect([generated.stderr, generated.exitCode]).toEqual(['', 0]);
+      expect(await server.runtime.store.usage({ apiId: 'live-llm' })).toMatchObject([{ keyId: null, requests: 0, promptTokens: 404, completionTokens: 12 }]);
       await server.reload();
       expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live');
     } finally {

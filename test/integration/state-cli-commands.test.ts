@@ -152,7 +152,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
 
   it('reports usage aggregates, filtered by endpoint, key and days', async () => {
     const rows = await json('usage', '--api', 'books');
-    expect(rows).toEqual([{ day: expect.any(String), apiId: 'books', keyId: 'k_seeded00', requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, credits: 0.8 }]);
+    expect(rows).toEqual([{ day: expect.any(String), apiId: 'books', keyId: 'k_seeded00', requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, promptTokens: 0, completionTokens: 0, credits: 0.8 }]);
     expect(await json('usage', '--key', 'k_other000')).toEqual([]);
     const human = await cli('usage', '--days', '1');
     expect(human.stdout).toContain('total');
@@ -176,7 +176,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         lastFetchAt: '2026-01-02T03:04:05.000Z',
         lastError: null,
         lastErrorAt: null,
-        usage: { requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, credits: 0.8 },
+        usage: { requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, promptTokens: 0, completionTokens: 0, credits: 0.8 },
       },
     ]);
     const human = await cli('status');

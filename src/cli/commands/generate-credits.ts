@@ -1,5 +1,6 @@
 import type { Project } from '../../core/config/project.js';
 import { noCreditsError, type AccountBalance } from '../../core/accounts.js';
+import type { TokenUsage } from '../../core/models/types.js';
 import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
 import { openStateClient } from '../state-client.js';
 
@@ -20,11 +21,15 @@ export async function ensureGenerationCredits(project: Project, milliCredits: nu
   }
 }
 
-/** Returns the balance after the charge, or undefined when credits are disabled (metering only). */
-export async function chargeGeneration(project: Project, milliCredits: number): Promise<AccountBalance | undefined> {
+/**
+ * Returns the balance after the charge, or undefined when credits are disabled (metering only). The model's
+ * tokens, when it reported any, go into the usage of the generated apiId along with the charge.
+ */
+export async function chargeGeneration(project: Project, milliCredits: number, generated?: { apiId: string; usage?: TokenUsage }): Promise<AccountBalance | undefined> {
   const client = await openStateClient(project);
   try {
-    const balance = await client.charge(DEFAULT_ACCOUNT, milliCredits);
+    const tokens = generated?.usage ? { apiId: generated.apiId, ...generated.usage } : undefined;
+    const balance = await client.charge(DEFAULT_ACCOUNT, milliCredits, tokens);
     return project.settings.credits.enabled ? balance : undefined;
   } finally {
     await client.close();

@@ -75,7 +75,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     spinner.stop();
     await pool.close();
   }
-  const balance = await chargeGeneration(project, cost);
+  const balance = await chargeGeneration(project, cost, { apiId, ...(result.usage ? { usage: result.usage } : {}) });
 
   const config = result.config;
   if (previousRevision !== undefined) config.revision = previousRevision + 1;

@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       writeLine(
         ctx.stdout,
         renderTable(
-          ['endpoint', 'status', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits'],
+          ['endpoint', 'status', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits', 'tokens'],
           endpoints.map((e) => [
             e.apiId,
             e.status,
@@ -47,6 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
             e.lastError,
             e.usage.requests,
             formatCredits(e.usage.milliCredits),
+            e.usage.promptTokens + e.usage.completionTokens,
           ]),
         ),
       );

@@ -13,7 +13,7 @@ export const DEFAULT_USAGE_DAYS = 30;
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('usage')
-    .description(`requests, errors, cache hits and credits per day, endpoint and key (last ${DEFAULT_USAGE_DAYS} days by default)`)
+    .description(`requests, errors, cache hits, credits and model tokens per day, endpoint and key (last ${DEFAULT_USAGE_DAYS} days by default)`)
     .option('--api <apiId>', 'only this endpoint')
     .option('--key <keyId>', 'only this key id (k_...)')
     .option('--days <n>', 'days back, today included', String(DEFAULT_USAGE_DAYS))
@@ -28,14 +28,24 @@ export function register(program: Command, ctx: CliContext): void {
       const rows = await withStateClient(project, (client) => client.usage(query));
       if (options.json) return writeJson(ctx.stdout, rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })));
       if (rows.length === 0) return writeLine(ctx.stdout, `no usage in the last ${days} day${days === 1 ? '' : 's'}`);
-      const total = rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors, hits: sum.hits + row.cacheHits, milli: sum.milli + row.milliCredits }), { requests: 0, errors: 0, hits: 0, milli: 0 });
+      const total = rows.reduce(
+        (sum, row) => ({
+          requests: sum.requests + row.requests,
+          errors: sum.errors + row.errors,
+          hits: sum.hits + row.cacheHits,
+          milli: sum.milli + row.milliCredits,
+          prompt: sum.prompt + row.promptTokens,
+          completion: sum.completion + row.completionTokens,
+        }),
+        { requests: 0, errors: 0, hits: 0, milli: 0, prompt: 0, completion: 0 },
+      );
       writeLine(
         ctx.stdout,
         renderTable(
-          ['day', 'endpoint', 'key', 'requests', 'errors', 'cache hits', 'credits'],
+          ['day', 'endpoint', 'key', 'requests', 'errors', 'cache hits', 'credits', 'prompt tokens', 'completion tokens'],
           [
-            ...rows.map((row) => [row.day, row.apiId, row.keyId, row.requests, row.errors, row.cacheHits, formatCredits(row.milliCredits)]),
-            ['total', '', '', total.requests, total.errors, total.hits, formatCredits(total.milli)],
+            ...rows.map((row) => [row.day, row.apiId, row.keyId, row.requests, row.errors, row.cacheHits, formatCredits(row.milliCredits), row.promptTokens, row.completionTokens]),
+            ['total', '', '', total.requests, total.errors, total.hits, formatCredits(total.milli), total.prompt, total.completion],
           ],
         ),
       );
