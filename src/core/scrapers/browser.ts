@@ -6,7 +6,7 @@ import { assertAnnouncedLength, tooLargeError } from '../net/body-limit.js';
 import { assertHtmlContentType } from '../net/html-response.js';
 import { watchDocuments, type DocumentWatch } from './crawlee-browser-watch.js';
 import { BLOCKED_HEADER, startGuardProxy, type GuardProxy } from './crawlee-guard-proxy.js';
-import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
+import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
 import { createKeepAliveCrawler, type KeepAliveCrawler, type PendingFetch } from './crawlee-keepalive.js';
 import type { Scraper, ScraperOptions } from './types.js';
@@ -167,13 +167,7 @@ async function buildCrawler(options: ScraperOptions, chromiumPath: string): Prom
         if (!entry || specific || status === undefined || !isRetryableStatus(status) || Date.now() + backoff >= entry.deadline) {
           return fail(entry, request, specific ?? launchFailure(error, chromiumPath) ?? toFetchError(error, options.timeoutMs));
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, backoff);
-          entry.abort.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          }, { once: true });
-        });
+        await waitForBackoff(backoff, entry.abort);
       },
       failedRequestHandler: async ({ request, page }, error) => {
         const specific = pageFailure(page ? pages.get(page) : undefined, proxy, options.maxBytes);

@@ -27,6 +27,17 @@ export function retryBackoffMs(retryCount: number): number {
   return 250 * 2 ** Math.min(retryCount, 5);
 }
 
+/** Waits out a retry's backoff, or less when the fetch is aborted meanwhile (deadline, caller, close). */
+export function waitForBackoff(ms: number, abort: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    abort.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
+
 export function sessionUnsupportedError(name: ScraperName): PagejsonError {
   return new PagejsonError('USAGE', `scraper ${SCRAPER_CAPABILITIES[name].number} (${name}) does not support Use session`, {
     context: { scraper: name },

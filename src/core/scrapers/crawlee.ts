@@ -7,7 +7,7 @@ import { assertAllowedUrlHost, blockedAddressError, createGuardedLookup, isAllow
 import { assertAnnouncedLength, readBodyWithLimit, tooLargeError } from '../net/body-limit.js';
 import { decodeHtmlBody } from '../net/charset.js';
 import { assertHtmlContentType, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
-import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
+import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
 import { createKeepAliveCrawler, type KeepAliveCrawler } from './crawlee-keepalive.js';
 import { createMemoryRequestManager } from './crawlee-request-manager.js';
@@ -143,13 +143,7 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
           entry?.reject(toFetchError(error, options.timeoutMs));
           return;
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, backoff);
-          entry.abort.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          }, { once: true });
-        });
+        await waitForBackoff(backoff, entry.abort);
       },
       failedRequestHandler: async ({ request, response }, error) => {
         destroyResponse({ response });
