@@ -51,8 +51,11 @@ export const SCRAPER_CAPABILITIES: { readonly [K in ScraperName]: ScraperCapabil
   browser: { number: 3, name: 'browser', rendersJs: true, supportsSession: false, description: 'Crawlee + headless Chromium, renders JavaScript' },
 };
 
+// By number, built once: credits and validation look scrapers up on every request.
+const BY_NUMBER = new Map(Object.values(SCRAPER_CAPABILITIES).map((c) => [c.number, c]));
+
 export function scraperByNumber(number: 1 | 2 | 3): ScraperCapabilities {
-  const found = Object.values(SCRAPER_CAPABILITIES).find((c) => c.number === number);
+  const found = BY_NUMBER.get(number);
   if (!found) throw new Error(`no scraper ${number}`);
   return found;
 }

@@ -9,9 +9,15 @@ export function assertAmount(milliCredits: number): void {
   }
 }
 
-/** Usage days are UTC calendar days, `YYYY-MM-DD`. */
+/** Usage days are UTC calendar days, `YYYY-MM-DD`. The last day is remembered: every request records usage. */
+const DAY_MS = 86_400_000;
+let lastDay = { start: 0, end: 0, text: '' };
 export function dayOf(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  const time = at.getTime();
+  if (time >= lastDay.start && time < lastDay.end) return lastDay.text;
+  const start = Math.floor(time / DAY_MS) * DAY_MS;
+  lastDay = { start, end: start + DAY_MS, text: new Date(start).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /** First day included by "the last N days, today included". */
