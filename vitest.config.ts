@@ -8,6 +8,7 @@ export default defineConfig({
     // Integration tests start real daemons, browsers and redis-servers: two workers match the 2-core machine.
     pool: 'forks',
     maxWorkers: 2,
-    reporters: ['default'],
+    // The summary line goes last: CI reads the closing `N passed, N failed` line.
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
