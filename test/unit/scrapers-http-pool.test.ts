@@ -47,6 +47,25 @@ describe('scraper pool', () => {
     }
   });
 
+  it('counts time waiting in the origin queue against the fetch deadline', async () => {
+    const slow = await startFixtureSite();
+    // One fetch at a time, 300 ms each, one second for everything: the tail of the burst cannot make it.
+    const pool = createScraperPool({ ...options, timeoutMs: 1_000, perOriginConcurrency: 1 });
+    try {
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => pool.get(1).fetch({ url: `${slow.origin}/slow.html?i=${i}` })));
+      const served = outcomes.filter((o) => o.status === 'fulfilled');
+      const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as PagejsonError);
+      expect(served.length).toBeGreaterThan(0);
+      expect(failed.length).toBeGreaterThan(0);
+      for (const error of failed) expect({ code: error.code, message: error.message }).toEqual({ code: 'FETCH_TIMEOUT', message: 'timed out after 1000 ms' });
+      // Requests that ran out of time while queued never reached the source.
+      expect(slow.hitCount('/slow.html')).toBeLessThan(10);
+    } finally {
+      await pool.close();
+      await slow.close();
+    }
+  });
+
   it('lets a second origin through while the first one is saturated', async () => {
     const pool = createScraperPool({ ...options, perOriginConcurrency: 1 });
     try {

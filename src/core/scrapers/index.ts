@@ -1,4 +1,4 @@
-import { PagejsonError } from '../errors.js';
+import { isPagejsonError, PagejsonError } from '../errors.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
 import { createHttpScraper } from './http.js';
 import { scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
@@ -55,15 +55,28 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
         const origin = originOf(request.url);
-        return queue.run(
-          origin,
-          async () => {
-            // Checked again after the wait: a pool closed meanwhile must not start a new scraper.
-            if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
-            return (await instance(name)).fetch(request);
-          },
-          request.signal,
-        );
+        // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
+        // request waiting past fetch.timeoutMs before its fetch has even started.
+        const deadline = AbortSignal.timeout(options.timeoutMs);
+        const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+        try {
+          return await queue.run(
+            origin,
+            async () => {
+              // Checked again after the wait: a pool closed meanwhile must not start a new scraper.
+              if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+              return (await instance(name)).fetch({ ...request, signal });
+            },
+            signal,
+          );
+        } catch (error) {
+          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw error;
+          throw new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
+            context: { timeoutMs: options.timeoutMs, url: request.url },
+            hint: 'the source is slow or many requests wait for it (fetch.perOriginConcurrency); raise fetch.timeoutMs in pagejson.json if it is just slow',
+            cause: error,
+          });
+        }
       },
       async close() {
         const pending = created.get(name);
