@@ -19,4 +19,21 @@ import * as diff from './diff.js';
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const commandModules: RegisterCommand[] = [init.register, validate.register, list.register, show.register, run.register, schema.register, openapi.register, serve.register, generate.register, keys.register, credits.register, usage.register, status.register, edit.register, diff.register];
+// In the order of the workflow, which is the order `pagejson --help` lists them.
+export const commandModules: RegisterCommand[] = [
+  init.register,
+  generate.register,
+  edit.register,
+  diff.register,
+  validate.register,
+  list.register,
+  show.register,
+  run.register,
+  schema.register,
+  openapi.register,
+  serve.register,
+  keys.register,
+  credits.register,
+  usage.register,
+  status.register,
+];
