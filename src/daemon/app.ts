@@ -107,7 +107,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     // Hits are logged at debug only, and the line is built only when someone will read it.
     const level = reply.statusCode >= 500 ? 'warn' : 'debug';
     if (logLevelEnabled(app.log.level, level)) {
-      const line = { reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      // request.log already carries reqId.
+      const line = { method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
       request.log[level](line, level === 'warn' ? 'request failed' : 'request');
     }
     done();
@@ -115,7 +116,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
 
   app.setErrorHandler((error, request, reply) => {
     const answer = errorReply(error);
-    if (answer.internal) request.log.error({ reqId: request.id, err: error }, 'unexpected failure');
+    if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     void reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
