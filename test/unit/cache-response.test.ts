@@ -94,9 +94,12 @@ describe('response cache (SPEC 4.3)', () => {
 
     const good = await cache.get(key, loadFrom('/slow.html'), { caching: true });
     clock += 20 * MINUTE;
+    expect(site.hitCount('/error-500.html')).toBe(2);
     const stale = await cache.get(key, loadFrom('/error-500.html'), { caching: true });
     expect(stale.state).toBe('STALE');
     await cache.idle();
+    // The STALE answer started a background refresh, which reached the failing page.
+    expect(site.hitCount('/error-500.html')).toBe(3);
     const still = await cache.get(key, loadFrom('/error-500.html'), { caching: true });
     expect(still.state).toBe('STALE');
     expect(still.body).toBe(good.body);
