@@ -1,15 +1,16 @@
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadProject } from '../../src/core/config/project.js';
 import { startServer } from '../../src/daemon/server.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
 import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { issueKey } from './daemon-support.js';
 
 let site: FixtureSite;
 let llm: FakeLlm;
@@ -24,7 +25,7 @@ async function makeProject(settings: Record<string, unknown> = {}): Promise<stri
 }
 
 const cli = (dir: string, args: string[]) =>
-  execa('node', [CLI_BIN, ...args], {
+  execa(process.execPath, [CLI_BIN, ...args], {
     cwd: dir,
     reject: false,
     env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', PAGEJSON_CHROMIUM: CHROMIUM_PATH },
@@ -173,6 +174,8 @@ describe('pagejson generate (scripted)', () => {
 
   it('charges through the running daemon\'s admin socket, and the daemon serves the new config', async () => {
     const dir = await makeProject();
+    // The watcher watches the configs folder, so it must exist when the daemon starts (as in a real project).
+    await mkdir(join(dir, 'configs'));
     const project = await loadProject({ cwd: dir, env: {} });
     const server = await startServer({ project, host: '127.0.0.1', port: 0, watch: true, env: {}, app: { logger: false } });
     try {
@@ -186,8 +189,14 @@ describe('pagejson generate (scripted)', () => {
       const generated = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'live-llm', '--model', 'local', '--yes', '--json']);
       expect([generated.stderr, generated.exitCode]).toEqual(['', 0]);
       expect(await server.runtime.store.usage({ apiId: 'live-llm' })).toMatchObject([{ keyId: null, requests: 0, promptTokens: 404, completionTokens: 12 }]);
-      await server.reload();
-      expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live');
+      // No manual reload: the daemon's config watcher picks up the files generate wrote.
+      await vi.waitFor(() => expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live'), { timeout: 10_000, interval: 50 });
+      const { key } = await issueKey(server.runtime.store);
+      const served = await server.app.inject({ method: 'GET', url: '/external/live', headers: { apikey: key } });
+      expect(served.statusCode).toBe(200);
+      const envelope = JSON.parse(served.body) as { data: unknown; errors: unknown };
+      expect(envelope.errors).toBeNull();
+      expect(JSON.stringify(envelope.data)).toContain('A Light in the Attic');
     } finally {
       await server.close();
     }
