@@ -82,7 +82,7 @@ describe('http scraper against a misbehaving source', () => {
     expect(result.status).toBe(200);
   });
 
-  it('refuses the metadata redirect before connecting to it', async () => {
+  it('refuses a direct fetch of the link-local metadata address even with private networks allowed', async () => {
     // allowPrivateNetworks is true here (the fixture site is loopback); link-local stays refused regardless.
     const error = await rejection(scraper.fetch({ url: 'http://169.254.169.254/latest/meta-data/' }));
     expect(error).toBeInstanceOf(PagejsonError);
