@@ -61,6 +61,11 @@ export interface RetrievalDeps {
   onEvent?: (event: RetrievalEvent) => void;
   /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
   lastFetchAt?: Record<string, string>;
+  /**
+   * Longest a request waits for its data (fetch, extraction, model fill). Past it the request fails as a
+   * 502 timeout and its credits are refunded; the load itself may finish and fill the cache for the next one.
+   */
+  answerTimeoutMs?: number;
   /** How long usage counters wait in memory before they go to the store (default 1 s). */
   usageFlushMs?: number;
 }
@@ -111,8 +116,8 @@ function isServerSide(error: unknown): boolean {
 
 function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+  // DESIGN.md section 4: any Content-Type other than application/json (parameters such as charset aside) is a 415.
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /** The variable values of a request, or a body error (the body row of the table comes before variables). */
@@ -143,6 +148,18 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
   // (cache-busting parameters and the like must not turn into "unknown variable").
   if (request.method === 'GET' && isDynamicConfig(config)) return { ...request.query };
   return {};
+}
+
+/** The answer, or a FETCH_TIMEOUT once `ms` have passed (the work goes on; its result may still be cached). */
+function withinDeadline<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new PagejsonError('FETCH_TIMEOUT', `timed out after ${ms} ms`, { context: { timeoutMs: ms }, hint: 'the source or the model is slow; raise fetch.timeoutMs in pagejson.json if it is just slow' })), ms);
+  });
+  // A late failure of the work after the deadline answered must not become an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
@@ -199,6 +216,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       }
       charged = cost;
       emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
+    } else {
+      // Metering only: nothing is debited, but callers still see the balance header.
+      balance = (await deps.store.getAccount(account))?.balance;
     }
 
     // Model tokens of a load this request ran (MISS, BYPASS) go into its own usage event. A load that ends after
@@ -211,7 +231,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       else spent.tokens = tokens;
     };
     try {
-      const answer = await deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values, onTokens), { caching: config.caching });
+      const answer = await withinDeadline(deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values, onTokens), { caching: config.caching }), deps.answerTimeoutMs);
       spent.answered = true;
       const tokens = spent.tokens;
       if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);

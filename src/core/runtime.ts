@@ -52,6 +52,12 @@ export interface RuntimeOptions {
   redisUrl?: string;
 }
 
+/**
+ * A retrieval answers (or fails, refunding its credits) within fetch.timeoutMs + this; the daemon's handler
+ * timeout is set above it (src/daemon/app.ts) so that it never cuts off a request that spent credits.
+ */
+export const ANSWER_GRACE_MS = 5_000;
+
 export async function createRuntime(project: Project, options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? {};
   const settings = project.settings;
@@ -104,7 +110,8 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     onEvent: (change) => emit({ kind: 'config', change }),
   });
   const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
-  const models = createModelResolver({ models: settings.models, env });
+  // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
+  const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
 
   const lastFetchAt: Record<string, string> = {};
   for (const status of await store.listEndpointStatus()) if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
@@ -117,6 +124,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
     now,
     onEvent: emit,
+    answerTimeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
   });
 
   const purgeTimer = setInterval(() => void cache.purgeExpired().catch(() => undefined), options.purgeEveryMs ?? 600_000);

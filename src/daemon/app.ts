@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isPagejsonError } from '../core/errors.js';
 import { formatCredits } from '../core/credits.js';
-import type { Runtime } from '../core/runtime.js';
+import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
+import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
 import { createMetrics } from './metrics.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
@@ -17,6 +18,8 @@ import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
  * precedence holds: a missing key beats a malformed body.
  */
 export const TRANSPORT_BODY_LIMIT = 1024 * 1024;
+/** What the service sees in place of a body the transport refused: one byte over its own limit. */
+const OVERSIZED_BODY = Buffer.alloc(MAX_BODY_BYTES + 1);
 
 export interface BuildAppOptions {
   /** pino options (level, stream, …) or false. Default: info level to stdout. */
@@ -56,7 +59,9 @@ function logLevelEnabled(current: string | undefined, level: string): boolean {
 }
 
 export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<DaemonApp> {
-  const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + 10_000;
+  // Above the retrieval's own answer deadline (fetch.timeoutMs + ANSWER_GRACE_MS), which refunds credits: this
+  // backstop only catches what has no deadline of its own.
+  const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + ANSWER_GRACE_MS + 5_000;
   const logger = options.logger ?? { level: 'info' };
   const app = Fastify({
     logger:
@@ -114,13 +119,37 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     done();
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (raised, request, reply) => {
+    const error = await tableOrder(raised, request);
     const answer = errorReply(error);
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
-    void reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
+    return reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
   });
+
+  /**
+   * Fastify refuses a body over its transport limit before the route runs, which would let "too large" beat
+   * a missing or invalid key. The retrieval service is asked with a stand-in body of the refused size, so the
+   * wire table's order decides (key, apiId, status, then body); it stops at the body row, before any credits.
+   */
+  async function tableOrder(error: unknown, request: FastifyRequest): Promise<unknown> {
+    if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE' || request.routeOptions.url !== '/external/:apiId') return error;
+    const header = request.headers.apikey;
+    return runtime.retrieval
+      .retrieve({
+        apiId: (request.params as { apiId: string }).apiId,
+        apikey: Array.isArray(header) ? header[0] : header,
+        // Always as a POST: only then does the service reach the body row, so it can never charge or fetch here.
+        method: 'POST',
+        body: { raw: OVERSIZED_BODY, contentType: request.headers['content-type'] },
+        query: {},
+      })
+      .then(
+        () => error,
+        (decided: unknown) => decided,
+      );
+  }
 
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));

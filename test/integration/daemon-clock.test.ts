@@ -51,6 +51,8 @@ describe('daemon with a clock and credits off', () => {
     for (let i = 0; i < 3; i++) {
       const response = await app.inject({ method: 'GET', url: '/external/page', headers: { apikey: key } });
       expect(response.statusCode).toBe(200);
+      // Metering only: the balance is not debited, and callers still see it.
+      expect(response.headers['x-pagejson-credits-remaining']).toBe('0');
     }
     expect((await runtime.store.getAccount(account))!.balance).toBe(0);
     await runtime.retrieval.flushUsage();

@@ -91,6 +91,21 @@ describe('precedence table', () => {
     expect((await get('/external/off', { apikey: brokeKey })).body).toBe(INACTIVE);
   });
 
+  it('keeps the table order for bodies over the transport limit (1 MiB): key and apiId rows still come first', async () => {
+    const huge = JSON.stringify({ name: 'a'.repeat(1_100_000) });
+    const noKey = await post('/external/dynamic', huge);
+    expect([noKey.statusCode, noKey.body]).toEqual([401, MISSING]);
+    const badKey = await post('/external/dynamic', huge, { apikey: 'pj_not-a-key' });
+    expect([badKey.statusCode, badKey.body]).toEqual([401, INVALID]);
+    const unknown = await post('/external/nope', huge, { apikey: key });
+    expect([unknown.statusCode, unknown.body]).toEqual([404, NO_DATA]);
+    const before = (await runtime.store.getAccount('default'))?.balance;
+    const tooLarge = await post('/external/dynamic', huge, { apikey: key });
+    expect([tooLarge.statusCode, tooLarge.body]).toEqual([413, envelopeError('request body is too large', 'BODY_TOO_LARGE')]);
+    // Judging the order never charges: the service stops at the body row, before credits.
+    expect((await runtime.store.getAccount('default'))?.balance).toBe(before);
+  });
+
   it('judges the POST body: not JSON 400, too large 413, not an object 400, wrong content type 415', async () => {
     const bad = await post('/external/dynamic', '{"name":', { apikey: key });
     expect([bad.statusCode, bad.body]).toEqual([400, envelopeError('request body is not valid JSON', 'BODY_INVALID_JSON')]);
@@ -102,6 +117,9 @@ describe('precedence table', () => {
     }
     const wrongType = await post('/external/dynamic', '{"name":"abc"}', { apikey: key, 'content-type': 'text/plain' });
     expect([wrongType.statusCode, wrongType.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
+    // Only application/json itself: a JSON-based media type of another meaning is refused too.
+    const patchType = await post('/external/dynamic', '{"name":"abc"}', { apikey: key, 'content-type': 'application/merge-patch+json' });
+    expect([patchType.statusCode, patchType.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
     // The body row comes before the content-type row, and both before variables.
     expect((await post('/external/dynamic', 'a=b', { apikey: key, 'content-type': 'application/x-www-form-urlencoded' })).statusCode).toBe(400);
     expect((await post('/external/dynamic', '{}', { apikey: key, 'content-type': 'text/plain' })).statusCode).toBe(415);
