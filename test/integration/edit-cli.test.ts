@@ -11,7 +11,7 @@ let site: FixtureSite;
 let dir: string;
 let booksFile: string;
 
-const cli = (args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+const cli = (args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
 const git = (args: string[]) => execa('git', args, { cwd: dir });
 
 beforeAll(async () => {
@@ -72,9 +72,13 @@ describe('pagejson edit with flags', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.revision).toBe(2);
-    expect(report.changes.map((c: { text: string }) => c.text)).toEqual(
-      expect.arrayContaining(['field count removed', 'field books.name renamed to bookTitle']),
-    );
+    // The flags apply in command-line order (--set and --move reach the field --add just made); the report
+    // then describes before against after: top-level fields first, then renames, additions and removals per level.
+    expect(report.changes.map((c: { text: string }) => c.text)).toEqual([
+      'field count removed',
+      'field books.name renamed to bookTitle',
+      'field books.thumb added (url, selector "img")',
+    ]);
     const saved = JSON.parse(await readFile(booksFile, 'utf8'));
     expect(saved.revision).toBe(2);
     const books = saved.structure.find((f: { name: string }) => f.name === 'books');
@@ -124,7 +128,7 @@ describe('pagejson diff', () => {
     expect(report.changes.some((c: { kind: string }) => c.kind === 'renamed')).toBe(true);
 
     const summaryFile = join(dir, 'summary.md');
-    const github = await execa('node', [CLI_BIN, 'diff', 'books', '--format', 'github'], { cwd: dir, reject: false, env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const github = await execa(process.execPath, [CLI_BIN, 'diff', 'books', '--format', 'github'], { cwd: dir, reject: false, env: { GITHUB_STEP_SUMMARY: summaryFile } });
     expect(github.stdout).toMatch(/^### pagejson: `books` \(revision 1 → 4\)/);
     expect(github.stdout).toContain('- field count removed');
     expect(await readFile(summaryFile, 'utf8')).toBe(`${github.stdout}\n`);
