@@ -15,7 +15,7 @@ let temp: TempProject;
 let serve: ServeProcess | undefined;
 let key: string;
 
-const cli = (...args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: temp.root, reject: false });
+const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, reject: false });
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -48,7 +48,7 @@ describe('pagejson serve', () => {
     expect(first.headers.get('x-pagejson-credits-remaining')).toBe('99.6');
 
     // A second daemon on the same data dir fails fast with a message that says why and what to do.
-    const second = await execa('node', [CLI_BIN, 'serve', '--port', '0'], { cwd: temp.root, reject: false, timeout: 20_000 });
+    const second = await execa(process.execPath, [CLI_BIN, 'serve', '--port', '0'], { cwd: temp.root, reject: false, timeout: 20_000 });
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain('another pagejson daemon');
     expect(second.stderr).toMatch(/hint:/);

@@ -54,7 +54,7 @@ describe('the data-dir lock', () => {
 
   it('takes over the stale lock of a dead daemon, and releases its own on close', async () => {
     temp = await makeProject([]);
-    const dead = await execa('node', ['-e', 'process.stdout.write(String(process.pid))']);
+    const dead = await execa(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
     await mkdir(temp.project.dataDir, { recursive: true });
     await writeFile(join(temp.project.dataDir, 'daemon.lock'), `${dead.stdout}\n`);
     const server = await start();

@@ -79,7 +79,7 @@ export interface ServeProcess {
 
 /** `node bin/pagejson.js serve` in a project, resolved once it prints its address (the built CLI). */
 export async function spawnServe(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = execa('node', [CLI_BIN, 'serve', '--port', '0', ...args], { cwd: root, env: { PAGEJSON_LOG_LEVEL: 'warn', ...env }, reject: false, buffer: false });
+  const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0', ...args], { cwd: root, env: { PAGEJSON_LOG_LEVEL: 'warn', ...env }, reject: false, buffer: false });
   let out = '';
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => (err += String(chunk)));

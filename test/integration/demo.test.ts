@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 describe('npm run demo', () => {
   it('generates from the bundled listing, serves it, prints the JSON and a curl command, and exits with PAGEJSON_DEMO_ONCE=1', async () => {
-    const result = await execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+    const result = await execa(process.execPath, [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     const envelope = printedEnvelope(result.stdout);
@@ -38,7 +38,7 @@ describe('npm run demo', () => {
       blocker.listen(4173, '127.0.0.1', () => resolve(true));
     });
     try {
-      const result = await execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+      const result = await execa(process.execPath, [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
       const site = /example site\s+http:\/\/127\.0\.0\.1:(\d+)\//.exec(result.stdout);
@@ -52,7 +52,7 @@ describe('npm run demo', () => {
   });
 
   it('keeps serving until SIGINT, and the printed curl command works meanwhile', async () => {
-    const child = execa('node', [DEMO], { cwd: REPO_ROOT, reject: false, env, timeout: 60_000 });
+    const child = execa(process.execPath, [DEMO], { cwd: REPO_ROOT, reject: false, env, timeout: 60_000 });
     let stdout = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (chunk: Buffer) => {

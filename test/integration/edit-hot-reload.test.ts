@@ -13,7 +13,7 @@ let dir: string;
 let daemon: ServeProcess;
 let key: string;
 
-const cli = (args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
+const cli = (args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
 
 async function get(apiId: string): Promise<{ status: number; cache: string | null; body: { data: Record<string, unknown> | null } }> {
   const response = await fetch(`${daemon.url}/external/${apiId}`, { headers: { apikey: key } });

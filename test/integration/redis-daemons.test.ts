@@ -106,7 +106,7 @@ describe.skipIf(skip)('the CLI with Redis', () => {
 
   it('creates a key with PAGEJSON_REDIS_URL that `serve --redis` accepts, and reports Redis in status', async () => {
     const env = { PAGEJSON_REDIS_URL: redis.url, NO_COLOR: '1' };
-    const run = (args: string[]) => execa('node', [CLI_BIN, ...args], { cwd: temp.root, env, reject: false });
+    const run = (args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, env, reject: false });
     const created = await run(['keys', 'create', '--json', '--label', 'shared']);
     expect(created.exitCode).toBe(0);
     const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };

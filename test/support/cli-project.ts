@@ -30,7 +30,7 @@ export async function createCliProject(): Promise<CliProject> {
   return {
     dir,
     run: async (args, options = {}) => {
-      const result = await execa('node', [CLI_BIN, ...args], {
+      const result = await execa(process.execPath, [CLI_BIN, ...args], {
         cwd: dir,
         reject: false,
         stdin: 'ignore',
