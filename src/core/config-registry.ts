@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { listConfigFiles, loadConfigFile } from './config/load.js';
@@ -126,6 +127,9 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
   await enqueue(true);
 
   if (options.watch) {
+    // A daemon started before the first `generate` must still see the configs that appear: create the folder
+    // (as `init` would) so that it can be watched.
+    await mkdir(options.dir, { recursive: true }).catch(() => undefined);
     try {
       watcher = watch(options.dir, { persistent: false }, (_event, name) => {
         // Temp files of atomic writes (`.name.tmp`) are noise; the rename that follows fires for the real name.
@@ -138,7 +142,7 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
       });
       watcher.on('error', () => undefined);
     } catch {
-      // A missing configs folder cannot be watched: SIGHUP (reload) still works once it exists.
+      // A folder that could not be created cannot be watched: SIGHUP (reload) still works once it exists.
       watcher = undefined;
     }
   }
