@@ -6,16 +6,7 @@ import { createHttpScraper } from '../../src/core/scrapers/http.js';
 import type { Scraper } from '../../src/core/scrapers/types.js';
 import { FAULT_CASES, FAULT_SCRAPER_OPTIONS } from '../support/faults.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 /** Generous bound that only catches a hang; timings themselves are never asserted. */
 const HANG_BOUND_MS = FAULT_SCRAPER_OPTIONS.timeoutMs + 5_000;

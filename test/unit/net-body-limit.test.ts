@@ -2,16 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PagejsonError } from '../../src/core/errors.js';
 import { assertAnnouncedLength, readBodyWithLimit } from '../../src/core/net/body-limit.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 function chunks(sizes: number[]): Readable & { produced: () => number } {
   let index = 0;

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PagejsonError } from '../../src/core/errors.js';
 import { createOriginQueue } from '../../src/core/net/origin-queue.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 /** A task that runs until the test releases it, recording when it started. */
 function gate() {

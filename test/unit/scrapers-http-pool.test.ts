@@ -3,16 +3,7 @@ import { PagejsonError } from '../../src/core/errors.js';
 import { createScraperPool, DEFAULT_CHROMIUM_PATH, scraperOptionsFromSettings } from '../../src/core/scrapers/index.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { slowCountedStats } from '../support/site-routes/faults.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 const options = { timeoutMs: 10_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 };
 

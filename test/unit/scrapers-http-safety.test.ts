@@ -3,16 +3,7 @@ import { PagejsonError } from '../../src/core/errors.js';
 import { createHttpScraper } from '../../src/core/scrapers/http.js';
 import type { Scraper } from '../../src/core/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 /** The only tests that run with the guard fully on: the fixture site (loopback) must be unreachable. */
 const guarded = { timeoutMs: 3_000, maxBytes: 1024 * 1024, allowPrivateNetworks: false, perOriginConcurrency: 4 };

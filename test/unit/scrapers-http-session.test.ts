@@ -4,16 +4,7 @@ import { createHttpScraper } from '../../src/core/scrapers/http.js';
 import type { Scraper } from '../../src/core/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { SESSION_COOKIE } from '../support/site-routes/session.js';
-
-/** The error a promise rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PagejsonError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/rejection.js';
 
 const options = { timeoutMs: 5_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 };
 
