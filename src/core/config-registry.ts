@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { listConfigFiles, loadConfigFile } from './config/load.js';
 import type { ConfigProblem } from './config/problems.js';
@@ -61,7 +61,9 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
 
   async function signatureOf(file: string): Promise<string | undefined> {
     try {
-      const s = await stat(file);
+      // lstat: the signature of a link is the link's own; a FIFO answers lstat at once (no open, no wait).
+      const link = await lstat(file);
+      const s = link.isSymbolicLink() ? await stat(file).catch(() => link) : link;
       return `${s.ino}:${s.size}:${s.mtimeMs}`;
     } catch {
       return undefined;
@@ -89,7 +91,7 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
     if (signature === undefined) return;
     const previous = files.get(file);
     if (!force && previous && previous.signature === signature) return;
-    const result = await loadConfigFile(file);
+    const result = await loadConfigFile(file, options.dir);
     if (result.ok) {
       files.set(file, { signature, config: result.config, problems: [] });
       emit({ kind: 'loaded', file, apiId: result.config.apiId, revision: result.config.revision });

@@ -30,6 +30,10 @@ export type ErrorCode =
   | 'BROWSER_UNAVAILABLE'
   // extraction and models
   | 'EXTRACTION_EMPTY'
+  | 'EXTRACTION_TIMEOUT'
+  | 'EXTRACTION_LIMIT'
+  | 'EXTRACTION_FAILED'
+  | 'RATE_LIMITED'
   | 'MODEL_NOT_FOUND'
   | 'MODEL_FAILED'
   // auth, credits, endpoints

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { API_ID_PATTERN } from './config/constants.js';
 import { PagejsonError } from './errors.js';
-import { digestKey, generateApiKey, hasValidChecksum, newKeyId } from './keys.js';
+import { digestKey, generateApiKey, hasValidChecksum, KEY_ID_PATTERN, newKeyId } from './keys.js';
 import type { ApiKeyRecord, StateStore, UsageRow } from './storage/types.js';
 
 /**
@@ -139,6 +139,10 @@ export async function listKeys(store: StateStore, options: { now?: () => Date } 
 }
 
 async function existingKey(store: StateStore, id: string): Promise<ApiKeyRecord> {
+  // An id from outside is checked against its pattern before any lookup: `__proto__` never reaches a store.
+  if (typeof id !== 'string' || !KEY_ID_PATTERN.test(id)) {
+    throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${JSON.stringify(String(id)).slice(0, 80)}`, { context: { id: String(id).slice(0, 80) }, hint: 'key ids look like k_3f9a2c1b: run `pagejson keys list` to see them' });
+  }
   const record = await store.getKey(id);
   if (!record) throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${id}`, { context: { id }, hint: 'run `pagejson keys list` to see key ids' });
   return record;

@@ -1,5 +1,5 @@
 import type { ApiConfig } from './config/schema.js';
-import { MAX_VARIABLE_LENGTH, placeholderNames } from './config/url-template.js';
+import { MAX_VARIABLE_LENGTH, ownVariable, placeholderNames } from './config/url-template.js';
 import { dataJsonSchema } from './structure/index.js';
 
 /**
@@ -129,7 +129,7 @@ export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptio
 }
 
 function variableSchema(config: ApiConfig, name: string): Json {
-  const variable = config.variables[name];
+  const variable = ownVariable(config, name);
   return {
     type: 'string',
     maxLength: MAX_VARIABLE_LENGTH,

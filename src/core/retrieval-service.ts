@@ -9,6 +9,8 @@ import type { CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey } from './storage/response-cache.js';
 import type { RetrieveResult } from './retrieve.js';
 import type { TokenUsage } from './models/types.js';
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /**
  * One retrieval request in core terms, transport-free (DESIGN.md section 4). The checks run in the table's
@@ -68,6 +70,35 @@ export interface RetrievalDeps {
   answerTimeoutMs?: number;
   /** How long usage counters wait in memory before they go to the store (default 1 s). */
   usageFlushMs?: number;
+  /** How long a costly extraction failure is answered from memory for the same endpoint and variables (default 30 s; 0: never). */
+  failureCacheMs?: number;
+  /** Server-side failures one key may cause per minute before its uncached requests are refused (default 30). */
+  failedRetrievalsPerMinute?: number;
+}
+
+/** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
+const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
+
+/**
+ * Failed retrievals per key in the current minute. A caller that keeps asking for a page that fails (a hostile
+ * page, a selector past its budget) spends the daemon's work but no credits (5xx are refunded): this is what
+ * it spends instead. Bounded: at most 10,000 keys are tracked, the least recently seen go first.
+ */
+function createFailureRate(perMinute: number, now: () => number) {
+  const windows = new LRUCache<string, { start: number; count: number }>({ max: 10_000 });
+  return {
+    /** Seconds until the key may cause failures again, or 0 when it may now. */
+    retryAfter(keyId: string): number {
+      const window = windows.get(keyId);
+      if (!window || now() - window.start >= 60_000 || window.count < perMinute) return 0;
+      return Math.max(1, Math.ceil((window.start + 60_000 - now()) / 1000));
+    },
+    count(keyId: string): void {
+      const window = windows.get(keyId);
+      if (!window || now() - window.start >= 60_000) windows.set(keyId, { start: now(), count: 1 });
+      else window.count += 1;
+    },
+  };
 }
 
 /**
@@ -167,6 +198,10 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   const ensuredAccounts = new Set<string>();
   const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   const usage = createUsageBuffer(deps.store, deps.usageFlushMs ?? 1_000);
+  const failureCacheMs = deps.failureCacheMs ?? 30_000;
+  // Keyed by cache key (endpoint, revision, resolved URL): the same failing page is not extracted again soon.
+  const recentFailures = new LRUCache<string, PagejsonError>({ max: 10_000, ttl: Math.max(1, failureCacheMs), ttlAutopurge: false, perf: { now: () => deps.now().getTime() } });
+  const failureRate = createFailureRate(deps.failedRetrievalsPerMinute ?? 30, () => deps.now().getTime());
   // A static config has one URL and one cache key per revision: compute them once (the hit path is hot).
   const staticKeys = new WeakMap<ApiConfig, string>();
   const cacheKeyFor = (config: ApiConfig, values: Record<string, unknown>): string => {
@@ -201,14 +236,30 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     const problems = isDynamicConfig(config) || Object.keys(values).length > 0 ? checkVariableValues(config, values) : [];
     if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { context: { problems } });
 
+    const key_ = cacheKeyFor(config, values);
+    // An answer already in memory cannot fail: its debit is final at once. Anything else may fail after the
+    // debit, so it is a hold the store remembers until the answer is settled or the failure refunded.
+    const fromMemory = config.caching && deps.cache.inMemory(key_);
+    if (!fromMemory) {
+      const wait = failureRate.retryAfter(key.id);
+      if (wait > 0) {
+        throw new PagejsonError('RATE_LIMITED', `too many failed retrievals with this key; try again in ${wait} s`, {
+          context: { retryAfterSeconds: wait, keyId: key.id },
+          hint: 'the endpoint keeps failing: check it with `pagejson run` before calling it again',
+        });
+      }
+    }
+
     const cost = retrievalCost(config.scraper);
     const account = key.account;
     await ensureAccount(account);
     let charged = 0;
+    let holdId: string | undefined;
     let balance: number | undefined;
     if (deps.credits.enabled) {
-      // reserve() applies the debit synchronously inside the store: no await separates the check from it.
-      const reservation = await deps.store.reserve(account, cost);
+      // reserve()/hold() apply the debit synchronously inside the store: no await separates the check from it.
+      holdId = fromMemory ? undefined : randomUUID();
+      const reservation = holdId ? await deps.store.hold(account, cost, holdId) : await deps.store.reserve(account, cost);
       balance = reservation.balance;
       if (!reservation.ok) {
         usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
@@ -231,7 +282,11 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       else spent.tokens = tokens;
     };
     try {
-      const answer = await withinDeadline(deps.cache.get(cacheKeyFor(config, values), () => fetchAndRecord(config, values, onTokens), { caching: config.caching }), deps.answerTimeoutMs);
+      const remembered = recentFailures.get(key_);
+      if (remembered) throw remembered;
+      const answer = await withinDeadline(deps.cache.get(key_, () => fetchAndRecord(config, values, onTokens, key_), { caching: config.caching }), deps.answerTimeoutMs);
+      // The request counts as answered once its settled hold is durable: a kill -9 before that refunds it.
+      if (holdId) await deps.store.settle(holdId);
       spent.answered = true;
       const tokens = spent.tokens;
       if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);
@@ -241,11 +296,17 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     } catch (error) {
       spent.answered = true;
       if (isServerSide(error)) {
-        if (charged > 0) {
+        failureRate.count(key.id);
+        if (holdId) {
+          balance = (await deps.store.release(holdId)) ?? balance;
+          emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
+        } else if (charged > 0) {
           balance = await deps.store.refund(account, charged);
           emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
         }
         usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
+      } else if (holdId) {
+        await deps.store.settle(holdId);
       }
       // Concurrent misses share one fetch and so one error object: each caller gets its own copy with its balance.
       if (isPagejsonError(error)) {
@@ -256,7 +317,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   }
 
   /** The cache's loader: also runs for background refreshes, so it keeps the endpoint status itself. */
-  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>, onTokens: (tokens: TokenUsage) => void): Promise<Record<string, unknown>> {
+  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>, onTokens: (tokens: TokenUsage) => void, key: string): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
       const result = await deps.load(config, values);
@@ -268,6 +329,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       return result.data;
     } catch (error) {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: false });
+      if (failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) recentFailures.set(key, error);
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
       const failedAt = deps.now().toISOString();
       // Keep the last good fetch time (seeded from the store at start, so it survives restarts).

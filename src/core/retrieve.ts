@@ -4,7 +4,9 @@ import { isPagejsonError, PagejsonError } from './errors.js';
 import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model, TokenUsage } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
-import { dataJsonSchema, getCompiledStructure, selectSection } from './structure/index.js';
+import { createInProcessExtractor, type Extractor } from './extraction/index.js';
+import { DEFAULT_DOCUMENT_LIMITS } from './structure/dom.js';
+import { dataJsonSchema, getCompiledStructure } from './structure/index.js';
 
 /**
  * The retrieval pipeline, shared by the daemon and `pagejson run`: resolve the URL → fetch → compiled
@@ -15,7 +17,11 @@ export interface RetrieveDeps {
   scraperFor(number: ScraperNumber): Scraper;
   /** Absent: model fields stay null (as with `heuristic`). */
   modelFor?(name: string): Promise<Model>;
+  /** Where pages are parsed and selected (the daemon: a worker pool with a budget). Default: in-process. */
+  extractor?: Extractor;
 }
+
+const inProcess = createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS });
 
 export interface RetrieveOptions {
   signal?: AbortSignal;
@@ -42,18 +48,24 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const page = await deps.scraperFor(scraperNumber).fetch({ url: sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
   const fetchedAt = new Date();
 
+  // Compiled here only for what it says about the structure (model fields, emptiness); the page itself is
+  // parsed and selected by the extractor, off the event loop in the daemon.
   const compiled = getCompiledStructure(config);
-  const extraction = compiled.extract(page.html, page.finalUrl);
+  // Fields inside array items have one value per item and no single place in the page to describe; they stay
+  // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
+  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
+  const fillsModelFields = modelFields.length > 0 && deps.modelFor !== undefined && config.model !== HEURISTIC_MODEL;
+  const extraction = await (deps.extractor ?? inProcess).extract(
+    { config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: page.html, finalUrl: page.finalUrl, wantSection: fillsModelFields },
+    options.signal,
+  );
   const data = extraction.data;
   let assessment: { empty: boolean; missingRequired: string[] } = extraction;
   let usage: TokenUsage | undefined;
 
-  // Fields inside array items have one value per item and no single place in the page to describe; they stay
-  // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
-  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
-  if (modelFields.length > 0 && deps.modelFor && config.model !== HEURISTIC_MODEL) {
+  if (fillsModelFields && deps.modelFor) {
     const keyed = modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
-    const { values: filled, usage: spent } = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), page.html, page.finalUrl, deps.modelFor, options.signal);
+    const { values: filled, usage: spent } = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), extraction.sectionHtml ?? page.html, page.finalUrl, deps.modelFor, options.signal);
     for (const { key, entry } of keyed) {
       if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
     }
@@ -77,14 +89,13 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
 async function fillModelFields(
   config: ApiConfig,
   fields: Field[],
-  pageHtml: string,
+  sectionHtml: string,
   pageUrl: string,
   modelFor: (name: string) => Promise<Model>,
   signal: AbortSignal | undefined,
 ): Promise<{ values: Record<string, unknown>; usage: TokenUsage | undefined }> {
   signal?.throwIfAborted();
   const model = await modelFor(config.model);
-  const { sectionHtml } = selectSection(pageHtml, config.selector);
   try {
     const output = await model.fill({ sectionHtml, pageUrl, fields, jsonSchema: dataJsonSchema(fields), rule: config.rule });
     return { values: output.values ?? {}, usage: output.usage };

@@ -1,10 +1,11 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDir, ensurePrivateFile } from './fs/private-files.js';
 import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './config-registry.js';
 import type { Project } from './config/project.js';
 import type { ApiConfig, ProjectSettings } from './config/schema.js';
 import { toMilli } from './credits.js';
 import { createModelResolver } from './models/index.js';
+import { createWorkerPoolExtractor, type Extractor } from './extraction/index.js';
 import { retrieve } from './retrieve.js';
 import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
@@ -18,7 +19,10 @@ import type { StateStore } from './storage/types.js';
  * environment come in as arguments; nothing here reads globals at import time. The daemon builds its app
  * over a Runtime, and tests build one over a temp project.
  */
-export type RuntimeEvent = RetrievalEvent | { kind: 'config'; change: ConfigRegistryEvent } | { kind: 'cache-error'; phase: string; error: unknown };
+export type RuntimeEvent =
+  | RetrievalEvent
+  | { kind: 'config'; change: ConfigRegistryEvent }
+  | { kind: 'cache-error'; phase: string; error: unknown };
 
 export interface Runtime {
   project: Project;
@@ -27,7 +31,10 @@ export interface Runtime {
   store: StateStore;
   cache: ResponseCache;
   scrapers: ScraperPool;
+  extractor: Extractor;
   retrieval: RetrievalService;
+  /** Reservations of requests a dead process left unanswered, refunded at start. */
+  releasedHolds: { holds: number; milliCredits: number };
   now(): Date;
   /** Listen to retrievals, debits, config reloads and cache errors (metrics, logs). Returns an unsubscribe. */
   subscribe(listener: (event: RuntimeEvent) => void): () => void;
@@ -50,6 +57,8 @@ export interface RuntimeOptions {
   purgeEveryMs?: number;
   /** State and cache in Redis, shared by any number of daemons (`serve --redis`; default PAGEJSON_REDIS_URL). */
   redisUrl?: string;
+  /** Where pages are parsed (default: a worker pool sized to the cores, with `extraction` settings). */
+  extractor?: Extractor;
 }
 
 /**
@@ -73,7 +82,8 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     }
   };
 
-  await mkdir(project.dataDir, { recursive: true });
+  await ensurePrivateDir(project.dataDir);
+  const cachePath = join(project.dataDir, 'cache.sqlite');
   // The Redis drivers load the redis client only when a URL was given (DESIGN.md section 2).
   const redisUrl = resolveRedisUrl(options.redisUrl, env);
   const store =
@@ -95,7 +105,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
       ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock }
       : options.memoryCacheOnly
         ? {}
-        : { sqlitePath: join(project.dataDir, 'cache.sqlite') }),
+        : { sqlitePath: await ensurePrivateFile(cachePath).then(() => cachePath) }),
     freshMs: settings.cache.freshMinutes * 60_000,
     keepMs: settings.cache.keepHours * 3_600_000,
     memoryEntries: settings.cache.memoryEntries,
@@ -113,6 +123,15 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
   const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
 
+  // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
+  // selector must never stop the daemon from answering).
+  const { timeoutMs: extractionMs, maxDepth, maxElements, threads } = settings.extraction;
+  const extractor =
+    options.extractor ??
+    createWorkerPoolExtractor({ timeoutMs: extractionMs, limits: { maxDepth, maxElements }, ...(threads !== undefined ? { threads } : {}) });
+  // Reservations left by a process that died mid-request go back to their accounts before anything is served.
+  const orphaned = await store.releaseOrphanedHolds();
+
   const lastFetchAt: Record<string, string> = {};
   for (const status of await store.listEndpointStatus()) if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
   const retrieval = createRetrievalService({
@@ -120,7 +139,9 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs,
     store,
     cache,
-    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name) }),
+    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name), extractor }),
+    failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
+    failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
     credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
     now,
     onEvent: emit,
@@ -138,7 +159,9 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     store,
     cache,
     scrapers,
+    extractor,
     retrieval,
+    releasedHolds: orphaned,
     now,
     subscribe(listener) {
       listeners.add(listener);
@@ -149,7 +172,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
         clearInterval(purgeTimer);
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
-        await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close()]);
+        await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close(), extractor.close()]);
         await retrieval.close();
         await store.flush();
         await store.close();

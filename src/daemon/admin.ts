@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { ApiConfig, ProjectSettings } from '../core/config/schema.js';
+import { API_ID_PATTERN } from '../core/config/constants.js';
+import { KEY_ID_PATTERN } from '../core/keys.js';
 import { isPagejsonError, PagejsonError, type ErrorCode } from '../core/errors.js';
 import { createStateService } from '../core/state-service.js';
 import type { StateStore, UsageQuery } from '../core/storage/types.js';
@@ -49,6 +51,13 @@ function optionalString(body: Body, name: string): string | undefined {
   const value = body[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw usage(`${name} must be a string`);
+  return value;
+}
+
+/** An id from outside, checked against its pattern before it is used for any lookup. */
+function idMatching(value: string | undefined, pattern: RegExp, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!pattern.test(value)) throw usage(`${name} "${value.slice(0, 80)}" is not a valid ${name}`);
   return value;
 }
 
@@ -111,7 +120,7 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   });
   app.post('/credits/charge', async (request) => {
     const body = bodyOf(request.body);
-    const apiId = optionalString(body, 'apiId');
+    const apiId = idMatching(optionalString(body, 'apiId'), API_ID_PATTERN, 'apiId');
     // Optional: the model tokens a generation spent, recorded in the usage of the generated apiId.
     const tokens = apiId === undefined ? undefined : { apiId, promptTokens: tokenCount(body.promptTokens, 'promptTokens'), completionTokens: tokenCount(body.completionTokens, 'completionTokens') };
     return changed(await service.charge(optionalString(body, 'account'), integer(body.milliCredits, 'milliCredits'), tokens));
@@ -119,8 +128,8 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
 
   app.get<{ Querystring: { apiId?: string; keyId?: string; days?: string } }>('/usage', async (request) => {
     const query: UsageQuery = {};
-    if (request.query.apiId) query.apiId = request.query.apiId;
-    if (request.query.keyId) query.keyId = request.query.keyId;
+    if (request.query.apiId) query.apiId = idMatching(String(request.query.apiId), API_ID_PATTERN, 'apiId')!;
+    if (request.query.keyId) query.keyId = idMatching(String(request.query.keyId), KEY_ID_PATTERN, 'keyId')!;
     if (request.query.days !== undefined) query.days = integer(request.query.days, 'days');
     return service.usage(query);
   });

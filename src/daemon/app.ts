@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { isPagejsonError } from '../core/errors.js';
@@ -6,7 +6,7 @@ import { formatCredits } from '../core/credits.js';
 import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
 
 /**
@@ -28,11 +28,53 @@ export interface BuildAppOptions {
   handlerTimeoutMs?: number;
   /** Socket-level time to receive a whole request. */
   requestTimeoutMs?: number;
+  /** Serve /metrics on this app too, to requests with `Authorization: Bearer <token>` (metrics.tokenEnv). */
+  metricsToken?: string;
 }
 
 export interface DaemonApp extends FastifyInstance {
   /** From now on, new requests get a 503 envelope; in-flight ones finish. */
   startDraining(): void;
+  /** The app's metrics (the daemon serves them on a listener of their own, see serveMetrics). */
+  metrics: DaemonMetrics;
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** Consecutive 500s after which the daemon says it is not ready: the retrieval path itself is failing. */
+export const NOT_READY_AFTER_INTERNAL_ERRORS = 5;
+
+function createReadiness(runtime: Runtime) {
+  let consecutiveInternal = 0;
+  return {
+    observe(status: number): void {
+      if (status >= 500 && status !== 502 && status !== 503) consecutiveInternal += 1;
+      else consecutiveInternal = 0;
+    },
+    async problems(): Promise<string[]> {
+      const problems: string[] = [];
+      if (consecutiveInternal >= NOT_READY_AFTER_INTERNAL_ERRORS) problems.push(`the last ${consecutiveInternal} retrievals failed with internal errors`);
+      let timer: NodeJS.Timeout | undefined;
+      const probe = runtime.store.getAccount('default');
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), 1_000);
+      });
+      try {
+        await Promise.race([probe, late]);
+      } catch (error) {
+        problems.push(`the state store (${runtime.store.name}) does not answer: ${(error as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return problems;
+    },
+  };
 }
 
 function rawReason(status: number): string {
@@ -87,6 +129,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
 
   let draining = false;
   const metrics = createMetrics(runtime);
+  const health = createReadiness(runtime);
   app.addHook('onClose', async () => metrics.close());
 
   app.removeAllContentTypeParsers();
@@ -108,7 +151,10 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   app.addHook('onResponse', (request, reply, done) => {
     const isExternal = request.routeOptions.url === '/external/:apiId';
     const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;
-    if (isExternal) metrics.countRequest(apiId, reply.statusCode);
+    if (isExternal) {
+      metrics.countRequest(apiId, reply.statusCode);
+      health.observe(reply.statusCode);
+    }
     // Hits are logged at debug only, and the line is built only when someone will read it.
     const level = reply.statusCode >= 500 ? 'warn' : 'debug';
     if (logLevelEnabled(app.log.level, level)) {
@@ -125,6 +171,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
+    const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     return reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
   });
 
@@ -157,14 +205,29 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
 
   registerExternalRoutes(app, runtime, metrics);
 
+  // Liveness: the event loop answers. Readiness: the state store answers and retrievals are not failing.
   app.get('/healthz', async (_request, reply) => reply.type(JSON_UTF8).send('{"data":{"status":"ok"},"errors":null}'));
   app.get('/readyz', async (_request, reply) => {
     const configs = runtime.configs.list().length;
+    const problems = await health.problems();
+    if (problems.length > 0) {
+      return reply.code(503).type(JSON_UTF8).send(errorEnvelope(problems.map((message) => ({ message: `not ready: ${message}`, code: 'NOT_READY' }))));
+    }
     return reply.type(JSON_UTF8).send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length }, errors: null }));
   });
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  // /metrics lists every apiId: on the public port only for a caller with the configured bearer token.
+  const metricsToken = options.metricsToken;
+  if (metricsToken) {
+    app.get('/metrics', async (request, reply) => {
+      if (!bearerMatches(request.headers.authorization, metricsToken)) {
+        return reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
 
   const daemon = app as unknown as DaemonApp;
+  daemon.metrics = metrics;
   daemon.startDraining = () => {
     draining = true;
   };

@@ -54,6 +54,11 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   VARIABLE_TOO_LONG: 400,
   NO_CREDITS: 402,
   EXTRACTION_EMPTY: 502,
+  // Hardening rows (docs/security.md): a page or selector past its limits, a key that keeps causing failures.
+  EXTRACTION_TIMEOUT: 502,
+  EXTRACTION_LIMIT: 502,
+  EXTRACTION_FAILED: 502,
+  RATE_LIMITED: 429,
   SHUTTING_DOWN: 503,
 };
 

@@ -8,6 +8,7 @@ import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { buildAdminApp } from './admin.js';
 import { buildApp, type BuildAppOptions, type DaemonApp } from './app.js';
 import { acquireDaemonLock, type DaemonLock } from './lock.js';
+import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 
 /**
  * startServer: the running daemon. Takes the data-dir lock (one writer of the embedded state), wires the
@@ -24,6 +25,8 @@ export interface ServerOptions {
   env?: Record<string, string | undefined>;
   app?: BuildAppOptions;
   runtime?: Omit<RuntimeOptions, 'env' | 'watch'>;
+  /** Overrides `metrics.listen` of pagejson.json (tests pass '127.0.0.1:0' or false). */
+  metricsListen?: string | false;
 }
 
 export interface RunningServer {
@@ -36,6 +39,8 @@ export interface RunningServer {
   port: number;
   socketPath: string;
   lockPath: string;
+  /** Where /metrics is served (undefined: not served on a listener of its own). */
+  metricsUrl: string | undefined;
   /** SIGHUP: re-read every config file. */
   reload(): Promise<void>;
   /** Graceful stop; idempotent. */
@@ -47,7 +52,7 @@ export const ADMIN_SOCKET = 'admin.sock';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { project } = options;
-  await mkdir(project.dataDir, { recursive: true });
+  await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
   const lockPath = join(project.dataDir, LOCK_FILE);
   const socketPath = join(project.dataDir, ADMIN_SOCKET);
   const lock: DaemonLock = await acquireLockUnlessShared(lockPath, project.dataDir, resolveRedisUrl(options.runtime?.redisUrl, options.env ?? {}) !== undefined);
@@ -56,12 +61,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let runtime: Runtime | undefined;
   let app: DaemonApp | undefined;
   let admin: FastifyInstance | undefined;
+  let metricsListener: MetricsListener | undefined;
   try {
     runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
-    app = await buildApp(runtime, options.app);
+    const tokenEnv = project.settings.metrics.tokenEnv;
+    const metricsToken = tokenEnv ? options.env?.[tokenEnv] : undefined;
+    app = await buildApp(runtime, { ...options.app, ...(metricsToken ? { metricsToken } : {}) });
     await app.listen({ host: options.host ?? project.settings.server.host, port: options.port ?? project.settings.server.port });
     admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath) : undefined;
+    const listen = options.metricsListen ?? project.settings.metrics.listen;
+    const log = app.log;
+    if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
   } catch (error) {
+    await metricsListener?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await runtime?.close().catch(() => undefined);
     await lock.release();
@@ -78,6 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     ...live,
     url: `http://${urlHost}:${port}`,
+    metricsUrl: metricsListener?.url,
     port,
     socketPath,
     lockPath,
@@ -86,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       closing ??= (async () => {
         live.app.startDraining();
         // Fastify waits for in-flight requests, then closes idle keep-alive connections.
-        await Promise.allSettled([live.app.close(), live.admin?.close()]);
+        await Promise.allSettled([live.app.close(), live.admin?.close(), metricsListener?.close()]);
         await live.runtime.close();
         if (ownsAdminSocket) await unlink(socketPath).catch(() => undefined);
         await lock.release();

@@ -186,5 +186,35 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       expect((await reopened.usage({ keyId: 'k_durable1' }))[0]).toMatchObject({ requests: 1, promptTokens: 9, completionTokens: 4 });
       expect((await reopened.listEndpointStatus()).map((s) => s.apiId)).toEqual(['books']);
     });
+
+    it('holds debit like reserve; a settled hold keeps its debit, a released one refunds once', async () => {
+      await store.ensureAccount('h', 1_000);
+      expect(await store.hold('h', 400, 'hold-a')).toEqual({ ok: true, balance: 600 });
+      expect(await store.hold('h', 400, 'hold-b')).toEqual({ ok: true, balance: 200 });
+      expect(await store.hold('h', 400, 'hold-c')).toEqual({ ok: false, balance: 200 });
+      await store.settle('hold-a');
+      expect(await store.release('hold-b')).toBe(600);
+      expect(await store.release('hold-b')).toBeUndefined();
+      expect(await store.release('hold-a')).toBeUndefined();
+      expect((await store.getAccount('h'))?.balance).toBe(600);
+      // A live store's own holds are never taken for orphans.
+      await store.hold('h', 100, 'hold-d');
+      expect(await store.releaseOrphanedHolds()).toEqual({ holds: 0, milliCredits: 0 });
+      expect((await store.getAccount('h'))?.balance).toBe(500);
+    });
+
+    it('releases, at the next open, the holds a store left neither settled nor released', async () => {
+      await store.ensureAccount('crash', 10_000);
+      for (const id of ['h1', 'h2', 'h3']) await store.hold('crash', 400, id);
+      await store.settle('h2'); // answered: its debit stays
+      await store.hold('crash', 99_999, 'too-big'); // refused: nothing held
+      const reopened = await subject.reopen();
+      expect((await reopened.getAccount('crash'))?.balance).toBe(8_800);
+      expect(await reopened.releaseOrphanedHolds()).toEqual({ holds: 2, milliCredits: 800 });
+      expect((await reopened.getAccount('crash'))?.balance).toBe(9_600);
+      expect(await reopened.releaseOrphanedHolds()).toEqual({ holds: 0, milliCredits: 0 });
+      const again = await subject.reopen();
+      expect((await again.getAccount('crash'))?.balance).toBe(9_600);
+    });
   });
 }

@@ -111,7 +111,10 @@ describe('observability', () => {
     for (let i = 0; i < 3; i++) await server.app.inject({ method: 'GET', url: '/external/static', headers: { apikey: key } });
     await server.app.inject({ method: 'GET', url: '/external/static' });
     await server.app.inject({ method: 'GET', url: '/external/unknown-id', headers: { apikey: key } });
-    const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    // Metrics name every apiId: they are served on their own listener, and the public port does not know them.
+    expect((await server.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
+    expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const metrics = await (await fetch(`${server.metricsUrl!}/metrics`)).text();
     expect(metrics).toContain('pagejson_requests_total{api_id="static",status="200"} 3');
     expect(metrics).toContain('pagejson_requests_total{api_id="static",status="401"} 1');
     expect(metrics).toContain('pagejson_requests_total{api_id="_unknown",status="404"} 1');

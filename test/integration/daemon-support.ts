@@ -36,6 +36,8 @@ export async function makeProject(configs: ApiConfigInput[], settings: ProjectSe
   const full: ProjectSettingsInput = {
     ...settings,
     fetch: { timeoutMs: 5_000, allowPrivateNetworks: true, perOriginConcurrency: 50, ...settings.fetch },
+    // Daemons of parallel tests must not compete for the default metrics port.
+    metrics: { listen: '127.0.0.1:0', ...settings.metrics },
   };
   await writeFile(join(root, 'pagejson.json'), `${JSON.stringify(full, null, 2)}\n`);
   await mkdir(join(root, 'configs'));

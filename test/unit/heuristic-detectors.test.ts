@@ -221,11 +221,15 @@ describe('heuristic model: headings, rule and verification', () => {
 
   it('copes with empty, broken and deeply nested pages, falling back to the section text', async () => {
     expect((await generate('')).structure).toEqual([]);
-    const deep = `<html><body>${'<div>'.repeat(1000)}<p>deep text</p>${'</div>'.repeat(1000)}</body></html>`;
+    const deep = `<html><body>${'<div>'.repeat(400)}<p>deep text</p>${'</div>'.repeat(400)}</body></html>`;
     const { structure, data } = await generate(deep);
     expect(structure).toEqual([{ name: 'text', type: 'string', selector: ':scope' }]);
     expect(data).toEqual({ text: 'deep text' });
     expect((await generate('<<<div class=">>><p>unclosed <b>bold')).structure).toEqual([]);
+    // Past the document limits (deeper than a browser nests) generation says so rather than propose what
+    // retrieval would refuse.
+    const tooDeep = `<html><body>${'<div>'.repeat(1000)}<p>deep text</p>${'</div>'.repeat(1000)}</body></html>`;
+    await expect(generate(tooDeep)).rejects.toMatchObject({ code: 'EXTRACTION_LIMIT', message: expect.stringContaining('deeper than 512 levels (extraction.maxDepth') });
     expect((await generate('<h1>No body</h1><ul><li>one</li><li>two</li><li>three</li></ul>')).data).toEqual({ heading: 'No body', items: ['one', 'two', 'three'] });
   });
 

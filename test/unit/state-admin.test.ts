@@ -86,7 +86,9 @@ describe('admin API over a unix socket', () => {
     await store.recordUsage({ apiId: 'jobs', keyId: 'k_b', account: 'default', milliCredits: 500, outcome: 'MISS', at: new Date() });
     await store.setEndpointStatus({ apiId: 'jobs', lastFetchAt: '2026-01-01T00:00:00.000Z', lastError: null, lastErrorAt: null });
     expect((await client.usage({ apiId: 'books', days: 1 })).map((r) => [r.apiId, r.keyId, r.cacheHits])).toEqual([['books', 'k_a', 1]]);
-    expect(await client.usage({ keyId: 'k_nobody' })).toEqual([]);
+    expect(await client.usage({ keyId: 'k_nobody00' })).toEqual([]);
+    // An id that is not one is refused before any lookup.
+    await expect(client.usage({ keyId: '__proto__' })).rejects.toMatchObject({ code: 'USAGE' });
     const status = await client.status();
     expect(status.map((s) => s.apiId)).toEqual(['books', 'jobs']);
     expect(status[0]).toMatchObject({ status: 'active', sourceUrl: 'https://shop.example/books', scraper: 1, scraperName: 'http', caching: true, session: true, dynamic: false, lastFetchAt: null, usage: { requests: 1, milliCredits: 400 } });

@@ -36,9 +36,10 @@ describe('placeholders', () => {
 
 describe('checking and rendering values', () => {
   it('renders percent-encoded values into their places', () => {
-    expect(resolveSourceUrl(books, { category: 'travel & leisure/2', page: '2' })).toBe(
-      'https://shop.example/catalogue/travel%20%26%20leisure%2F2/index.html?page=2&sort=price',
-    );
+    expect(resolveSourceUrl(books, { category: 'travel & leisure', page: '2' })).toBe('https://shop.example/catalogue/travel%20%26%20leisure/index.html?page=2&sort=price');
+    // In a query value a slash is only text; in a path segment it would be sent as %2F (see below).
+    const query = { url: 'https://shop.example/search?q={{ q }}', variables: { q: { example: 'x' } } };
+    expect(resolveSourceUrl(query, { q: 'a/b\\c' })).toBe('https://shop.example/search?q=a%2Fb%5Cc');
   });
 
   it('reports one problem per variable with the exact wire messages', () => {

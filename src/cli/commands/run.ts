@@ -37,16 +37,20 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const scraperNumber = options.scraper ?? config.scraper;
       // Loaded here, not at the top: `pagejson --help` and `validate` should not pay for parsers and scrapers.
-      const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }] = await Promise.all([
+      const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }, { createInProcessExtractor }] = await Promise.all([
         import('../../core/retrieve.js'),
         import('../../core/scrapers/index.js'),
         import('../../core/models/index.js'),
+        import('../../core/extraction/index.js'),
       ]);
+      // One retrieval with nothing else waiting: in-process, with the project's document limits.
+      const { maxDepth, maxElements } = project.settings.extraction;
+      const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
       const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
       const models = createModelResolver({ models: project.settings.models, env: ctx.env });
       const spinner = await startSpinner(ctx, `fetching ${apiId} with scraper ${scraperNumber}`);
       try {
-        const result = await retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name) }, { scraper: scraperNumber });
+        const result = await retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { scraper: scraperNumber });
         spinner?.stop();
         if (options.json) {
           writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber });

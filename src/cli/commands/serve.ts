@@ -51,6 +51,10 @@ export function register(program: Command, ctx: CliContext): void {
           for (const problem of event.change.problems) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);
         }
       });
+      const released = server.runtime.releasedHolds;
+      if (released.holds > 0) {
+        server.app.log.warn(released, 'refunded the reservations of requests a stopped daemon left unanswered');
+      }
       for (const problem of server.runtime.configs.problems()) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}\n`);
 
       // SIGHUP means reload here, not stop: keep it out of close-with-grace's list.
@@ -68,6 +72,7 @@ export function register(program: Command, ctx: CliContext): void {
       const state = store.name === 'redis' ? `, state in Redis at ${store.url ?? ''}` : '';
       server.app.log.info({ state: store.name, adminSocket: server.admin !== undefined }, 'state driver');
       writeLine(ctx.stdout, `pagejson serving ${server.runtime.configs.list().length} config(s) at ${server.url} (${where}${state})`);
+      if (server.metricsUrl) writeLine(ctx.stdout, `metrics at ${server.metricsUrl}/metrics`);
       // The command returns while the server keeps the process alive; close-with-grace exits it.
       await new Promise<never>(() => undefined);
     });

@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { formatZodIssues, type ConfigProblem } from './problems.js';
 import { ApiConfigSchema, type ApiConfig } from './schema.js';
 import { checkConfigRules } from './validate.js';
@@ -22,19 +23,83 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
       problems: formatZodIssues(parsed.error.issues).map((p) => ({ file, ...p, hint: 'see configs/pagejson.config.schema.json for the format' })),
     };
   }
-  const problems = checkConfigRules(parsed.data, file);
+  // Variables are looked up by names that arrive with requests: a null-prototype map finds own entries only.
+  const config: ApiConfig = { ...parsed.data, variables: Object.assign(Object.create(null) as ApiConfig['variables'], parsed.data.variables) };
+  const problems = checkConfigRules(config, file);
   if (problems.length > 0) return { ok: false, file, problems };
-  return { ok: true, config: parsed.data, file };
+  return { ok: true, config, file };
 }
 
-export async function loadConfigFile(file: string): Promise<ConfigLoadResult> {
-  let text: string;
+/** A config file is a few KB; anything near this is not one (and must not be read into memory whole). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Reading one local file never takes this long; a file system that hangs must not hang reloads or shutdown. */
+export const CONFIG_READ_TIMEOUT_MS = 2_000;
+
+function skipped(file: string, message: string, hint: string): ConfigLoadResult {
+  return { ok: false, file, problems: [{ file, path: '$', message: `skipped: ${message}`, hint }] };
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isDirectory()) return 'a folder';
+  return 'not a regular file';
+}
+
+function isInside(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * Reads one config file safely: only regular files (a FIFO would block the open forever), no symbolic link
+ * that leads out of `root` (its contents would end up in error messages), at most MAX_CONFIG_BYTES, within
+ * CONFIG_READ_TIMEOUT_MS. The open is non-blocking and the opened descriptor is checked again, so a file
+ * swapped for a pipe between the check and the open is still refused.
+ */
+async function readConfigText(file: string, root: string): Promise<{ text: string } | { result: ConfigLoadResult }> {
+  let target = file;
   try {
-    text = await readFile(file, 'utf8');
+    let info = await lstat(file);
+    if (info.isSymbolicLink()) {
+      target = await realpath(file);
+      if (!isInside(await realpath(root).catch(() => root), target)) {
+        return { result: skipped(file, 'a symbolic link that leads outside the configs folder', 'configs must live inside the configs folder; copy the file in instead of linking it') };
+      }
+      info = await stat(target);
+    }
+    if (!info.isFile()) return { result: skipped(file, kindOf(info), 'only regular files are read as configs: remove it from the configs folder') };
+    if (info.size > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
   } catch (error) {
-    return { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+    return { result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] } };
   }
-  return parseConfigText(text, file);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const opened = await handle.stat();
+    if (!opened.isFile()) return { result: skipped(file, kindOf(opened), 'only regular files are read as configs: remove it from the configs folder') };
+    const buffer = Buffer.alloc(Math.min(opened.size, MAX_CONFIG_BYTES) + 1);
+    const read = handle.read(buffer, 0, buffer.length, 0);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' })), CONFIG_READ_TIMEOUT_MS);
+    });
+    const { bytesRead } = await Promise.race([read, timeout]).finally(() => clearTimeout(timer));
+    if (bytesRead > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
+    return { text: buffer.subarray(0, bytesRead).toString('utf8') };
+  } catch (error) {
+    return { result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] } };
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Load one config file; `root` is the configs folder it must stay inside (default: the file's own folder). */
+export async function loadConfigFile(file: string, root: string = dirname(file)): Promise<ConfigLoadResult> {
+  const read = await readConfigText(file, root);
+  if ('result' in read) return read.result;
+  return parseConfigText(read.text, file);
 }
 
 /** The config files of a folder: `*.json` except the published `*.schema.json`. */
@@ -62,7 +127,7 @@ export interface ConfigSet {
 export async function loadConfigDir(dir: string): Promise<ConfigSet> {
   const set: ConfigSet = { configs: new Map(), files: new Map(), problems: [] };
   for (const file of await listConfigFiles(dir)) {
-    const result = await loadConfigFile(file);
+    const result = await loadConfigFile(file, dir);
     if (!result.ok) {
       set.problems.push(...result.problems);
       continue;

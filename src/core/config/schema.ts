@@ -139,6 +139,32 @@ export const ProjectSettingsSchema = z
       })
       .strict()
       .default({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: false }),
+    extraction: z
+      .object({
+        timeoutMs: z.number().int().positive().default(5_000).describe('Budget of one extraction (parse + selectors) in the daemon; past it the worker is ended and the request fails'),
+        maxDepth: z.number().int().min(16).default(512).describe('Deepest element nesting a page may have'),
+        maxElements: z.number().int().positive().default(200_000).describe('Most elements a page may have'),
+        threads: z.number().int().positive().optional().describe('Extraction worker threads (default: the number of cores)'),
+        failureCacheSeconds: z.number().nonnegative().default(30).describe('How long a failed extraction is answered from memory instead of being repeated'),
+      })
+      .strict()
+      .default({ timeoutMs: 5_000, maxDepth: 512, maxElements: 200_000, failureCacheSeconds: 30 }),
+    limits: z
+      .object({
+        failedRetrievalsPerMinute: z.number().int().positive().default(30).describe('Failed retrievals one key may cause per minute before its uncached requests are refused (429)'),
+      })
+      .strict()
+      .default({ failedRetrievalsPerMinute: 30 }),
+    metrics: z
+      .object({
+        listen: z
+          .union([z.string().regex(/^[^\s:]+:[0-9]{1,5}$|^\[[0-9a-fA-F:.]+\]:[0-9]{1,5}$/, 'write host:port, e.g. 127.0.0.1:9464'), z.literal(false)])
+          .default('127.0.0.1:9464')
+          .describe('Where /metrics is served, apart from the public port; false: no separate listener'),
+        tokenEnv: z.string().optional().describe('Environment variable holding a bearer token; when set, the public port also serves /metrics to requests carrying it'),
+      })
+      .strict()
+      .default({ listen: '127.0.0.1:9464' }),
   })
   .strict();
 

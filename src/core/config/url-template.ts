@@ -85,23 +85,42 @@ function fullMatch(pattern: string): RegExp {
   return new RegExp(`^(?:${pattern})$`, 'u');
 }
 
-/** Placeholders that are a whole path segment: their value may not be '', '.' or '..' (path traversal). */
-function wholeSegmentNames(url: string): Set<string> {
+/** A variable entry of the config, own properties only (`constructor` must not find Object.prototype's). */
+export function ownVariable(config: TemplateSource, name: string): Variable | undefined {
+  return Object.hasOwn(config.variables, name) ? config.variables[name] : undefined;
+}
+
+// A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws): it is a bad value, not a 500.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// Separators inside a path segment would be sent encoded (%2F, %5C), and some servers decode them again.
+const PATH_SEPARATOR = /[/\\]/;
+
+/**
+ * The path segments of the template that hold placeholders, with the names in each. Checked after
+ * substitution as a whole: two variables in one segment (`{{ name }}.{{ ext }}`) can make `..` together.
+ */
+function dynamicSegments(url: string): Array<{ segment: string; names: string[] }> {
   const parts = splitUrl(url);
-  const names = new Set<string>();
-  if (!parts) return names;
-  for (const segment of parts.path.split('/')) {
-    const match = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(segment);
-    if (match) names.add(match[1]!);
-  }
-  return names;
+  if (!parts) return [];
+  return parts.path
+    .split('/')
+    .filter((segment) => segment.includes('{{'))
+    .map((segment) => ({ segment, names: [...segment.matchAll(PLACEHOLDER_PATTERN)].map((match) => match[1]!) }));
+}
+
+/** A rendered segment that a URL parser treats as a dot segment (`.`, `..`, `%2e`, `.%2E`, …) or that is empty. */
+function isDotOrEmptySegment(rendered: string): boolean {
+  const decoded = rendered.replace(/%2e/gi, '.');
+  return decoded === '' || decoded === '.' || decoded === '..';
 }
 
 /** Every problem with the values a caller supplied, one per problem, in placeholder order then unknown keys. */
 export function checkVariableValues(config: TemplateSource, values: Record<string, unknown>): VariableProblem[] {
   const problems: VariableProblem[] = [];
   const names = placeholderNames(config.url);
-  const wholeSegments = wholeSegmentNames(config.url);
+  const segments = dynamicSegments(config.url);
+  const inPath = new Set(segments.flatMap((entry) => entry.names));
+  const good = new Map<string, string>();
   for (const name of names) {
     if (!Object.hasOwn(values, name)) {
       problems.push({ code: 'VARIABLE_MISSING', name, message: `missing variable: ${name}` });
@@ -116,14 +135,30 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
       problems.push({ code: 'VARIABLE_TOO_LONG', name, message: `variable ${name} is too long` });
       continue;
     }
-    const pattern = config.variables[name]?.pattern;
+    const pattern = ownVariable(config, name)?.pattern;
+    if (LONE_SURROGATE.test(value)) {
+      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}` });
+      continue;
+    }
     if (pattern !== undefined && !fullMatch(pattern).test(value)) {
       problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern}` });
       continue;
     }
-    if (wholeSegments.has(name) && (value === '' || value === '.' || value === '..')) {
-      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment other than "", "." or ".."'}` });
+    if (inPath.has(name) && PATH_SEPARATOR.test(value)) {
+      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment without "/" or "\\"'}` });
+      continue;
     }
+    good.set(name, value);
+  }
+  // Each dynamic segment, once every variable in it has a usable value, must not become a dot segment.
+  for (const { segment, names: inSegment } of segments) {
+    if (!inSegment.every((name) => good.has(name))) continue;
+    const rendered = segment.replace(PLACEHOLDER_PATTERN, (_whole, name: string) => encodeURIComponent(good.get(name)!));
+    if (!isDotOrEmptySegment(rendered)) continue;
+    const name = inSegment[0]!;
+    if (problems.some((problem) => problem.name === name)) continue;
+    const pattern = ownVariable(config, name)?.pattern;
+    problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment other than "", "." or ".."'}` });
   }
   for (const name of Object.keys(values)) {
     if (!names.includes(name)) problems.push({ code: 'VARIABLE_UNKNOWN', name, message: `unknown variable: ${name}` });
@@ -152,7 +187,7 @@ export function resolveSourceUrl(config: TemplateSource, values: Record<string, 
 /** The example values of every variable: what generate, run and test use. */
 export function exampleValues(config: TemplateSource): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const name of placeholderNames(config.url)) values[name] = config.variables[name]?.example ?? '';
+  for (const name of placeholderNames(config.url)) values[name] = ownVariable(config, name)?.example ?? '';
   return values;
 }
 
@@ -175,7 +210,7 @@ function templateError(message: string, hint: string): PagejsonError {
 export function markVariable(config: TemplateSource, spec: string | VariableSpec, name: string): TemplateSource {
   const place = typeof spec === 'string' ? parseVariableSpec(spec) : spec;
   if (!VARIABLE_NAME_PATTERN.test(name)) throw templateError(`"${name}" is not a valid variable name`, 'use letters, digits and _, starting with a letter or _');
-  if (placeholderNames(config.url).includes(name) || config.variables[name]) throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
+  if (placeholderNames(config.url).includes(name) || ownVariable(config, name)) throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
   const parts = splitUrl(config.url);
   if (!parts) throw templateError(`cannot read the url "${config.url}"`, 'fix the url first');
   const placeholder = `{{ ${name} }}`;
@@ -208,7 +243,7 @@ export function markVariable(config: TemplateSource, spec: string | VariableSpec
 /** Turn a variable back into a fixed value: its example, encoded into its place. */
 export function unmarkVariable(config: TemplateSource, name: string): TemplateSource {
   if (!placeholderNames(config.url).includes(name)) throw templateError(`the url has no variable "${name}"`, `variables: ${placeholderNames(config.url).join(', ') || 'none'}`);
-  const example = config.variables[name]?.example ?? '';
+  const example = ownVariable(config, name)?.example ?? '';
   const url = config.url.replace(PLACEHOLDER_PATTERN, (whole, found: string) => (found === name ? encodeURIComponent(example) : whole));
   const variables = { ...config.variables };
   delete variables[name];

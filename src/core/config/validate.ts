@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { scraperByNumber } from '../scrapers/types.js';
 import { validateSelector, validateTransform } from '../structure/index.js';
+import { selectorCostProblem } from '../structure/selector-cost.js';
 import { jsonPath, type ConfigProblem } from './problems.js';
 import type { ApiConfig, Field } from './schema.js';
 import { placeholderNames, templateProblems } from './url-template.js';
@@ -26,7 +27,8 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
   for (const message of templateProblems(config.url)) add(['url'], message, 'placeholders {{ name }} may stand only in path segments and query parameter values');
   const names = placeholderNames(config.url);
   for (const name of names) {
-    if (!config.variables[name]) add(['variables'], `placeholder {{ ${name} }} has no entry in variables`, `add "variables": { "${name}": { "example": "…" } }`);
+    // Own entries only: `{{ constructor }}` must not find Object.prototype.constructor.
+    if (!Object.hasOwn(config.variables, name)) add(['variables'], `placeholder {{ ${name} }} has no entry in variables`, `add "variables": { "${name}": { "example": "…" } }`);
   }
   for (const [name, variable] of Object.entries(config.variables)) {
     if (!names.includes(name)) add(['variables', name], `variable "${name}" has no {{ ${name} }} placeholder in the url`, 'remove the variable or put its placeholder in the url');
@@ -41,6 +43,7 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
 
   const sectionProblem = validateSelector(config.selector);
   if (sectionProblem) add(['selector'], `CSS selector does not parse: ${sectionProblem}`, 'fix the selector, or leave it out for the default "body"');
+  else checkSelectorCost(config.selector, ['selector'], add);
 
   checkFields(config.structure, ['structure'], add);
   return problems;
@@ -59,6 +62,7 @@ function checkFields(fields: Field[], at: Array<string | number>, add: AddProble
     if (field.selector !== undefined) {
       const problem = validateSelector(field.selector);
       if (problem) add([...path, 'selector'], `CSS selector does not parse: ${problem}`, 'fix the selector; `pagejson edit` tries it on the page');
+      else checkSelectorCost(field.selector, [...path, 'selector'], add);
     }
     checkTransforms(field.transform, [...path, 'transform'], add);
 
@@ -74,6 +78,11 @@ function checkFields(fields: Field[], at: Array<string | number>, add: AddProble
     }
     if (field.fields) checkFields(field.fields, [...path, 'fields'], add);
   });
+}
+
+function checkSelectorCost(selector: string, at: Array<string | number>, add: AddProblem): void {
+  const problem = selectorCostProblem(selector);
+  if (problem) add(at, `CSS selector is refused: ${problem}`, 'select the items themselves (e.g. "li") and narrow them with fields, or use :nth-child() instead of :has() over siblings');
 }
 
 function checkTransforms(transforms: string[] | undefined, at: Array<string | number>, add: AddProblem): void {

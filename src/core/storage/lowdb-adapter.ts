@@ -70,7 +70,7 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
   private async writeText(text: string): Promise<void> {
     const dir = dirname(this.file);
     if (!this.dirReady) {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       this.dirReady = true;
     }
     const temp = join(dir, `.${basename(this.file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

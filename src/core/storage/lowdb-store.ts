@@ -29,9 +29,22 @@ export interface StateFile {
   /** One row per (day, apiId, keyId): usage is aggregated, never one row per request. */
   usage: Record<string, UsageRow>;
   endpoints: Record<string, EndpointRuntimeStatus>;
+  /** Reservations of requests in flight (absent in files written before holds existed). */
+  holds?: Record<string, HoldRecord>;
 }
 
-const emptyState = (): StateFile => ({ version: 1, accounts: {}, keys: {}, usage: {}, endpoints: {} });
+interface HoldRecord {
+  account: string;
+  milliCredits: number;
+  at: string;
+}
+
+/**
+ * Sections are keyed by strings that came from outside at some point (account names, key ids, apiIds): they
+ * are null-prototype objects, so no key (`__proto__`, `constructor`) can reach or change Object.prototype.
+ */
+const dictionary = <T>(from?: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, from);
+const emptyState = (): StateFile => ({ version: 1, accounts: dictionary(), keys: dictionary(), usage: dictionary(), endpoints: dictionary() });
 
 function checkStateFile(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'does not hold a JSON object';
@@ -66,12 +79,17 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: options.onWrite });
   const db = new Low<StateFile>(adapter, emptyState());
   await db.read();
+  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
   const now = options.now ?? (() => new Date());
   // Whole-file rewrites stay cheap only while the file is small: old usage days go (persisted by the next write).
   const oldestKept = usageCutoff(now(), options.usageRetentionDays ?? 400);
   for (const [rowKey, row] of Object.entries(db.data.usage)) if (row.day < oldestKept) delete db.data.usage[rowKey];
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
+
+  // Holds made by this store: every other hold in the file was left by a process that is gone (one writer).
+  const ownHolds = new Set<string>();
+  const holds = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
 
   let next: Deferred | undefined;
   let inFlight: Promise<void> | undefined;
@@ -145,6 +163,66 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
 
     refund(account: string, milliCredits: number): Promise<number> {
       return addToBalance(account, milliCredits);
+    },
+
+    hold(account: string, milliCredits: number, holdId: string): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        const data = mutable();
+        const found = accountOf(data, account);
+        if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
+        found.balance -= milliCredits;
+        holds(data)[holdId] = { account, milliCredits, at: now().toISOString() };
+        ownHolds.add(holdId);
+        const balance = found.balance;
+        return commit().then(() => ({ ok: true, balance }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    settle(holdId: string): Promise<void> {
+      try {
+        const data = mutable();
+        ownHolds.delete(holdId);
+        if (!Object.hasOwn(holds(data), holdId)) return Promise.resolve();
+        delete holds(data)[holdId];
+        return commit();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    release(holdId: string): Promise<number | undefined> {
+      try {
+        const data = mutable();
+        ownHolds.delete(holdId);
+        const found = Object.hasOwn(holds(data), holdId) ? holds(data)[holdId] : undefined;
+        if (!found) return Promise.resolve(undefined);
+        delete holds(data)[holdId];
+        const account = data.accounts[found.account];
+        if (!account) return commit().then(() => undefined);
+        account.balance += found.milliCredits;
+        const balance = account.balance;
+        return commit().then(() => balance);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    async releaseOrphanedHolds(): Promise<{ holds: number; milliCredits: number }> {
+      const data = mutable();
+      const released = { holds: 0, milliCredits: 0 };
+      for (const [holdId, found] of Object.entries(holds(data))) {
+        if (ownHolds.has(holdId)) continue;
+        delete holds(data)[holdId];
+        const account = data.accounts[found.account];
+        if (account) account.balance += found.milliCredits;
+        released.holds += 1;
+        released.milliCredits += found.milliCredits;
+      }
+      if (released.holds > 0) await commit();
+      return released;
     },
 
     grant(account: string, milliCredits: number): Promise<number> {

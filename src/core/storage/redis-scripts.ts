@@ -39,6 +39,36 @@ if balance < cost then return {0, balance} end
 return {1, redis.call('HINCRBY', KEYS[1], 'balance', -cost)}`,
 );
 
+/**
+ * KEYS[1] account hash, KEYS[2] holds hash. ARGV: cost, hold id, hold record. Like RESERVE, and on success
+ * the hold is recorded in the same step. → {1, balance after} | {0, balance} | {-1, 0}
+ */
+export const HOLD = script(
+  'hold',
+  `local balance = redis.call('HGET', KEYS[1], 'balance')
+if not balance then return {-1, 0} end
+balance = tonumber(balance)
+local cost = tonumber(ARGV[1])
+if balance < cost then return {0, balance} end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return {1, redis.call('HINCRBY', KEYS[1], 'balance', -cost)}`,
+);
+
+/**
+ * KEYS[1] holds hash. ARGV: hold id, account key prefix. Removes the hold and refunds its amount in one step,
+ * so two daemons sweeping the same orphan refund it once. → balance after | false when no such hold.
+ */
+export const RELEASE_HOLD = script(
+  'release-hold',
+  `local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local account, amount = string.match(record, '^([^\t]*)\t(%d+)')
+local key = ARGV[2] .. account
+if redis.call('HEXISTS', key, 'balance') == 0 then return false end
+return redis.call('HINCRBY', key, 'balance', amount)`,
+);
+
 /** KEYS[1] account hash. ARGV: amount. → balance after | nil when no account (refund and grant). */
 export const ADD_TO_BALANCE = script(
   'add-to-balance',
@@ -78,7 +108,7 @@ export const RELEASE_LOCK = script(
 return 0`,
 );
 
-export const ALL_SCRIPTS: readonly RedisScript[] = [ENSURE_ACCOUNT, RESERVE, ADD_TO_BALANCE, ADD_KEY, UPDATE_KEY, RELEASE_LOCK];
+export const ALL_SCRIPTS: readonly RedisScript[] = [ENSURE_ACCOUNT, RESERVE, HOLD, RELEASE_HOLD, ADD_TO_BALANCE, ADD_KEY, UPDATE_KEY, RELEASE_LOCK];
 
 /** The one command the scripts need from a client: `sendCommand` of node-redis. */
 export interface CommandSender {

@@ -1,6 +1,7 @@
 import { PagejsonError } from '../errors.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
-import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
+import { randomBytes } from 'node:crypto';
+import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
 import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
@@ -18,7 +19,11 @@ import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, State
  *                         requests, errors, cacheHits, milliCredits, promptTokens, completionTokens (absent = 0)
  *   usage:days     set    days that have a usage hash
  *   endpoints      hash   apiId → JSON of the endpoint's runtime status
+ *   holds          hash   `<owner>:<hold id>` → `<account>\t<milli-credits>`: reservations of requests in flight
+ *   owner:<owner>  string heartbeat of a live store (PX OWNER_TTL_MS, renewed every third of it); a hold whose
+ *                         owner has no heartbeat was left by a dead daemon and is refunded by the next sweep
  */
+export const OWNER_TTL_MS = 30_000;
 export interface RedisStoreOptions {
   url: string;
   /** Prefix of every key, so several installations can share one Redis (default `pagejson:`). */
@@ -74,8 +79,16 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     usage: (day: string) => `${prefix}usage:${day}`,
     usageDays: `${prefix}usage:days`,
     endpoints: `${prefix}endpoints`,
+    holds: `${prefix}holds`,
+    owner: (id: string) => `${prefix}owner:${id}`,
+    accountPrefix: `${prefix}account:`,
   };
   let closed = false;
+  const owner = randomBytes(8).toString('hex');
+  const beat = (): Promise<unknown> => client.set(k.owner(owner), String(process.pid), { PX: OWNER_TTL_MS });
+  await beat();
+  const heartbeat = setInterval(() => void beat().catch(() => undefined), OWNER_TTL_MS / 3);
+  heartbeat.unref();
 
   function guard(): void {
     if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
@@ -134,6 +147,48 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
 
     refund: addToBalance,
     grant: addToBalance,
+
+    hold(account, milliCredits, holdId): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        guard();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return runScript<[number, number]>(sender, HOLD, [k.account(account), k.holds], [String(milliCredits), `${owner}:${holdId}`, `${account}\t${milliCredits}`]).then(([status, balance]) => {
+        if (Number(status) === -1) throw accountNotFound(account);
+        return { ok: Number(status) === 1, balance: Number(balance) };
+      });
+    },
+
+    async settle(holdId): Promise<void> {
+      guard();
+      await client.hDel(k.holds, `${owner}:${holdId}`);
+    },
+
+    async release(holdId): Promise<number | undefined> {
+      guard();
+      const balance = await runScript<number | null>(sender, RELEASE_HOLD, [k.holds], [`${owner}:${holdId}`, k.accountPrefix]);
+      return balance === null || balance === undefined ? undefined : Number(balance);
+    },
+
+    async releaseOrphanedHolds(): Promise<{ holds: number; milliCredits: number }> {
+      guard();
+      const all = await client.hGetAll(k.holds);
+      const owners = new Map<string, boolean>();
+      const released = { holds: 0, milliCredits: 0 };
+      for (const [field, record] of Object.entries(all)) {
+        const holder = field.split(':')[0] ?? '';
+        if (holder === owner) continue;
+        if (!owners.has(holder)) owners.set(holder, (await client.exists(k.owner(holder))) === 1);
+        if (owners.get(holder)) continue;
+        const balance = await runScript<number | null>(sender, RELEASE_HOLD, [k.holds], [field, k.accountPrefix]);
+        if (balance === null || balance === undefined) continue;
+        released.holds += 1;
+        released.milliCredits += Number(record.split('\t')[1] ?? 0);
+      }
+      return released;
+    },
 
     async addKey(record): Promise<void> {
       guard();
@@ -241,6 +296,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      clearInterval(heartbeat);
+      // A clean stop has no holds left; its heartbeat goes so that nothing waits for it to expire.
+      await client.del(k.owner(owner)).catch(() => undefined);
       await closeRedis(client);
     },
   };

@@ -52,6 +52,8 @@ export interface ResponseCacheOptions {
 
 export interface ResponseCache {
   get(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
+  /** Whether `get` would answer from memory now (fresh or stale), without touching recency or the store. */
+  inMemory(key: string): boolean;
   /** Resolves when every background refresh started so far has settled (tests, shutdown). */
   idle(): Promise<void>;
   purgeExpired(): Promise<number>;
@@ -178,6 +180,11 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
         memory.delete(key);
       }
       return answer(await loadOnce(key, load), 'MISS');
+    },
+
+    inMemory(key) {
+      const entry = memory.peek(key);
+      return entry !== undefined && now() - entry.fetchedAt < options.keepMs;
     },
 
     async idle() {

@@ -87,6 +87,18 @@ export interface StateStore {
   getAccount(account: string): Promise<Account | undefined>;
   reserve(account: string, milliCredits: number): Promise<ReserveResult>;
   refund(account: string, milliCredits: number): Promise<number>;
+  /**
+   * A reservation that the store remembers until it is settled (the request was answered: the debit stays)
+   * or released (it failed: the debit is refunded). Applied like `reserve`. A process killed in between
+   * leaves the hold behind, and `releaseOrphanedHolds` at the next start gives those credits back, so a
+   * balance always equals what it was minus what was answered.
+   */
+  hold(account: string, milliCredits: number, holdId: string): Promise<ReserveResult>;
+  settle(holdId: string): Promise<void>;
+  /** Refunds a hold; the balance after it, or undefined when no such hold is kept (already settled or released). */
+  release(holdId: string): Promise<number | undefined>;
+  /** Releases the holds whose process is gone (embedded: all but this store's own; Redis: those of daemons whose heartbeat expired). */
+  releaseOrphanedHolds(): Promise<{ holds: number; milliCredits: number }>;
   grant(account: string, milliCredits: number): Promise<number>;
 
   addKey(record: ApiKeyRecord): Promise<void>;

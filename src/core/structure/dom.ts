@@ -1,7 +1,8 @@
 import { compile, selectAll, selectOne } from 'css-select';
-import type { AnyNode, Document, Element } from 'domhandler';
+import { DomHandler, type AnyNode, type Document, type Element } from 'domhandler';
 import { getOuterHTML, removeSubsets } from 'domutils';
-import { parseDocument } from 'htmlparser2';
+import { Parser } from 'htmlparser2';
+import { PagejsonError } from '../errors.js';
 
 /**
  * The DOM layer of the structure engine: htmlparser2 documents (about 6x faster than cheerio's default parse5
@@ -16,8 +17,54 @@ export function isTag(node: AnyNode): node is Element {
   return node.type === 'tag' || node.type === 'script' || node.type === 'style';
 }
 
-export function parseHtml(html: string): Document {
-  return parseDocument(html);
+/**
+ * Bounds of a parsed document. A page is hostile until checked: nesting tens of thousands of elements deep
+ * makes every descendant query walk that chain (a 132 KB page took 36 s), and millions of elements exhaust
+ * memory. Browsers stop nesting at 512 (Blink's tree-depth limit); real pages stay far below both numbers.
+ */
+export interface DocumentLimits {
+  maxDepth: number;
+  maxElements: number;
+}
+
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxDepth: 512, maxElements: 200_000 };
+
+/** Thrown while parsing a page past its limits (EXTRACTION_LIMIT), wherever the page is parsed. */
+export class DocumentLimitError extends PagejsonError {
+  constructor(
+    readonly limit: keyof DocumentLimits,
+    readonly value: number,
+  ) {
+    const setting = `extraction.${limit}`;
+    super('EXTRACTION_LIMIT', `extraction stopped: ${limit === 'maxDepth' ? `the page nests elements deeper than ${value} levels` : `the page has more than ${value} elements`} (${setting} in pagejson.json)`, {
+      context: { limit, value },
+      hint: `a real page stays far below this; if this source really is that large, raise ${setting}`,
+    });
+    this.name = 'DocumentLimitError';
+  }
+}
+
+/** A DomHandler that counts as it builds: the limit stops the parse at once rather than after the damage. */
+class BoundedHandler extends DomHandler {
+  private elements = 0;
+
+  constructor(private readonly limits: DocumentLimits) {
+    super();
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    this.elements += 1;
+    if (this.elements > this.limits.maxElements) throw new DocumentLimitError('maxElements', this.limits.maxElements);
+    // tagStack holds the root too: its length is the depth of the element being opened.
+    if (this.tagStack.length > this.limits.maxDepth) throw new DocumentLimitError('maxDepth', this.limits.maxDepth);
+    super.onopentag(name, attribs);
+  }
+}
+
+export function parseHtml(html: string, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): Document {
+  const handler = new BoundedHandler(limits);
+  new Parser(handler).end(html);
+  return handler.root;
 }
 
 /**

@@ -1,0 +1,35 @@
+import type { Field } from '../config/schema.js';
+import type { DocumentLimits } from '../structure/dom.js';
+import type { Extraction } from '../structure/index.js';
+
+/**
+ * The extraction seam: parse a fetched page and run a config's compiled selectors over it. The daemon runs
+ * it in a pool of worker threads with a time budget (a hostile page or selector must never block the event
+ * loop); `run` and tests may run it in-process. Both run the same `runExtraction`, so they answer alike.
+ */
+export interface ExtractionJob {
+  config: { apiId: string; revision: number; selector: string; structure: Field[] };
+  html: string;
+  finalUrl: string;
+  /** Also return the outer HTML of the config's section (a model fills model fields from it). */
+  wantSection?: boolean;
+}
+
+export interface ExtractionOutcome extends Extraction {
+  sectionHtml?: string;
+}
+
+export interface ExtractionSettings {
+  /** Budget of one extraction, ms: past it the worker is ended and replaced (pagejson.json `extraction.timeoutMs`). */
+  timeoutMs: number;
+  limits: DocumentLimits;
+}
+
+export interface Extractor {
+  readonly name: 'worker-pool' | 'in-process';
+  extract(job: ExtractionJob, signal?: AbortSignal): Promise<ExtractionOutcome>;
+  close(): Promise<void>;
+}
+
+/** What crosses the thread boundary: an Error loses its code and context there, so failures travel as data. */
+export type ExtractionReply = { ok: true; outcome: ExtractionOutcome } | { ok: false; error: { code: 'EXTRACTION_LIMIT' | 'EXTRACTION_FAILED'; message: string; context: Record<string, unknown> } };

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { isPagejsonError, PagejsonError } from '../errors.js';
+import { extractionError, extractionTimeout } from './errors.js';
+import type { ExtractionReply, ExtractionSettings, Extractor } from './types.js';
+
+/**
+ * Extraction in a pool of worker threads (piscina), sized to the cores: parsing and selecting never run on
+ * the daemon's event loop, so `/healthz`, cached answers and every other caller go on while a page is read.
+ * Each job has a budget (`extraction.timeoutMs`): past it the job's thread is terminated (piscina ends a
+ * running task's worker on abort) and replaced, and the caller gets EXTRACTION_TIMEOUT naming the budget.
+ */
+export interface WorkerPoolOptions extends ExtractionSettings {
+  /** Threads (default: the machine's available parallelism). */
+  threads?: number;
+}
+
+/**
+ * The compiled worker. Under the test runner this module runs from TypeScript sources, which a worker
+ * thread cannot load: the built file of the same path under dist/ is used then.
+ */
+export function workerFile(): string {
+  const beside = fileURLToPath(new URL('./extraction-worker.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = fileURLToPath(new URL('../../../dist/src/core/extraction/extraction-worker.js', import.meta.url));
+  if (existsSync(built)) return built;
+  throw new PagejsonError('INTERNAL', 'the extraction worker is not built', { hint: 'run `npm run build`' });
+}
+
+export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor {
+  const threads = Math.max(1, options.threads ?? availableParallelism());
+  const pool = new Piscina({
+    filename: workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 60_000,
+    workerData: { limits: options.limits },
+    // A page that makes a worker balloon ends that worker, not the daemon.
+    resourceLimits: { maxOldGenerationSizeMb: 512 },
+  });
+  let closed = false;
+
+  return {
+    name: 'worker-pool',
+    async extract(job, signal) {
+      if (closed) throw new PagejsonError('SHUTTING_DOWN', 'the extraction pool is closed');
+      const budget = AbortSignal.timeout(options.timeoutMs);
+      const combined = signal ? AbortSignal.any([budget, signal]) : budget;
+      let reply: ExtractionReply;
+      try {
+        reply = (await pool.run(job, { signal: combined })) as ExtractionReply;
+      } catch (error) {
+        if (budget.aborted) throw extractionTimeout(options.timeoutMs, job.config.apiId);
+        if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new PagejsonError('FETCH_TIMEOUT', 'the request was cancelled');
+        if (isPagejsonError(error)) throw error;
+        // The worker died (out of memory, a crash in native code): piscina replaces it; this job failed.
+        throw new PagejsonError('EXTRACTION_FAILED', `extraction failed: the worker stopped (${(error as Error)?.message ?? 'unknown reason'})`, {
+          context: { apiId: job.config.apiId },
+          hint: 'the page may be too large for the extraction worker; try a narrower section selector',
+        });
+      }
+      if (!reply.ok) throw extractionError(reply, job.config.apiId);
+      return reply.outcome;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}
