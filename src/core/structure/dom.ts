@@ -3,6 +3,7 @@ import { DomHandler, type AnyNode, type Document, type Element } from 'domhandle
 import { getOuterHTML, removeSubsets } from 'domutils';
 import { Parser } from 'htmlparser2';
 import { PagejsonError } from '../errors.js';
+import { expandRowSpans, isUnreadElement } from './reading.js';
 
 /**
  * The DOM layer of the structure engine: htmlparser2 documents (about 6x faster than cheerio's default parse5
@@ -48,6 +49,10 @@ export class DocumentLimitError extends PagejsonError {
 class BoundedHandler extends DomHandler {
   private elements = 0;
 
+  get elementCount(): number {
+    return this.elements;
+  }
+
   constructor(private readonly limits: DocumentLimits) {
     super();
   }
@@ -64,7 +69,16 @@ class BoundedHandler extends DomHandler {
 export function parseHtml(html: string, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): Document {
   const handler = new BoundedHandler(limits);
   new Parser(handler).end(html);
-  return handler.root;
+  const doc = handler.root;
+  // Row-spanning cells are copied into the rows they span (reading.ts); the copies count against maxElements.
+  if (/rowspan/i.test(html)) {
+    try {
+      expandRowSpans(doc, limits.maxElements - handler.elementCount);
+    } catch {
+      throw new DocumentLimitError('maxElements', limits.maxElements);
+    }
+  }
+  return doc;
 }
 
 /**
@@ -177,7 +191,9 @@ const BLOCK_ELEMENTS = new Set([
 export function visibleText(node: AnyNode): string {
   if (isTag(node) && SKIPPED_TEXT.has(node.name)) return collapseWhitespace(rawText(node));
   const parts: string[] = [];
-  collectText(node, parts);
+  // The element asked for is read even when hidden (its selector chose it); what it hides inside is not.
+  if (isTag(node)) for (const child of node.children) collectText(child, parts);
+  else collectText(node, parts);
   return collapseWhitespace(parts.join(''));
 }
 
@@ -187,7 +203,8 @@ function collectText(node: AnyNode, parts: string[]): void {
     return;
   }
   if (isTag(node)) {
-    if (SKIPPED_TEXT.has(node.name)) return;
+    // Hidden text, sort keys and footnote marks are not what a reader reads (reading.ts).
+    if (SKIPPED_TEXT.has(node.name) || isUnreadElement(node)) return;
     const block = BLOCK_ELEMENTS.has(node.name);
     if (block) parts.push(' ');
     for (const child of node.children) collectText(child, parts);

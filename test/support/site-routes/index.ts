@@ -3,6 +3,7 @@ import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
+import { hostileRoutes } from './hostile.js';
 import { jsRoutes } from './js.js';
 import { sessionRoutes } from './session.js';
 
@@ -15,6 +16,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...daemonRoutes,
   ...faultRoutes,
   ...fingerprintRoutes,
+  ...hostileRoutes,
   ...jsRoutes,
   ...sessionRoutes,
   '/slow.html': async (_req, res) => {

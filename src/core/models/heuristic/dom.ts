@@ -1,4 +1,5 @@
-import { parseDocument } from 'htmlparser2';
+import { parseHtml as parseEngineHtml } from '../../structure/dom.js';
+import { isUnreadElement } from '../../structure/reading.js';
 import { compile, selectAll } from 'css-select';
 import type { AnyNode, Document, Element } from 'domhandler';
 
@@ -10,8 +11,9 @@ import type { AnyNode, Document, Element } from 'domhandler';
 
 export type { Document, Element };
 
+/** The structure engine's parse: the same limits, and the same reading of tables (row spans copied down). */
 export function parseHtml(html: string): Document {
-  return parseDocument(html, { decodeEntities: true });
+  return parseEngineHtml(html);
 }
 
 export function isElement(node: AnyNode): node is Element {
@@ -44,7 +46,7 @@ export function textOf(node: AnyNode): string {
   while (stack.length > 0) {
     const current = stack.pop()!;
     if (current.type === 'text') parts.push((current as unknown as { data: string }).data);
-    else if ('children' in current && !(isElement(current) && SKIPPED_TEXT.has(current.name) && current !== node)) {
+    else if ('children' in current && !(isElement(current) && current !== node && (SKIPPED_TEXT.has(current.name) || isUnreadElement(current)))) {
       const children = (current as Element).children;
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
     }

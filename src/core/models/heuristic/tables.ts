@@ -1,13 +1,23 @@
 import type { Field } from '../../config/schema.js';
-import { attr, elementChildren, selectIn, textOf, type Element } from './dom.js';
-import { looksLikeNumber, looksLikePrice, NameSet, camelCase, nameFromText, splitWords, pluralize } from './naming.js';
+import { attr, elementChildren, parentElement, selectIn, textOf, type Element } from './dom.js';
+import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromText, pluralize, splitWords } from './naming.js';
 import { uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
- * Data tables as arrays of row objects keyed by their header cells. Layout tables (no header cells, one
- * column, or a single data row) are left to the other detectors.
+ * Data tables as arrays of row objects keyed by their header cells. A table is read as a grid, as a reader
+ * sees it: header cells spanning columns (`colspan`) name every column under them, two header rows combine
+ * ("Chart positions US"), cells spanning rows were copied into each row by the parser (structure/reading.ts),
+ * header cells at the start of body rows (`<th>1</th><td>…`) are data, rows of one cell across the table are
+ * section titles, not records, and a table without header cells may use its first row as the header.
+ * Every significant table is offered, named from its caption or the heading before it.
  */
+
+interface Cell {
+  element: Element;
+  column: number;
+  width: number;
+}
 
 function rowsOf(table: Element): Element[] {
   // Rows of this table only, not of tables nested in its cells.
@@ -23,15 +33,82 @@ function cellsOf(row: Element): Element[] {
   return elementChildren(row).filter((cell) => cell.name === 'td' || cell.name === 'th');
 }
 
-function isHeaderRow(row: Element): boolean {
-  const cells = cellsOf(row);
-  return cells.length > 0 && (cells.every((cell) => cell.name === 'th') || row.parent?.type === 'tag' && (row.parent as Element).name === 'thead');
+function span(cell: Element): number {
+  const value = Number.parseInt(attr(cell, 'colspan') ?? '1', 10);
+  return Number.isFinite(value) && value > 1 ? Math.min(value, 100) : 1;
+}
+
+/** The row's cells with their grid columns (row spans are already copied in by the parser). */
+function gridRow(row: Element): Cell[] {
+  let column = 0;
+  return cellsOf(row).map((element) => {
+    const cell = { element, column, width: span(element) };
+    column += cell.width;
+    return cell;
+  });
+}
+
+const width = (cells: Cell[]): number => cells.reduce((sum, cell) => sum + cell.width, 0);
+
+function isHeaderRow(row: Element, cells: Cell[]): boolean {
+  if (cells.length === 0) return false;
+  const inThead = parentElement(row)?.name === 'thead';
+  return inThead || cells.every((cell) => cell.element.name === 'th');
+}
+
+/** A number as the text says it, nothing lost: no leading zeros, no marks, no units. */
+export function isCleanNumber(text: string): boolean {
+  const value = text.trim().replace(/^[−–]/, '-');
+  // Thousands grouped with `,` `.` `'` or spaces, one decimal part with `.` or `,` (1,379 · 1.234,50 · 12 000).
+  if (!/^[-+]?(\d{1,3}([,.'\s\u00a0\u202f]\d{3})+|\d+)([.,]\d+)?%?$/.test(value)) return false;
+  // `01`, `007`: an identifier or a padded rank, which a number would not keep.
+  return !/^[-+]?0\d/.test(value);
+}
+
+/** A first row of plain cells that reads as a header: short labels, no numbers, no two alike. */
+function looksLikeHeader(cells: Cell[]): boolean {
+  const texts = cells.map((cell) => textOf(cell.element));
+  return (
+    texts.length >= 2 &&
+    texts.every((text) => text.length > 0 && text.length <= 40 && !/\d{3,}/.test(text) && !isCleanNumber(text) && !looksLikeDate(text)) &&
+    new Set(texts).size === texts.length
+  );
+}
+
+/** The heading closest before the element in document order (h1–h4), as the table's title. */
+function headingBefore(table: Element): string | null {
+  for (let current: Element | null = table; current; current = parentElement(current)) {
+    for (let sibling = current.prev; sibling; sibling = sibling.prev) {
+      if (sibling.type !== 'tag') continue;
+      const element = sibling as Element;
+      if (/^h[1-4]$/.test(element.name)) return textOf(element);
+      const inner = selectIn('h1, h2, h3, h4', element);
+      if (inner.length > 0) return textOf(inner[inner.length - 1]!);
+      // Only look back past small things (notes, paragraphs): a whole section in between means no title.
+      if (['table', 'ul', 'ol'].includes(element.name) && textOf(element).length > 200) return null;
+    }
+  }
+  return null;
 }
 
 function tableName(table: Element): string | null {
   const caption = selectIn('caption', table)[0];
-  const words = caption ? splitWords(textOf(caption)).filter((word) => !/^(of|the|by|in|and|a)$/.test(word)) : [];
+  const text = caption ? textOf(caption) : headingBefore(table);
+  const words = text ? splitWords(text).filter((word) => !/^(of|the|by|in|and|a|an|for|to|edit)$/.test(word)) : [];
   return words.length > 0 ? camelCase(words.slice(0, 3)) || null : null;
+}
+
+/** Column names from the header rows: the texts of the cells over each column, outer first, repeats dropped. */
+function columnNames(headerRows: Cell[][], columns: number): string[] {
+  return Array.from({ length: columns }, (_, column) => {
+    const parts: string[] = [];
+    for (const row of headerRows) {
+      const over = row.find((cell) => cell.column <= column && column < cell.column + cell.width);
+      const text = over ? textOf(over.element) : '';
+      if (text && parts[parts.length - 1] !== text) parts.push(text);
+    }
+    return parts.join(' ');
+  });
 }
 
 export function detectTables(context: DetectContext): Proposal[] {
@@ -39,51 +116,74 @@ export function detectTables(context: DetectContext): Proposal[] {
   const topNames = new NameSet();
   const tables = selectIn('table', context.sectionRoots);
   for (const table of tables) {
-    const rows = rowsOf(table);
-    const headerRows = rows.filter(isHeaderRow);
-    const dataRows = rows.filter((row) => !isHeaderRow(row) && cellsOf(row).some((cell) => cell.name === 'td'));
-    const header = headerRows[headerRows.length - 1];
-    if (!header || dataRows.length < 2) continue;
-    const headerCells = cellsOf(header);
-    if (headerCells.length < 2 || headerCells.some((cell) => Number(attr(cell, 'colspan') ?? '1') > 1)) continue;
-    const width = headerCells.length;
-    const regular = dataRows.filter((row) => cellsOf(row).length === width);
-    if (regular.length < 2 || regular.length * 2 < dataRows.length) continue;
-
-    const tableSelector = uniqueSelector(table, context.sectionRoots);
-    const rowSelector = `${tableSelector} tr:has(> td)`;
-    if (selectIn(rowSelector, context.sectionRoots).length !== dataRows.length) continue;
-
-    const names = new NameSet();
-    const fields: Field[] = [];
-    headerCells.forEach((headerCell, index) => {
-      const position = index + 1;
-      const sampleCell = cellsOf(regular[0]!)[index]!;
-      const cellSelector = `${sampleCell.name}:nth-child(${position})`;
-      const values = regular.map((row) => textOf(cellsOf(row)[index]!));
-      const filled = values.filter((value) => value.length > 0);
-      if (filled.length === 0) return;
-      const name = names.take(camelCase(splitWords(textOf(headerCell))) || nameFromText(textOf(headerCell)) || `column${position}`);
-      const numeric = filled.every((value) => looksLikeNumber(value) || looksLikePrice(value));
-      const field: Field = numeric
-        ? { name, type: 'number', selector: cellSelector, transform: ['number'] }
-        : { name, type: 'string', selector: cellSelector };
-      fields.push(field);
-      // A column of links also offers the link target.
-      const links = regular.map((row) => selectIn('a[href]', cellsOf(row)[index]!)[0]);
-      if (links.filter(Boolean).length * 2 > regular.length)
-        fields.push({ name: names.take(`${name}Url`), type: 'url', selector: `${cellSelector} a[href]`, attribute: 'href', transform: ['absoluteUrl'] });
-    });
-    if (fields.length < 2) continue;
-    const caption = tableName(table);
-    const name = topNames.take(caption ? pluralize(caption) : tables.length === 1 ? 'rows' : `table${proposals.length + 1}`);
-    proposals.push({
-      kind: 'table',
-      field: { name, type: 'array', selector: rowSelector, fields },
-      score: dataRows.length * fields.length,
-      hints: `table ${name} ${headerCells.map((cell) => textOf(cell)).join(' ')}`,
-      itemElements: dataRows,
-    });
+    const proposal = describeTable(table, context, tables.length, proposals.length);
+    if (!proposal) continue;
+    proposal.field = { ...proposal.field, name: topNames.take(proposal.field.name) };
+    proposals.push(proposal);
   }
   return proposals;
+}
+
+function describeTable(table: Element, context: DetectContext, tableCount: number, offered: number): Proposal | null {
+  const rows = rowsOf(table);
+  if (rows.length < 3) return null;
+  const grid = rows.map(gridRow);
+  let headerCount = 0;
+  while (headerCount < grid.length && isHeaderRow(rows[headerCount]!, grid[headerCount]!)) headerCount++;
+  // No header cells anywhere: the first row may still be the header, written with plain cells.
+  const plainHeader = headerCount === 0 && !rows.some((row) => cellsOf(row).some((cell) => cell.name === 'th')) && looksLikeHeader(grid[0]!);
+  if (plainHeader) headerCount = 1;
+  if (headerCount === 0) return null;
+  const headerRows = grid.slice(0, headerCount);
+  const columns = Math.max(...headerRows.map(width));
+  if (columns < 2) return null;
+
+  // Records: rows after the header with a plain cell and a cell per column; one cell across the table
+  // (a section title such as "Regular season") is not a record.
+  const bodyRows = rows.slice(headerCount).filter((row, index) => {
+    const cells = grid[headerCount + index]!;
+    return cells.length >= 2 && cells.some((cell) => cell.element.name === 'td');
+  });
+  const regular = bodyRows.filter((row) => width(gridRow(row)) === columns && gridRow(row).every((cell) => cell.width === 1));
+  if (regular.length < 2 || regular.length * 2 < bodyRows.length) return null;
+
+  const tableSelector = uniqueSelector(table, context.sectionRoots);
+  const nested = selectIn('table', table).length > 1;
+  const rowBase = nested ? `${tableSelector} > * > tr, ${tableSelector} > tr` : `${tableSelector} tr`;
+  const needsTwoCells = rows.slice(headerCount).some((row) => cellsOf(row).length < 2 && cellsOf(row).some((cell) => cell.name === 'td'));
+  // A plain-cell header is left out by position: it must be the first child of its parent.
+  if (plainHeader && elementChildren(parentElement(rows[0]!)!)[0] !== rows[0]) return null;
+  const filters = `:has(> td)${needsTwoCells ? ':has(> :nth-child(2))' : ''}${plainHeader ? ':not(:first-child)' : ''}`;
+  const rowSelector = rowBase
+    .split(', ')
+    .map((part) => `${part}${filters}`)
+    .join(', ');
+  if (selectIn(rowSelector, context.sectionRoots).length !== bodyRows.length) return null;
+
+  const names = new NameSet();
+  const fields: Field[] = [];
+  columnNames(headerRows, columns).forEach((header, column) => {
+    const position = column + 1;
+    const cellSelector = `> :nth-child(${position})`;
+    const cells = regular.map((row) => cellsOf(row)[column]!);
+    const values = cells.map((cell) => textOf(cell));
+    const filled = values.filter((value) => value.length > 0);
+    if (filled.length === 0) return;
+    const name = names.take(camelCase(splitWords(header)) || nameFromText(header) || `column${position}`);
+    const numeric = filled.every((value) => isCleanNumber(value) || (looksLikePrice(value) && !/^\D*0\d/.test(value)));
+    fields.push(numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector });
+    // A column of links also offers the link target.
+    const links = cells.map((cell) => selectIn('a[href]', cell)[0]).filter((link) => link && !(attr(link, 'href') ?? '').startsWith('#'));
+    if (links.length * 2 > regular.length) fields.push({ name: names.take(`${name}Url`), type: 'url', selector: `${cellSelector} a[href]`, attribute: 'href', transform: ['absoluteUrl'] });
+  });
+  if (fields.length < 2) return null;
+  const caption = tableName(table);
+  const name = caption ? pluralize(caption) : tableCount === 1 ? 'rows' : `table${offered + 1}`;
+  return {
+    kind: 'table',
+    field: { name, type: 'array', selector: rowSelector, fields },
+    score: bodyRows.length * fields.length,
+    hints: `table ${name} ${columnNames(headerRows, columns).join(' ')}`,
+    itemElements: bodyRows,
+  };
 }

@@ -1,0 +1,20 @@
+import type { RouteHandler } from '../site.js';
+
+/**
+ * Hostile pages for the hardening tests (issue 16): a page nested far deeper than any browser nests, and an
+ * ordinary-looking flat list long enough that an allowed but quadratic selector (`li:nth-last-of-type(3)`)
+ * runs for many seconds: the kinds of page that used to stop the daemon's event loop.
+ */
+function html(res: Parameters<RouteHandler>[1], body: string): void {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(`<!doctype html><html><head><title>Hostile fixture</title></head><body>${body}</body></html>`);
+}
+
+export const hostileRoutes: Record<string, RouteHandler> = {
+  // 132 KB of nesting, as reported: 26,000 levels.
+  '/hostile/nested': (_req, res) => html(res, `<h1>Nested</h1>${'<div>'.repeat(26_000)}deep${'</div>'.repeat(26_000)}`),
+  '/hostile/siblings': (req, res) => {
+    const n = Math.min(Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('n') ?? '40000') || 40_000, 100_000);
+    html(res, `<h1>Many items</h1><ul>${'<li>item</li>'.repeat(n)}</ul>`);
+  },
+};
