@@ -2,7 +2,7 @@ import type { Field } from '../../config/schema.js';
 import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
-import { groupSelector } from './selectors.js';
+import { groupSelector, uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -21,6 +21,11 @@ const KEPT_GROUPS = 3;
 interface Group {
   parent: Element;
   items: Element[];
+  /**
+   * For a region spread over several containers: the tag names from `parent` (their common ancestor) down to
+   * the items, items last (`['div', 'section']` for `ancestor > div > section`).
+   */
+  path?: string[];
 }
 
 interface Stats {
@@ -54,7 +59,7 @@ function subtreeStats(elements: Element[]): Map<Element, Stats> {
   return stats;
 }
 
-function findGroups(elements: Element[]): Group[] {
+function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
   const groups: Group[] = [];
   for (const parent of elements) {
     // Most elements have fewer than three element children: skip them before building anything.
@@ -73,8 +78,13 @@ function findGroups(elements: Element[]): Group[] {
       const classCounts = new Map<string, number>();
       for (const sibling of siblings) for (const cls of stableClasses(sibling)) classCounts.set(cls, (classCounts.get(cls) ?? 0) + 1);
       const [bestClass, bestCount] = [...classCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['', 0];
-      // Siblings sharing a class are the items, even among other siblings (HN's `tr.athing` between spacer rows).
-      const items = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
+      // Siblings sharing a class are the items among other siblings that are not records (HN's `tr.athing`
+      // between empty spacer rows). When the others hold as much content, they are records too, styled otherwise
+      // (a featured card, another widget type): then every sibling is an item.
+      const classed = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
+      const others = siblings.filter((sibling) => !classed.includes(sibling));
+      const averageText = (list: Element[]) => list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
+      const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) && others.length * 2 >= classed.length ? siblings : classed;
       // Rows of a data table (one with header cells) are the table detector's.
       if (items[0]!.name === 'tr' && selectIn('th', parent).length > 0) continue;
       groups.push({ parent, items });
@@ -83,10 +93,85 @@ function findGroups(elements: Element[]): Group[] {
   return groups;
 }
 
+/**
+ * Records spread over several containers: one listing split into rows, sections or columns (`main > div >
+ * section` three times over). Items at the same tag path below one ancestor two to five levels up form one
+ * region when they come from at least two containers, look like records (some text, some structure), and
+ * each is a small part of the region (layout blocks are not records).
+ */
+const SPREAD_LEVELS = [2, 3, 4, 5];
+const MIN_SPREAD_ITEMS = 4;
+
+function findSpreadGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
+  const groups: Group[] = [];
+  const seen = new Map<Element, number>();
+  for (const level of SPREAD_LEVELS) {
+    const buckets = new Map<Element, Map<string, Element[]>>();
+    for (const element of elements) {
+      if (NOT_ITEMS.has(element.name) || element.name === 'tr') continue;
+      const own = stats.get(element)!;
+      if (own.textLength < 15 || own.descendants < 2) continue;
+      const names = [element.name];
+      let ancestor: Element | null = element;
+      for (let step = 0; step < level && ancestor; step++) {
+        ancestor = parentElement(ancestor);
+        if (ancestor && step < level - 1) names.unshift(ancestor.name);
+      }
+      // The ancestor must lie inside the section (the selector is built from it).
+      if (!ancestor || !stats.has(ancestor)) continue;
+      const byPath = buckets.get(ancestor) ?? new Map<string, Element[]>();
+      buckets.set(ancestor, byPath);
+      const key = names.join('>');
+      const list = byPath.get(key) ?? [];
+      list.push(element);
+      byPath.set(key, list);
+    }
+    for (const [ancestor, byPath] of buckets) {
+      const total = stats.get(ancestor)!.textLength;
+      for (const [key, items] of byPath) {
+        if (items.length < MIN_SPREAD_ITEMS) continue;
+        const containers = new Set(items.map((item) => item.parent));
+        // Two or more containers, each holding several records (one or two per container are parts of a
+        // record, and the containers are the records).
+        if (containers.size < 2 || items.length * 2 < containers.size * 5) continue;
+        if (items.some((item) => stats.get(item)!.textLength * 4 > total)) continue;
+        // Records of one region look alike: most share their first class (or have none).
+        const signature = (item: Element) => stableClasses(item)[0] ?? '';
+        const counts = new Map<string, number>();
+        for (const item of items) counts.set(signature(item), (counts.get(signature(item)) ?? 0) + 1);
+        if (Math.max(...counts.values()) * 5 < items.length * 4) continue;
+        // The same items seen from a higher ancestor are the same region.
+        const first = items[0]!;
+        if (seen.has(first) && seen.get(first) === items.length) continue;
+        seen.set(first, items.length);
+        groups.push({ parent: ancestor, items, path: key.split('>') });
+      }
+    }
+  }
+  return groups;
+}
+
+/** The element is one of the items, or inside one (parts of the same records found again). */
+function insideAny(element: Element, items: Set<Element>): boolean {
+  for (let current: Element | null = element; current; current = parentElement(current)) if (items.has(current)) return true;
+  return false;
+}
+
+/**
+ * Class names and id that can say "this is page chrome", with what only describes a layout taken out: BEM
+ * modifiers (`product-list--with-sidebar` is a product list) and `with-`/`has-`/`no-` phrases.
+ */
+function chromeNames(element: Element): string[] {
+  return `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`
+    .split(/\s+/)
+    .filter((name) => name.length > 0)
+    .map((name) => name.replace(/--.*$/, '').replace(/(^|[-_])(with|has|no)[-_][a-z]+/gi, ''));
+}
+
 function isChrome(element: Element): boolean {
   for (let current: Element | null = element; current; current = parentElement(current)) {
     if (CHROME.has(current.name) || current.attribs.role === 'navigation') return true;
-    if (CHROME_CLASS.test(`${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`)) return true;
+    if (chromeNames(current).some((name) => CHROME_CLASS.test(name))) return true;
   }
   return false;
 }
@@ -124,10 +209,24 @@ function arrayName(group: Group): string {
   return 'items';
 }
 
+/** `ancestor > div > section`: the path below the ancestor, by tag, with the item's shared class when it has one. */
+function spreadSelector(group: Group, context: DetectContext): string | null {
+  const path = group.path!;
+  const base = `${uniqueSelector(group.parent, context.sectionRoots)} > ${path.join(' > ')}`;
+  const shared = stableClasses(group.items[0]!).filter((cls) => group.items.every((item) => stableClasses(item).includes(cls)));
+  const candidates = [...shared.map((cls) => `${base}.${cls.replace(/([^A-Za-z0-9_-])/g, '\\$1')}`), base];
+  const wanted = new Set(group.items);
+  for (const candidate of candidates) {
+    const found = selectIn(candidate, context.sectionRoots);
+    if (found.length === group.items.length && found.every((element) => wanted.has(element))) return candidate;
+  }
+  return null;
+}
+
 export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const elements = allElements(context.sectionRoots);
   const stats = subtreeStats(elements);
-  const prescored = findGroups(elements)
+  const prescored = [...findGroups(elements, stats), ...findSpreadGroups(elements, stats)]
     .map((group) => {
       const itemStats = group.items.map((item) => stats.get(item)!);
       const avgText = itemStats.reduce((sum, s) => sum + s.textLength, 0) / group.items.length;
@@ -153,22 +252,30 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     .filter(({ fields }) => fields.length > 0)
     .sort((a, b) => b.score - a.score);
 
-  const kept: typeof analysed = [];
+  const kept: Array<(typeof analysed)[number] & { selector: string }> = [];
   for (const candidate of analysed) {
     if (kept.length >= KEPT_GROUPS || candidate.score < (kept[0]?.score ?? 0) * 0.1) break;
     // Regions nested in each other describe the same content twice: the better-scored one stays.
-    const overlaps = kept.some(
-      (other) =>
+    // So do regions sharing items (a spread region and one of its containers' groups).
+    const overlaps = kept.some((other) => {
+      const otherItems = new Set(other.group.items);
+      const candidateItems = new Set(candidate.group.items);
+      return (
+        candidate.group.items.some((item) => insideAny(item, otherItems)) ||
+        other.group.items.some((item) => insideAny(item, candidateItems)) ||
         other.group.items.some((item) => item === candidate.group.parent || isInside(candidate.group.parent, item)) ||
-        candidate.group.items.some((item) => item === other.group.parent || isInside(other.group.parent, item)),
-    );
-    if (!overlaps) kept.push(candidate);
+        candidate.group.items.some((item) => item === other.group.parent || isInside(other.group.parent, item))
+      );
+    });
+    if (overlaps) continue;
+    // A region without a selector that picks exactly its items cannot be offered, and must not hide others.
+    const selector = candidate.group.path ? spreadSelector(candidate.group, context) : groupSelector(candidate.group.items, context.sectionRoots);
+    if (selector) kept.push({ ...candidate, selector });
   }
 
   const proposals: Proposal[] = [];
   for (const candidate of kept) {
-    const selector = groupSelector(candidate.group.items, context.sectionRoots);
-    if (!selector) continue;
+    const selector = candidate.selector;
     const name = arrayName(candidate.group);
     const isTextList = candidate.fields.length === 1 && candidate.fields[0]!.name === TEXT_LIST;
     proposals.push({

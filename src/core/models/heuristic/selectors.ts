@@ -45,6 +45,9 @@ export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], dep
   for (const candidate of [...ownSelectors(element), element.name]) if (selectsExactly(candidate, roots, [element])) return candidate;
   const step = countOfType(element) > 1 ? `${element.name}:nth-of-type(${positionOfType(element)})` : element.name;
   const parent = parentElement(element);
+  // A top-level element of a fragment (no <html>/<body>): its position counts among the top level only,
+  // so say so, or `table:nth-of-type(1)` also matches the first table of every other parent.
+  if (!parent && selectsExactly(`${step}:not(* *)`, roots, [element])) return `${step}:not(* *)`;
   if (!parent || depth > 8) return step;
   // One climb per level (computing the parent's selector once keeps this linear in the depth).
   const parentSelector = uniqueSelector(parent, roots, depth + 1);

@@ -71,7 +71,8 @@ function looksLikeHeader(cells: Cell[]): boolean {
   return (
     texts.length >= 2 &&
     texts.every((text) => text.length > 0 && text.length <= 40 && !/\d{3,}/.test(text) && !isCleanNumber(text) && !looksLikeDate(text)) &&
-    new Set(texts).size === texts.length
+    // Labels may repeat under a grouping the page draws otherwise ("midi" twice), but mostly they differ.
+    new Set(texts).size * 4 >= texts.length * 3
   );
 }
 
@@ -144,7 +145,12 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     const cells = grid[headerCount + index]!;
     return cells.length >= 2 && cells.some((cell) => cell.element.name === 'td');
   });
-  const regular = bodyRows.filter((row) => width(gridRow(row)) === columns && gridRow(row).every((cell) => cell.width === 1));
+  // Regular rows: one cell per column, none spanning; short rows (trailing cells left out, as HTML allows)
+  // count too, their missing cells are empty.
+  const regular = bodyRows.filter((row) => {
+    const cells = gridRow(row);
+    return cells.length >= 2 && width(cells) <= columns && cells.every((cell) => cell.width === 1);
+  });
   if (regular.length < 2 || regular.length * 2 < bodyRows.length) return null;
 
   const tableSelector = uniqueSelector(table, context.sectionRoots);
@@ -165,7 +171,7 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
   columnNames(headerRows, columns).forEach((header, column) => {
     const position = column + 1;
     const cellSelector = `> :nth-child(${position})`;
-    const cells = regular.map((row) => cellsOf(row)[column]!);
+    const cells = regular.map((row) => cellsOf(row)[column]).filter((cell): cell is Element => cell !== undefined);
     const values = cells.map((cell) => textOf(cell));
     const filled = values.filter((value) => value.length > 0);
     if (filled.length === 0) return;
