@@ -42,9 +42,10 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   ];
   // Page furniture is offered only when the page has no real content to describe.
   const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);
-  // schema.org data states the price of the page's product better than a price found by its class name.
+  // schema.org data states the price of the page's product better than a price found on the page; the
+  // price as the page shows it (`priceText`) stays, since it is what a reader sees.
   const hasSchemaPrice = proposals.some((proposal) => ['jsonld', 'microdata'].includes(proposal.kind) && proposal.field.type === 'object' && proposal.field.fields?.some((child) => child.name === 'price'));
-  const useful = proposals.filter((proposal) => !(hasContent && proposal.weak) && !(hasSchemaPrice && proposal.kind === 'heading' && proposal.field.name === 'price'));
+  const useful = proposals.filter((proposal) => !(hasContent && proposal.weak && !proposal.trailing) && !(hasSchemaPrice && proposal.kind === 'heading' && ['price', 'currency', 'oldPrice'].includes(proposal.field.name)));
   const verified = verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector);
   const structure = uniqueTopLevelNames(rankProposals(verified, input.rule));
   if (structure.length > 0) return { structure };

@@ -1,37 +1,94 @@
-import { allElements, isInside, selectIn, textOf, type Element } from './dom.js';
-import { looksLikePrice } from './naming.js';
+import type { Field } from '../../config/schema.js';
+import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import { CURRENCY, looksLikePrice } from './naming.js';
 import { uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
- * The price of a single-item page (a product page without schema.org data): an element whose class, id or
- * itemprop says "price" and whose text is one. A listing has many such elements; there the repeated-items
- * detector reads them, so this proposes nothing when more than a few are found.
+ * The price of a single-item page without schema.org data, found where a shopper looks for it: near the
+ * product's title (the first `<h1>`) and its buy button, not in the related products, not a per-unit or
+ * instalment price, not struck out. Offered as `price` (the number), `priceText` (as the page shows it, with
+ * its currency and formatting: `$24.990` is 24,990 pesos to a reader, whatever a parser guesses), `currency`
+ * when the text names one, and `oldPrice` when a struck-out price stands beside it. On a listing every price
+ * sits in a repeated region and this proposes nothing: the repeated-items detector reads those.
  */
-const MAX_PRICES_ON_A_DETAIL_PAGE = 3;
+const MAX_TEXT = 30;
+/** How far after the title (in elements, document order) the main price may sit; before it, a tenth of that. */
+const AFTER_TITLE = 400;
+const BEFORE_TITLE = 40;
+const NAMED_PRICE = /price|preis|prix|precio|prezzo|preco|cena|fiyat/i;
+const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?price|crossed/i;
+// Per unit, per month, instalments, shipping: prices of something other than the product.
+const NOT_THE_PRICE = /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
+const BUY = /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить/i;
+
+function isStruck(element: Element, struck: Element[]): boolean {
+  return struck.some((old) => old === element || isInside(element, old) || isInside(old, element));
+}
+
+/** Inside a region of three or more look-alike siblings (related products, other offers): not this page's price. */
+function inRepeatedRegion(element: Element): boolean {
+  let current: Element | null = element;
+  for (let level = 0; level < 8 && current; level++) {
+    const parent = parentElement(current);
+    if (!parent) return false;
+    const signature = `${current.name}.${stableClasses(current)[0] ?? ''}`;
+    const alike = elementChildren(parent).filter((sibling) => `${sibling.name}.${stableClasses(sibling)[0] ?? ''}` === signature);
+    if (alike.length >= 3 && alike.filter((sibling) => sibling !== current && /\d/.test(textOf(sibling)) && CURRENCY.test(textOf(sibling))).length >= 2) return true;
+    current = parent;
+  }
+  return false;
+}
+
+interface Candidate {
+  element: Element;
+  index: number;
+  score: number;
+}
 
 export function detectMainPrice(context: DetectContext): Proposal[] {
-  const named: Element[] = [];
-  for (const element of allElements(context.sectionRoots)) {
-    const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
-    if (!/price|preis|prix|precio|prezzo/i.test(names) || /old|was|before|regular|strike|uvp|compare/i.test(names)) continue;
-    named.push(element);
-    // A listing: stop counting (and never compare thousands of prices with each other).
-    if (named.length > MAX_PRICES_ON_A_DETAIL_PAGE * 4) return [];
+  const elements = allElements(context.sectionRoots);
+  const titleIndex = elements.findIndex((element) => element.name === 'h1');
+  const struck = selectIn('del, s, strike', context.sectionRoots);
+  const buttons = elements.map((element, index) => ({ element, index })).filter(({ element }) => ['button', 'a', 'input'].includes(element.name) && BUY.test(`${textOf(element)} ${element.attribs.value ?? ''} ${element.attribs.class ?? ''}`));
+
+  const priced = elements.map((element, index) => ({ element, index, text: textOf(element) })).filter(({ text }) => text.length <= MAX_TEXT && looksLikePrice(text));
+  const pricedSet = new Set(priced.map(({ element }) => element));
+  // The innermost element holding the price text (`.price > .amount`), by itself a price.
+  const innermost = priced.filter(({ element }) => !priced.some((other) => other.element !== element && isInside(other.element, element)) && pricedSet.has(element));
+
+  const candidates: Candidate[] = [];
+  for (const { element, index, text } of innermost) {
+    if (isStruck(element, struck) || NOT_THE_PRICE.test(text)) continue;
+    const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''} ${parentElement(element)?.attribs.class ?? ''}`;
+    if (OLD_PRICE.test(names)) continue;
+    if (inRepeatedRegion(element)) continue;
+    const named = NAMED_PRICE.test(names);
+    let score = named ? 2 : 1;
+    if (titleIndex >= 0) {
+      const distance = index - titleIndex;
+      if (distance > AFTER_TITLE || distance < -BEFORE_TITLE) continue;
+      score += distance >= 0 ? 1 - distance / AFTER_TITLE : 0.5 - -distance / BEFORE_TITLE / 2;
+    } else if (!named) continue;
+    const nearestButton = Math.min(...buttons.map((button) => Math.abs(button.index - index)), Infinity);
+    if (nearestButton <= 60) score += 0.5;
+    candidates.push({ element, index, score });
   }
-  // Three prices dressed alike are a list's prices (events, cards), read by the repeated-items detector.
-  const dresses = new Map<string, number>();
-  for (const element of named) dresses.set(element.attribs.class ?? '', (dresses.get(element.attribs.class ?? '') ?? 0) + 1);
-  if ([...dresses.values()].some((count) => count >= 3)) return [];
-  const struckOut = selectIn('del, s, strike', context.sectionRoots);
-  const prices = named.filter((element) => {
-    const text = textOf(element);
-    // Struck-out prices, and elements holding one, are what it used to cost.
-    return text.length <= 30 && looksLikePrice(text) && !struckOut.some((old) => old === element || isInside(element, old) || isInside(old, element));
-  });
-  // Nested matches (`.price > .price-amount`) are one price: keep the innermost.
-  const innermost = prices.filter((element) => !prices.some((other) => other !== element && isInside(other, element)));
-  if (innermost.length === 0 || innermost.length > MAX_PRICES_ON_A_DETAIL_PAGE) return [];
-  const selector = uniqueSelector(innermost[0]!, context.sectionRoots);
-  return [{ kind: 'heading', field: { name: 'price', type: 'number', selector, transform: ['number'] }, score: 1, hints: 'price' }];
+  if (candidates.length === 0) return [];
+  candidates.sort((a, b) => b.score - a.score || a.index - b.index);
+  const main = candidates[0]!;
+  const selector = uniqueSelector(main.element, context.sectionRoots);
+  const fields: Field[] = [
+    { name: 'price', type: 'number', selector, transform: ['number'] },
+    { name: 'priceText', type: 'string', selector },
+  ];
+  const currency = CURRENCY.exec(textOf(main.element))?.[0];
+  if (currency) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(${escapeRegex(currency)})`] });
+  const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
+  if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
+  return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}` }));
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

@@ -53,7 +53,8 @@ function matchCount(proposal: Proposal, keywords: string[]): number {
 }
 
 function byDefaultOrder(a: Proposal, b: Proposal): number {
-  return KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || b.score - a.score;
+  // Furniture offered anyway always comes after the page's own data.
+  return Number(a.trailing === true) - Number(b.trailing === true) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || b.score - a.score;
 }
 
 export function rankProposals(proposals: Proposal[], rule: string | null): Field[] {

@@ -17,6 +17,7 @@ const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|fo
 const MIN_ITEMS = 3;
 const ANALYSED_GROUPS = 12;
 const KEPT_GROUPS = 3;
+const MIN_TRAILING_ITEMS = 10;
 
 interface Group {
   parent: Element;
@@ -243,7 +244,10 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
 
   const analysed = prescored
     .map(({ group, score }) => {
-      const { fields, hints } = itemFields(group.items);
+      // Empty spacers between records (no text, no link, no image) say nothing about the records' fields; the
+      // extraction leaves them out too (an item whose fields are all empty is dropped).
+      const records = group.items.filter((item) => stats.get(item)!.textLength > 0 || stats.get(item)!.links > 0 || selectIn('img', item).length > 0);
+      const { fields, hints } = itemFields(records.length >= MIN_ITEMS ? records : group.items);
       const weak = isChrome(group.parent) || isLinkList(fields, group.items, stats);
       return { group, fields, hints, weak, score: score * Math.min(fields.length, 6) * (weak ? 0.1 : 1) };
     })
@@ -273,6 +277,22 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     if (selector) kept.push({ ...candidate, selector });
   }
 
+  // The largest region of furniture, when it outnumbers every region kept, is offered last (see Proposal.trailing).
+  const largestKept = Math.max(0, ...kept.map((candidate) => candidate.group.items.length));
+  const furniture = analysed
+    .filter((candidate) => candidate.weak && !kept.includes(candidate as (typeof kept)[number]) && candidate.group.items.length >= MIN_TRAILING_ITEMS && candidate.group.items.length > largestKept)
+    .sort((a, b) => b.group.items.length - a.group.items.length || b.score - a.score);
+  const trailing = new Set<Element[]>();
+  for (const candidate of furniture) {
+    const clash = kept.some((other) => candidate.group.items.some((item) => insideAny(item, new Set(other.group.items))) || other.group.items.some((item) => insideAny(item, new Set(candidate.group.items))));
+    if (clash) continue;
+    const selector = candidate.group.path ? spreadSelector(candidate.group, context) : groupSelector(candidate.group.items, context.sectionRoots);
+    if (!selector) continue;
+    kept.push({ ...candidate, selector });
+    trailing.add(candidate.group.items);
+    break;
+  }
+
   const proposals: Proposal[] = [];
   for (const candidate of kept) {
     const selector = candidate.selector;
@@ -285,6 +305,7 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
       hints: `${name} ${selector} ${candidate.hints}`,
       itemElements: candidate.group.items,
       weak: candidate.weak,
+      ...(trailing.has(candidate.group.items) ? { trailing: true } : {}),
     });
   }
   return proposals;

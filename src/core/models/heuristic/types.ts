@@ -25,4 +25,10 @@ export interface Proposal {
   itemElements?: Element[];
   /** Probably page furniture (menus, link lists, sidebars): offered only when nothing better is found. */
   weak?: boolean;
+  /**
+   * Furniture offered anyway, last: the page's largest repeated region when it is larger than every content
+   * region (a site's full category menu, a long index of links). A reader may well want it; it never comes
+   * before the page's own data.
+   */
+  trailing?: boolean;
 }
