@@ -1,4 +1,5 @@
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
+import { isUnreadElement } from '../structure/reading.js';
 
 // Node types come from htmlparser2's own domhandler (other packages nest different versions): tested by
 // `type`, never by instanceof.
@@ -100,6 +101,9 @@ function isDropped(element: Element): boolean {
     return (element.attribs.type ?? '').toLowerCase() !== 'application/ld+json';
   }
   if (name === 'meta') return !('itemprop' in element.attribs || 'property' in element.attribs || element.attribs.name === 'description');
+  // What a reader does not see (hidden text, sort keys, footnote marks) is what retrieval does not read either
+  // (structure/reading.ts): the model should not build selectors on it. Microdata carriers stay.
+  if (isUnreadElement(element) && !('itemprop' in element.attribs)) return true;
   return DROPPED_ELEMENTS.has(name);
 }
 

@@ -3,7 +3,7 @@ import { DomHandler, type AnyNode, type Document, type Element } from 'domhandle
 import { getOuterHTML, removeSubsets } from 'domutils';
 import { Parser } from 'htmlparser2';
 import { PagejsonError } from '../errors.js';
-import { expandRowSpans, isUnreadElement } from './reading.js';
+import { expandRowSpans, isSuperscriptCents, isUnreadElement } from './reading.js';
 
 /**
  * The DOM layer of the structure engine: htmlparser2 documents (about 6x faster than cheerio's default parse5
@@ -205,6 +205,7 @@ function collectText(node: AnyNode, parts: string[]): void {
   if (isTag(node)) {
     // Hidden text, sort keys and footnote marks are not what a reader reads (reading.ts).
     if (SKIPPED_TEXT.has(node.name) || isUnreadElement(node)) return;
+    if (node.name === 'sup' && isSuperscriptCents(node, parts.join(''))) parts.push('.');
     const block = BLOCK_ELEMENTS.has(node.name);
     if (block) parts.push(' ');
     for (const child of node.children) collectText(child, parts);

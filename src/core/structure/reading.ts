@@ -11,6 +11,8 @@ import { cloneNode, type AnyNode, type Document, type Element } from 'domhandler
  *   read naively gives "Barton, EdmundEdmund Barton";
  * - a footnote mark (`<sup>[3]</sup>`, a short bracketed reference) is not part of the value it follows
  *   (`1,379[3]` is the number 1,379);
+ * - cents set as a superscript right after the units (`19<sup>99</sup> €`) are read as `19.99`: the
+ *   decimal point is in the typography, not the text;
  * - a table cell spanning several rows (`rowspan`) belongs to every row it spans: a reader sees "1986" beside
  *   each single of that year. The parsed document gets a copy of the cell in each spanned row, so that the
  *   n-th cell of a row is the n-th column in every row and one selector reads the column.
@@ -37,6 +39,11 @@ function plainText(node: AnyNode): string {
 /** `<sup>[3]</sup>`, `<sup class="reference"><a href="#cite_note-3">[3]</a></sup>`: a mark, not data. */
 export function isFootnoteMark(element: Element): boolean {
   return element.name === 'sup' && FOOTNOTE_MARK.test(plainText(element));
+}
+
+/** `<sup>99</sup>` right after digits: the cents of a split price, read with a decimal point before them. */
+export function isSuperscriptCents(element: Element, textBefore: string): boolean {
+  return element.name === 'sup' && /\d$/.test(textBefore) && /^\s*\d{2}\s*$/.test(plainText(element)) && !/[.,]\d*$/.test(textBefore.replace(/\d+$/, ''));
 }
 
 /** Elements whose text a reader does not read as part of the value around them. */

@@ -1,5 +1,5 @@
 import { parseHtml as parseEngineHtml } from '../../structure/dom.js';
-import { isUnreadElement } from '../../structure/reading.js';
+import { isSuperscriptCents, isUnreadElement } from '../../structure/reading.js';
 import { compile, selectAll } from 'css-select';
 import type { AnyNode, Document, Element } from 'domhandler';
 
@@ -47,6 +47,7 @@ export function textOf(node: AnyNode): string {
     const current = stack.pop()!;
     if (current.type === 'text') parts.push((current as unknown as { data: string }).data);
     else if ('children' in current && !(isElement(current) && current !== node && (SKIPPED_TEXT.has(current.name) || isUnreadElement(current)))) {
+      if (isElement(current) && current.name === 'sup' && current !== node && isSuperscriptCents(current, parts.join(''))) parts.push('.');
       const children = (current as Element).children;
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
     }

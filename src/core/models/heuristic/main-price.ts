@@ -86,7 +86,34 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
   if (currency) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(${escapeRegex(currency)})`] });
   const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
   if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
+  fields.push(...productFacts(elements, titleIndex, context));
   return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}` }));
+}
+
+/** Facts a product page shows beside its price, found by what their element is called (class, id, itemprop). */
+const FACTS: Array<{ name: string; names: RegExp; text: RegExp }> = [
+  { name: 'brand', names: /(^|[-_\s])(brand|manufacturer|marque|marca|marke)([-_\s]|name|$)/i, text: /^[^\n]{2,40}$/ },
+  { name: 'sku', names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn|ref)([-_\s]|$)/i, text: /^[^\n]{0,30}[A-Za-z0-9][-A-Za-z0-9_./]{2,30}$/ },
+  { name: 'availability', names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i, text: /^[^\n]{2,40}$/ },
+];
+const SKU_LABEL = /^(sku|ref(erence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code)\s*[:#.]?\s*/i;
+
+function productFacts(elements: Element[], titleIndex: number, context: DetectContext): Field[] {
+  if (titleIndex < 0) return [];
+  const fields: Field[] = [];
+  const near = elements.slice(Math.max(0, titleIndex - BEFORE_TITLE), titleIndex + AFTER_TITLE);
+  for (const fact of FACTS) {
+    const found = near.find((element) => {
+      const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
+      const text = textOf(element);
+      return fact.names.test(names) && fact.text.test(text) && elementChildren(element).length <= 3 && !inRepeatedRegion(element);
+    });
+    if (!found) continue;
+    const selector = uniqueSelector(found, context.sectionRoots);
+    const label = fact.name === 'sku' ? SKU_LABEL.exec(textOf(found)) : null;
+    fields.push({ name: fact.name, type: 'string', selector, ...(label && label[0].length > 0 ? { transform: [`regex:^${escapeRegex(label[0].trim())}\\s*(.+)$`] } : {}) });
+  }
+  return fields;
 }
 
 function escapeRegex(text: string): string {
