@@ -85,7 +85,7 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
       const classed = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
       const others = siblings.filter((sibling) => !classed.includes(sibling));
       const averageText = (list: Element[]) => list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
-      const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) && others.length * 2 >= classed.length ? siblings : classed;
+      const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) ? siblings : classed;
       // Rows of a data table (one with header cells) are the table detector's.
       if (items[0]!.name === 'tr' && selectIn('th', parent).length > 0) continue;
       groups.push({ parent, items });
@@ -227,7 +227,11 @@ function spreadSelector(group: Group, context: DetectContext): string | null {
 export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const elements = allElements(context.sectionRoots);
   const stats = subtreeStats(elements);
-  const prescored = [...findGroups(elements, stats), ...findSpreadGroups(elements, stats)]
+  const spread = findSpreadGroups(elements, stats);
+  // The containers of a spread region (rows of cards) hold records; they are not records themselves.
+  const containerSets = spread.map((group) => new Set(group.items.map((item) => item.parent)));
+  const siblings = findGroups(elements, stats).filter((group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))));
+  const prescored = [...siblings, ...spread]
     .map((group) => {
       const itemStats = group.items.map((item) => stats.get(item)!);
       const avgText = itemStats.reduce((sum, s) => sum + s.textLength, 0) / group.items.length;
