@@ -111,6 +111,9 @@ describe('tables read as grids', () => {
     const { structure, data } = await generate(html);
     const names = arrays(structure).map((field) => field.name);
     expect(names).toEqual(expect.arrayContaining(['standings', 'westConferences']));
+    // The citations are furniture: never before (or instead of) the article's data.
+    expect(names[0]).toBe('standings');
+    expect(names).not.toContain('references');
     expect(rowsOf(data, 'standings')[0]).toEqual({ team: 'East 0', points: 0 });
     expect(rowsOf(data, 'westConferences')).toHaveLength(3);
   });

@@ -96,7 +96,7 @@ const FACTS: Array<{ name: string; names: RegExp; text: RegExp }> = [
   { name: 'sku', names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn|ref)([-_\s]|$)/i, text: /^[^\n]{0,30}[A-Za-z0-9][-A-Za-z0-9_./]{2,30}$/ },
   { name: 'availability', names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i, text: /^[^\n]{2,40}$/ },
 ];
-const SKU_LABEL = /^(sku|ref(erence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code)\s*[:#.]?\s*/i;
+const SKU_LABEL = /^(sku|r[eé]f([eé]rence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code|cod(igo|ice))\s*[:#.]?\s*/i;
 
 function productFacts(elements: Element[], titleIndex: number, context: DetectContext): Field[] {
   if (titleIndex < 0) return [];

@@ -13,7 +13,7 @@ import type { DetectContext, Proposal } from './types.js';
 
 const NOT_ITEMS = new Set(['td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
-const CHROME_CLASS = /(^|[-_ ])(nav|navbar|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead)([-_ ]|$)/i;
+const CHROME_CLASS = /(^|[-_ ])(nav|navbar|navbox|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead|references|reflist|citations?|footnotes|see-?also)([-_ ]|$)/i;
 const MIN_ITEMS = 3;
 const ANALYSED_GROUPS = 12;
 const KEPT_GROUPS = 3;
@@ -70,6 +70,8 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
     const byTag = new Map<string, Element[]>();
     for (const child of elementChildren(parent)) {
       if (NOT_ITEMS.has(child.name)) continue;
+      // Tables with header cells are data tables (the table detector reads their rows), not records.
+      if (child.name === 'table' && selectIn('th', child).length > 0) continue;
       const list = byTag.get(child.name) ?? [];
       list.push(child);
       byTag.set(child.name, list);
