@@ -26,18 +26,35 @@ function isStruck(element: Element, struck: Element[]): boolean {
   return struck.some((old) => old === element || isInside(element, old) || isInside(old, element));
 }
 
-/** Inside a region of three or more look-alike siblings (related products, other offers): not this page's price. */
-function inRepeatedRegion(element: Element): boolean {
-  let current: Element | null = element;
-  for (let level = 0; level < 8 && current; level++) {
-    const parent = parentElement(current);
-    if (!parent) return false;
-    const signature = `${current.name}.${stableClasses(current)[0] ?? ''}`;
-    const alike = elementChildren(parent).filter((sibling) => `${sibling.name}.${stableClasses(sibling)[0] ?? ''}` === signature);
-    if (alike.length >= 3 && alike.filter((sibling) => sibling !== current && /\d/.test(textOf(sibling)) && CURRENCY.test(textOf(sibling))).length >= 2) return true;
-    current = parent;
-  }
-  return false;
+/**
+ * Inside a region of three or more look-alike siblings holding prices (related products, other offers): not
+ * this page's price. Sibling signatures are counted once per parent (a listing has thousands of prices).
+ */
+function createRegionCheck(): (element: Element) => boolean {
+  const pricedSiblings = new Map<Element, Map<string, number>>();
+  const signature = (element: Element) => `${element.name}.${stableClasses(element)[0] ?? ''}`;
+  const countsOf = (parent: Element): Map<string, number> => {
+    let counts = pricedSiblings.get(parent);
+    if (!counts) {
+      counts = new Map();
+      for (const sibling of elementChildren(parent)) {
+        const text = textOf(sibling);
+        if (/\d/.test(text) && CURRENCY.test(text)) counts.set(signature(sibling), (counts.get(signature(sibling)) ?? 0) + 1);
+      }
+      pricedSiblings.set(parent, counts);
+    }
+    return counts;
+  };
+  return (element) => {
+    let current: Element | null = element;
+    for (let level = 0; level < 8 && current; level++) {
+      const parent = parentElement(current);
+      if (!parent) return false;
+      if ((countsOf(parent).get(signature(current)) ?? 0) >= 3) return true;
+      current = parent;
+    }
+    return false;
+  };
 }
 
 interface Candidate {
@@ -48,21 +65,28 @@ interface Candidate {
 
 export function detectMainPrice(context: DetectContext): Proposal[] {
   const elements = allElements(context.sectionRoots);
+  const inRepeatedRegion = createRegionCheck();
   const titleIndex = elements.findIndex((element) => element.name === 'h1');
   const struck = selectIn('del, s, strike', context.sectionRoots);
-  const buttons = elements.map((element, index) => ({ element, index })).filter(({ element }) => ['button', 'a', 'input'].includes(element.name) && BUY.test(`${textOf(element)} ${element.attribs.value ?? ''} ${element.attribs.class ?? ''}`));
+  const buttons = elements.map((element, index) => ({ element, index })).filter(({ element }) => ['button', 'a', 'input'].includes(element.name) && BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`));
 
-  const priced = elements.map((element, index) => ({ element, index, text: textOf(element) })).filter(({ text }) => text.length <= MAX_TEXT && looksLikePrice(text));
-  const pricedSet = new Set(priced.map(({ element }) => element));
+  // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass).
+  const rawLength = rawTextLengths(elements);
+  const priced = elements
+    .map((element, index) => ({ element, index }))
+    .filter(({ element }) => rawLength.get(element)! <= MAX_TEXT * 8)
+    .map(({ element, index }) => ({ element, index, text: textOf(element) }))
+    .filter(({ text }) => text.length <= MAX_TEXT && looksLikePrice(text));
   // The innermost element holding the price text (`.price > .amount`), by itself a price.
-  const innermost = priced.filter(({ element }) => !priced.some((other) => other.element !== element && isInside(other.element, element)) && pricedSet.has(element));
+  const holdsPricedElement = new Set<Element>();
+  for (const { element } of priced) for (let parent = parentElement(element); parent && !holdsPricedElement.has(parent); parent = parentElement(parent)) holdsPricedElement.add(parent);
+  const innermost = priced.filter(({ element }) => !holdsPricedElement.has(element));
 
   const candidates: Candidate[] = [];
   for (const { element, index, text } of innermost) {
-    if (isStruck(element, struck) || NOT_THE_PRICE.test(text)) continue;
+    if (NOT_THE_PRICE.test(text)) continue;
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''} ${parentElement(element)?.attribs.class ?? ''}`;
     if (OLD_PRICE.test(names)) continue;
-    if (inRepeatedRegion(element)) continue;
     const named = NAMED_PRICE.test(names);
     let score = named ? 2 : 1;
     if (titleIndex >= 0) {
@@ -70,6 +94,7 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
       if (distance > AFTER_TITLE || distance < -BEFORE_TITLE) continue;
       score += distance >= 0 ? 1 - distance / AFTER_TITLE : 0.5 - -distance / BEFORE_TITLE / 2;
     } else if (!named) continue;
+    if (isStruck(element, struck) || inRepeatedRegion(element)) continue;
     const nearestButton = Math.min(...buttons.map((button) => Math.abs(button.index - index)), Infinity);
     if (nearestButton <= 60) score += 0.5;
     candidates.push({ element, index, score });
@@ -86,7 +111,7 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
   if (currency) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(${escapeRegex(currency)})`] });
   const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
   if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
-  fields.push(...productFacts(elements, titleIndex, context));
+  fields.push(...productFacts(elements, titleIndex, context, inRepeatedRegion));
   return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}` }));
 }
 
@@ -98,7 +123,7 @@ const FACTS: Array<{ name: string; names: RegExp; text: RegExp }> = [
 ];
 const SKU_LABEL = /^(sku|r[eé]f([eé]rence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code|cod(igo|ice))\s*[:#.]?\s*/i;
 
-function productFacts(elements: Element[], titleIndex: number, context: DetectContext): Field[] {
+function productFacts(elements: Element[], titleIndex: number, context: DetectContext, inRepeatedRegion: (element: Element) => boolean): Field[] {
   if (titleIndex < 0) return [];
   const fields: Field[] = [];
   const near = elements.slice(Math.max(0, titleIndex - BEFORE_TITLE), titleIndex + AFTER_TITLE);
@@ -114,6 +139,21 @@ function productFacts(elements: Element[], titleIndex: number, context: DetectCo
     fields.push({ name: fact.name, type: 'string', selector, ...(label && label[0].length > 0 ? { transform: [`regex:^${escapeRegex(label[0].trim())}\\s*(.+)$`] } : {}) });
   }
   return fields;
+}
+
+/** Length of the raw text under each element, computed bottom-up over document-ordered elements. */
+function rawTextLengths(elements: Element[]): Map<Element, number> {
+  const lengths = new Map<Element, number>();
+  for (let i = elements.length - 1; i >= 0; i--) {
+    const element = elements[i]!;
+    let length = 0;
+    for (const child of element.children) {
+      if (child.type === 'text') length += child.data.length;
+      else length += lengths.get(child as Element) ?? 0;
+    }
+    lengths.set(element, length);
+  }
+  return lengths;
 }
 
 function escapeRegex(text: string): string {
