@@ -133,10 +133,10 @@ function summary(checked: Checked, invalidFiles: number): string {
 }
 
 /** GitHub workflow command escaping: https://github.com/actions/toolkit/blob/main/packages/core/src/command.ts */
-function escapeData(text: string): string {
+export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
-function escapeProperty(text: string): string {
+export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }

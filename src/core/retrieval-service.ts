@@ -6,7 +6,8 @@ import { isPagejsonError, PagejsonError } from './errors.js';
 import { verifyApiKey } from './key-service.js';
 import type { ApiKeyRecord, StateStore, UsageEvent } from './storage/types.js';
 import type { CacheState, ResponseCache } from './storage/response-cache.js';
-import { cacheKey } from './storage/response-cache.js';
+import { cacheKey, Uncacheable } from './storage/response-cache.js';
+import type { HealthState } from './health/index.js';
 import type { RetrieveResult } from './retrieve.js';
 import type { TokenUsage } from './models/types.js';
 import { randomUUID } from 'node:crypto';
@@ -45,12 +46,15 @@ export interface RetrievalAnswer {
   /** Balance after this request, milli-credits (undefined when the account is unknown). */
   creditsRemaining: number | undefined;
   config: ApiConfig;
+  /** `degraded`: served, flagged, not cached (see src/core/health). Cached answers are always healthy. */
+  health: 'healthy' | 'degraded';
 }
 
 export type RetrievalEvent =
   | { kind: 'fetch'; apiId: string; scraper: number; seconds: number; ok: boolean }
   | { kind: 'debit'; apiId: string; milliCredits: number }
-  | { kind: 'refund'; apiId: string; milliCredits: number };
+  | { kind: 'refund'; apiId: string; milliCredits: number }
+  | { kind: 'health'; apiId: string; state: HealthState };
 
 export interface RetrievalDeps {
   configs: ConfigRegistry;
@@ -63,6 +67,8 @@ export interface RetrievalDeps {
   onEvent?: (event: RetrievalEvent) => void;
   /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
   lastFetchAt?: Record<string, string>;
+  /** Health per apiId as the store knows it at start, so "since when" survives restarts. */
+  healthAtStart?: Record<string, { state: HealthState; since: string; failing: string[] }>;
   /**
    * Longest a request waits for its data (fetch, extraction, model fill). Past it the request fails as a
    * 502 timeout and its credits are refunded; the load itself may finish and fill the cache for the next one.
@@ -292,9 +298,12 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);
       const ownTokens = tokens && answer.state !== 'STALE' ? tokens : {};
       usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now(), ...ownTokens });
-      return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config };
+      const health = answer.note === 'degraded' ? 'degraded' : 'healthy';
+      emit({ kind: 'health', apiId: config.apiId, state: health });
+      return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config, health };
     } catch (error) {
       spent.answered = true;
+      if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY') emit({ kind: 'health', apiId: config.apiId, state: 'broken' });
       if (isServerSide(error)) {
         failureRate.count(key.id);
         if (holdId) {
@@ -317,7 +326,21 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   }
 
   /** The cache's loader: also runs for background refreshes, so it keeps the endpoint status itself. */
-  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>, onTokens: (tokens: TokenUsage) => void, key: string): Promise<Record<string, unknown>> {
+  /** A fetch error (not an extraction's) keeps the health the endpoint had. */
+  const previousHealth = (apiId: string) => {
+    const previous = healthOf.get(apiId);
+    return previous ? { health: previous.state, healthSince: previous.since, failingFields: previous.failing } : {};
+  };
+  /** When each endpoint entered its current health (kept across restarts through the store). */
+  const healthOf = new Map<string, { state: HealthState; since: string; failing: string[] }>(Object.entries(deps.healthAtStart ?? {}));
+  const healthFields = (apiId: string, state: HealthState, failing: string[]) => {
+    const previous = healthOf.get(apiId);
+    const since = previous && previous.state === state ? previous.since : deps.now().toISOString();
+    healthOf.set(apiId, { state, since, failing });
+    return { health: state, failingFields: failing, healthSince: since };
+  };
+
+  async function fetchAndRecord(config: ApiConfig, values: Record<string, unknown>, onTokens: (tokens: TokenUsage) => void, key: string): Promise<Record<string, unknown> | Uncacheable> {
     const started = performance.now();
     try {
       const result = await deps.load(config, values);
@@ -325,15 +348,20 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: true });
       const fetchedAt = result.fetchedAt.toISOString();
       lastFetchAt.set(config.apiId, fetchedAt);
-      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null }).catch(() => undefined);
-      return result.data;
+      const health = healthFields(config.apiId, result.health.state, result.health.failing);
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null, ...health }).catch(() => undefined);
+      // A degraded answer is served, flagged, and never cached: the next request tries the source again.
+      return result.health.state === 'degraded' ? new Uncacheable(result.data, 'degraded') : result.data;
     } catch (error) {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: false });
       if (failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) recentFailures.set(key, error);
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
       const failedAt = deps.now().toISOString();
       // Keep the last good fetch time (seeded from the store at start, so it survives restarts).
-      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt }).catch(() => undefined);
+      const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
+      const missing = broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0 ? (error.context.missingRequired as string[]) : config.structure.map((field) => field.name);
+      const health = broken ? healthFields(config.apiId, 'broken', missing) : {};
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt, ...previousHealth(config.apiId), ...health }).catch(() => undefined);
       throw error;
     }
   }

@@ -5,6 +5,7 @@ import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model, TokenUsage } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
 import { createInProcessExtractor, type Extractor } from './extraction/index.js';
+import { assessHealth, expectedData, type Health } from './health/index.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './structure/dom.js';
 import { dataJsonSchema, getCompiledStructure } from './structure/index.js';
 
@@ -27,6 +28,8 @@ export interface RetrieveOptions {
   signal?: AbortSignal;
   /** Use this scraper instead of the config's, for one retrieval (`pagejson run --scraper`). */
   scraper?: ScraperNumber;
+  /** What the config is known to extract (a snapshot's data); default: its `generated.sample`. */
+  expected?: unknown;
 }
 
 export interface RetrieveResult {
@@ -36,6 +39,10 @@ export interface RetrieveResult {
   fetchedAt: Date;
   /** Tokens the model spent filling model fields (absent when no model call happened or it reported none). */
   usage?: TokenUsage;
+  /** Field by field, how the data compares with what the config expects (drift). */
+  health: Health;
+  /** The page as fetched (decoded): what `pagejson snapshot` keeps as evidence. */
+  html: string;
 }
 
 export const EXTRACTION_EMPTY_MESSAGE = 'no data could be extracted from the source page';
@@ -83,7 +90,8 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
           : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     });
   }
-  return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, ...(usage ? { usage } : {}) };
+  const health = assessHealth(config.structure, data, options.expected ?? expectedData(config));
+  return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, health, html: page.html, ...(usage ? { usage } : {}) };
 }
 
 async function fillModelFields(

@@ -133,9 +133,14 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const orphaned = await store.releaseOrphanedHolds();
 
   const lastFetchAt: Record<string, string> = {};
-  for (const status of await store.listEndpointStatus()) if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
+  const healthAtStart: Record<string, { state: 'healthy' | 'degraded' | 'broken'; since: string; failing: string[] }> = {};
+  for (const status of await store.listEndpointStatus()) {
+    if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
+    if (status.health && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
+  }
   const retrieval = createRetrievalService({
     lastFetchAt,
+    healthAtStart,
     configs,
     store,
     cache,

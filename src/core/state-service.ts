@@ -47,6 +47,10 @@ export interface EndpointStatusView {
   lastFetchAt: string | null;
   lastError: string | null;
   lastErrorAt: string | null;
+  /** Field health of the last extraction (null before any): see src/core/health. */
+  health: 'healthy' | 'degraded' | 'broken' | null;
+  failingFields: string[];
+  healthSince: string | null;
   usage: { requests: number; errors: number; cacheHits: number; milliCredits: number; promptTokens: number; completionTokens: number };
 }
 
@@ -112,6 +116,9 @@ export async function endpointStatus(store: StateStore, configs: ApiConfig[]): P
         lastFetchAt: run?.lastFetchAt ?? null,
         lastError: run?.lastError ?? null,
         lastErrorAt: run?.lastErrorAt ?? null,
+        health: run?.health ?? null,
+        failingFields: run?.failingFields ?? [],
+        healthSince: run?.healthSince ?? null,
         usage: total,
       };
     });

@@ -29,12 +29,15 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
   const creditsDebited = new Counter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
   const creditsRefunded = new Counter({ name: 'pagejson_credits_refunded_total', help: 'Credits refunded after failed retrievals', labelNames: ['api_id'], registers: [registry] });
 
+  const answersByHealth = new Counter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
+
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
 
   const unsubscribe = runtime.subscribe((event) => {
     if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
     else if (event.kind === 'debit') creditsDebited.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
+    else if (event.kind === 'health') answersByHealth.inc({ api_id: label(event.apiId), health: event.state });
   });
 
   return {

@@ -28,6 +28,8 @@ export interface FixtureSite {
   resetHits(): void;
   /** Open sockets right now: tests check that nothing was leaked after faults. */
   openSockets(): number;
+  /** Switches routes read (the drift pages: which version of a site is live). */
+  state: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startFixtureSite(options: { port?: number; host?: string }
     hitCount: (pathname) => hits.get(pathname) ?? 0,
     resetHits: () => hits.clear(),
     openSockets: () => sockets.size,
+    state: new Map(),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

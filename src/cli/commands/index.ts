@@ -15,6 +15,9 @@ import * as usage from './usage.js';
 import * as status from './status.js';
 import * as edit from './edit.js';
 import * as diff from './diff.js';
+import * as snapshot from './snapshot.js';
+import * as test from './test.js';
+import * as check from './check.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -29,6 +32,9 @@ export const commandModules: RegisterCommand[] = [
   list.register,
   show.register,
   run.register,
+  snapshot.register,
+  test.register,
+  check.register,
   schema.register,
   openapi.register,
   serve.register,

@@ -53,9 +53,14 @@ export function register(program: Command, ctx: CliContext): void {
         const result = await retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { scraper: scraperNumber });
         spinner?.stop();
         if (options.json) {
-          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber });
+          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber, health: result.health });
         } else {
           writeJson(ctx.stdout, result.data);
+          // Drift: the data still comes, but fields that used to extract no longer do.
+          if (result.health.state !== 'healthy') {
+            ctx.stderr.write(`health: ${result.health.state}: ${describeFailing(result.health.fields)}\n`);
+            ctx.stderr.write(`hint: the page may have changed; \`pagejson check ${apiId}\` compares every endpoint with the live site\n`);
+          }
         }
       } finally {
         spinner?.stop();
@@ -69,4 +74,12 @@ async function startSpinner(ctx: CliContext, text: string): Promise<{ stop(): vo
   if (!ctx.stderr.isTTY || !ctx.interactive) return undefined;
   const { default: ora } = await import('ora');
   return ora({ text, stream: ctx.stderr }).start();
+}
+
+/** `books emptied (had 20 items), title emptied`: the failing fields in words. */
+export function describeFailing(fields: Array<{ path: string; problem?: string; expectedItems?: number }>): string {
+  return fields
+    .filter((field) => field.problem !== undefined)
+    .map((field) => (field.problem === 'array-emptied' ? `${field.path} emptied (had ${field.expectedItems} items)` : field.problem === 'required-empty' ? `${field.path} (required) empty` : `${field.path} emptied`))
+    .join(', ') || 'most fields came out empty';
 }

@@ -34,10 +34,11 @@ export function register(program: Command, ctx: CliContext): void {
       writeLine(
         ctx.stdout,
         renderTable(
-          ['endpoint', 'status', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits', 'tokens'],
+          ['endpoint', 'status', 'health', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits', 'tokens'],
           endpoints.map((e) => [
             e.apiId,
             e.status,
+            healthCell(e, c),
             e.sourceUrl,
             `${e.scraper} (${e.scraperName})`,
             e.caching ? 'enabled' : 'disabled',
@@ -54,3 +55,11 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
+/** `degraded since 2026-11-23 10:02 (books.price)`: the health, since when, and the fields that failed. */
+export function healthCell(e: { health: string | null; healthSince: string | null; failingFields: string[] }, c: ReturnType<typeof colors>): string {
+  if (!e.health) return '';
+  if (e.health === 'healthy') return c.green('healthy');
+  const since = e.healthSince ? ` since ${e.healthSince.slice(0, 16).replace('T', ' ')}` : '';
+  const fields = e.failingFields.length > 0 ? ` (${e.failingFields.slice(0, 4).join(', ')}${e.failingFields.length > 4 ? ', …' : ''})` : '';
+  return (e.health === 'broken' ? c.red : c.yellow)(`${e.health}${since}${fields}`);
+}

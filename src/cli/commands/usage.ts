@@ -3,7 +3,8 @@ import { formatCredits, fromMilli } from '../../core/credits.js';
 import { PagejsonError } from '../../core/errors.js';
 import type { UsageQuery } from '../../core/storage/types.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
-import { renderTable } from '../output.js';
+import { colors, renderTable } from '../output.js';
+import { healthCell } from './status.js';
 import { projectFor } from '../project-option.js';
 import { withStateClient } from '../state-session.js';
 
@@ -25,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (options.api) query.apiId = options.api;
       if (options.key) query.keyId = options.key;
       const project = await projectFor(command, ctx);
-      const rows = await withStateClient(project, (client) => client.usage(query));
+      const [rows, endpoints] = await withStateClient(project, async (client) => [await client.usage(query), await client.status()] as const);
       if (options.json) return writeJson(ctx.stdout, rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })));
       if (rows.length === 0) return writeLine(ctx.stdout, `no usage in the last ${days} day${days === 1 ? '' : 's'}`);
       const total = rows.reduce(
@@ -49,6 +50,11 @@ export function register(program: Command, ctx: CliContext): void {
           ],
         ),
       );
+      // Endpoints that answer but no longer extract what they did (drift): said under the numbers.
+      const c = colors(ctx.stdout, ctx.env);
+      for (const endpoint of endpoints.filter((e) => (e.health === 'degraded' || e.health === 'broken') && (!options.api || e.apiId === options.api))) {
+        writeLine(ctx.stdout, `${endpoint.apiId}: ${healthCell(endpoint, c)}`);
+      }
     });
 }
 

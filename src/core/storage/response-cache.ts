@@ -16,10 +16,23 @@ import type Keyv from 'keyv';
  */
 export type CacheState = 'HIT' | 'STALE' | 'MISS' | 'BYPASS';
 
+/**
+ * What a loader returns for data that must be served but not kept (a degraded extraction): the caller gets
+ * it, the cache does not store it, and a stale entry already there stays.
+ */
+export class Uncacheable {
+  constructor(
+    readonly data: unknown,
+    readonly note: string,
+  ) {}
+}
+
 export interface CacheAnswer {
   /** The whole response body, `{"data":…,"errors":null}`, serialised once when the entry was made. */
   body: string;
   state: CacheState;
+  /** The note of an Uncacheable answer (`degraded`). */
+  note?: string;
   ageSeconds: number;
   fetchedAt: number;
 }
@@ -27,6 +40,8 @@ export interface CacheAnswer {
 interface CacheEntry {
   body: string;
   fetchedAt: number;
+  /** Set only on answers that were not stored (Uncacheable). */
+  note?: string;
 }
 
 export interface ResponseCacheOptions {
@@ -99,8 +114,9 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     const running = inflight.get(key);
     if (running) return running;
     const promise = (async () => {
-      const data = await load();
-      const entry: CacheEntry = { body: envelopeBody(data), fetchedAt: now() };
+      const loaded = await load();
+      if (loaded instanceof Uncacheable) return { body: envelopeBody(loaded.data), fetchedAt: now(), note: loaded.note };
+      const entry: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
       memory.set(key, entry);
       if (store) {
         try {
@@ -155,6 +171,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   const answer = (entry: CacheEntry, state: CacheState): CacheAnswer => ({
     body: entry.body,
     state,
+    ...(entry.note !== undefined ? { note: entry.note } : {}),
     ageSeconds: Math.max(0, Math.floor((now() - entry.fetchedAt) / 1000)),
     fetchedAt: entry.fetchedAt,
   });
@@ -162,8 +179,9 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   return {
     async get(key, load, { caching }) {
       if (!caching) {
-        const data = await load();
-        return { body: envelopeBody(data), state: 'BYPASS', ageSeconds: 0, fetchedAt: now() };
+        const loaded = await load();
+        if (loaded instanceof Uncacheable) return { body: envelopeBody(loaded.data), state: 'BYPASS', ageSeconds: 0, fetchedAt: now(), note: loaded.note };
+        return { body: envelopeBody(loaded), state: 'BYPASS', ageSeconds: 0, fetchedAt: now() };
       }
       let entry = memory.get(key);
       if (!entry) {

@@ -79,6 +79,12 @@ export interface EndpointRuntimeStatus {
   lastFetchAt: string | null;
   lastError: string | null;
   lastErrorAt: string | null;
+  /** Health of the last extraction (absent before any, and in state written before health existed). */
+  health?: 'healthy' | 'degraded' | 'broken';
+  /** Dotted paths of the fields that failed in it. */
+  failingFields?: string[];
+  /** When the endpoint entered its current health. */
+  healthSince?: string;
 }
 
 export interface StateStore {

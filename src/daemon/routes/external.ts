@@ -31,6 +31,8 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
     reply.header('x-pagejson-cache', answer.cache);
     if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
     if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
+    // Only on degraded answers: the hit path (always healthy) sends no extra header.
+    if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
     reply.code(200).type(JSON_UTF8);
     return answer.body;
   };

@@ -1,6 +1,7 @@
 import type { RouteHandler } from '../site.js';
 import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
+import { driftRoutes } from './drift.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { hostileRoutes } from './hostile.js';
@@ -14,6 +15,7 @@ import { sessionRoutes } from './session.js';
 export const siteRoutes: Record<string, RouteHandler> = {
   ...charsetRoutes,
   ...daemonRoutes,
+  ...driftRoutes,
   ...faultRoutes,
   ...fingerprintRoutes,
   ...hostileRoutes,

@@ -1,0 +1,94 @@
+import { relative } from 'node:path';
+import type { Command } from 'commander';
+import { PagejsonError } from '../../core/errors.js';
+import { loadProjectConfigs } from '../config-files.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import { colors } from '../output.js';
+import { escapeData, escapeProperty } from '../validate-run.js';
+
+/**
+ * `pagejson test [apiId...] [--update] [--format text|json|github]`: offline, re-extracts every snapshot with
+ * the current config and compares with the data stored beside it. Exit 1 on any difference: this is what CI
+ * runs on a pull request that edits a config. `--update` takes the new data as expected.
+ */
+interface Outcome {
+  apiId: string;
+  snapshot: string;
+  ok: boolean;
+  differences: Array<{ path: string; kind: string; before?: unknown; after?: unknown }>;
+  error?: string;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('test')
+    .description('re-extract every snapshot with the current configs, offline, and report what changed (exit 1 on any change)')
+    .argument('[apiId...]', 'only these endpoints (default: every config with snapshots)')
+    .option('--update', 'take the new data as expected and rewrite the snapshots\' data')
+    .option('--format <format>', 'text, json or github (annotations on the pull request)', 'text')
+    .addHelpText('after', '\nExamples:\n  pagejson test\n  pagejson test books --format github\n  pagejson test books --update')
+    .action(async (apiIds: string[], options: { update?: boolean; format: string }, command: Command) => {
+      const format = options.format;
+      if (!['text', 'json', 'github'].includes(format)) throw new PagejsonError('USAGE', `--format must be text, json or github, not "${format}"`, { hint: 'use --format github in GitHub Actions' });
+      const { project, set } = await loadProjectConfigs(command, ctx);
+      for (const apiId of apiIds) {
+        if (!set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}` });
+      }
+      const [{ readSnapshots, compareData, updateSnapshotData }, { createInProcessExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../../core/extraction/index.js')]);
+      const { maxDepth, maxElements } = project.settings.extraction;
+      const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
+      const outcomes: Outcome[] = [];
+      const without: string[] = [];
+      for (const config of [...set.configs.values()].filter((c) => apiIds.length === 0 || apiIds.includes(c.apiId)).sort((a, b) => a.apiId.localeCompare(b.apiId))) {
+        const snapshots = await readSnapshots(project.configsDir, config.apiId);
+        if (snapshots.length === 0) without.push(config.apiId);
+        for (const snapshot of snapshots) {
+          try {
+            const extraction = await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: snapshot.html, finalUrl: snapshot.record.url });
+            const differences = compareData(snapshot.record.data, extraction.data);
+            if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, extraction.data, config.revision);
+            outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: differences.length === 0 || options.update === true, differences });
+          } catch (error) {
+            outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });
+          }
+        }
+      }
+      if (outcomes.some((outcome) => !outcome.ok)) ctx.exitCode = 1;
+      report(outcomes, without, format, options.update === true, project.configsDir, ctx);
+    });
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? 'nothing' : text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+function describe(difference: Outcome['differences'][number]): string {
+  if (difference.kind === 'added') return `${difference.path}: added ${show(difference.after)}`;
+  if (difference.kind === 'removed') return `${difference.path}: removed (was ${show(difference.before)})`;
+  return `${difference.path}: ${show(difference.before)} → ${show(difference.after)}`;
+}
+
+function report(outcomes: Outcome[], without: string[], format: string, updated: boolean, configsDir: string, ctx: CliContext): void {
+  const failed = outcomes.filter((outcome) => !outcome.ok).length;
+  const summary = `${outcomes.length} snapshot${outcomes.length === 1 ? '' : 's'}, ${failed} changed${updated ? ' (updated)' : ''}${without.length > 0 ? `; no snapshots for ${without.join(', ')}` : ''}`;
+  if (format === 'json') return writeJson(ctx.stdout, { ok: failed === 0, outcomes, withoutSnapshots: without });
+  if (format === 'github') {
+    for (const outcome of outcomes.filter((o) => !o.ok)) {
+      const file = relative(ctx.cwd, `${configsDir}/${outcome.apiId}.json`);
+      const lines = outcome.error ? [outcome.error] : outcome.differences.slice(0, 20).map(describe);
+      writeLine(ctx.stdout, `::error file=${escapeProperty(file)},title=${escapeProperty(`pagejson test ${outcome.apiId}/${outcome.snapshot}`)}::${escapeData(lines.join('\n'))}`);
+    }
+    return writeLine(ctx.stdout, summary);
+  }
+  const c = colors(ctx.stdout, ctx.env);
+  for (const outcome of outcomes) {
+    const mark = outcome.ok ? c.green('✓') : c.red('✗');
+    writeLine(ctx.stdout, `${mark} ${outcome.apiId}/${outcome.snapshot}${outcome.differences.length > 0 ? ` (${outcome.differences.length} difference${outcome.differences.length === 1 ? '' : 's'}${updated ? ', updated' : ''})` : ''}`);
+    if (outcome.error) writeLine(ctx.stdout, `    ${c.red(outcome.error)}`);
+    for (const difference of outcome.differences.slice(0, 20)) writeLine(ctx.stdout, `    ${describe(difference)}`);
+    if (outcome.differences.length > 20) writeLine(ctx.stdout, `    … and ${outcome.differences.length - 20} more`);
+  }
+  writeLine(ctx.stdout, failed === 0 ? c.green(summary) : c.red(summary));
+  if (failed > 0 && !updated) writeLine(ctx.stdout, `${c.dim('hint:')} if the new data is right, take it with \`pagejson test --update\`; else fix the config with \`pagejson edit\``);
+}
