@@ -8,6 +8,10 @@ import type { RetrieveResult } from '../core/retrieve.js';
  */
 export interface LocalRetriever {
   retrieve(config: ApiConfig, values: Record<string, string>, options?: { expected?: unknown; scraper?: 1 | 2 | 3 }): Promise<RetrieveResult>;
+  /** The page alone (decoded HTML and final URL), for a repair: it must work when nothing extracts. */
+  fetchPage(config: ApiConfig, values: Record<string, string>): Promise<{ html: string; finalUrl: string }>;
+  /** The model a config names (for a repair with an OpenAI-compatible model). */
+  model(name: string): Promise<import('../core/models/types.js').Model>;
   close(): Promise<void>;
 }
 
@@ -25,6 +29,12 @@ export async function createLocalRetriever(project: Project, env: Record<string,
   return {
     retrieve: (config, values, options = {}) =>
       retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
+    async fetchPage(config, values) {
+      const { resolveSourceUrl } = await import('../core/config/url-template.js');
+      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1 });
+      return { html: page.html, finalUrl: page.finalUrl };
+    },
+    model: (name) => models.get(name),
     close: () => pool.close(),
   };
 }

@@ -4,7 +4,7 @@ import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-t
 import { retrievalCost } from './credits.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
 import { verifyApiKey } from './key-service.js';
-import type { ApiKeyRecord, StateStore, UsageEvent } from './storage/types.js';
+import type { ApiKeyRecord, EndpointRuntimeStatus, StateStore, UsageEvent } from './storage/types.js';
 import type { CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey, Uncacheable } from './storage/response-cache.js';
 import type { HealthState } from './health/index.js';
@@ -80,6 +80,10 @@ export interface RetrievalDeps {
   failureCacheMs?: number;
   /** Server-side failures one key may cause per minute before its uncached requests are refused (default 30). */
   failedRetrievalsPerMinute?: number;
+  /** Told about degraded and broken extractions (the daemon's background repair). */
+  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>) => void;
+  /** The daemon's latest repair per apiId, kept in every endpoint status written. */
+  repairOf?: (apiId: string) => EndpointRuntimeStatus['repair'] | undefined;
 }
 
 /** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
@@ -326,6 +330,10 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   }
 
   /** The cache's loader: also runs for background refreshes, so it keeps the endpoint status itself. */
+  const repairField = (apiId: string) => {
+    const repair = deps.repairOf?.(apiId);
+    return repair ? { repair } : {};
+  };
   /** A fetch error (not an extraction's) keeps the health the endpoint had. */
   const previousHealth = (apiId: string) => {
     const previous = healthOf.get(apiId);
@@ -349,9 +357,13 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       const fetchedAt = result.fetchedAt.toISOString();
       lastFetchAt.set(config.apiId, fetchedAt);
       const health = healthFields(config.apiId, result.health.state, result.health.failing);
-      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null, ...health }).catch(() => undefined);
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null, ...health, ...repairField(config.apiId) }).catch(() => undefined);
       // A degraded answer is served, flagged, and never cached: the next request tries the source again.
-      return result.health.state === 'degraded' ? new Uncacheable(result.data, 'degraded') : result.data;
+      if (result.health.state === 'degraded') {
+        deps.onUnhealthy?.(config, values);
+        return new Uncacheable(result.data, 'degraded');
+      }
+      return result.data;
     } catch (error) {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: false });
       if (failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) recentFailures.set(key, error);
@@ -361,7 +373,8 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
       const missing = broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0 ? (error.context.missingRequired as string[]) : config.structure.map((field) => field.name);
       const health = broken ? healthFields(config.apiId, 'broken', missing) : {};
-      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt, ...previousHealth(config.apiId), ...health }).catch(() => undefined);
+      if (broken) deps.onUnhealthy?.(config, values);
+      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt, ...previousHealth(config.apiId), ...health, ...repairField(config.apiId) }).catch(() => undefined);
       throw error;
     }
   }

@@ -6,13 +6,14 @@ import type { ApiConfig, ProjectSettings } from './config/schema.js';
 import { toMilli } from './credits.js';
 import { createModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extraction/index.js';
+import { createBackgroundRepair, type BackgroundRepair, type RepairEvent } from './health/index.js';
 import { retrieve } from './retrieve.js';
 import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
 import { createLowdbStore } from './storage/lowdb-store.js';
 import { resolveRedisUrl } from './storage/redis-connection.js';
 import { createResponseCache, type ResponseCache } from './storage/response-cache.js';
-import type { StateStore } from './storage/types.js';
+import type { EndpointRuntimeStatus, StateStore } from './storage/types.js';
 
 /**
  * createRuntime: the one place where drivers are chosen and wired (DESIGN.md section 2). Settings and the
@@ -22,7 +23,8 @@ import type { StateStore } from './storage/types.js';
 export type RuntimeEvent =
   | RetrievalEvent
   | { kind: 'config'; change: ConfigRegistryEvent }
-  | { kind: 'cache-error'; phase: string; error: unknown };
+  | { kind: 'cache-error'; phase: string; error: unknown }
+  | RepairEvent;
 
 export interface Runtime {
   project: Project;
@@ -33,6 +35,7 @@ export interface Runtime {
   scrapers: ScraperPool;
   extractor: Extractor;
   retrieval: RetrievalService;
+  repairs: BackgroundRepair;
   /** Reservations of requests a dead process left unanswered, refunded at start. */
   releasedHolds: { holds: number; milliCredits: number };
   now(): Date;
@@ -138,7 +141,31 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
     if (status.health && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
   }
+  // Repairs of endpoints whose pages changed, worked out in the background (pagejson.json `heal`).
+  const repairs = createBackgroundRepair({
+    mode: settings.heal,
+    configsDir: project.configsDir,
+    scraperFor: (config) => scrapers.get(config.scraper),
+    modelFor: (name) => models.get(name),
+    timeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
+    onEvent: (event) => {
+      emit(event);
+      if (event.outcome === 'proposed' || event.outcome === 'applied') {
+        const repair = { outcome: event.outcome, file: event.file, revision: event.revision, at: now().toISOString() };
+        repairInfo.set(event.apiId, repair);
+        void store
+          .listEndpointStatus()
+          .then((all) => all.find((status) => status.apiId === event.apiId))
+          .then((status) => status && store.setEndpointStatus({ ...status, repair }))
+          .catch(() => undefined);
+      }
+    },
+  });
+  const repairInfo = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
+  for (const status of await store.listEndpointStatus()) if (status.repair) repairInfo.set(status.apiId, status.repair);
   const retrieval = createRetrievalService({
+    onUnhealthy: (config, values) => repairs.unhealthy(config, values),
+    repairOf: (apiId) => repairInfo.get(apiId),
     lastFetchAt,
     healthAtStart,
     configs,
@@ -167,6 +194,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     extractor,
     retrieval,
     releasedHolds: orphaned,
+    repairs,
     now,
     subscribe(listener) {
       listeners.add(listener);
@@ -177,6 +205,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
         clearInterval(purgeTimer);
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
+        await repairs.idle();
         await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close(), extractor.close()]);
         await retrieval.close();
         await store.flush();

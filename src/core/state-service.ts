@@ -51,6 +51,8 @@ export interface EndpointStatusView {
   health: 'healthy' | 'degraded' | 'broken' | null;
   failingFields: string[];
   healthSince: string | null;
+  /** The daemon's latest repair: a proposal waiting for `pagejson heal`, or one it applied. */
+  repair: { outcome: 'proposed' | 'applied'; file: string; revision: number; at: string } | null;
   usage: { requests: number; errors: number; cacheHits: number; milliCredits: number; promptTokens: number; completionTokens: number };
 }
 
@@ -119,6 +121,8 @@ export async function endpointStatus(store: StateStore, configs: ApiConfig[]): P
         health: run?.health ?? null,
         failingFields: run?.failingFields ?? [],
         healthSince: run?.healthSince ?? null,
+        // A proposal for a revision that is no longer the file's is stale: not shown.
+        repair: run?.repair && run.repair.revision === config.revision + (run.repair.outcome === 'proposed' ? 1 : 0) ? run.repair : null,
         usage: total,
       };
     });

@@ -18,6 +18,7 @@ import * as diff from './diff.js';
 import * as snapshot from './snapshot.js';
 import * as test from './test.js';
 import * as check from './check.js';
+import * as heal from './heal.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -35,6 +36,7 @@ export const commandModules: RegisterCommand[] = [
   snapshot.register,
   test.register,
   check.register,
+  heal.register,
   schema.register,
   openapi.register,
   serve.register,

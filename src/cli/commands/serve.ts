@@ -46,6 +46,10 @@ export function register(program: Command, ctx: CliContext): void {
         ...(options.redis !== undefined ? { runtime: { redisUrl: options.redis } } : {}),
       });
       server.runtime.subscribe((event) => {
+        if (event.kind === 'repair') {
+          if (event.outcome === 'proposed' || event.outcome === 'applied') server.app.log.warn({ apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery }, event.outcome === 'proposed' ? `repair proposed: review it with \`pagejson heal ${event.apiId}\`` : 'repair applied as a new revision');
+          else server.app.log.info({ apiId: event.apiId, reason: event.reason }, `no repair ${event.outcome === 'failed' ? '(failed)' : 'found'}`);
+        }
         if (event.kind === 'config' && event.change.problems) {
           const kept = event.change.keptPrevious ? ' (the previous revision keeps serving)' : '';
           for (const problem of event.change.problems) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);

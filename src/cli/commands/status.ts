@@ -56,7 +56,8 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 /** `degraded since 2026-11-23 10:02 (books.price)`: the health, since when, and the fields that failed. */
-export function healthCell(e: { health: string | null; healthSince: string | null; failingFields: string[] }, c: ReturnType<typeof colors>): string {
+export function healthCell(e: { apiId?: string; health: string | null; healthSince: string | null; failingFields: string[]; repair?: { outcome: string; revision: number } | null }, c: ReturnType<typeof colors>): string {
+  if (e.repair?.outcome === 'proposed') return c.yellow(`${e.health ?? 'unknown'}, repair proposed (pagejson heal ${e.apiId ?? ''})`.replace(' )', ')'));
   if (!e.health) return '';
   if (e.health === 'healthy') return c.green('healthy');
   const since = e.healthSince ? ` since ${e.healthSince.slice(0, 16).replace('T', ' ')}` : '';

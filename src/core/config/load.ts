@@ -102,7 +102,7 @@ export async function loadConfigFile(file: string, root: string = dirname(file))
   return parseConfigText(read.text, file);
 }
 
-/** The config files of a folder: `*.json` except the published `*.schema.json`. */
+/** The config files of a folder: `*.json` except the published `*.schema.json` and `*.proposed.json`. */
 export async function listConfigFiles(dir: string): Promise<string[]> {
   let names: string[];
   try {
@@ -112,7 +112,8 @@ export async function listConfigFiles(dir: string): Promise<string[]> {
     throw error;
   }
   return names
-    .filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json') && !name.startsWith('.'))
+    // Published schemas and repair proposals (`<apiId>.proposed.json`, see health/proposals.ts) are not configs.
+    .filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json') && !name.endsWith('.proposed.json') && !name.startsWith('.'))
     .sort()
     .map((name) => join(dir, name));
 }

@@ -155,6 +155,10 @@ export const ProjectSettingsSchema = z
       })
       .strict()
       .default({ failedRetrievalsPerMinute: 30 }),
+    heal: z
+      .enum(['off', 'propose', 'apply'])
+      .default('propose')
+      .describe('What the daemon does when an endpoint comes out degraded or broken: nothing, write configs/<apiId>.proposed.json, or apply the repair as a new revision'),
     metrics: z
       .object({
         listen: z

@@ -85,6 +85,8 @@ export interface EndpointRuntimeStatus {
   failingFields?: string[];
   /** When the endpoint entered its current health. */
   healthSince?: string;
+  /** The daemon's last repair of this endpoint (heal: propose or apply). */
+  repair?: { outcome: 'proposed' | 'applied'; file: string; revision: number; at: string };
 }
 
 export interface StateStore {

@@ -1,0 +1,95 @@
+import { relative } from 'node:path';
+import type { Command } from 'commander';
+import { exampleValues } from '../../core/config/url-template.js';
+import { PagejsonError } from '../../core/errors.js';
+import { loadProjectConfigs, requireConfig } from '../config-files.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import { colors } from '../output.js';
+
+/**
+ * `pagejson heal <apiId> [--yes] [--json]`: repairs a config whose page changed, against the live page. The
+ * last good values (the latest snapshot's data, else the generated sample) are found on the new page and the
+ * selectors re-derived from them (`heuristic`), or proposed by the config's model and verified. Shows the
+ * change as a diff and writes it, one revision up, only on confirmation or with --yes. A proposal the daemon
+ * stored (`configs/<apiId>.proposed.json`) is offered first.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('heal')
+    .description('repair a degraded or broken config against its live page (shows the diff; writes on confirmation or --yes)')
+    .argument('<apiId>', 'the endpoint to repair')
+    .option('--yes', 'write the repair without asking')
+    .option('--json', 'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, changes, written}')
+    .addHelpText('after', '\nExamples:\n  pagejson check            # which endpoints need it\n  pagejson heal books       # review the repair, then confirm\n  pagejson heal books --yes --json')
+    .action(async (apiId: string, options: { yes?: boolean; json?: boolean }, command: Command) => {
+      const { project, set } = await loadProjectConfigs(command, ctx);
+      const config = requireConfig(project, set, apiId, ctx.cwd);
+      const health = await import('../../core/health/index.js');
+      const snapshot = (await health.readSnapshots(project.configsDir, apiId)).at(0);
+      const expected = (snapshot?.record.data ?? health.expectedData(config)) as Record<string, unknown> | undefined;
+      if (!expected) {
+        throw new PagejsonError('USAGE', `${apiId} has no last good values to repair from`, {
+          hint: `take a snapshot while it works (\`pagejson snapshot ${apiId}\`), or generate it again with \`pagejson generate <url> --id ${apiId} --force\``,
+        });
+      }
+      const stored = await health.readProposal(project.configsDir, apiId, config.revision);
+      const { createLocalRetriever } = await import('../local-retriever.js');
+      const retriever = await createLocalRetriever(project, ctx.env);
+      let proposal;
+      try {
+        const page = await retriever.fetchPage(config, exampleValues(config));
+        if (stored) {
+          // The daemon's proposal, re-measured on the page as it is now.
+          const { compileStructure } = await import('../../core/structure/index.js');
+          const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(page.html, page.finalUrl).data;
+          const { describeChanges } = await import('../../core/edit/describe-changes.js');
+          proposal = { apiId, fromRevision: config.revision, config: stored, repaired: [], unrepaired: [], recovery: health.recoveryOf(expected, data), by: 'the daemon (stored proposal)', changes: describeChanges(config, stored) };
+        } else {
+          const model = config.model === 'heuristic' ? undefined : await retriever.model(config.model);
+          proposal = await health.proposeRepair({ config, html: page.html, pageUrl: page.finalUrl, expected, ...(model ? { model } : {}) });
+        }
+      } finally {
+        await retriever.close();
+      }
+      const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
+      const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
+      const nothingToDo = proposal.changes.length === 0;
+      const write = !nothingToDo && proposal.recovery.found > 0 && (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
+      if (!options.json) {
+        const c = colors(ctx.stdout, ctx.env);
+        writeLine(ctx.stdout, `${c.bold(apiId)}: repair by ${proposal.by}, recovers ${proposal.recovery.found} of ${proposal.recovery.total} last good values (${percent}%)`);
+        for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
+        if (proposal.unrepaired.length > 0) writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
+      }
+      if (write) {
+        const { openConfigForEdit, saveEditedConfig } = await import('../../core/edit/config-file.js');
+        const editable = await openConfigForEdit(`${project.configsDir}/${apiId}.json`);
+        await saveEditedConfig(editable, proposal.config);
+        await health.removeProposal(project.configsDir, apiId);
+      }
+      if (options.json) {
+        return writeJson(ctx.stdout, {
+          apiId,
+          fromRevision: proposal.fromRevision,
+          toRevision: proposal.config.revision,
+          by: proposal.by,
+          recovery: proposal.recovery,
+          repaired: proposal.repaired,
+          unrepaired: proposal.unrepaired,
+          changes: proposal.changes,
+          written: write,
+        });
+      }
+      if (nothingToDo) return writeLine(ctx.stdout, 'nothing to repair: the selectors already find the last good values (or nothing better was found)');
+      if (proposal.recovery.found === 0) {
+        ctx.exitCode = 1;
+        return writeLine(ctx.stdout, `no repair found: none of the last good values is on the page; fix it with \`pagejson edit ${apiId}\``);
+      }
+      writeLine(ctx.stdout, write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`);
+    });
+}
+
+async function confirmWrite(file: string, revision: number): Promise<boolean> {
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message: `Save the repair to ${file} as revision ${revision}?`, default: true });
+}

@@ -1,0 +1,85 @@
+import { LRUCache } from 'lru-cache';
+import type { ApiConfig } from '../config/schema.js';
+import { resolveSourceUrl } from '../config/url-template.js';
+import { openConfigForEdit, saveEditedConfig } from '../edit/config-file.js';
+import type { Model } from '../models/types.js';
+import type { Scraper } from '../scrapers/types.js';
+import { expectedData } from './field-health.js';
+import { writeProposal } from './proposals.js';
+import { proposeRepair } from './repair.js';
+import { readSnapshots } from './snapshots.js';
+
+/**
+ * The daemon's own repairs (`heal` in pagejson.json): when a retrieval comes out degraded or broken, a repair
+ * is worked out in the background, once per endpoint and revision, one at a time, never on the request's
+ * path. `propose` writes `configs/<apiId>.proposed.json` beside the reviewed file; `apply` saves the repair
+ * as the next revision (hot reload serves it); `off` does nothing.
+ */
+export type HealMode = 'off' | 'propose' | 'apply';
+
+export type RepairEvent =
+  | { kind: 'repair'; apiId: string; outcome: 'proposed' | 'applied'; file: string; revision: number; recovery: { found: number; total: number } }
+  | { kind: 'repair'; apiId: string; outcome: 'none' | 'failed'; reason: string };
+
+export interface BackgroundRepairOptions {
+  mode: HealMode;
+  configsDir: string;
+  scraperFor(config: ApiConfig): Scraper;
+  modelFor?(name: string): Promise<Model>;
+  onEvent?(event: RepairEvent): void;
+  /** Deadline of one repair (fetch + analysis), ms. */
+  timeoutMs: number;
+}
+
+export interface BackgroundRepair {
+  /** A retrieval of this config (with these values) came out degraded or broken. */
+  unhealthy(config: ApiConfig, values: Record<string, unknown>): void;
+  /** Resolves when every scheduled repair has finished (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createBackgroundRepair(options: BackgroundRepairOptions): BackgroundRepair {
+  // Bounded: a daemon serving thousands of endpoints remembers the latest attempts only.
+  const attempted = new LRUCache<string, true>({ max: 10_000 });
+  let chain: Promise<void> = Promise.resolve();
+  const emit = (event: RepairEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // a listener's failure is not the repair's
+    }
+  };
+
+  async function repair(config: ApiConfig, values: Record<string, unknown>): Promise<void> {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
+    const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
+    if (!expected) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
+    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal });
+    const model = config.model !== 'heuristic' && options.modelFor ? await options.modelFor(config.model) : undefined;
+    const proposal = await proposeRepair({ config, html: page.html, pageUrl: page.finalUrl, expected, signal, ...(model ? { model } : {}) });
+    if (proposal.changes.length === 0 || proposal.recovery.found === 0) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
+    if (options.mode === 'apply') {
+      const file = `${options.configsDir}/${config.apiId}.json`;
+      const editable = await openConfigForEdit(file);
+      // Only over the revision that failed: a file edited meanwhile is the user's and stays as it is.
+      if (editable.original.revision !== config.revision) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'the file changed meanwhile' });
+      await saveEditedConfig(editable, proposal.config);
+      return emit({ kind: 'repair', apiId: config.apiId, outcome: 'applied', file, revision: proposal.config.revision, recovery: proposal.recovery });
+    }
+    const file = await writeProposal(options.configsDir, proposal.config);
+    emit({ kind: 'repair', apiId: config.apiId, outcome: 'proposed', file, revision: proposal.config.revision, recovery: proposal.recovery });
+  }
+
+  return {
+    unhealthy(config, values) {
+      if (options.mode === 'off') return;
+      const key = `${config.apiId}\u0000${config.revision}`;
+      if (attempted.has(key)) return;
+      attempted.set(key, true);
+      // One at a time, after whatever runs: repairs never compete with each other for the source.
+      chain = chain.then(() => repair(config, values)).catch((error: unknown) => emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }));
+    },
+    idle: () => chain,
+  };
+}

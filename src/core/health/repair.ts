@@ -1,0 +1,95 @@
+import type { ApiConfig, Field } from '../config/schema.js';
+import { describeChanges, type ConfigChange } from '../edit/describe-changes.js';
+import { HEURISTIC_MODEL } from '../models/index.js';
+import type { Model } from '../models/types.js';
+import { selectSection } from '../structure/index.js';
+import { healStructure, recoveryOf, type HealResult } from './heal.js';
+
+/**
+ * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
+ * OpenAI-compatible model, the model's selectors for the same fields. A model's proposal is always verified by
+ * extraction, field by field, and the value-anchored repair stands in wherever the model's selector does not
+ * bring the last good values back. Transport-free: the CLI's `heal` and the daemon's background repair use it.
+ */
+export interface RepairProposal {
+  apiId: string;
+  fromRevision: number;
+  /** The repaired config, its revision one above the reviewed file's. */
+  config: ApiConfig;
+  repaired: string[];
+  unrepaired: string[];
+  recovery: { found: number; total: number };
+  /** Who proposed the selectors: `heuristic`, or the model's name (with the heuristic filling in). */
+  by: string;
+  changes: ConfigChange[];
+}
+
+export interface RepairInput {
+  config: ApiConfig;
+  html: string;
+  pageUrl: string;
+  expected: Record<string, unknown>;
+  /** The config's model, when it is not `heuristic`. */
+  model?: Model;
+  signal?: AbortSignal;
+}
+
+/** The rule a model gets for a repair: the fields to keep and the values they held before the redesign. */
+export function repairRule(structure: Field[], expected: Record<string, unknown>): string {
+  const shape = JSON.stringify(structure.map(({ name, type, fields, items, attribute }) => ({ name, type, ...(attribute ? { attribute } : {}), ...(fields ? { fields: fields.map((f) => ({ name: f.name, type: f.type, ...(f.attribute ? { attribute: f.attribute } : {}) })) } : {}), ...(items ? { items } : {}) })));
+  const values = JSON.stringify(expected).slice(0, 4_000);
+  return `The page was redesigned and these selectors stopped working. Propose new CSS selectors for exactly these fields, same names and types: ${shape}. Before the redesign they extracted: ${values}`;
+}
+
+/** The model's selectors, placed on the old fields by name (names, types and transforms stay the config's). */
+function mergeModelSelectors(old: Field[], proposed: Field[]): Field[] {
+  return old.map((field) => {
+    const match = proposed.find((candidate) => candidate.name === field.name);
+    if (!match || match.selector === undefined) return field;
+    const fields = field.fields && match.fields ? mergeModelSelectors(field.fields, match.fields) : field.fields;
+    return { ...field, selector: match.selector, ...(fields ? { fields } : {}) };
+  });
+}
+
+export async function proposeRepair(input: RepairInput): Promise<RepairProposal> {
+  const { config } = input;
+  const heuristic: HealResult = healStructure({ config, html: input.html, pageUrl: input.pageUrl, expected: input.expected });
+  let structure = heuristic.structure;
+  let result = heuristic;
+  let by = HEURISTIC_MODEL;
+  if (input.model && config.model !== HEURISTIC_MODEL) {
+    input.signal?.throwIfAborted();
+    const { sectionHtml } = selectSection(input.html, config.selector);
+    const output = await input.model.generate({ sectionHtml, pageHtml: input.html, pageUrl: input.pageUrl, selector: config.selector, rule: repairRule(config.structure, input.expected) });
+    // Field by field: the model's selector where it brings that field's values back, the heuristic's elsewhere.
+    const modelStructure = mergeModelSelectors(config.structure, output.structure);
+    const { compileStructure } = await import('../structure/index.js');
+    const pick = modelStructure.map((field, index) => {
+      const expected = { [field.name]: input.expected[field.name] };
+      const tryField = (candidate: Field) => {
+        try {
+          return recoveryOf(expected, compileStructure({ selector: config.selector, structure: [candidate] }).extract(input.html, input.pageUrl).data).found;
+        } catch {
+          return -1;
+        }
+      };
+      return tryField(field) >= tryField(heuristic.structure[index]!) ? field : heuristic.structure[index]!;
+    });
+    structure = pick;
+    const data = compileStructure({ selector: config.selector, structure }).extract(input.html, input.pageUrl).data;
+    const stillMissing = heuristic.unrepaired.filter((path) => recoveryOf(pathValue(input.expected, path), pathValue(data, path)).found === 0);
+    result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing };
+    by = `${config.model} (verified; heuristic where it did better)`;
+  }
+  const repaired: ApiConfig = { ...config, structure, revision: config.revision + 1 };
+  return { apiId: config.apiId, fromRevision: config.revision, config: repaired, repaired: result.repaired, unrepaired: result.unrepaired, recovery: result.recovery, by, changes: describeChanges(config, repaired) };
+}
+
+function pathValue(value: unknown, path: string): unknown {
+  let current = value;
+  for (const key of path.split('.')) {
+    if (Array.isArray(current)) current = current.map((item) => (item && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined));
+    else current = current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
+  }
+  return current;
+}
