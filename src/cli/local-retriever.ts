@@ -1,5 +1,6 @@
 import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
+import type { Model } from '../core/models/types.js';
 import type { RetrieveResult } from '../core/retrieve.js';
 
 /**
@@ -11,7 +12,7 @@ export interface LocalRetriever {
   /** The page alone (decoded HTML and final URL), for a repair: it must work when nothing extracts. */
   fetchPage(config: ApiConfig, values: Record<string, string>): Promise<{ html: string; finalUrl: string }>;
   /** The model a config names (for a repair with an OpenAI-compatible model). */
-  model(name: string): Promise<import('../core/models/types.js').Model>;
+  model(name: string): Promise<Model>;
   close(): Promise<void>;
 }
 

@@ -47,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
       });
       server.runtime.subscribe((event) => {
         if (event.kind === 'repair') {
-          if (event.outcome === 'proposed' || event.outcome === 'applied') server.app.log.warn({ apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery }, event.outcome === 'proposed' ? `repair proposed: review it with \`pagejson heal ${event.apiId}\`` : 'repair applied as a new revision');
+          if ('file' in event) server.app.log.warn({ apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery }, event.outcome === 'proposed' ? `repair proposed: review it with \`pagejson heal ${event.apiId}\`` : 'repair applied as a new revision');
           else server.app.log.info({ apiId: event.apiId, reason: event.reason }, `no repair ${event.outcome === 'failed' ? '(failed)' : 'found'}`);
         }
         if (event.kind === 'config' && event.change.problems) {
