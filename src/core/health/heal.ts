@@ -107,27 +107,40 @@ function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** The tag names from below `ancestor` down to `element`. */
+function tagPath(ancestor: Element, element: Element): string[] {
+  const names: string[] = [];
+  for (let current: Element | null = element; current && current !== ancestor; current = parentElement(current)) names.unshift(current.name);
+  return names;
+}
+
 /** Items of a list from the containers found for some of its records: their siblings of the same kind. */
-function itemsFrom(containers: Element[]): Element[] {
+function itemsFrom(containers: Element[], roots: AnyNode[]): { items: Element[]; selector?: string } {
   if (containers.length >= 2) {
     const parent = commonAncestor(containers);
-    if (!parent) return containers;
+    if (!parent) return { items: containers };
     const children = containers.map((container) => ancestors(container).find((a) => parentElement(a) === parent) ?? container);
     const tag = children[0]!.name;
     if (children.every((child) => child.name === tag) && new Set(children).size === children.length) {
       const shared = stableClasses(children[0]!).filter((cls) => children.every((child) => stableClasses(child).includes(cls)));
-      return elementChildren(parent).filter((child) => child.name === tag && shared.every((cls) => stableClasses(child).includes(cls)));
+      return { items: elementChildren(parent).filter((child) => child.name === tag && shared.every((cls) => stableClasses(child).includes(cls))) };
     }
-    return children;
+    // Records spread over several containers (rows of cards): every element at the records' tag path.
+    const path = tagPath(parent, containers[0]!);
+    if (containers.every((container) => tagPath(parent, container).join('>') === path.join('>'))) {
+      const selector = `${uniqueSelector(parent, roots)} > ${path.join(' > ')}`;
+      return { items: selectIn(selector, roots), selector };
+    }
+    return { items: children };
   }
   // One known record: climb to the first level where it has look-alike siblings.
   for (let current: Element | null = containers[0] ?? null; current; current = parentElement(current)) {
     const parent = parentElement(current);
     if (!parent) break;
     const alike = elementChildren(parent).filter((child) => child.name === current!.name && (stableClasses(current!)[0] ?? '') === (stableClasses(child)[0] ?? ''));
-    if (alike.length >= 2) return alike;
+    if (alike.length >= 2) return { items: alike };
   }
-  return containers;
+  return { items: containers };
 }
 
 interface Context {
@@ -154,23 +167,30 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
   const found: Array<Map<string, Element>> = [];
   for (const item of expectedItems) {
     const elements = new Map<string, Element>();
-    let anchor: Element | undefined;
-    for (const sub of subfields) {
-      const candidates = holders(context.index, sub, item[sub.name]);
-      const chosen = anchor ? nearest(candidates, anchor) : candidates[0];
-      if (!chosen) continue;
-      anchor ??= chosen;
-      elements.set(sub.name, chosen);
-    }
-    if (elements.size > 0) found.push(elements);
+    const candidates = subfields.map((sub) => ({ sub, found: holders(context.index, sub, item[sub.name]) })).filter(({ found: list }) => list.length > 0);
+    if (candidates.length === 0) continue;
+    // The rarest value anchors the record (a title beats a rank of "1" that is everywhere).
+    const rarest = [...candidates].sort((a, b) => a.found.length - b.found.length)[0]!;
+    // Of the rarest value's places, the one the record's other values sit closest to (a name also quoted in
+    // an infobox or a navbox is the one in the row beside its dates).
+    const closeness = (place: Element) =>
+      candidates.reduce((sum, { sub, found: list }) => {
+        if (sub === rarest.sub) return sum;
+        const other = nearest(list.slice(0, 50), place);
+        const common = other ? commonAncestor([other, place]) : null;
+        return sum + (common ? ancestors(common).length : 0);
+      }, 0);
+    const anchor = rarest.found.slice(0, 20).reduce((best, place) => (closeness(place) > closeness(best) ? place : best), rarest.found[0]!);
+    for (const { sub, found: list } of candidates) elements.set(sub.name, sub === rarest.sub ? anchor : nearest(list, anchor)!);
+    found.push(elements);
   }
   const containers = found.map((elements) => (elements.size > 1 ? commonAncestor([...elements.values()]) : parentElement([...elements.values()][0]!))).filter((element): element is Element => element !== null);
   if (containers.length === 0) {
     context.unrepaired.push(path);
     return field;
   }
-  const items = itemsFrom(containers);
-  const itemSelector = groupSelector(items, context.index.roots) ?? field.selector!;
+  const { items, selector: pathSelector } = itemsFrom(containers, context.index.roots);
+  const itemSelector = pathSelector ?? groupSelector(items, context.index.roots) ?? field.selector!;
   // The item that holds each known record's elements.
   const itemOf = (element: Element) => items.find((item) => item === element || ancestors(element).includes(item));
   const fields = subfields.map((sub) => {
@@ -204,8 +224,8 @@ function healScalars(field: Field, value: unknown, path: string, context: Contex
     if (values.length > 0) context.unrepaired.push(path);
     return field;
   }
-  const items = itemsFrom(elements.length >= 2 ? elements : [elements[0]!]);
-  const selector = groupSelector(items.length >= 2 ? items : elements, context.index.roots);
+  const { items, selector: pathSelector } = itemsFrom(elements.length >= 2 ? elements : [elements[0]!], context.index.roots);
+  const selector = pathSelector ?? groupSelector(items.length >= 2 ? items : elements, context.index.roots);
   if (!selector) {
     context.unrepaired.push(path);
     return field;
@@ -242,15 +262,43 @@ export function recoveryOf(expected: unknown, data: unknown): { found: number; t
   return { found: wanted.filter((value) => present.has(value)).length, total: wanted.length };
 }
 
+/** The value a structure of one field extracts from the page, or undefined when it cannot run. */
+function extractOne(selector: string, field: Field, html: string, pageUrl: string): unknown {
+  try {
+    return compileStructure({ selector, structure: [field] }).extract(html, pageUrl).data[field.name];
+  } catch {
+    return undefined;
+  }
+}
+
 export function healStructure(input: HealInput): HealResult {
   const index = indexPage(input.html, input.config.selector, input.pageUrl);
   const context: Context = { index, repaired: [], unrepaired: [] };
-  const structure = healFields(input.config.structure, input.expected, '', context);
+  const candidate = healFields(input.config.structure, input.expected, '', context);
+  // Never worse than before: a field whose old selectors bring back as many of its values stays as it was.
+  const structure = candidate.map((healed, position) => {
+    const old = input.config.structure[position]!;
+    if (healed === old) return old;
+    const expected = { [old.name]: input.expected[old.name] };
+    const score = (field: Field) => recoveryOf(expected, { [field.name]: extractOne(input.config.selector, field, input.html, input.pageUrl) }).found;
+    if (score(old) >= score(healed)) {
+      context.repaired = context.repaired.filter((path) => path !== old.name && !path.startsWith(`${old.name}.`));
+      return old;
+    }
+    return healed;
+  });
   let data: Record<string, unknown> = {};
   try {
     data = compileStructure({ selector: input.config.selector, structure }).extract(input.html, input.pageUrl).data;
   } catch {
     // A selector that does not compile is not offered: the caller sees zero recovery.
   }
-  return { structure, repaired: [...new Set(context.repaired)], unrepaired: [...new Set(context.unrepaired)], recovery: recoveryOf(input.expected, data), data };
+  // Unrepaired are the fields whose values are still missing, not those that never broke.
+  const missing = (path: string) => {
+    const [top, sub] = path.split('.');
+    const pick = (value: unknown) => (sub === undefined ? value : Array.isArray(value) ? value.map((item) => record(item)[sub]) : record(value)[sub]);
+    const { found, total } = recoveryOf(pick(input.expected[top!]), pick(data[top!]));
+    return total > 0 && found < total;
+  };
+  return { structure, repaired: [...new Set(context.repaired)], unrepaired: [...new Set(context.unrepaired)].filter(missing), recovery: recoveryOf(input.expected, data), data };
 }
