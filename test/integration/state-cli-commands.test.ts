@@ -176,6 +176,11 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         lastFetchAt: '2026-01-02T03:04:05.000Z',
         lastError: null,
         lastErrorAt: null,
+        // No extraction has run in this test: no health yet, no repair.
+        health: null,
+        failingFields: [],
+        healthSince: null,
+        repair: null,
         usage: { requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, promptTokens: 0, completionTokens: 0, credits: 0.8 },
       },
     ]);

@@ -38,7 +38,8 @@ export function redesign(html: string): string {
     for (const item of tags(list)) {
       if (item.name === 'article') item.name = 'div';
       else if (item.name === 'div') item.name = 'section';
-      item.children.reverse();
+      // Records' fields in another order; a table's rows keep theirs (row spans and headers depend on it).
+      if (!['table', 'thead', 'tbody', 'tr', 'ul', 'ol', 'dl'].includes(item.name)) item.children.reverse();
       item.children.forEach((child, index, children) => {
         child.prev = children[index - 1] ?? null;
         child.next = children[index + 1] ?? null;

@@ -167,7 +167,10 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
   const found: Array<Map<string, Element>> = [];
   for (const item of expectedItems) {
     const elements = new Map<string, Element>();
-    const candidates = subfields.map((sub) => ({ sub, found: holders(context.index, sub, item[sub.name]) })).filter(({ found: list }) => list.length > 0);
+    // A list inside a record (feature bullets) is found by its first value.
+    const valueOf = (sub: Field) => (sub.type === 'array' && Array.isArray(item[sub.name]) ? (item[sub.name] as unknown[])[0] : item[sub.name]);
+    const probe = (sub: Field): Field => (sub.type === 'array' ? ({ name: sub.name, type: 'string', ...(sub.items ?? {}) } as Field) : sub);
+    const candidates = subfields.map((sub) => ({ sub, found: holders(context.index, probe(sub), valueOf(sub)) })).filter(({ found: list }) => list.length > 0);
     if (candidates.length === 0) continue;
     // The rarest value anchors the record (a title beats a rank of "1" that is everywhere).
     const rarest = [...candidates].sort((a, b) => a.found.length - b.found.length)[0]!;
