@@ -140,6 +140,10 @@ describe('field health, live', () => {
     expect(Number.isNaN(Date.parse(status.healthSince!))).toBe(false);
     const shown = await cli('status', '--json');
     expect(JSON.parse(shown.stdout).endpoints[0]).toMatchObject({ apiId: 'books', health: 'degraded', failingFields: ['books'] });
+    const table = (await cli('status')).stdout;
+    expect(table).toMatch(/degraded since \d{4}-\d\d-\d\d \d\d:\d\d \(books\)/);
+    await server.runtime.retrieval.flushUsage();
+    expect((await cli('usage')).stdout).toMatch(/^books: degraded since .* \(books\); repair proposed: pagejson heal books$/m);
     const metrics = await (await fetch(`${server.metricsUrl!}/metrics`)).text();
     expect(metrics).toContain('pagejson_answers_by_health_total{api_id="books",health="degraded"} 2');
     expect(metrics).toContain('pagejson_answers_by_health_total{api_id="books",health="healthy"} 2');

@@ -141,7 +141,7 @@ describe('the daemon repairs by itself', () => {
     await server.runtime.repairs.idle();
     const status = JSON.parse((await cli('status', '--json')).stdout) as { endpoints: Array<{ repair: { outcome: string; revision: number } | null }> };
     expect(status.endpoints[0]!.repair).toMatchObject({ outcome: 'proposed', revision: 2 });
-    expect((await cli('status')).stdout).toContain('repair proposed (pagejson heal books)');
+    expect((await cli('status')).stdout).toContain('repair proposed: pagejson heal books');
 
     const applied = await cli('heal', 'books', '--yes');
     expect(applied.stdout).toContain('repair by the daemon (stored proposal)');

@@ -57,10 +57,10 @@ export function register(program: Command, ctx: CliContext): void {
 
 /** `degraded since 2026-11-23 10:02 (books.price)`: the health, since when, and the fields that failed. */
 export function healthCell(e: { apiId?: string; health: string | null; healthSince: string | null; failingFields: string[]; repair?: { outcome: string; revision: number } | null }, c: ReturnType<typeof colors>): string {
-  if (e.repair?.outcome === 'proposed') return c.yellow(`${e.health ?? 'unknown'}, repair proposed (pagejson heal ${e.apiId ?? ''})`.replace(' )', ')'));
-  if (!e.health) return '';
+  const proposed = e.repair?.outcome === 'proposed' ? `; repair proposed: pagejson heal ${e.apiId ?? '<apiId>'}` : '';
+  if (!e.health) return proposed ? c.yellow(proposed.slice(2)) : '';
   if (e.health === 'healthy') return c.green('healthy');
   const since = e.healthSince ? ` since ${e.healthSince.slice(0, 16).replace('T', ' ')}` : '';
   const fields = e.failingFields.length > 0 ? ` (${e.failingFields.slice(0, 4).join(', ')}${e.failingFields.length > 4 ? ', …' : ''})` : '';
-  return (e.health === 'broken' ? c.red : c.yellow)(`${e.health}${since}${fields}`);
+  return (e.health === 'broken' ? c.red : c.yellow)(`${e.health}${since}${fields}${proposed}`);
 }
