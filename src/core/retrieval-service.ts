@@ -292,7 +292,8 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       else spent.tokens = tokens;
     };
     try {
-      const remembered = recentFailures.get(key_);
+      // An answer in memory is never a remembered failure (failures are not cached): skip the lookup then.
+      const remembered = fromMemory ? undefined : recentFailures.get(key_);
       if (remembered) throw remembered;
       const answer = await withinDeadline(deps.cache.get(key_, () => fetchAndRecord(config, values, onTokens, key_), { caching: config.caching }), deps.answerTimeoutMs);
       // The request counts as answered once its settled hold is durable: a kill -9 before that refunds it.

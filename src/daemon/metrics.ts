@@ -31,13 +31,25 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
 
   const answersByHealth = new Counter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
 
+  // Every answer counts here: the labelled child is looked up once per endpoint and health, not hashed per answer.
+  const healthChildren = new Map<string, ReturnType<typeof answersByHealth.labels>>();
+  const healthCounter = (apiId: string, state: string) => {
+    const key = `${apiId}\u0000${state}`;
+    let child = healthChildren.get(key);
+    if (!child) {
+      child = answersByHealth.labels({ api_id: label(apiId), health: state });
+      if (healthChildren.size < 10_000) healthChildren.set(key, child);
+    }
+    return child;
+  };
+
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
 
   const unsubscribe = runtime.subscribe((event) => {
     if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
     else if (event.kind === 'debit') creditsDebited.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
-    else if (event.kind === 'health') answersByHealth.inc({ api_id: label(event.apiId), health: event.state });
+    else if (event.kind === 'health') healthCounter(event.apiId, event.state).inc();
   });
 
   return {
