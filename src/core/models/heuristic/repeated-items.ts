@@ -233,7 +233,7 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   // The containers of a spread region (rows of cards) hold records; they are not records themselves.
   const containerSets = spread.map((group) => new Set(group.items.map((item) => item.parent)));
   const siblings = findGroups(elements, stats).filter((group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))));
-  const prescored = [...siblings, ...spread]
+  const scored = [...siblings, ...spread]
     .map((group) => {
       const itemStats = group.items.map((item) => stats.get(item)!);
       const avgText = itemStats.reduce((sum, s) => sum + s.textLength, 0) / group.items.length;
@@ -245,8 +245,11 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
       return { group, score };
     })
     .filter(({ score }) => score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, ANALYSED_GROUPS);
+    .sort((a, b) => b.score - a.score);
+  // The best-scored few, and always the region with the most items (it may be offered last, see below).
+  const prescored = scored.slice(0, ANALYSED_GROUPS);
+  const largest = [...scored].sort((a, b) => b.group.items.length - a.group.items.length)[0];
+  if (largest && !prescored.includes(largest)) prescored.push(largest);
 
   const analysed = prescored
     .map(({ group, score }) => {
@@ -283,10 +286,11 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     if (selector) kept.push({ ...candidate, selector });
   }
 
-  // The largest region of furniture, when it outnumbers every region kept, is offered last (see Proposal.trailing).
+  // The page's largest region (often furniture), when it outnumbers every region kept, is offered last (see
+  // Proposal.trailing).
   const largestKept = Math.max(0, ...kept.map((candidate) => candidate.group.items.length));
   const furniture = analysed
-    .filter((candidate) => candidate.weak && !kept.includes(candidate as (typeof kept)[number]) && candidate.group.items.length >= MIN_TRAILING_ITEMS && candidate.group.items.length > largestKept)
+    .filter((candidate) => !kept.some((other) => other.group === candidate.group) && candidate.group.items.length >= MIN_TRAILING_ITEMS && candidate.group.items.length > largestKept)
     .sort((a, b) => b.group.items.length - a.group.items.length || b.score - a.score);
   const trailing = new Set<Element[]>();
   for (const candidate of furniture) {
