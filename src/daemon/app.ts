@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { registerMcpRoute } from './mcp/route.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
 
 /**
@@ -30,6 +31,8 @@ export interface BuildAppOptions {
   requestTimeoutMs?: number;
   /** Serve /metrics on this app too, to requests with `Authorization: Bearer <token>` (metrics.tokenEnv). */
   metricsToken?: string;
+  /** Streamable HTTP MCP at /mcp (default on). */
+  mcp?: boolean;
 }
 
 export interface DaemonApp extends FastifyInstance {
@@ -204,6 +207,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   });
 
   registerExternalRoutes(app, runtime, metrics);
+  if (options.mcp !== false) registerMcpRoute(app, runtime);
 
   // Liveness: the event loop answers. Readiness: the state store answers and retrievals are not failing.
   app.get('/healthz', async (_request, reply) => reply.type(JSON_UTF8).send('{"data":{"status":"ok"},"errors":null}'));
