@@ -17,6 +17,8 @@ export interface AdminAppOptions {
   /** The configs the daemon serves right now. */
   listConfigs: () => ApiConfig[] | Promise<ApiConfig[]>;
   settings: Pick<ProjectSettings, 'credits'>;
+  /** The daemon's public address (`pagejson mcp` goes through it). */
+  publicUrl?: () => string | undefined;
   /** Called after a grant or charge changed a balance (the daemon may refresh cached balances or metrics). */
   onCreditsChanged?: (account: string, milliCredits: number) => void;
   now?: () => Date;
@@ -97,7 +99,7 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     reply.status(404).send({ error: { code: 'USAGE', message: `no admin route ${request.method} ${request.url}` } } satisfies AdminErrorBody);
   });
 
-  app.get('/health', async () => ({ ok: true, pid: process.pid, store: options.store.name }));
+  app.get('/health', async () => ({ ok: true, pid: process.pid, store: options.store.name, url: options.publicUrl?.() ?? null }));
 
   app.post('/keys', async (request, reply) => {
     const body = bodyOf(request.body);

@@ -68,7 +68,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const metricsToken = tokenEnv ? options.env?.[tokenEnv] : undefined;
     app = await buildApp(runtime, { ...options.app, ...(metricsToken ? { metricsToken } : {}) });
     await app.listen({ host: options.host ?? project.settings.server.host, port: options.port ?? project.settings.server.port });
-    admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath) : undefined;
+    const bound = app.server.address();
+    const publicUrl = typeof bound === 'object' && bound ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}` : undefined;
+    admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl) : undefined;
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
     if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
@@ -123,10 +125,10 @@ async function acquireLockUnlessShared(lockPath: string, dataDir: string, shared
   }
 }
 
-async function listenAdmin(runtime: Runtime, socketPath: string): Promise<FastifyInstance> {
+async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: string | undefined): Promise<FastifyInstance> {
   // We hold the lock, so a socket file left here belongs to a dead daemon.
   await unlink(socketPath).catch(() => undefined);
-  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now });
+  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl });
   // The socket is created with the umask's mode: tighten the umask around listen so it is never group- or
   // world-accessible, not even for the moment before chmod.
   const previous = process.umask(0o177);

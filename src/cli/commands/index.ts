@@ -19,6 +19,7 @@ import * as snapshot from './snapshot.js';
 import * as test from './test.js';
 import * as check from './check.js';
 import * as heal from './heal.js';
+import * as mcp from './mcp.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -40,6 +41,7 @@ export const commandModules: RegisterCommand[] = [
   schema.register,
   openapi.register,
   serve.register,
+  mcp.register,
   keys.register,
   credits.register,
   usage.register,
