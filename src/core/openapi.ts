@@ -115,7 +115,8 @@ export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptio
       version: options.version ?? '1',
       description: 'Web pages served as JSON. Every response is the envelope {"data": …, "errors": null} or {"data": null, "errors": [{"message": …}]}.',
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with the OAS vocabulary, which
+    // our schemas are; naming 2020-12 bare made reference renderers (swagger-ui) refuse the document.
     servers: [{ url: options.serverUrl }],
     security: [{ apikey: [] }],
     tags: [{ name: 'endpoints', description: 'One per config file in configs/.' }],

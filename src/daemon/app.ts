@@ -8,6 +8,7 @@ import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { registerMcpRoute } from './mcp/route.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
 
 /**
@@ -40,6 +41,14 @@ export interface DaemonApp extends FastifyInstance {
   startDraining(): void;
   /** The app's metrics (the daemon serves them on a listener of their own, see serveMetrics). */
   metrics: DaemonMetrics;
+}
+
+/** The address the app listens on, else the one pagejson.json names (for the OpenAPI document's server). */
+function publicUrl(app: FastifyInstance, runtime: Runtime): string {
+  const address = app.server.address();
+  if (typeof address === 'object' && address) return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  const { host, port } = runtime.settings.server;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -208,6 +217,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
 
   registerExternalRoutes(app, runtime, metrics);
   if (options.mcp !== false) registerMcpRoute(app, runtime);
+  registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
 
   // Liveness: the event loop answers. Readiness: the state store answers and retrievals are not failing.
   app.get('/healthz', async (_request, reply) => reply.type(JSON_UTF8).send('{"data":{"status":"ok"},"errors":null}'));

@@ -155,6 +155,10 @@ export const ProjectSettingsSchema = z
       })
       .strict()
       .default({ failedRetrievalsPerMinute: 30 }),
+    docs: z
+      .object({ enabled: z.boolean().default(true).describe('Serve /openapi.json and the /docs reference page') })
+      .strict()
+      .default({ enabled: true }),
     heal: z
       .enum(['off', 'propose', 'apply'])
       .default('propose')

@@ -1,0 +1,98 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiConfig } from '../../core/config/schema.js';
+import { ownVariable, placeholderNames } from '../../core/config/url-template.js';
+import { formatCredits, retrievalCost } from '../../core/credits.js';
+import { describeEndpoint } from '../../core/endpoint-tools.js';
+import { verifyApiKey } from '../../core/key-service.js';
+import { buildOpenApiDocument } from '../../core/openapi.js';
+import type { Runtime } from '../../core/runtime.js';
+import { dataJsonSchema } from '../../core/structure/index.js';
+import { errorEnvelope, MESSAGES } from '../errors.js';
+import { JSON_UTF8 } from './external.js';
+
+/**
+ * What a key may call, on the wire: `GET /external` lists the endpoints in the key's scope, `GET
+ * /external/{apiId}/schema` gives one endpoint's data JSON Schema (both in the `{data, errors}` envelope, with
+ * the same key rows as a retrieval, and free), and `/openapi.json` with its reference page `/docs` describe
+ * the whole API (swagger-ui served from the package itself: it works offline). `docs.enabled: false` turns
+ * the last two off.
+ */
+interface Listed {
+  apiId: string;
+  description: string;
+  methods: string[];
+  variables: Array<{ name: string; example: string | null; pattern: string | null }>;
+  cached: boolean;
+  credits: string;
+  schema: string;
+}
+
+function listing(config: ApiConfig): Listed {
+  const names = placeholderNames(config.url);
+  return {
+    apiId: config.apiId,
+    description: describeEndpoint(config),
+    methods: names.length > 0 ? ['POST', 'GET'] : ['GET', 'POST'],
+    variables: names.map((name) => ({ name, example: ownVariable(config, name)?.example ?? null, pattern: ownVariable(config, name)?.pattern ?? null })),
+    cached: config.caching,
+    credits: formatCredits(retrievalCost(config.scraper)),
+    schema: `/external/${config.apiId}/schema`,
+  };
+}
+
+export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, options: { docs: boolean; serverUrl: () => string }): void {
+  const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type(JSON_UTF8).send(body);
+
+  /** The key rows of the wire table, then the endpoints in its scope. */
+  async function scopeOf(request: FastifyRequest, reply: FastifyReply): Promise<string[] | null | undefined> {
+    const header = request.headers.apikey;
+    const apikey = Array.isArray(header) ? header[0] : header;
+    if (!apikey) {
+      await send(reply, 401, errorEnvelope([{ message: MESSAGES.keyMissing, code: 'KEY_MISSING' }]));
+      return undefined;
+    }
+    const verdict = await verifyApiKey(runtime.store, apikey, '', runtime.now());
+    if (!verdict.ok && verdict.reason !== 'scope') {
+      await send(reply, 401, errorEnvelope([{ message: MESSAGES.keyInvalid, code: 'KEY_INVALID' }]));
+      return undefined;
+    }
+    return verdict.record.scope;
+  }
+
+  const visible = (scope: string[] | null) => runtime.configs.list().filter((config) => config.status === 'active' && (scope === null || scope.includes(config.apiId)));
+
+  app.get('/external', async (request, reply) => {
+    const scope = await scopeOf(request, reply);
+    if (scope === undefined) return reply;
+    const endpoints = visible(scope).sort((a, b) => a.apiId.localeCompare(b.apiId)).map(listing);
+    return send(reply, 200, JSON.stringify({ data: { endpoints }, errors: null }));
+  });
+
+  app.get<{ Params: { apiId: string } }>('/external/:apiId/schema', async (request, reply) => {
+    const scope = await scopeOf(request, reply);
+    if (scope === undefined) return reply;
+    const config = visible(scope).find((candidate) => candidate.apiId === request.params.apiId);
+    if (!config) return send(reply, 404, errorEnvelope([{ message: MESSAGES.noData, code: 'NO_DATA' }]));
+    return send(reply, 200, JSON.stringify({ data: dataJsonSchema(config.structure), errors: null }));
+  });
+
+  if (!options.docs) return;
+  app.get('/openapi.json', async (_request, reply) => send(reply, 200, JSON.stringify(buildOpenApiDocument(runtime.configs.list(), { serverUrl: options.serverUrl() }))));
+
+  // swagger-ui from node_modules, no CDN; no inline script, so a strict CSP holds.
+  const require = createRequire(import.meta.url);
+  const assets = dirname(require.resolve('swagger-ui-dist/package.json'));
+  const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' };
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pagejson API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+  const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'";
+  app.get('/docs', async (_request, reply) => reply.header('content-security-policy', csp).type('text/html; charset=utf-8').send(page));
+  app.get('/docs/init.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });\n"));
+  app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
+    const type = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
+    if (!type) return send(reply, 404, errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
+    return reply.header('cache-control', 'public, max-age=86400').type(type).send(await readFile(join(assets, request.params.file)));
+  });
+}

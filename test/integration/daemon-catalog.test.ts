@@ -1,0 +1,103 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { REPO_ROOT } from '../support/build-once.js';
+import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
+
+/** What a key may call (issue 12): the endpoint listing, each endpoint's schema, /openapi.json and /docs. */
+let site: FixtureSite;
+let temp: TempProject;
+const servers: RunningServer[] = [];
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+});
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  await temp?.cleanup();
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+async function start(settings = {}): Promise<RunningServer> {
+  temp = await makeProject(
+    [
+      pageConfig('books', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x', pattern: '^[a-z]+$' } } }),
+      pageConfig('static', `${site.origin}/daemon/echo?name=fixed`, { caching: false }),
+      pageConfig('off', `${site.origin}/daemon/echo?name=off`, { status: 'inactive' }),
+    ],
+    settings,
+  );
+  const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
+  servers.push(server);
+  return server;
+}
+
+describe('endpoint listing and schemas on the wire', () => {
+  it('answers the key rows first, then lists the active endpoints in the key\'s scope', async () => {
+    const server = await start();
+    expect((await fetch(`${server.url}/external`)).status).toBe(401);
+    expect(await (await fetch(`${server.url}/external`)).json()).toEqual({ data: null, errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING' }] });
+    expect(await (await fetch(`${server.url}/external`, { headers: { apikey: 'pj_wrong' } })).json()).toEqual({ data: null, errors: [{ message: 'invalid key', code: 'KEY_INVALID' }] });
+    const all = await issueKey(server.runtime.store);
+    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: all.key } })).json()) as { data: { endpoints: Array<Record<string, unknown>> }; errors: null };
+    expect(listed.errors).toBeNull();
+    expect(listed.data.endpoints).toEqual([
+      { apiId: 'books', description: expect.stringContaining('/daemon/echo?name={name}'), methods: ['POST', 'GET'], variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }], cached: true, credits: '0.4', schema: '/external/books/schema' },
+      { apiId: 'static', description: expect.any(String), methods: ['GET', 'POST'], variables: [], cached: false, credits: '0.4', schema: '/external/static/schema' },
+    ]);
+    const scoped = await issueKey(server.runtime.store, { scope: ['static'] });
+    const narrow = (await (await fetch(`${server.url}/external`, { headers: { apikey: scoped.key } })).json()) as { data: { endpoints: Array<{ apiId: string }> } };
+    expect(narrow.data.endpoints.map((e) => e.apiId)).toEqual(['static']);
+    // Schemas: in scope, the data schema; out of scope or inactive, `no data`; listing is free.
+    const schema = (await (await fetch(`${server.url}/external/static/schema`, { headers: { apikey: scoped.key } })).json()) as { data: { type: string; properties: Record<string, unknown> } };
+    expect(schema.data).toMatchObject({ type: 'object', properties: { title: {}, kind: {} } });
+    expect((await fetch(`${server.url}/external/books/schema`, { headers: { apikey: scoped.key } })).status).toBe(404);
+    expect((await fetch(`${server.url}/external/off/schema`, { headers: { apikey: all.key } })).status).toBe(404);
+    expect((await server.runtime.store.getAccount('default'))?.balance).toBe(100_000);
+  });
+
+  it('serves /openapi.json, and none of it with docs.enabled false', async () => {
+    const server = await start();
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown>; servers: Array<{ url: string }> };
+    expect(doc.openapi).toMatch(/^3\.1/);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/external/books', '/external/static']));
+    expect(doc.servers[0]!.url).toBe(server.url);
+    await server.close();
+    servers.length = 0;
+    await temp.cleanup();
+    const off = await start({ docs: { enabled: false } });
+    expect((await fetch(`${off.url}/openapi.json`)).status).toBe(404);
+    expect((await fetch(`${off.url}/docs`)).status).toBe(404);
+  });
+
+  it.skipIf(skipBrowserTests())('renders /docs in Chromium, offline, with every operation (screenshot kept)', async () => {
+    const server = await start();
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      // Offline: any request leaving the daemon fails the test.
+      const outside: string[] = [];
+      await page.route('**/*', (route) => (route.request().url().startsWith(server.url) ? route.continue() : (outside.push(route.request().url()), route.abort())));
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${server.url}/docs`);
+      await page.waitForSelector('.opblock', { timeout: 15_000 });
+      expect(await page.title()).toBe('pagejson API reference');
+      const operations = await page.locator('.opblock-summary-path').allTextContents();
+      expect(operations.map((text) => text.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/external/books', '/external/static']));
+      const dir = join(REPO_ROOT, 'test-results');
+      await mkdir(dir, { recursive: true });
+      await page.screenshot({ path: join(dir, 'docs.png'), fullPage: true });
+      expect(outside).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
