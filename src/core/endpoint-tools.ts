@@ -15,6 +15,7 @@ export interface EndpointTool {
 }
 
 export function describeEndpoint(config: ApiConfig): string {
+  if (config.description) return config.description;
   const source = config.url.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '{$1}');
   const rule = config.rule ? ` ${config.rule}.` : '';
   return `Data extracted from ${source} as JSON (${config.structure.map((field) => field.name).join(', ')}).${rule}`;

@@ -93,8 +93,10 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     usage = addUsage(usage, filled.usage);
   }
 
+  const description = describeGenerated(page.html, request.rule);
   const config = ApiConfigSchema.parse({
     apiId,
+    ...(description ? { description } : {}),
     revision: 1,
     status: 'active',
     url: template.url,
@@ -170,4 +172,11 @@ function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUs
   if (!a) return b;
   if (!b) return a;
   return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
+}
+
+/** A description for a new endpoint: the page's title, and the rule it was generated with. */
+function describeGenerated(html: string, rule: string | null): string | undefined {
+  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+  const text = [title, rule].filter((part): part is string => Boolean(part)).join(': ');
+  return text.length > 0 ? text.slice(0, 300) : undefined;
 }

@@ -14,6 +14,7 @@ import { issueKey } from './daemon-support.js';
 
 let site: FixtureSite;
 let llm: FakeLlm;
+const TITLE = 'All products | Books to Scrape (fixture)';
 const dirs: string[] = [];
 
 async function makeProject(settings: Record<string, unknown> = {}): Promise<string> {
@@ -62,6 +63,8 @@ describe('pagejson generate (scripted)', () => {
 
     const saved = JSON.parse(await readFile(join(dir, printed.file), 'utf8')) as Record<string, unknown>;
     expect(saved).toMatchObject({ apiId: '127-0-0-1-listing', revision: 1, url: `${site.origin}/listing.html`, model: 'heuristic', scraper: 1, selector: 'body', caching: true });
+    // The description agents and the API docs show: the page's title (and the rule, when one was given).
+    expect(saved.description).toBe(TITLE);
     expect(saved.structure).toEqual(printed.structure);
     expect((saved.generated as Record<string, unknown>).sample).toEqual(printed.sample);
 

@@ -34,7 +34,7 @@ async function connect(server: RunningServer, apikey: string): Promise<Client> {
 describe('MCP over HTTP at /mcp', () => {
   it('lists the key\'s endpoints as typed tools, calls static and dynamic ones, and reports errors as tool errors', async () => {
     temp = await makeProject([
-      pageConfig('static', `${site.origin}/daemon/echo?name=fixed`),
+      pageConfig('static', `${site.origin}/daemon/echo?name=fixed`, { description: 'A fixed echo page' }),
       pageConfig('echo', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x', pattern: '^[a-z]{1,10}$' } } }),
       pageConfig('hidden', `${site.origin}/daemon/echo?name=h`),
     ]);
@@ -46,6 +46,8 @@ describe('MCP over HTTP at /mcp', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'static']);
     const echo = tools.find((tool) => tool.name === 'echo')!;
+    expect(tools.find((tool) => tool.name === 'static')!.description).toBe('A fixed echo page');
+    expect(echo.description).toContain('/daemon/echo?name={name}');
     expect(echo.inputSchema).toMatchObject({ type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[a-z]{1,10}$' } } });
     expect(echo.outputSchema).toMatchObject({ type: 'object', properties: { title: {}, kind: {} } });
 

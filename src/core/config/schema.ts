@@ -78,6 +78,7 @@ export const ApiConfigSchema = z
   .object({
     $schema: z.string().optional(),
     apiId: z.string().regex(API_ID_PATTERN, 'apiId is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit'),
+    description: z.string().max(1_000).optional().describe('What the endpoint gives, in words: shown in the listing, the API docs and to agents as the MCP tool description'),
     revision: z.number().int().min(1).default(1),
     status: z.enum(['active', 'inactive']).default('active'),
     url: z.string().min(1),

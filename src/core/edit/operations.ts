@@ -95,6 +95,10 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
   model: (c, v) => ({ ...c, model: v }),
   selector: (c, v) => ({ ...c, selector: v || 'body' }),
   rule: (c, v) => ({ ...c, rule: v === '' || v === 'null' ? null : v }),
+  description: (c, v) => {
+    const { description: _old, ...rest } = c;
+    return v === '' || v === 'null' ? rest : { ...rest, description: v };
+  },
 };
 
 const FIELD_PROPERTIES = ['selector', 'attribute', 'type', 'transform', 'description', 'required'] as const;
