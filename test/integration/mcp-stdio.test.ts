@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
@@ -56,6 +57,12 @@ describe('pagejson mcp (stdio)', () => {
     expect(bad.isError).toBe(true);
     expect(bad.content).toEqual([{ type: 'text', text: 'variable name does not match ^[a-z]{1,10}$' }]);
     expect(stderr()).toContain('in-process (no daemon running');
+
+    // A config saved while the agent is connected is announced and becomes a tool.
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    await temp.writeConfig(pageConfig('later', `${site.origin}/daemon/echo?name=later`));
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'later', 'static']);
   });
 
   it('through the running daemon with PAGEJSON_API_KEY: calls are charged like /external', async () => {

@@ -18,8 +18,12 @@ export function register(program: Command, ctx: CliContext): void {
     .description('serve every endpoint as an MCP tool over stdio (through the running daemon with PAGEJSON_API_KEY, else in-process)')
     .addHelpText('after', '\nExamples:\n  pagejson mcp                                  # in an MCP client config: {"command": "pagejson", "args": ["mcp"]}\n  PAGEJSON_API_KEY=pj_… pagejson mcp            # through the daemon: credits, cache and usage apply')
     .action(async (_options: unknown, command: Command) => {
-      const { project, set } = await loadProjectConfigs(command, ctx);
-      const configs = () => [...set.configs.values()].filter((config) => config.status === 'active').sort((a, b) => a.apiId.localeCompare(b.apiId));
+      const { project } = await loadProjectConfigs(command, ctx);
+      // The configs folder is watched, as the daemon watches it: an edited or new config is announced to the agent.
+      const { createConfigRegistry } = await import('../../core/config-registry.js');
+      let announce = () => undefined as void;
+      const registry = await createConfigRegistry({ dir: project.configsDir, watch: true, onEvent: () => announce() });
+      const configs = () => registry.list().filter((config) => config.status === 'active').sort((a, b) => a.apiId.localeCompare(b.apiId));
       const [{ createEndpointMcpServer }, { endpointTool }, { StdioServerTransport }] = await Promise.all([
         import('../../daemon/mcp/server.js'),
         import('../../core/endpoint-tools.js'),
@@ -58,11 +62,13 @@ export function register(program: Command, ctx: CliContext): void {
       const server = createEndpointMcpServer({ list: async () => configs().map(endpointTool), call });
       const transport = new StdioServerTransport();
       await server.connect(transport);
+      announce = () => void server.sendToolListChanged().catch(() => undefined);
       // Served until the client closes stdin.
       await new Promise<void>((resolve) => {
         transport.onclose = () => resolve();
         process.stdin.on('end', () => resolve());
       });
+      registry.close();
       await close();
     });
 }
