@@ -161,6 +161,11 @@ describe('the daemon repairs by itself', () => {
     await server.runtime.repairs.idle();
     const saved = JSON.parse(await readFile(configFile(), 'utf8')) as { revision: number };
     expect(saved.revision).toBe(2);
+    // The reviewed revision is kept, not lost.
+    const kept = JSON.parse(await readFile(join(temp.root, 'configs/__snapshots__/books/revision-1.json'), 'utf8')) as { revision?: number; structure: Array<{ selector: string }> };
+    expect(kept.structure[1]!.selector).toBe('article.book');
+    // …and it is not taken for a snapshot by `pagejson test`.
+    expect((await cli('test')).stdout).toContain('0 snapshots');
     await server.reload();
     const answer = await fetch(`${server.url}/external/books`, { headers: { apikey: key } });
     expect(answer.headers.get('x-pagejson-health')).toBeNull();

@@ -1,4 +1,7 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { ApiConfig } from '../config/schema.js';
 import { resolveSourceUrl } from '../config/url-template.js';
 import { openConfigForEdit, saveEditedConfig } from '../edit/config-file.js';
@@ -7,13 +10,14 @@ import type { Scraper } from '../scrapers/types.js';
 import { expectedData } from './field-health.js';
 import { writeProposal } from './proposals.js';
 import { proposeRepair } from './repair.js';
-import { readSnapshots } from './snapshots.js';
+import { readSnapshots, SNAPSHOT_DIR } from './snapshots.js';
 
 /**
  * The daemon's own repairs (`heal` in pagejson.json): when a retrieval comes out degraded or broken, a repair
  * is worked out in the background, once per endpoint and revision, one at a time, never on the request's
  * path. `propose` writes `configs/<apiId>.proposed.json` beside the reviewed file; `apply` saves the repair
- * as the next revision (hot reload serves it); `off` does nothing.
+ * as the next revision (hot reload serves it), keeping the reviewed one as
+ * `configs/__snapshots__/<apiId>/revision-<n>.json`; `off` does nothing.
  */
 export type HealMode = 'off' | 'propose' | 'apply';
 
@@ -64,6 +68,10 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
       const editable = await openConfigForEdit(file);
       // Only over the revision that failed: a file edited meanwhile is the user's and stays as it is.
       if (editable.original.revision !== config.revision) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'the file changed meanwhile' });
+      // The reviewed revision is kept beside the snapshots before the file is replaced: nothing is lost.
+      const keep = join(options.configsDir, SNAPSHOT_DIR, config.apiId, `revision-${config.revision}.json`);
+      await mkdir(dirname(keep), { recursive: true });
+      await writeFileAtomic(keep, editable.text);
       await saveEditedConfig(editable, proposal.config);
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'applied', file, revision: proposal.config.revision, recovery: proposal.recovery });
     }

@@ -86,6 +86,8 @@ export async function readSnapshots(configsDir: string, apiId: string): Promise<
   for (const file of names.filter((entry) => entry.endsWith('.json')).sort()) {
     const name = file.slice(0, -'.json'.length);
     if (!NAME_PATTERN.test(name) && !/^v-[0-9a-f]{16}$/.test(name)) continue;
+    // Reviewed revisions kept by the daemon's repairs (`revision-<n>.json`) live here too; they are not snapshots.
+    if (/^revision-\d+$/.test(name)) continue;
     try {
       const record = JSON.parse(await readFile(join(folder, file), 'utf8')) as SnapshotRecord;
       const html = gunzipSync(await readFile(join(folder, `${name}.html.gz`))).toString('utf8');
