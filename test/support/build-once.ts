@@ -30,7 +30,7 @@ async function walk(dir: string, out: string[]): Promise<void> {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await walk(path, out);
-    else if (entry.name.endsWith('.ts')) out.push(path);
+    else if (/\.c?ts$/.test(entry.name)) out.push(path);
   }
 }
 

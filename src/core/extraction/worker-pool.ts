@@ -22,9 +22,9 @@ export interface WorkerPoolOptions extends ExtractionSettings {
  * thread cannot load: the built file of the same path under dist/ is used then.
  */
 export function workerFile(): string {
-  const beside = fileURLToPath(new URL('./extraction-worker.js', import.meta.url));
+  const beside = fileURLToPath(new URL('./extraction-worker.cjs', import.meta.url));
   if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL('../../../dist/src/core/extraction/extraction-worker.js', import.meta.url));
+  const built = fileURLToPath(new URL('../../../dist/src/core/extraction/extraction-worker.cjs', import.meta.url));
   if (existsSync(built)) return built;
   throw new PagejsonError('INTERNAL', 'the extraction worker is not built', { hint: 'run `npm run build`' });
 }
