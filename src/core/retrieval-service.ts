@@ -4,13 +4,15 @@ import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-t
 import { retrievalCost } from './credits.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
 import { verifyApiKey } from './key-service.js';
-import type { ApiKeyRecord, EndpointRuntimeStatus, StateStore, UsageEvent } from './storage/types.js';
+import type { ApiKeyRecord, EndpointRuntimeStatus, StateStore } from './storage/types.js';
 import type { CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey, Uncacheable } from './storage/response-cache.js';
 import type { HealthState } from './health/index.js';
 import type { RetrieveResult } from './retrieve.js';
 import type { TokenUsage } from './models/types.js';
 import { randomUUID } from 'node:crypto';
+import { createFailureRate } from './failure-rate.js';
+import { createUsageBuffer } from './usage-buffer.js';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -89,57 +91,7 @@ export interface RetrievalDeps {
 /** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
 const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
 
-/**
- * Failed retrievals per key in the current minute. A caller that keeps asking for a page that fails (a hostile
- * page, a selector past its budget) spends the daemon's work but no credits (5xx are refunded): this is what
- * it spends instead. Bounded: at most 10,000 keys are tracked, the least recently seen go first.
- */
-function createFailureRate(perMinute: number, now: () => number) {
-  const windows = new LRUCache<string, { start: number; count: number }>({ max: 10_000 });
-  return {
-    /** Seconds until the key may cause failures again, or 0 when it may now. */
-    retryAfter(keyId: string): number {
-      const window = windows.get(keyId);
-      if (!window || now() - window.start >= 60_000 || window.count < perMinute) return 0;
-      return Math.max(1, Math.ceil((window.start + 60_000 - now()) / 1000));
-    },
-    count(keyId: string): void {
-      const window = windows.get(keyId);
-      if (!window || now() - window.start >= 60_000) windows.set(keyId, { start: now(), count: 1 });
-      else window.count += 1;
-    },
-  };
-}
 
-/**
- * Usage counters are buffered and handed to the store in bursts: every store change is a durable write of the
- * whole state file, and one per request would halve the hit path. Balances are never buffered (the debit is
- * durable before the answer); a crash can lose at most the last `usageFlushMs` of usage counters.
- */
-function createUsageBuffer(store: StateStore, flushMs: number): { record(event: UsageEvent): void; flush(): Promise<void>; close(): Promise<void> } {
-  let pending: UsageEvent[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const flush = async (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const events = pending;
-    pending = [];
-    // Each call applies synchronously inside the store, so the whole burst lands in one write.
-    await Promise.all(events.map((event) => store.recordUsage(event).catch(() => undefined)));
-  };
-  return {
-    record(event) {
-      pending.push(event);
-      if (pending.length >= 10_000) void flush();
-      else if (!timer) {
-        timer = setTimeout(() => void flush(), flushMs);
-        timer.unref();
-      }
-    },
-    flush,
-    close: flush,
-  };
-}
 
 export interface RetrievalService {
   retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
