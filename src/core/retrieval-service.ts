@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { ConfigRegistry } from './config-registry.js';
 import type { ApiConfig } from './config/schema.js';
 import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-template.js';
@@ -10,10 +12,8 @@ import { cacheKey, Uncacheable } from './storage/response-cache.js';
 import type { HealthState } from './health/index.js';
 import type { RetrieveResult } from './retrieve.js';
 import type { TokenUsage } from './models/types.js';
-import { randomUUID } from 'node:crypto';
 import { createFailureRate } from './failure-rate.js';
 import { createUsageBuffer } from './usage-buffer.js';
-import { LRUCache } from 'lru-cache';
 
 /**
  * One retrieval request in core terms, transport-free (DESIGN.md section 4). The checks run in the table's
@@ -90,8 +90,6 @@ export interface RetrievalDeps {
 
 /** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
 const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
-
-
 
 export interface RetrievalService {
   retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
@@ -198,10 +196,10 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     const problems = isDynamicConfig(config) || Object.keys(values).length > 0 ? checkVariableValues(config, values) : [];
     if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { context: { problems } });
 
-    const key_ = cacheKeyFor(config, values);
+    const entryKey = cacheKeyFor(config, values);
     // An answer already in memory cannot fail: its debit is final at once. Anything else may fail after the
     // debit, so it is a hold the store remembers until the answer is settled or the failure refunded.
-    const fromMemory = config.caching && deps.cache.inMemory(key_);
+    const fromMemory = config.caching && deps.cache.inMemory(entryKey);
     if (!fromMemory) {
       const wait = failureRate.retryAfter(key.id);
       if (wait > 0) {
@@ -245,9 +243,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     };
     try {
       // An answer in memory is never a remembered failure (failures are not cached): skip the lookup then.
-      const remembered = fromMemory ? undefined : recentFailures.get(key_);
+      const remembered = fromMemory ? undefined : recentFailures.get(entryKey);
       if (remembered) throw remembered;
-      const answer = await withinDeadline(deps.cache.get(key_, () => fetchAndRecord(config, values, onTokens, key_), { caching: config.caching }), deps.answerTimeoutMs);
+      const answer = await withinDeadline(deps.cache.get(entryKey, () => fetchAndRecord(config, values, onTokens, entryKey), { caching: config.caching }), deps.answerTimeoutMs);
       // The request counts as answered once its settled hold is durable: a kill -9 before that refunds it.
       if (holdId) await deps.store.settle(holdId);
       spent.answered = true;

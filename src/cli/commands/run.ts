@@ -37,20 +37,11 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const scraperNumber = options.scraper ?? config.scraper;
       // Loaded here, not at the top: `pagejson --help` and `validate` should not pay for parsers and scrapers.
-      const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }, { createInProcessExtractor }] = await Promise.all([
-        import('../../core/retrieve.js'),
-        import('../../core/scrapers/index.js'),
-        import('../../core/models/index.js'),
-        import('../../core/extraction/index.js'),
-      ]);
-      // One retrieval with nothing else waiting: in-process, with the project's document limits.
-      const { maxDepth, maxElements } = project.settings.extraction;
-      const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
-      const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
-      const models = createModelResolver({ models: project.settings.models, env: ctx.env });
+      const { createLocalRetriever } = await import('../local-retriever.js');
+      const retriever = await createLocalRetriever(project, ctx.env);
       const spinner = await startSpinner(ctx, `fetching ${apiId} with scraper ${scraperNumber}`);
       try {
-        const result = await retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { scraper: scraperNumber });
+        const result = await retriever.retrieve(config, values, { scraper: scraperNumber });
         spinner?.stop();
         if (options.json) {
           writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber, health: result.health });
@@ -64,7 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
       } finally {
         spinner?.stop();
-        await pool.close();
+        await retriever.close();
       }
     });
 }

@@ -1,29 +1,16 @@
-import { LRUCache } from 'lru-cache';
-import { compileStructure, type CompiledStructure } from '../structure/compile.js';
+import { getCompiledStructure } from '../structure/memo.js';
 import { getOuterHTML } from 'domutils';
 import { DocumentLimitError, parseHtml, sectionRoots, type DocumentLimits } from '../structure/dom.js';
 import type { ExtractionJob, ExtractionReply } from './types.js';
 
 /**
  * One extraction, as data in and data out, so that a worker thread and the main thread run the very same
- * code. Compiled structures are kept per apiId + revision and confirmed by their JSON (a job arrives as a
- * structured clone, so object identity means nothing here).
+ * code. Compiled structures come from the structure memo (per apiId + revision, confirmed by their JSON when a
+ * job arrives as a structured clone).
  */
-const compiled = new LRUCache<string, { fingerprint: string; structure: CompiledStructure }>({ max: 4096 });
-
-function compiledFor(config: ExtractionJob['config']): CompiledStructure {
-  const key = `${config.apiId}\u0000${config.revision}`;
-  const fingerprint = JSON.stringify([config.selector, config.structure]);
-  const found = compiled.get(key);
-  if (found && found.fingerprint === fingerprint) return found.structure;
-  const structure = compileStructure({ selector: config.selector, structure: config.structure });
-  compiled.set(key, { fingerprint, structure });
-  return structure;
-}
-
 export function runExtraction(job: ExtractionJob, limits: DocumentLimits): ExtractionReply {
   try {
-    const structure = compiledFor(job.config);
+    const structure = getCompiledStructure(job.config);
     const doc = parseHtml(job.html, limits);
     const extraction = structure.extractFromDocument(doc, job.finalUrl);
     if (!job.wantSection) return { ok: true, outcome: extraction };

@@ -1,4 +1,5 @@
 import type { Field } from '../config/schema.js';
+import { isEmptyValue } from '../structure/index.js';
 
 /**
  * Field health (drift): what an extraction yielded, field by field, compared with what the config expects
@@ -32,12 +33,6 @@ export interface Health {
   failing: string[];
 }
 
-function isEmpty(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).every(isEmpty);
-  return false;
-}
 
 function valueAt(record: unknown, name: string): unknown {
   return record !== null && typeof record === 'object' && !Array.isArray(record) && Object.hasOwn(record, name) ? (record as Record<string, unknown>)[name] : undefined;
@@ -53,7 +48,7 @@ function collect(fields: Field[], data: unknown, expected: unknown, prefix: stri
       collect(field.fields, value, before, path, out);
       continue;
     }
-    const entry: FieldHealth = { path, matched: !isEmpty(value) };
+    const entry: FieldHealth = { path, matched: !isEmptyValue(value) };
     if (field.type === 'array') {
       entry.items = Array.isArray(value) ? value.length : 0;
       if (Array.isArray(before)) entry.expectedItems = before.length;
@@ -61,7 +56,7 @@ function collect(fields: Field[], data: unknown, expected: unknown, prefix: stri
     if (!entry.matched) {
       if (field.required === true) entry.problem = 'required-empty';
       else if (field.type === 'array' && (entry.expectedItems ?? 0) > 0) entry.problem = 'array-emptied';
-      else if (before !== undefined && !isEmpty(before)) entry.problem = 'emptied';
+      else if (before !== undefined && !isEmptyValue(before)) entry.problem = 'emptied';
     }
     out.push(entry);
   }

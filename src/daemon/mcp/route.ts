@@ -3,10 +3,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endpointTool } from '../../core/endpoint-tools.js';
-import { verifyApiKey } from '../../core/key-service.js';
 import { digestKey } from '../../core/keys.js';
 import type { Runtime } from '../../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES } from '../errors.js';
+import { inScope, keyScope } from '../key-scope.js';
 import { JSON_UTF8 } from '../routes/external.js';
 import { createEndpointMcpServer } from './server.js';
 
@@ -42,11 +42,12 @@ export function registerMcpRoute(app: FastifyInstance, runtime: Runtime): void {
   function sourceFor(apikey: string) {
     return {
       async list() {
-        const verdict = await verifyApiKey(runtime.store, apikey, '', runtime.now());
-        const scope = verdict.ok || verdict.reason === 'scope' ? verdict.record.scope : [];
+        // Asked again at every listing: a key revoked or rescoped meanwhile sees that.
+        const verdict = await keyScope(runtime, apikey);
+        const scope = verdict.ok ? verdict.scope : [];
         return runtime.configs
           .list()
-          .filter((config) => config.status === 'active' && (scope === null || scope.includes(config.apiId)))
+          .filter((config) => inScope(scope, config))
           .sort((a, b) => a.apiId.localeCompare(b.apiId))
           .map(endpointTool);
       },
@@ -63,10 +64,9 @@ export function registerMcpRoute(app: FastifyInstance, runtime: Runtime): void {
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.apikey;
-    const apikey = Array.isArray(header) ? header[0] : header;
-    if (!apikey) return refuse(reply, 401, MESSAGES.keyMissing, 'KEY_MISSING');
-    const verdict = await verifyApiKey(runtime.store, apikey, '', runtime.now());
-    if (!verdict.ok && verdict.reason !== 'scope') return refuse(reply, 401, MESSAGES.keyInvalid, 'KEY_INVALID');
+    const verdict = await keyScope(runtime, Array.isArray(header) ? header[0] : header);
+    if (!verdict.ok) return refuse(reply, 401, verdict.message, verdict.code);
+    const { apikey } = verdict;
     const keyDigest = digestKey(apikey);
 
     let body: unknown;

@@ -6,11 +6,11 @@ import type { ApiConfig } from '../../core/config/schema.js';
 import { ownVariable, placeholderNames } from '../../core/config/url-template.js';
 import { formatCredits, retrievalCost } from '../../core/credits.js';
 import { describeEndpoint } from '../../core/endpoint-tools.js';
-import { verifyApiKey } from '../../core/key-service.js';
 import { buildOpenApiDocument } from '../../core/openapi.js';
 import type { Runtime } from '../../core/runtime.js';
 import { dataJsonSchema } from '../../core/structure/index.js';
 import { errorEnvelope, MESSAGES } from '../errors.js';
+import { inScope, keyScope } from '../key-scope.js';
 import { JSON_UTF8 } from './external.js';
 
 /**
@@ -46,23 +46,16 @@ function listing(config: ApiConfig): Listed {
 export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, options: { docs: boolean; serverUrl: () => string }): void {
   const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type(JSON_UTF8).send(body);
 
-  /** The key rows of the wire table, then the endpoints in its scope. */
+  /** The key rows of the wire table, then the endpoints in its scope (undefined: the refusal was sent). */
   async function scopeOf(request: FastifyRequest, reply: FastifyReply): Promise<string[] | null | undefined> {
     const header = request.headers.apikey;
-    const apikey = Array.isArray(header) ? header[0] : header;
-    if (!apikey) {
-      await send(reply, 401, errorEnvelope([{ message: MESSAGES.keyMissing, code: 'KEY_MISSING' }]));
-      return undefined;
-    }
-    const verdict = await verifyApiKey(runtime.store, apikey, '', runtime.now());
-    if (!verdict.ok && verdict.reason !== 'scope') {
-      await send(reply, 401, errorEnvelope([{ message: MESSAGES.keyInvalid, code: 'KEY_INVALID' }]));
-      return undefined;
-    }
-    return verdict.record.scope;
+    const verdict = await keyScope(runtime, Array.isArray(header) ? header[0] : header);
+    if (verdict.ok) return verdict.scope;
+    await send(reply, 401, errorEnvelope([{ message: verdict.message, code: verdict.code }]));
+    return undefined;
   }
 
-  const visible = (scope: string[] | null) => runtime.configs.list().filter((config) => config.status === 'active' && (scope === null || scope.includes(config.apiId)));
+  const visible = (scope: string[] | null) => runtime.configs.list().filter((config) => inScope(scope, config));
 
   app.get('/external', async (request, reply) => {
     const scope = await scopeOf(request, reply);
