@@ -109,7 +109,8 @@ describe('dataJsonSchema', () => {
         expect(problem, JSON.stringify({ structure: normalised, data: result.data })).toBeNull();
         if (!result.empty) checkedWithData++;
       }),
-      { numRuns: 80 },
+      // 200 runs: with 80, a random draw left 6 structures with data about once in forty runs (a flaky floor).
+      { numRuns: 200 },
     );
     // The property is only worth something if many random structures did extract real values.
     expect(checkedWithData).toBeGreaterThan(6);
