@@ -115,7 +115,7 @@ function remoteClient(client: Client, driver: string): StateClient {
  * No socket answered, but a daemon whose pid is alive still holds the lock: writing the file beside it would
  * lose updates (lowdb is single-writer), so refuse rather than guess.
  */
-async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
+export async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
   let pid: number;
   try {
     pid = Number.parseInt((await readFile(join(dataDir, 'daemon.lock'), 'utf8')).trim(), 10);
@@ -171,7 +171,7 @@ async function openRedisStateClient(project: Project, url: string): Promise<Stat
   return { mode: 'local', driver: store.name, driverUrl: store.url, ...service, close: () => (closed ??= store.close()) };
 }
 
-async function lockState(dataDir: string, waitMs: number): Promise<() => Promise<void>> {
+export async function lockState(dataDir: string, waitMs: number): Promise<() => Promise<void>> {
   const lockfilePath = join(dataDir, 'state.lock');
   const deadline = Date.now() + waitMs;
   for (;;) {

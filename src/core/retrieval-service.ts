@@ -84,6 +84,8 @@ export interface RetrievalDeps {
   failedRetrievalsPerMinute?: number;
   /** Told about degraded and broken extractions (the daemon's background repair). */
   onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>) => void;
+  /** Every extraction's health, healthy ones too (monitors turn changes of it into webhook events). */
+  onHealth?: (config: ApiConfig, state: HealthState, failing: string[]) => void;
   /** The daemon's latest repair per apiId, kept in every endpoint status written. */
   repairOf?: (apiId: string) => EndpointRuntimeStatus['repair'] | undefined;
 }
@@ -91,8 +93,14 @@ export interface RetrievalDeps {
 /** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
 const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
 
+/** A refresh outside any request (a monitor's run): no key, no credits; the cache is filled as by a miss. */
+export type RefreshOutcome =
+  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[] }
+  | { ok: false; error: string; health?: HealthState };
+
 export interface RetrievalService {
   retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
+  refresh(config: ApiConfig, values: Record<string, unknown>): Promise<RefreshOutcome>;
   /** Hand buffered usage counters to the store (done every `usageFlushMs` and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -292,7 +300,13 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   };
   /** When each endpoint entered its current health (kept across restarts through the store). */
   const healthOf = new Map<string, { state: HealthState; since: string; failing: string[] }>(Object.entries(deps.healthAtStart ?? {}));
-  const healthFields = (apiId: string, state: HealthState, failing: string[]) => {
+  const healthFields = (config: ApiConfig, state: HealthState, failing: string[]) => {
+    const apiId = config.apiId;
+    try {
+      deps.onHealth?.(config, state, failing);
+    } catch {
+      // a listener's failure is not the retrieval's
+    }
     const previous = healthOf.get(apiId);
     const since = previous && previous.state === state ? previous.since : deps.now().toISOString();
     healthOf.set(apiId, { state, since, failing });
@@ -307,7 +321,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok: true });
       const fetchedAt = result.fetchedAt.toISOString();
       lastFetchAt.set(config.apiId, fetchedAt);
-      const health = healthFields(config.apiId, result.health.state, result.health.failing);
+      const health = healthFields(config, result.health.state, result.health.failing);
       void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: fetchedAt, lastError: null, lastErrorAt: null, ...health, ...repairField(config.apiId) }).catch(() => undefined);
       // A degraded answer is served, flagged, and never cached: the next request tries the source again.
       if (result.health.state === 'degraded') {
@@ -323,13 +337,29 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       // Keep the last good fetch time (seeded from the store at start, so it survives restarts).
       const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
       const missing = broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0 ? (error.context.missingRequired as string[]) : config.structure.map((field) => field.name);
-      const health = broken ? healthFields(config.apiId, 'broken', missing) : {};
+      const health = broken ? healthFields(config, 'broken', missing) : {};
       if (broken) deps.onUnhealthy?.(config, values);
       void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: failedAt, ...previousHealth(config.apiId), ...health, ...repairField(config.apiId) }).catch(() => undefined);
       throw error;
     }
   }
 
-  return { retrieve, flushUsage: usage.flush, close: usage.close };
+  async function refresh(config: ApiConfig, values: Record<string, unknown>): Promise<RefreshOutcome> {
+    const key = cacheKeyFor(config, values);
+    const recordTokens = (tokens: TokenUsage): void => usage.record({ apiId: config.apiId, keyId: null, account: 'default', milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
+    try {
+      const answer = await deps.cache.refresh(key, () => fetchAndRecord(config, values, recordTokens, key), { caching: config.caching });
+      const health = healthOf.get(config.apiId);
+      const data = (JSON.parse(answer.body) as { data: Record<string, unknown> }).data;
+      const state: HealthState = answer.note === 'degraded' ? 'degraded' : 'healthy';
+      return { ok: true, data, health: state, failing: state === 'healthy' ? [] : (health?.failing ?? []) };
+    } catch (error) {
+      const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
+      const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
+      return { ok: false, error: message, ...(broken ? { health: 'broken' as const } : {}) };
+    }
+  }
+
+  return { retrieve, refresh, flushUsage: usage.flush, close: usage.close };
 }
 

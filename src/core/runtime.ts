@@ -6,6 +6,8 @@ import type { ApiConfig, ProjectSettings } from './config/schema.js';
 import { toMilli } from './credits.js';
 import { createModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extraction/index.js';
+import { createWatch, type Watch, type WatchEvent } from './monitor/watch.js';
+import type { MonitorStore } from './monitor/store.js';
 import { createBackgroundRepair, type BackgroundRepair, type RepairEvent } from './health/index.js';
 import { retrieve } from './retrieve.js';
 import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
@@ -24,7 +26,8 @@ export type RuntimeEvent =
   | RetrievalEvent
   | { kind: 'config'; change: ConfigRegistryEvent }
   | { kind: 'cache-error'; phase: string; error: unknown }
-  | RepairEvent;
+  | RepairEvent
+  | WatchEvent;
 
 export interface Runtime {
   project: Project;
@@ -36,6 +39,8 @@ export interface Runtime {
   extractor: Extractor;
   retrieval: RetrievalService;
   repairs: BackgroundRepair;
+  /** Monitors (scheduled refreshes, change detection) and the webhook outbox; the daemon starts them. */
+  watch: Watch;
   /** Reservations of requests a dead process left unanswered, refunded at start. */
   releasedHolds: { holds: number; milliCredits: number };
   now(): Date;
@@ -62,6 +67,10 @@ export interface RuntimeOptions {
   redisUrl?: string;
   /** Where pages are parsed (default: a worker pool sized to the cores, with `extraction` settings). */
   extractor?: Extractor;
+  /** A ready monitor store (tests); default: Redis with a Redis URL, else `<dataDir>/monitors.json`. */
+  monitorStore?: MonitorStore;
+  /** How often the webhook outbox is polled, ms (default 1 s). */
+  webhookPollMs?: number;
 }
 
 /**
@@ -85,6 +94,8 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     }
   };
 
+  // Late-bound: the watch refreshes through the retrieval service, which tells it every extraction's health.
+  let watch: Watch | undefined;
   await ensurePrivateDir(project.dataDir);
   const cachePath = join(project.dataDir, 'cache.sqlite');
   // The Redis drivers load the redis client only when a URL was given (DESIGN.md section 2).
@@ -120,7 +131,10 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     dir: project.configsDir,
     watch: options.watch ?? true,
     ...(options.watchDebounceMs !== undefined ? { debounceMs: options.watchDebounceMs } : {}),
-    onEvent: (change) => emit({ kind: 'config', change }),
+    onEvent: (change) => {
+      emit({ kind: 'config', change });
+      watch?.monitors.wake();
+    },
   });
   const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
@@ -150,6 +164,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     timeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {
       emit(event);
+      if (event.outcome === 'proposed') void watch?.monitors.healProposed(event).catch(() => undefined);
       if (event.outcome === 'proposed' || event.outcome === 'applied') {
         const repair = { outcome: event.outcome, file: event.file, revision: event.revision, at: now().toISOString() };
         repairInfo.set(event.apiId, repair);
@@ -164,6 +179,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const repairInfo = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
   for (const status of await store.listEndpointStatus()) if (status.repair) repairInfo.set(status.apiId, status.repair);
   const retrieval = createRetrievalService({
+    onHealth: (config, state, failing) => void watch?.monitors.observeHealth(config, state, failing).catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
     onUnhealthy: (config, values) => repairs.unhealthy(config, values),
     repairOf: (apiId) => repairInfo.get(apiId),
     lastFetchAt,
@@ -180,6 +196,28 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     answerTimeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
   });
 
+  let ready: Watch;
+  try {
+    ready = watch = await createWatch({
+      settings,
+      dataDir: project.dataDir,
+      configs: () => configs.list(),
+      refresh: (config, values) => retrieval.refresh(config, values),
+      env,
+      now: () => now().getTime(),
+      ...(redisUrl ? { redisUrl } : {}),
+      ...(options.monitorStore ? { store: options.monitorStore } : {}),
+      ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
+      leaseMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS + 30_000,
+      onEvent: emit,
+    });
+  } catch (error) {
+    await Promise.allSettled([cache.close(), scrapers.close(), extractor.close(), retrieval.close()]);
+    if (!options.store) await store.close();
+    configs.close();
+    throw error;
+  }
+
   const purgeTimer = setInterval(() => void cache.purgeExpired().catch(() => undefined), options.purgeEveryMs ?? 600_000);
   purgeTimer.unref();
 
@@ -195,6 +233,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     retrieval,
     releasedHolds: orphaned,
     repairs,
+    watch: ready,
     now,
     subscribe(listener) {
       listeners.add(listener);
@@ -206,6 +245,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
         await repairs.idle();
+        await ready.close().catch(() => undefined);
         await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close(), extractor.close()]);
         await retrieval.close();
         await store.flush();

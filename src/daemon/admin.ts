@@ -5,6 +5,8 @@ import { KEY_ID_PATTERN } from '../core/keys.js';
 import { isPagejsonError, PagejsonError, type ErrorCode } from '../core/errors.js';
 import { createStateService } from '../core/state-service.js';
 import type { StateStore, UsageQuery } from '../core/storage/types.js';
+import type { Watch } from '../core/monitor/watch.js';
+import { registerMonitorRoutes } from './admin-monitors.js';
 
 /**
  * The admin API (DESIGN.md section 7): while a daemon runs it is the only writer of the embedded state, so the
@@ -22,6 +24,8 @@ export interface AdminAppOptions {
   /** Called after a grant or charge changed a balance (the daemon may refresh cached balances or metrics). */
   onCreditsChanged?: (account: string, milliCredits: number) => void;
   now?: () => Date;
+  /** Monitors and webhooks of the daemon (absent: those routes are not served). */
+  watch?: Watch;
 }
 
 export interface AdminErrorBody {
@@ -99,6 +103,7 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     reply.status(404).send({ error: { code: 'USAGE', message: `no admin route ${request.method} ${request.url}` } } satisfies AdminErrorBody);
   });
 
+  if (options.watch) registerMonitorRoutes(app, options.watch);
   app.get('/health', async () => ({ ok: true, pid: process.pid, store: options.store.name, url: options.publicUrl?.() ?? null }));
 
   app.post('/keys', async (request, reply) => {

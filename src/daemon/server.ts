@@ -74,6 +74,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
     if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
+    // Schedules and the webhook outbox start once the daemon answers: a monitor's first run fills its cache.
+    runtime.watch.start();
   } catch (error) {
     await metricsListener?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
@@ -128,7 +130,7 @@ async function acquireLockUnlessShared(lockPath: string, dataDir: string, shared
 async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: string | undefined): Promise<FastifyInstance> {
   // We hold the lock, so a socket file left here belongs to a dead daemon.
   await unlink(socketPath).catch(() => undefined);
-  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl });
+  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl, watch: runtime.watch });
   // The socket is created with the umask's mode: tighten the umask around listen so it is never group- or
   // world-accessible, not even for the moment before chmod.
   const previous = process.umask(0o177);

@@ -44,7 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remove <PATH>', 'remove a field (repeatable)')
     .option('--rename <PATH=NEW>', 'rename a field (repeatable)')
     .option('--move <PATH=POSITION>', 'move a field to a 1-based position in its level (repeatable)')
-    .option('--set <KEY=VALUE>', 'set url, scraper, session, caching, status, model, selector, rule, or PATH.selector|attribute|type|transform|description|required (repeatable)')
+    .option('--set <KEY=VALUE>', 'set url, scraper, session, caching, status, model, selector, rule, description, monitor.every (off removes the schedule), monitor.variables, or PATH.selector|attribute|type|transform|description|required (repeatable)')
     .option('--var <path:N=NAME|query:PARAM=NAME>', 'make a path segment or query value a named variable (repeatable)')
     .option('--unvar <NAME>', 'turn a variable back into its example value (repeatable)')
     .option('--dry-run', 'show what would change without writing')

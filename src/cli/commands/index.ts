@@ -20,6 +20,8 @@ import * as test from './test.js';
 import * as check from './check.js';
 import * as heal from './heal.js';
 import * as mcp from './mcp.js';
+import * as monitor from './monitor.js';
+import * as webhooks from './webhooks.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -38,6 +40,8 @@ export const commandModules: RegisterCommand[] = [
   test.register,
   check.register,
   heal.register,
+  monitor.register,
+  webhooks.register,
   schema.register,
   openapi.register,
   serve.register,

@@ -23,8 +23,13 @@ export function register(program: Command, ctx: CliContext): void {
         endpoints: await client.status(),
       }));
       const daemon = mode === 'daemon';
+      // Schedules, only when some config has one (reading them without a daemon opens a runtime).
+      const { loadConfigDir } = await import('../../core/config/load.js');
+      const scheduled = [...(await loadConfigDir(project.configsDir)).configs.values()].some((config) => config.monitor);
+      const monitors = scheduled ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list()) : [];
+      const monitorsOf = (apiId: string) => monitors.filter((m) => m.apiId === apiId).map(({ apiId: _apiId, ...rest }) => rest);
       if (options.json) {
-        return writeJson(ctx.stdout, { daemon, state: driver, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) } })) });
+        return writeJson(ctx.stdout, { daemon, state: driver, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) }, monitors: monitorsOf(e.apiId) })) });
       }
       const c = colors(ctx.stdout, ctx.env);
       // With Redis the command reads the shared state itself, whether or not a daemon runs on this machine.
@@ -34,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
       writeLine(
         ctx.stdout,
         renderTable(
-          ['endpoint', 'status', 'health', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'requests', 'credits', 'tokens'],
+          ['endpoint', 'status', 'health', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'monitor', 'requests', 'credits', 'tokens'],
           endpoints.map((e) => [
             e.apiId,
             e.status,
@@ -46,6 +51,9 @@ export function register(program: Command, ctx: CliContext): void {
             e.dynamic ? e.variables.join(',') : 'disabled',
             e.lastFetchAt,
             e.lastError,
+            monitorsOf(e.apiId)
+              .map((m) => `every ${m.every}, next ${m.nextRunAt.slice(11, 16)}${m.lastRunAt ? `, last ${m.lastRunAt.slice(11, 16)} ${m.lastOutcome}` : ', not run yet'}`)
+              .join('\n'),
             e.usage.requests,
             formatCredits(e.usage.milliCredits),
             e.usage.promptTokens + e.usage.completionTokens,

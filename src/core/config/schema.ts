@@ -74,6 +74,17 @@ export const GeneratedSchema = z
   })
   .strict();
 
+/** Variable values of one watched request of a dynamic config (checked against the variables at validate). */
+const MonitorValuesSchema = z.record(z.string().regex(VARIABLE_NAME_PATTERN), z.union([z.string().max(2_000), z.number(), z.boolean()]));
+
+export const MonitorSchema = z
+  .object({
+    every: z.string().min(1).max(100).describe('How often the daemon refreshes the endpoint: a duration ("15m", "1h", "1d") or a cron expression ("0 9 * * 1-5", UTC)'),
+    variables: z.array(MonitorValuesSchema).min(1).max(100).optional().describe('For a dynamic config: the variable sets to watch, one run each'),
+  })
+  .strict();
+export type MonitorSettings = z.infer<typeof MonitorSchema>;
+
 export const ApiConfigSchema = z
   .object({
     $schema: z.string().optional(),
@@ -91,6 +102,7 @@ export const ApiConfigSchema = z
     rule: z.string().nullable().default(null),
     structure: z.array(FieldSchema).min(1, 'a structure needs at least one field'),
     generated: GeneratedSchema.optional(),
+    monitor: MonitorSchema.optional().describe('Scheduled refresh by the daemon, with change detection and webhooks (docs/monitors.md)'),
   })
   .strict();
 
@@ -107,6 +119,22 @@ export const ModelEndpointSchema = z
   })
   .strict();
 export type ModelEndpoint = z.infer<typeof ModelEndpointSchema>;
+
+/** What a webhook subscriber can be told (docs/monitors.md). */
+export const WEBHOOK_EVENTS = ['data.changed', 'endpoint.degraded', 'endpoint.broken', 'endpoint.recovered', 'heal.proposed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+export const WebhookSchema = z
+  .object({
+    url: z.string().url().max(2_000).refine((url) => /^https?:\/\//i.test(url), 'a webhook url starts with http:// or https://'),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).default([...WEBHOOK_EVENTS]),
+    secretEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'secretEnv is the name of an environment variable, e.g. PAGEJSON_WEBHOOK_SECRET')
+      .describe('Environment variable holding the signing secret (Standard Webhooks: whsec_<base64>, or any other string used as raw bytes)'),
+  })
+  .strict();
+export type WebhookSubscriber = z.output<typeof WebhookSchema>;
 
 export const ProjectSettingsSchema = z
   .object({
@@ -164,6 +192,22 @@ export const ProjectSettingsSchema = z
       .enum(['off', 'propose', 'apply'])
       .default('propose')
       .describe('What the daemon does when an endpoint comes out degraded or broken: nothing, write configs/<apiId>.proposed.json, or apply the repair as a new revision'),
+    monitors: z
+      .object({
+        enabled: z.boolean().default(true).describe('Run the schedules of configs that have a monitor'),
+        historyEntries: z.number().int().min(1).max(1_000).default(100).describe('Changes and health events kept per endpoint'),
+      })
+      .strict()
+      .default({ enabled: true, historyEntries: 100 }),
+    webhooks: z.array(WebhookSchema).max(50).default([]),
+    webhookDelivery: z
+      .object({
+        timeoutMs: z.number().int().positive().max(60_000).default(10_000).describe('Longest one delivery attempt may take'),
+        firstRetrySeconds: z.number().positive().default(10).describe('Wait before the first retry; each further retry waits twice as long (at most an hour)'),
+        retryForHours: z.number().positive().max(168).default(24).describe('How long a failing delivery is retried before it is given up'),
+      })
+      .strict()
+      .default({ timeoutMs: 10_000, firstRetrySeconds: 10, retryForHours: 24 }),
     metrics: z
       .object({
         listen: z

@@ -5,6 +5,7 @@ import { selectorCostProblem } from '../structure/selector-cost.js';
 import { jsonPath, type ConfigProblem } from './problems.js';
 import type { ApiConfig, Field } from './schema.js';
 import { placeholderNames, templateProblems } from './url-template.js';
+import { monitorProblems } from '../monitor/targets.js';
 
 /**
  * Rules that span fields and that JSON Schema cannot express. They return problems rather than throwing,
@@ -46,6 +47,7 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
   else checkSelectorCost(config.selector, ['selector'], add);
 
   checkFields(config.structure, ['structure'], add);
+  for (const problem of monitorProblems(config)) add(problem.path, problem.message, problem.hint);
   return problems;
 }
 

@@ -99,7 +99,40 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
     const { description: _old, ...rest } = c;
     return v === '' || v === 'null' ? rest : { ...rest, description: v };
   },
+  monitor: setMonitorEvery,
+  'monitor.every': setMonitorEvery,
+  'monitor.variables': setMonitorVariables,
 };
+
+/** `--set monitor.every=15m`, `--set monitor=off` (removes the schedule), `--set monitor.variables=[{…}]`. */
+const isOff = (value: string): boolean => ['', 'null', 'off', 'none', 'false'].includes(value.trim().toLowerCase());
+
+function withoutMonitor(config: ApiConfig): ApiConfig {
+  const { monitor: _old, ...rest } = config;
+  return rest;
+}
+
+function setMonitorEvery(config: ApiConfig, value: string): ApiConfig {
+  if (isOff(value)) return withoutMonitor(config);
+  return { ...config, monitor: { ...config.monitor, every: value.trim() } };
+}
+
+function setMonitorVariables(config: ApiConfig, value: string): ApiConfig {
+  if (!config.monitor) throw usage('set a schedule before its variables', 'write --set monitor.every=15m first (in the same command is fine)');
+  if (isOff(value)) {
+    const { variables: _old, ...monitor } = config.monitor;
+    return { ...config, monitor };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw usage(`monitor.variables must be JSON, got ${value.slice(0, 80)}`, 'write --set \'monitor.variables=[{"city":"paris"},{"city":"lyon"}]\'');
+  }
+  const sets = Array.isArray(parsed) ? parsed : [parsed];
+  if (sets.some((set) => typeof set !== 'object' || set === null || Array.isArray(set))) throw usage('monitor.variables is a list of objects of variable values', 'write --set \'monitor.variables=[{"city":"paris"}]\'');
+  return { ...config, monitor: { ...config.monitor, variables: sets as Array<Record<string, string>> } };
+}
 
 const FIELD_PROPERTIES = ['selector', 'attribute', 'type', 'transform', 'description', 'required'] as const;
 

@@ -67,6 +67,11 @@ export interface ResponseCacheOptions {
 
 export interface ResponseCache {
   get(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
+  /**
+   * Loads now whatever the cache holds (a monitor's scheduled run), storing the result as a miss would;
+   * joins a load of the same key already running. With caching off, only loads.
+   */
+  refresh(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
   /** Whether `get` would answer from memory now (fresh or stale), without touching recency or the store. */
   inMemory(key: string): boolean;
   /** Resolves when every background refresh started so far has settled (tests, shutdown). */
@@ -176,7 +181,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     fetchedAt: entry.fetchedAt,
   });
 
-  return {
+  const cache: ResponseCache = {
     async get(key, load, { caching }) {
       if (!caching) {
         const loaded = await load();
@@ -198,6 +203,12 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
         memory.delete(key);
       }
       return answer(await loadOnce(key, load), 'MISS');
+    },
+
+    async refresh(key, load, { caching }) {
+      if (!caching) return cache.get(key, load, { caching });
+      const entry = await loadOnce(key, load);
+      return answer(entry, 'MISS');
     },
 
     inMemory(key) {
@@ -239,6 +250,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
       await store?.disconnect();
     },
   };
+  return cache;
 }
 
 /**

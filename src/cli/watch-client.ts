@@ -1,0 +1,92 @@
+import { Client } from 'undici';
+import type { Project } from '../core/config/project.js';
+import { PagejsonError, type ErrorCode } from '../core/errors.js';
+import { createInProcessExtractor } from '../core/extraction/index.js';
+import type { MonitorRunOutcome, MonitorView } from '../core/monitor/monitor-service.js';
+import type { Delivery, HistoryEntry } from '../core/monitor/store.js';
+import { createRuntime } from '../core/runtime.js';
+import { resolveRedisUrl } from '../core/storage/redis-connection.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../core/structure/dom.js';
+import { adminSocketPath, connectAdminSocket, lockState, refuseIfDaemonAlive } from './state-client.js';
+
+/**
+ * The CLI's way to monitors and webhooks. While a daemon runs it holds the embedded monitor store and runs
+ * the schedules, so `pagejson monitor` asks it over the admin socket; otherwise the command builds a runtime
+ * of its own (the same retrieval path, an in-process extractor), under the state lock.
+ */
+export type DeliveryView = Omit<Delivery, 'payload'>;
+
+export interface WatchClient {
+  readonly mode: 'daemon' | 'local';
+  list(): Promise<MonitorView[]>;
+  history(apiId: string, limit: number): Promise<HistoryEntry[]>;
+  /** Runs now; locally, also attempts the deliveries it caused once (the daemon retries what fails). */
+  run(apiId: string): Promise<MonitorRunOutcome[]>;
+  deliveries(limit: number): Promise<DeliveryView[]>;
+  close(): Promise<void>;
+}
+
+export async function withWatchClient<T>(project: Project, use: (client: WatchClient) => Promise<T>): Promise<T> {
+  const client = await openWatchClient(project);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function openWatchClient(project: Project): Promise<WatchClient> {
+  const env = process.env;
+  const redisUrl = resolveRedisUrl(undefined, env);
+  if (!redisUrl) {
+    const remote = await connectAdminSocket(adminSocketPath(project.dataDir), 5_000);
+    if (remote) {
+      await remote.close();
+      return daemonClient(adminSocketPath(project.dataDir));
+    }
+    await refuseIfDaemonAlive(project.dataDir);
+  }
+  const release = redisUrl ? async () => undefined : await lockState(project.dataDir, 15_000);
+  try {
+    const runtime = await createRuntime(project, { env, watch: false, extractor: createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS }) });
+    const { monitors, deliveries, store } = runtime.watch;
+    return {
+      mode: 'local',
+      list: () => monitors.list(),
+      history: (apiId, limit) => monitors.history(apiId, limit),
+      async run(apiId) {
+        const outcomes = await monitors.runNow(apiId);
+        await deliveries.drain();
+        return outcomes;
+      },
+      deliveries: async (limit) => (await store.deliveries(limit)).map(({ payload: _payload, ...rest }) => rest),
+      close: () => runtime.close().finally(() => release().catch(() => undefined)),
+    };
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
+  }
+}
+
+function daemonClient(socketPath: string): WatchClient {
+  const client = new Client('http://pagejson-admin', { socketPath, headersTimeout: 0, bodyTimeout: 0 });
+  async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+    const response = await client.request({ path, method }).catch((error: unknown) => {
+      throw new PagejsonError('DAEMON_UNREACHABLE', `the daemon's admin socket stopped answering: ${(error as Error).message}`, { hint: 'check the daemon with `pagejson status`' });
+    });
+    const body = (await response.body.json()) as T & { error?: { code: ErrorCode; message: string; hint?: string } };
+    if (response.statusCode >= 400) {
+      const error = body.error;
+      throw new PagejsonError(error?.code ?? 'INTERNAL', error?.message ?? `admin request failed with ${response.statusCode}`, error?.hint ? { hint: error.hint } : {});
+    }
+    return body;
+  }
+  return {
+    mode: 'daemon',
+    list: () => call('GET', '/monitors'),
+    history: (apiId, limit) => call('GET', `/monitors/${encodeURIComponent(apiId)}/history?limit=${limit}`),
+    run: (apiId) => call('POST', `/monitors/${encodeURIComponent(apiId)}/run`),
+    deliveries: (limit) => call('GET', `/webhooks/deliveries?limit=${limit}`),
+    close: () => client.close(),
+  };
+}
