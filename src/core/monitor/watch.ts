@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ApiConfig, ProjectSettings } from '../config/schema.js';
-import { ensurePrivateFile } from '../fs/private-files.js';
 import { createDeliveryWorker, type DeliveryEvent, type DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createWebhookPublisher, type WebhookPublisher } from '../webhooks/publisher.js';
 import { createEmbeddedMonitorStore } from './embedded-store.js';
@@ -45,9 +44,8 @@ export const MONITOR_FILE = 'monitors.json';
 
 export async function openMonitorStore(dataDir: string, redisUrl: string | undefined, now: () => number = Date.now): Promise<MonitorStore> {
   if (redisUrl) return (await import('./redis-store.js')).createRedisMonitorStore({ url: redisUrl });
-  const file = join(dataDir, MONITOR_FILE);
-  await ensurePrivateFile(file);
-  return createEmbeddedMonitorStore({ file, now });
+  // Not pre-created: the adapter writes through a 0600 temp file renamed into place.
+  return createEmbeddedMonitorStore({ file: join(dataDir, MONITOR_FILE), now });
 }
 
 export async function createWatch(options: WatchOptions): Promise<Watch> {

@@ -103,9 +103,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function attempt(delivery: Delivery): Promise<void> {
     const secret = options.env[delivery.secretEnv];
+    // The signature's timestamp is the wall clock's, whatever clock schedules retries: receivers hold it
+    // against their own clock to refuse replays.
+    const signedAt = new Date();
     const attempts = delivery.attempts + 1;
     const result = secret
-      ? await sendSigned({ url: delivery.url, id: delivery.id, payload: delivery.payload, secret }, { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: new Date(now()) })
+      ? await sendSigned({ url: delivery.url, id: delivery.id, payload: delivery.payload, secret }, { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: signedAt })
       : { ok: false, error: `the signing secret is not set: environment variable ${delivery.secretEnv} is empty` };
     const base = { kind: 'webhook' as const, id: delivery.id, type: delivery.type, url: delivery.url, attempts };
     if (result.ok) {

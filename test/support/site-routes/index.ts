@@ -2,6 +2,7 @@ import type { RouteHandler } from '../site.js';
 import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
 import { driftRoutes } from './drift.js';
+import { watchRoutes } from './watch.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { hostileRoutes } from './hostile.js';
@@ -16,6 +17,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...charsetRoutes,
   ...daemonRoutes,
   ...driftRoutes,
+  ...watchRoutes,
   ...faultRoutes,
   ...fingerprintRoutes,
   ...hostileRoutes,
