@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { Client } from 'undici';
 import type { Project } from '../core/config/project.js';
 import { PagejsonError, type ErrorCode } from '../core/errors.js';
@@ -46,6 +47,7 @@ async function openWatchClient(project: Project): Promise<WatchClient> {
     }
     await refuseIfDaemonAlive(project.dataDir);
   }
+  await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
   const release = redisUrl ? async () => undefined : await lockState(project.dataDir, 15_000);
   try {
     const runtime = await createRuntime(project, { env, watch: false, extractor: createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS }) });

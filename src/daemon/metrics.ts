@@ -43,6 +43,9 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
     return child;
   };
 
+  const monitorRuns = new Counter({ name: 'pagejson_monitor_runs_total', help: 'Scheduled and manual monitor runs by outcome (ok, degraded, broken, error) and whether the data changed', labelNames: ['api_id', 'outcome', 'changed'], registers: [registry] });
+  const webhookAttempts = new Counter({ name: 'pagejson_webhook_attempts_total', help: 'Webhook delivery attempts by event type and outcome (delivered, retry, failed)', labelNames: ['type', 'outcome'], registers: [registry] });
+
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
 
   const unsubscribe = runtime.subscribe((event) => {
@@ -50,6 +53,8 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
     else if (event.kind === 'debit') creditsDebited.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'health') healthCounter(event.apiId, event.state).inc();
+    else if (event.kind === 'monitor') monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
+    else if (event.kind === 'webhook') webhookAttempts.inc({ type: event.type, outcome: event.outcome });
   });
 
   return {

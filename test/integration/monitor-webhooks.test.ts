@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiConfigInput } from '../../src/core/config/schema.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
-import { DEFAULT_JOBS } from '../support/site-routes/watch.js';
+import { DEFAULT_JOBS, jobsConfig } from '../support/site-routes/watch.js';
 import { startWebhookReceiver, TEST_SECRET, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
@@ -12,32 +11,11 @@ import { makeProject, type TempProject } from './daemon-support.js';
  * are tested without waiting. The fixture page changes between runs; a receiver on 127.0.0.1 verifies every
  * signature with the Standard Webhooks reference implementation.
  */
-const MINUTE = 60_000;
 let site: FixtureSite;
 let receiver: WebhookReceiver;
 let temp: TempProject | undefined;
 let runtime: Runtime | undefined;
 let clock = Date.parse('2026-03-02T10:00:00.000Z');
-
-export function jobsConfig(origin: string, every = '15m'): ApiConfigInput {
-  return {
-    apiId: 'jobs',
-    url: `${origin}/watch/jobs`,
-    monitor: { every },
-    structure: [
-      {
-        name: 'jobs',
-        type: 'array',
-        selector: 'li.job',
-        fields: [
-          { name: 'url', type: 'string', selector: 'a.title', attribute: 'href' },
-          { name: 'title', type: 'string', selector: 'a.title' },
-          { name: 'pay', type: 'number', selector: '.pay' },
-        ],
-      },
-    ],
-  };
-}
 
 beforeAll(async () => {
   site = await startFixtureSite();
@@ -143,6 +121,40 @@ describe('monitors', () => {
     expect(receiver.accepted).toHaveLength(1);
     const [delivery] = await rt.watch.store.deliveries(10);
     expect(delivery).toMatchObject({ id, status: 'delivered', attempts: 6 });
+  });
+
+  it('tells subscribers when the daemon\'s repair proposes a fix for a redesigned page', async () => {
+    const url = `${site.origin}/drift/shop`;
+    temp = await makeProject(
+      [
+        {
+          apiId: 'shop',
+          url,
+          structure: [
+            { name: 'title', type: 'string', selector: 'h1.shop-title' },
+            { name: 'books', type: 'array', selector: 'article.book', fields: [{ name: 'title', type: 'string', selector: '.book-title a' }, { name: 'price', type: 'number', selector: '.book-price', transform: ['number'] }] },
+          ],
+          generated: { at: '2026-11-01T00:00:00Z', model: 'heuristic', scraper: 1, sample: { title: 'Books', books: [{ title: 'A Light in the Attic', price: 51.77 }, { title: 'Tipping the Velvet', price: 53.74 }] } },
+        },
+      ],
+      { heal: 'propose', webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET', events: ['heal.proposed', 'endpoint.broken'] }] },
+    );
+    runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    site.state.set('drift', '2');
+    try {
+      const refreshed = await runtime.retrieval.refresh(runtime.configs.get('shop')!, {});
+      expect(refreshed).toMatchObject({ ok: false, health: 'broken' });
+      await runtime.repairs.idle();
+      for (let i = 0; i < 100 && receiver.accepted.length < 2; i += 1) {
+        await runtime.watch.deliveries.drain();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      site.state.delete('drift');
+    }
+    expect(receiver.accepted.map((event) => event.type).sort()).toEqual(['endpoint.broken', 'heal.proposed']);
+    expect(receiver.accepted.find((event) => event.type === 'heal.proposed')!.data).toMatchObject({ apiId: 'shop', revision: 2, recovery: { found: expect.any(Number) } });
+    expect((await runtime.watch.monitors.history('shop', 5)).map((entry) => entry.kind).sort()).toEqual(['endpoint.broken', 'heal.proposed']);
   });
 
   it('gives a delivery up once its retries pass the retry window, and refuses private targets unless allowed', async () => {

@@ -74,7 +74,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (outcome.diff) for (const line of describeDiff(outcome.diff)) writeLine(ctx.stdout, `  ${line}`);
         }
       }
-      if (failed) process.exitCode = 1;
+      if (failed) ctx.exitCode = 1;
     });
 
   async function knownApiId(command: Command, apiId: string) {

@@ -50,6 +50,14 @@ export function register(program: Command, ctx: CliContext): void {
           if ('file' in event) server.app.log.warn({ apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery }, event.outcome === 'proposed' ? `repair proposed: review it with \`pagejson heal ${event.apiId}\`` : 'repair applied as a new revision');
           else server.app.log.info({ apiId: event.apiId, reason: event.reason }, `no repair ${event.outcome === 'failed' ? '(failed)' : 'found'}`);
         }
+        if (event.kind === 'monitor') {
+          const { outcome } = event;
+          const level = outcome.outcome === 'ok' ? 'info' : 'warn';
+          server.app.log[level]({ monitor: outcome.monitorId, slot: outcome.slot, outcome: outcome.outcome, changed: outcome.changed, ...(outcome.error ? { error: outcome.error } : {}) }, outcome.changed ? 'monitor run: data changed' : 'monitor run');
+        }
+        if (event.kind === 'webhook' && event.outcome !== 'delivered') {
+          server.app.log.warn({ id: event.id, type: event.type, url: event.url, attempts: event.attempts, error: event.error }, event.outcome === 'failed' ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+        }
         if (event.kind === 'config' && event.change.problems) {
           const kept = event.change.keptPrevious ? ' (the previous revision keeps serving)' : '';
           for (const problem of event.change.problems) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);

@@ -53,7 +53,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (options.json) writeJson(ctx.stdout, { ok: result.ok, id, status: result.status ?? null, error: result.error ?? null, ms });
       else if (result.ok) writeLine(ctx.stdout, `delivered ${id} to ${url}: ${result.status} in ${ms} ms`);
       else writeLine(ctx.stdout, `not delivered to ${url}: ${result.error}`);
-      if (!result.ok) process.exitCode = 1;
+      if (!result.ok) ctx.exitCode = 1;
     });
 
   webhooks

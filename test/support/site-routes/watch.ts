@@ -1,3 +1,4 @@
+import type { ApiConfigInput } from '../../../src/core/config/schema.js';
 import type { RouteHandler } from '../site.js';
 
 /**
@@ -22,3 +23,24 @@ export const watchRoutes: Record<string, RouteHandler> = {
     res.end(`<!doctype html><html><head><title>Jobs</title></head><body><h1>Open jobs</h1><ul class="jobs">${items}</ul></body></html>`);
   },
 };
+
+/** The endpoint over that page that the monitor tests watch (every 15 minutes unless told otherwise). */
+export function jobsConfig(origin: string, every = '15m'): ApiConfigInput {
+  return {
+    apiId: 'jobs',
+    url: `${origin}/watch/jobs`,
+    monitor: { every },
+    structure: [
+      {
+        name: 'jobs',
+        type: 'array',
+        selector: 'li.job',
+        fields: [
+          { name: 'url', type: 'string', selector: 'a.title', attribute: 'href' },
+          { name: 'title', type: 'string', selector: 'a.title' },
+          { name: 'pay', type: 'number', selector: '.pay' },
+        ],
+      },
+    ],
+  };
+}
