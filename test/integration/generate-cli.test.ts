@@ -20,7 +20,7 @@ const dirs: string[] = [];
 async function makeProject(settings: Record<string, unknown> = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pagejson-generate-'));
   dirs.push(dir);
-  const project = { fetch: { allowPrivateNetworks: true, timeoutMs: 5_000 }, models: { local: { baseURL: llm.baseURL, model: 'fake-1' } }, ...settings };
+  const project = { fetch: { allowPrivateNetworks: true, timeoutMs: 20_000 }, models: { local: { baseURL: llm.baseURL, model: 'fake-1' } }, ...settings };
   await writeFile(join(dir, 'pagejson.json'), `${JSON.stringify(project, null, 2)}\n`);
   return dir;
 }

@@ -181,6 +181,8 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         failingFields: [],
         healthSince: null,
         repair: null,
+        // No schedule in this config: no monitors.
+        monitors: [],
         usage: { requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, promptTokens: 0, completionTokens: 0, credits: 0.8 },
       },
     ]);
