@@ -62,7 +62,9 @@ describe('monitor and webhooks commands', () => {
     expect(refused.stderr).toContain('more often than once a minute');
     expect(await readFile(join(temp.root, 'configs/jobs.json'), 'utf8')).not.toContain('monitor');
 
-    expect((await cli('edit', 'jobs', '--set', 'monitor.every=15m')).exitCode).toBe(0);
+    const scheduled = await cli('edit', 'jobs', '--set', 'monitor.every=15m', '--json');
+    expect(scheduled.exitCode).toBe(0);
+    expect(JSON.parse(scheduled.stdout).changes).toContainEqual({ kind: 'setting', subject: 'monitor', text: 'monitor changed from (none) to {"every":"15m"}' });
     expect(JSON.parse(await readFile(join(temp.root, 'configs/jobs.json'), 'utf8')).monitor).toEqual({ every: '15m' });
     expect((await cli('validate')).exitCode).toBe(0);
 

@@ -3,7 +3,7 @@ import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { DEFAULT_JOBS, jobsConfig } from '../support/site-routes/watch.js';
 import { startWebhookReceiver, TEST_SECRET, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { makeProject, type TempProject } from './daemon-support.js';
+import { issueKey, makeProject, type TempProject } from './daemon-support.js';
 
 /**
  * Monitors and webhooks in one daemon runtime, on a controllable clock: the test sets the time and calls
@@ -83,6 +83,11 @@ describe('monitors', () => {
     const history = await rt.watch.monitors.history('jobs', 10);
     expect(history.map((entry) => entry.kind)).toEqual(['data.changed']);
     expect(history[0]!.diff!.changed).toEqual([{ path: 'jobs[url=/jobs/j2].pay', from: 21, to: 23 }]);
+    expect(site.hitCount('/watch/jobs')).toBe(3);
+    const { key } = await issueKey(rt.store);
+    const answer = await rt.retrieval.retrieve({ apiId: 'jobs', apikey: key, method: 'GET', body: undefined, query: {} });
+    expect(answer.cache).toBe('HIT');
+    expect(JSON.parse(answer.body).data.jobs).toHaveLength(2);
     expect(site.hitCount('/watch/jobs')).toBe(3);
   });
 

@@ -11,6 +11,7 @@ import { colors } from '../output.js';
 import { renderStructureTree } from '../tree.js';
 import { loadSamplePage, previewMatches, sampleData, type SamplePage } from './edit-sample.js';
 import { editUrlVariables } from './edit-url.js';
+import { scheduleProblem } from '../../core/monitor/schedule.js';
 
 /**
  * The interactive editor of `pagejson edit <apiId>`: a menu loop over the config that shows the structure
@@ -110,6 +111,13 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
       case 'url':
         for (const op of await editUrlVariables(config)) apply(op);
         break;
+      case 'monitor': {
+        const every = await input({ message: 'Refresh every (e.g. 15m, 1h, or a cron expression in UTC; empty = no monitor)', default: config.monitor?.every ?? '' });
+        apply({ kind: 'set', key: 'monitor.every', value: every });
+        const problem = every.trim() ? scheduleProblem(every) : undefined;
+        if (problem) writeLine(ctx.stdout, c.yellow(`validate will refuse this schedule: ${problem}`));
+        break;
+      }
       case 'save': {
         if (await save(editable, config, ctx)) return 'saved';
         break;
@@ -138,6 +146,7 @@ function menu(config: ApiConfig): Array<{ value: string; name: string }> {
     { value: 'model', name: `Model: ${config.model}` },
     { value: 'section', name: `Section selector: ${config.selector}` },
     { value: 'rule', name: `Rule: ${config.rule ?? '(none)'}` },
+    { value: 'monitor', name: `Monitor: ${config.monitor ? `every ${config.monitor.every}` : 'off'}` },
     { value: 'save', name: 'Save' },
     { value: 'quit', name: 'Quit' },
   ];

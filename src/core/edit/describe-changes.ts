@@ -14,7 +14,7 @@ export interface ConfigChange {
   text: string;
 }
 
-const SETTINGS = ['description', 'status', 'url', 'scraper', 'session', 'caching', 'model', 'selector', 'rule'] as const;
+const SETTINGS = ['description', 'status', 'url', 'scraper', 'session', 'caching', 'model', 'selector', 'rule', 'monitor'] as const;
 const FIELD_FACETS = ['type', 'selector', 'attribute', 'transform', 'description', 'required', 'items'] as const;
 
 function show(value: unknown): string {
