@@ -1,3 +1,4 @@
+import { didYouMean } from '../core/did-you-mean.js';
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -29,8 +30,8 @@ export function requireConfig(project: Project, set: ConfigSet, apiId: string, c
       hint: 'run `pagejson validate` to see every problem, then fix the file',
     });
   }
-  const known = [...set.configs.keys()];
-  throw new PagejsonError('CONFIG_NOT_FOUND', `no config with apiId "${apiId}" in ${displayPath(project.configsDir, cwd)}`, {
+  const known = [...set.files.keys()];
+  throw new PagejsonError('CONFIG_NOT_FOUND', `no config with apiId "${apiId}" in ${displayPath(project.configsDir, cwd)}${didYouMean(apiId, known)}`, {
     context: { apiId },
     hint: known.length > 0 ? `known apiIds: ${known.join(', ')} (see \`pagejson list\`)` : 'create one with `pagejson generate <url>`',
   });

@@ -7,6 +7,9 @@ import { colors } from './output.js';
  * The CLI's only error printer: one line saying what went wrong, one saying what to do.
  * Exit codes: 1 failure, 2 usage error. Stack traces only with PAGEJSON_DEBUG=1.
  */
+/** What the user wrote was wrong (a flag, an argument naming nothing): exit 2. Everything else failed: exit 1. */
+const USAGE_CODES = new Set<string>(['USAGE', 'CONFIG_NOT_FOUND', 'KEY_NOT_FOUND']);
+
 export function handleCliError(error: unknown, ctx: CliContext): number {
   if (error instanceof CommanderError) {
     // commander has already printed its message (usage errors, --help, --version).
@@ -18,7 +21,7 @@ export function handleCliError(error: unknown, ctx: CliContext): number {
     ctx.stderr.write(`${c.red('error:')} ${error.message}\n`);
     if (error.hint) ctx.stderr.write(`${c.dim('hint:')} ${error.hint}\n`);
     if (ctx.env.PAGEJSON_DEBUG && error.stack) ctx.stderr.write(`${error.stack}\n`);
-    return error.code === 'USAGE' ? 2 : 1;
+    return USAGE_CODES.has(error.code) ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   ctx.stderr.write(`${c.red('error:')} unexpected failure: ${message}\n`);

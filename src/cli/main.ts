@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { createProcessContext, type CliContext } from './context.js';
 import { handleCliError } from './handle-error.js';
 import { commandModules } from './commands/index.js';
+import { EXAMPLES, examplesText } from './examples.js';
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('pagejson')
@@ -15,8 +16,19 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (text) => ctx.stderr.write(text),
     });
   for (const register of commandModules) register(program, ctx);
-  // Subcommands inherit the same error behaviour so usage errors exit 2 instead of killing the process.
-  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (t) => ctx.stdout.write(t), writeErr: (t) => ctx.stderr.write(t) });
+  // Every command, at every depth, inherits the same error behaviour, so a usage error exits 2 instead of
+  // commander killing the process with 1, and gets its examples.
+  const walk = (command: Command, path: string[]): void => {
+    for (const sub of command.commands) {
+      const name = [...path, sub.name()];
+      sub.exitOverride().configureOutput({ writeOut: (t) => ctx.stdout.write(t), writeErr: (t) => ctx.stderr.write(t) });
+      sub.showHelpAfterError('(run with --help for usage)');
+      const examples = EXAMPLES[name.join(' ')];
+      if (examples) sub.addHelpText('after', examplesText(examples));
+      walk(sub, name);
+    }
+  };
+  walk(program, []);
   return program;
 }
 

@@ -23,7 +23,7 @@ export const NO_CREDITS_MESSAGE = 'No credits left ⚠. Please buy more credits'
 export function noCreditsError(account: string, balance: number, cost: number): PagejsonError {
   return new PagejsonError('NO_CREDITS', NO_CREDITS_MESSAGE, {
     context: { account, balance, cost },
-    hint: `grant credits with \`pagejson credits grant <credits>${account === DEFAULT_ACCOUNT ? '' : ` --account ${account}`}\``,
+    hint: `this pagejson is yours: add credits with \`pagejson credits grant 100${account === DEFAULT_ACCOUNT ? '' : ` --account ${account}`}\` (or set credits.enabled to false in pagejson.json to meter without a limit)`,
   });
 }
 

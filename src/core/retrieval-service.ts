@@ -133,6 +133,11 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
   const hasBody = body !== undefined && body.raw.length > 0;
   if (request.method === 'POST' && hasBody) {
     if (body.raw.length > MAX_BODY_BYTES) throw new PagejsonError('BODY_TOO_LARGE', 'request body is too large', { context: { bytes: body.raw.length } });
+    // A body declared as something else (a form, plain text) is the wrong type, not bad JSON: say which type
+    // is accepted rather than that it does not parse (docs/decisions.md, "The first hour").
+    if (body.contentType !== undefined && body.contentType.trim() !== '' && !isJsonContentType(body.contentType)) {
+      throw new PagejsonError('BODY_CONTENT_TYPE', 'Content-Type must be application/json', { context: { contentType: body.contentType } });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.raw.toString('utf8'));

@@ -8,6 +8,8 @@ import { isPagejsonError, type ErrorCode } from '../core/errors.js';
 export interface EnvelopeError {
   message: string;
   code: string;
+  /** What to do, when the mistake is a common one (a key sent as a bearer token). An addition callers may ignore. */
+  hint?: string;
 }
 
 export interface ErrorReply {
@@ -112,7 +114,8 @@ export function errorReply(error: unknown): ErrorReply {
     }
     const status = STATUS_BY_CODE[error.code];
     if (status !== undefined) {
-      return { status, errors: [{ message: FIXED_MESSAGE[error.code] ?? error.message, code: error.code }], internal: false };
+      const hint = typeof error.context.wireHint === 'string' ? { hint: error.context.wireHint } : {};
+      return { status, errors: [{ message: FIXED_MESSAGE[error.code] ?? error.message, code: error.code, ...hint }], internal: false };
     }
     return internalReply();
   }

@@ -120,9 +120,23 @@ describe('precedence table', () => {
     // Only application/json itself: a JSON-based media type of another meaning is refused too.
     const patchType = await post('/external/dynamic', '{"name":"abc"}', { apikey: key, 'content-type': 'application/merge-patch+json' });
     expect([patchType.statusCode, patchType.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
-    // The body row comes before the content-type row, and both before variables.
-    expect((await post('/external/dynamic', 'a=b', { apikey: key, 'content-type': 'application/x-www-form-urlencoded' })).statusCode).toBe(400);
+    // A form or text body is the wrong type, not broken JSON: 415, naming the accepted type (both before variables).
+    const form = await post('/external/dynamic', 'a=b', { apikey: key, 'content-type': 'application/x-www-form-urlencoded' });
+    expect([form.statusCode, form.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
+    expect((await post('/external/dynamic', 'plain words', { apikey: key, 'content-type': 'text/plain' })).statusCode).toBe(415);
     expect((await post('/external/dynamic', '{}', { apikey: key, 'content-type': 'text/plain' })).statusCode).toBe(415);
+  });
+
+  it('answers a key sent as a bearer token with the missing-header error and a hint to the apikey header', async () => {
+    const bearer = await app.inject({ method: 'GET', url: '/external/dynamic?name=abc', headers: { authorization: `Bearer ${key}` } });
+    expect(bearer.statusCode).toBe(401);
+    expect(JSON.parse(bearer.body)).toEqual({
+      data: null,
+      errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING', hint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`' }],
+    });
+    // Without a bearer token the answer is the spec's, byte for byte.
+    const none = await app.inject({ method: 'GET', url: '/external/dynamic?name=abc' });
+    expect(none.body).toBe(envelopeError('Path: apikey -  Message: Required', 'KEY_MISSING'));
   });
 
   it('reports every variable problem as its own error object, with the exact messages', async () => {

@@ -11,6 +11,20 @@ import { withStateClient } from '../state-session.js';
  * `pagejson keys create|list|revoke|rotate` (DESIGN.md section 8). A new key goes to stdout alone (so
  * `KEY=$(pagejson keys create)` works) and the notes about it to stderr; it is shown this once only.
  */
+/** A scope naming an endpoint the project does not have is a typo, not a wish: refuse it before a key is made. */
+async function checkScope(scope: string[], configsDir: string): Promise<void> {
+  if (scope.length === 0) throw new PagejsonError('USAGE', '--scope names no endpoint', { hint: 'write --scope books,jobs, or leave --scope out for a key that may call every endpoint' });
+  const { loadConfigDir } = await import('../../core/config/load.js');
+  const { didYouMean } = await import('../../core/did-you-mean.js');
+  const known = [...(await loadConfigDir(configsDir)).files.keys()];
+  const unknown = scope.find((apiId) => !known.includes(apiId));
+  if (unknown !== undefined) {
+    throw new PagejsonError('USAGE', `--scope names "${unknown}", which is not an endpoint of this project${didYouMean(unknown, known)}`, {
+      hint: known.length > 0 ? `endpoints: ${known.join(', ')}` : 'create an endpoint first with `pagejson generate <url>`',
+    });
+  }
+}
+
 export function register(program: Command, ctx: CliContext): void {
   const keys = program.command('keys').description('create, list, revoke and rotate API keys');
   const sub = (name: string) =>
@@ -28,6 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { label?: string; account: string; scope?: string; json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
       const scope = options.scope === undefined ? null : options.scope.split(',').map((s) => s.trim()).filter(Boolean);
+      if (scope) await checkScope(scope, project.configsDir);
       const created = await withStateClient(project, (client) => client.createKey({ account: options.account, label: options.label ?? null, scope }));
       if (options.json) writeJson(ctx.stdout, created);
       else printNewKey(ctx, created, `created key ${created.id} for account ${created.account}${describe(created)}`);

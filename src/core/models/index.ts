@@ -1,3 +1,4 @@
+import { didYouMean } from '../did-you-mean.js';
 import type { ModelEndpoint } from '../config/schema.js';
 import { PagejsonError } from '../errors.js';
 import type { Model } from './types.js';
@@ -69,7 +70,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
       }
       return openAiModel({ name, baseURL, model: name.slice(OPENAI_PREFIX.length), apiKey });
     }
-    throw new PagejsonError('MODEL_NOT_FOUND', `unknown model: ${name}`, {
+    throw new PagejsonError('MODEL_NOT_FOUND', `unknown model: ${name}${didYouMean(name, choices())}`, {
       context: { model: name, choices: choices() },
       hint: `choose one of: ${choices().join(', ')} (named models are the \`models\` entries of pagejson.json)`,
     });

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatCredits } from '../../core/credits.js';
+import { PagejsonError } from '../../core/errors.js';
+import { MESSAGES } from '../errors.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { DaemonMetrics } from '../metrics.js';
 
@@ -19,6 +21,10 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
   const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string> => {
     const header = request.headers.apikey;
     const apikey = Array.isArray(header) ? header[0] : header;
+    // The most common first mistake: the key sent the way most APIs take one. Same answer, plus the way out.
+    if ((apikey === undefined || apikey === '') && /^\s*bearer\s/i.test(request.headers.authorization ?? '')) {
+      throw new PagejsonError('KEY_MISSING', MESSAGES.keyMissing, { context: { wireHint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`' } });
+    }
     const body = Buffer.isBuffer(request.body) ? { raw: request.body, contentType: request.headers['content-type'] } : undefined;
     const answer = await runtime.retrieval.retrieve({
       apiId: request.params.apiId,
