@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isPagejsonError } from '../core/errors.js';
+import { isPagejsonError, type PagejsonError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { colors } from './output.js';
 
@@ -18,7 +18,7 @@ export function handleCliError(error: unknown, ctx: CliContext): number {
   }
   const c = colors(ctx.stderr, ctx.env);
   if (isPagejsonError(error)) {
-    ctx.stderr.write(`${c.red('error:')} ${error.message}\n`);
+    ctx.stderr.write(`${c.red('error:')} ${describe(error)}\n`);
     if (error.hint) ctx.stderr.write(`${c.dim('hint:')} ${error.hint}\n`);
     if (ctx.env.PAGEJSON_DEBUG && error.stack) ctx.stderr.write(`${error.stack}\n`);
     return USAGE_CODES.has(error.code) ? 2 : 1;
@@ -28,4 +28,13 @@ export function handleCliError(error: unknown, ctx: CliContext): number {
   ctx.stderr.write(`${c.dim('hint:')} run again with PAGEJSON_DEBUG=1 for details, and report it if it persists\n`);
   if (ctx.env.PAGEJSON_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(`${error.stack}\n`);
   return 1;
+}
+
+/** A fetch failure names the page and the scraper (src/core/scrapers/index.ts puts them in the context). */
+function describe(error: PagejsonError): string {
+  const url = error.context.fetchUrl;
+  const scraper = error.context.scraper;
+  if (typeof url !== 'string' || typeof scraper !== 'string') return error.message;
+  const number = { http: 1, crawlee: 2, browser: 3 }[scraper] ?? '?';
+  return `could not fetch ${url} with scraper ${number} (${scraper}): ${error.message}`;
 }

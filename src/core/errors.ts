@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'BODY_CONTENT_TYPE'
   // daemon and state
   | 'DAEMON_RUNNING'
+  | 'PORT_IN_USE'
   | 'DAEMON_UNREACHABLE'
   | 'STATE_CORRUPT'
   | 'STATE_LOCKED'

@@ -1,5 +1,6 @@
 import { API_ID_PATTERN, ApiConfigSchema, type ApiConfig, type ScraperNumber } from './config/schema.js';
 import { markVariable } from './config/url-template.js';
+import { CONFIG_SCHEMA_REF } from './config/write.js';
 import { PagejsonError } from './errors.js';
 import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model, TokenUsage } from './models/types.js';
@@ -95,6 +96,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
 
   const description = describeGenerated(page.html, request.rule);
   const config = ApiConfigSchema.parse({
+    $schema: CONFIG_SCHEMA_REF,
     apiId,
     ...(description ? { description } : {}),
     revision: 1,

@@ -2,7 +2,7 @@ import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Project } from '../core/config/project.js';
-import { isPagejsonError } from '../core/errors.js';
+import { isPagejsonError, PagejsonError } from '../core/errors.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../core/runtime.js';
 import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { buildAdminApp } from './admin.js';
@@ -67,7 +67,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const tokenEnv = project.settings.metrics.tokenEnv;
     const metricsToken = tokenEnv ? options.env?.[tokenEnv] : undefined;
     app = await buildApp(runtime, { ...options.app, ...(metricsToken ? { metricsToken } : {}) });
-    await app.listen({ host: options.host ?? project.settings.server.host, port: options.port ?? project.settings.server.port });
+    const host = options.host ?? project.settings.server.host;
+    const port = options.port ?? project.settings.server.port;
+    await app.listen({ host, port }).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') {
+        throw new PagejsonError('PORT_IN_USE', `port ${port} on ${host} is already in use`, { context: { host, port }, hint: `stop what listens there, or pick another port: pagejson serve --port ${port + 1} (or server.port in pagejson.json)`, cause: error });
+      }
+      if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+        throw new PagejsonError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code === 'EACCES' ? 'permission denied' : 'no such address on this machine'})`, { context: { host, port }, hint: code === 'EACCES' ? 'ports below 1024 need privileges: use --port 8080' : 'use --host 127.0.0.1, or an address this machine has', cause: error });
+      }
+      throw error;
+    });
     const bound = app.server.address();
     const publicUrl = typeof bound === 'object' && bound ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}` : undefined;
     admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl) : undefined;

@@ -111,7 +111,7 @@ describe('pagejson run', () => {
     expect(site.hitCount('/product.html')).toBe(0);
   });
 
-  it('fails with exit 1 and a hint when nothing can be extracted or the config is unknown', async () => {
+  it('fails with exit 1 when nothing can be extracted and exit 2 when the config is unknown, each with a hint', async () => {
     const empty = await project.run(['run', 'nothing']);
     expect(empty.exitCode).toBe(1);
     expect(empty.stdout).toBe('');
@@ -119,7 +119,7 @@ describe('pagejson run', () => {
     expect(empty.stderr.split('\n')[1]).toMatch(/^hint: /);
 
     const missing = await project.run(['run', 'nope']);
-    expect(missing.exitCode).toBe(1);
+    expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe('error: no config with apiId "nope" in configs\nhint: known apiIds: books, cafe, countries, nothing, product (see `pagejson list`)');
   });
 

@@ -161,7 +161,7 @@ describe('pagejson generate (scripted)', () => {
     const badScraper = await cli(dir, ['generate', `${site.origin}/listing.html`, '--yes', '--scraper', '4']);
     expect(badScraper.exitCode).toBe(2);
     const unknownModel = await cli(dir, ['generate', `${site.origin}/listing.html`, '--yes', '--model', 'nope']);
-    expect(unknownModel.exitCode).toBe(1);
+    expect(unknownModel.exitCode).toBe(2);
     expect(unknownModel.stderr).toContain('unknown model: nope');
     expect(unknownModel.stderr).toContain('heuristic, local, openai:<model>');
   });

@@ -123,7 +123,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
     expect(statuses).toEqual({ [first.id]: 'active', [second.id]: 'revoked', [rotated.id]: 'active' });
 
     const missing = await cli('keys', 'revoke', 'k_nothing0');
-    expect(missing.exitCode).toBe(1);
+    expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('no key with id k_nothing0');
     const badGrace = await cli('keys', 'rotate', first.id, '--grace', 'soon');
     expect(badGrace.exitCode).toBe(2);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Project } from '../../core/config/project.js';
 import { writeConfigFile } from '../../core/config/write.js';
 import { formatCredits, generationCost } from '../../core/credits.js';
-import { PagejsonError } from '../../core/errors.js';
+import { isPagejsonError, PagejsonError } from '../../core/errors.js';
 import { defaultApiId, generateConfig, type GenerateResult } from '../../core/generate.js';
 import { createModelResolver, HEURISTIC_MODEL } from '../../core/models/index.js';
 import { createScraperPool, scraperOptionsFromSettings } from '../../core/scrapers/index.js';
@@ -49,6 +49,13 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     ? await askGenerateInputs(given, modelChoices(project), (selector) => validateSelector(selector))
     : { url: urlArgument!, scraper: flags.scraper ?? 1, session: flags.session ?? false, model: flags.model ?? HEURISTIC_MODEL, selector: flags.selector ?? 'body', rule: flags.rule ?? null };
 
+  // A model the project cannot reach is a mistake in what was typed: say so before any fetch or charge.
+  await models.get(inputs.model).catch((error: unknown) => {
+    if (isPagejsonError(error) && error.code === 'MODEL_NOT_FOUND' && error.message.startsWith('unknown model')) {
+      throw new PagejsonError('USAGE', error.message, error.hint ? { hint: error.hint } : {});
+    }
+    throw error;
+  });
   const apiId = flags.id ?? safeDefaultId(inputs.url);
   const file = join(project.configsDir, `${apiId}.json`);
   const previousRevision = await existingRevision(file, apiId, Boolean(flags.force), ctx);

@@ -5,8 +5,8 @@ import { projectFor } from '../project-option.js';
 
 /**
  * `pagejson serve [--host H] [--port P] [--redis URL] [--no-watch]`: the retrieval daemon in the foreground. Prints the
- * address once it is ready (scripts wait for that line); logs (pino JSON) go to stderr, at
- * PAGEJSON_LOG_LEVEL (default info). SIGTERM/SIGINT stop gracefully and exit 0; SIGHUP reloads configs.
+ * address once it is ready (scripts wait for that line); logs go to stderr, at PAGEJSON_LOG_LEVEL (default
+ * info): readable lines on a terminal, pino JSON otherwise (PAGEJSON_LOG_FORMAT=json|pretty overrides). SIGTERM/SIGINT stop gracefully and exit 0; SIGHUP reloads configs.
  */
 interface ServeOptions {
   host?: string;
@@ -19,6 +19,17 @@ function parsePort(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new PagejsonError('USAGE', `--port must be a number from 0 to 65535, got "${text}"`, { hint: 'e.g. --port 8080' });
   return port;
+}
+
+/**
+ * Logs a person reads on a terminal are lines (pino-pretty: time, level, message, fields); anywhere else, and
+ * with PAGEJSON_LOG_FORMAT=json, they stay pino's JSON, one object per line, for log shippers.
+ */
+async function logStream(ctx: CliContext): Promise<NodeJS.WritableStream> {
+  const format = ctx.env.PAGEJSON_LOG_FORMAT;
+  if (format === 'json' || (format !== 'pretty' && !(ctx.stderr as { isTTY?: boolean }).isTTY)) return ctx.stderr;
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ destination: ctx.stderr, colorize: !ctx.env.NO_COLOR && Boolean((ctx.stderr as { isTTY?: boolean }).isTTY), translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true });
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -36,13 +47,14 @@ export function register(program: Command, ctx: CliContext): void {
       const [{ startServer }, { default: closeWithGrace }] = await Promise.all([import('../../daemon/server.js'), import('close-with-grace')]);
       const port = options.port !== undefined ? parsePort(options.port) : undefined;
       const level = ctx.env.PAGEJSON_LOG_LEVEL ?? 'info';
+      const stream = await logStream(ctx);
       const server = await startServer({
         project,
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(port !== undefined ? { port } : {}),
         watch: options.watch,
         env: ctx.env,
-        app: { logger: { level, stream: ctx.stderr } },
+        app: { logger: { level, stream } },
         ...(options.redis !== undefined ? { runtime: { redisUrl: options.redis } } : {}),
       });
       server.runtime.subscribe((event) => {

@@ -2,7 +2,10 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { ApiConfig, ApiConfigInput, Field } from './schema.js';
 
 /** Key order of a config file: fixed, so that a one-field change is a one-line git diff. */
-const CONFIG_KEY_ORDER = ['$schema', 'apiId', 'description', 'revision', 'status', 'url', 'variables', 'scraper', 'session', 'caching', 'model', 'selector', 'rule', 'structure', 'generated'] as const;
+const CONFIG_KEY_ORDER = ['$schema', 'apiId', 'description', 'revision', 'status', 'url', 'variables', 'scraper', 'session', 'caching', 'model', 'selector', 'rule', 'monitor', 'structure', 'generated'] as const;
+
+/** Where a config file finds its JSON Schema: `pagejson init` publishes it beside the configs. */
+export const CONFIG_SCHEMA_REF = './pagejson.config.schema.json';
 const FIELD_KEY_ORDER = ['name', 'type', 'selector', 'attribute', 'transform', 'description', 'required', 'items', 'fields'] as const;
 
 function ordered<T extends object>(value: T, order: readonly string[]): T {

@@ -4,7 +4,7 @@ import { PagejsonError } from '../errors.js';
 import { parseConfigText } from '../config/load.js';
 import { ApiConfigSchema, type ApiConfig } from '../config/schema.js';
 import { checkConfigRules } from '../config/validate.js';
-import { serializeConfig, writeConfigFile } from '../config/write.js';
+import { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from '../config/write.js';
 import type { ConfigProblem } from '../config/problems.js';
 import { formatZodIssues } from '../config/problems.js';
 
@@ -38,7 +38,8 @@ const OMITTABLE = ['status', 'variables', 'scraper', 'session', 'caching', 'mode
 
 /** The object to write: the config less the defaults the file did not spell out. */
 export function fileShape(editable: EditableConfig, config: ApiConfig): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...config };
+  // Editors complete and check a file that names its schema: an edited config gains it.
+  const out: Record<string, unknown> = { $schema: CONFIG_SCHEMA_REF, ...config };
   for (const key of OMITTABLE) {
     if (!editable.writtenKeys.has(key) && isDeepStrictEqual(config[key], DEFAULTS[key])) delete out[key];
   }

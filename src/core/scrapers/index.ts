@@ -70,12 +70,16 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
             signal,
           );
         } catch (error) {
-          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw error;
-          throw new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
-            context: { timeoutMs: options.timeoutMs, url: request.url },
-            hint: 'the source is slow or many requests wait for it (fetch.perOriginConcurrency); raise fetch.timeoutMs in pagejson.json if it is just slow',
-            cause: error,
-          });
+          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw withFetchContext(error, request.url, name);
+          throw withFetchContext(
+            new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
+              context: { timeoutMs: options.timeoutMs, url: request.url },
+              hint: 'the source is slow or many requests wait for it (fetch.perOriginConcurrency); raise fetch.timeoutMs in pagejson.json if it is just slow, or try another scraper',
+              cause: error,
+            }),
+            request.url,
+            name,
+          );
         }
       },
       async close() {
@@ -104,6 +108,36 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       await Promise.all(pending.map(async (p) => (await p.catch(() => undefined))?.close()));
     },
   };
+}
+
+/** What to try next, by what went wrong: the CLI prints it under the error (the wire shows only the reason). */
+function fetchHint(error: PagejsonError): string | undefined {
+  if (error.hint) return error.hint;
+  switch (error.code) {
+    case 'FETCH_STATUS':
+      return 'the site may refuse plain requests: try scraper 2 (browser fingerprints) or 3 (headless Chromium), or session (scraper 1 visits the home page first for cookies)';
+    case 'FETCH_FAILED':
+      return 'check the address and that this machine reaches the site; a site that drops unknown clients may answer scraper 2 or 3';
+    case 'FETCH_NOT_HTML':
+      return 'point at the page that shows the data (not a file or an API), or try scraper 3 if the page is built by JavaScript';
+    case 'FETCH_TOO_LARGE':
+      return 'raise fetch.maxBytes in pagejson.json if the page is really that large';
+    case 'BROWSER_UNAVAILABLE':
+      return 'install Chromium (apt-get install chromium) or set PAGEJSON_CHROMIUM, or use scraper 1 or 2';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A fetch failure that names the URL and the scraper in its context (`fetchUrl`, `scraper`), so the CLI can say
+ * "could not fetch <url> with scraper 2 (crawlee): <reason>" and what to try. The message, which the daemon
+ * sends on the wire after its fixed prefix, stays the bare reason.
+ */
+function withFetchContext(error: unknown, url: string, scraper: ScraperName): unknown {
+  if (!isPagejsonError(error) || !(error.code.startsWith('FETCH_') || error.code === 'BROWSER_UNAVAILABLE') || error.context.fetchUrl !== undefined) return error;
+  const hint = fetchHint(error);
+  return new PagejsonError(error.code, error.message, { context: { ...error.context, fetchUrl: url, scraper }, ...(hint ? { hint } : {}), cause: error.cause ?? error });
 }
 
 function originOf(url: string): string {
