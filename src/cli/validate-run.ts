@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { loadConfigDir, loadConfigFile } from '../core/config/load.js';
 import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js';
+import { checkConfigAgainstProject } from '../core/config/validate.js';
+import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
 import { findProjectRoot, PROJECT_FILE, projectFromSettings } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
 import { PagejsonError } from '../core/errors.js';
@@ -21,8 +23,22 @@ interface Checked {
 export async function runValidate(files: string[], formatOption: string, projectDir: string | undefined, ctx: CliContext): Promise<void> {
   const format = parseFormat(formatOption);
   const checked = files.length > 0 ? await checkFiles(files.map((f) => resolve(ctx.cwd, f))) : await checkProject(ctx, projectDir);
+  checked.problems = await withPositions(checked.problems);
   if (checked.problems.length > 0) ctx.exitCode = 1;
   report(checked, format, ctx);
+}
+
+/** Line and column for the problems found without the file's text at hand (project rules, duplicates). */
+async function withPositions(problems: ConfigProblem[]): Promise<ConfigProblem[]> {
+  const texts = new Map<string, string | undefined>();
+  for (const problem of problems) {
+    if (problem.line !== undefined || texts.has(problem.file)) continue;
+    texts.set(problem.file, await readFile(problem.file, 'utf8').catch(() => undefined));
+  }
+  return problems.map((problem) => {
+    const text = texts.get(problem.file);
+    return problem.line === undefined && text !== undefined ? locateProblems(text, [problem])[0]! : problem;
+  });
 }
 
 function parseFormat(value: string): Format {
@@ -76,26 +92,29 @@ async function checkFiles(files: string[]): Promise<Checked> {
 }
 
 export async function checkProjectFile(path: string): Promise<{ settings?: ProjectSettings; problems: ConfigProblem[] }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot be read: ${(error as Error).message}`;
+    return { problems: [{ file: path, path: '$', message: reason, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `not valid JSON: ${(error as Error).message}`;
-    return { problems: [{ file: path, path: '$', message: reason, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
+    raw = JSON.parse(text);
+  } catch {
+    return { problems: jsonSyntaxProblems(text, path) };
   }
   const parsed = ProjectSettingsSchema.safeParse(raw);
   if (!parsed.success) {
-    return { problems: formatZodIssues(parsed.error.issues).map((p) => ({ file: path, ...p, hint: 'see configs/pagejson.project.schema.json for the format' })) };
+    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ProjectSettingsSchema }).map((p) => ({ file: path, hint: 'see configs/pagejson.project.schema.json for the format', ...p }));
+    return { problems: locateProblems(text, problems) };
   }
   return { settings: parsed.data, problems: [] };
 }
 
-/** Rules that need the project's settings: a config's model must be one the project can reach. */
 function checkAgainstProject(config: ApiConfig, file: string, settings: ProjectSettings): ConfigProblem[] {
-  const model = config.model;
-  if (model === 'heuristic' || model.startsWith('openai:') || Object.hasOwn(settings.models, model)) return [];
-  const known = ['heuristic', ...Object.keys(settings.models)];
-  return [{ file, path: '$.model', message: `model "${model}" is not defined in ${PROJECT_FILE}`, hint: `use one of ${known.join(', ')} or openai:<model>, or add "${model}" under "models" in ${PROJECT_FILE}` }];
+  return checkConfigAgainstProject(config, file, settings);
 }
 
 function report(checked: Checked, format: Format, ctx: CliContext): void {
@@ -105,21 +124,23 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
     writeJson(ctx.stdout, {
       ok: checked.problems.length === 0,
       files: checked.files.map((f) => ({ file: show(f.file), ...(f.apiId ? { apiId: f.apiId } : {}), ok: !invalid.has(f.file) })),
-      problems: checked.problems.map((p) => ({ file: show(p.file), path: p.path, message: p.message, ...(p.hint ? { hint: p.hint } : {}) })),
+      problems: checked.problems.map((p) => ({ file: show(p.file), path: p.path, ...(p.line !== undefined ? { line: p.line, column: p.column } : {}), severity: p.severity ?? 'error', message: p.message, ...(p.hint ? { hint: p.hint } : {}) })),
     });
     return;
   }
   if (format === 'github') {
     for (const p of checked.problems) {
       const message = p.hint ? `${p.path}: ${p.message} (${p.hint})` : `${p.path}: ${p.message}`;
-      writeLine(ctx.stdout, `::error file=${escapeProperty(show(p.file))},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`);
+      const position = p.line !== undefined ? `,line=${p.line},col=${p.column ?? 1}` : '';
+      writeLine(ctx.stdout, `::${p.severity === 'warning' ? 'warning' : 'error'} file=${escapeProperty(show(p.file))}${position},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`);
     }
     writeLine(ctx.stdout, summary(checked, invalid.size));
     return;
   }
   const c = colors(ctx.stdout, ctx.env);
   for (const p of checked.problems) {
-    writeLine(ctx.stdout, `${c.bold(show(p.file))} ${c.cyan(p.path)}: ${c.red(p.message)}`);
+    const at = p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : '';
+    writeLine(ctx.stdout, `${c.bold(`${show(p.file)}${at}`)} ${c.cyan(p.path)}: ${p.severity === 'warning' ? c.yellow(`warning: ${p.message}`) : c.red(p.message)}`);
     if (p.hint) writeLine(ctx.stdout, `  ${c.dim('hint:')} ${p.hint}`);
   }
   const line = summary(checked, invalid.size);

@@ -84,24 +84,63 @@ describe('pagejson validate', () => {
 
     const result = await project.run(['validate']);
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('configs/books.json $.structure[2].fields[0]: unknown key: colour');
-    expect(result.stdout).toMatch(/configs\/books\.json \$\.scraper: /);
-    expect(result.stdout).toMatch(/configs\/broken\.json \$: not valid JSON/);
-    expect(result.stdout).toMatch(/configs\/countries-copy\.json \$\.apiId: apiId "countries" does not match the file name/);
-    expect(result.stdout).toContain('configs/product.json $.model: model "gpt-nowhere" is not defined in pagejson.json');
+    // Each problem at its line and column: the unknown key where "colour" is written, the syntax error where it is.
+    const booksText = await project.read('configs/books.json');
+    const colourLine = booksText.split('\n').findIndex((line) => line.includes('"colour"')) + 1;
+    const colourColumn = booksText.split('\n')[colourLine - 1]!.indexOf('"colour"') + 1;
+    expect(result.stdout).toContain(`configs/books.json:${colourLine}:${colourColumn} $.structure[2].fields[0].colour: unknown key "colour"`);
+    expect(result.stdout).toMatch(/configs\/books\.json:\d+:\d+ \$\.scraper: number 7 is not allowed here: use one of 1, 2, 3/);
+    expect(result.stdout).toMatch(/configs\/broken\.json:1:22 \$: not valid JSON: a key in double quotes was expected/);
+    expect(result.stdout).toMatch(/configs\/countries-copy\.json:1:\d+ \$\.apiId: apiId "countries" does not match the file name/);
+    expect(result.stdout).toMatch(/configs\/product\.json:1:\d+ \$\.model: model "gpt-nowhere" is not defined in pagejson\.json/);
     expect(result.stdout).toMatch(/\n {2}hint: /);
     expect(result.stdout).toMatch(/✗ \d+ problems in 4 of 6 files/);
 
     const json = JSON.parse((await project.run(['validate', '--format', 'json'])).stdout);
     expect(json.ok).toBe(false);
-    expect(json.problems).toContainEqual(expect.objectContaining({ file: 'configs/books.json', path: '$.structure[2].fields[0]', message: 'unknown key: colour' }));
+    expect(json.problems).toContainEqual(expect.objectContaining({ file: 'configs/books.json', path: '$.structure[2].fields[0].colour', line: colourLine, column: colourColumn, message: 'unknown key "colour"' }));
     expect(json.files).toContainEqual({ file: 'configs/countries.json', apiId: 'countries', ok: true });
 
     const github = await project.run(['validate', '--format', 'github']);
     expect(github.exitCode).toBe(1);
     const annotations = github.stdout.split('\n').filter((line) => line.startsWith('::error '));
     expect(annotations.length).toBe(json.problems.length);
-    expect(annotations).toContainEqual(expect.stringMatching(/^::error file=configs\/books\.json,title=pagejson \$\.structure\[2\]\.fields\[0\]::\$\.structure\[2\]\.fields\[0\]: unknown key: colour/));
+    expect(annotations).toContainEqual(`::error file=configs/books.json,line=${colourLine},col=${colourColumn},title=pagejson $.structure[2].fields[0].colour::$.structure[2].fields[0].colour: unknown key "colour" (remove it; keys allowed here: name, type, selector, attribute, transform, description, required, fields, items)`);
+  });
+
+  it('says what is wrong in words, with the nearest allowed name or value', async () => {
+    project = await createCliProject();
+    await initWithExamples(project, origin);
+    const books = JSON.parse(await project.read('configs/books.json'));
+    books.scrapper = 2;
+    books.status = 'activ';
+    books.caching = 'yes';
+    books.structure[0].type = 'strin';
+    books.structure[0].attribute = '[href]';
+    await project.write('configs/books.json', JSON.stringify(books, null, 2));
+    const settings = JSON.parse(await project.read('pagejson.json'));
+    settings.cache.freshMinute = 5;
+    await project.write('pagejson.json', JSON.stringify(settings, null, 2));
+
+    const messages = (JSON.parse((await project.run(['validate', '--format', 'json'])).stdout) as { problems: Array<{ path: string; message: string; hint?: string }> }).problems;
+    const at = (path: string) => messages.find((problem) => problem.path === path);
+    expect(at('$.scrapper')).toMatchObject({ message: 'unknown key "scrapper" (did you mean "scraper"?)' });
+    expect(at('$.scrapper')!.hint).toMatch(/^rename it to "scraper"/);
+    expect(at('$.status')?.message).toBe('the text "activ" is not allowed here: use one of active, inactive (did you mean "active"?)');
+    expect(at('$.caching')?.message).toBe('must be true or false, not the text "yes"');
+    expect(at('$.structure[0].type')?.message).toMatch(/^the text "strin" is not allowed here: use one of string, .* \(did you mean "string"\?\)$/);
+    expect(at('$.cache.freshMinute')?.message).toBe('unknown key "freshMinute" (did you mean "freshMinutes"?)');
+    // No message is zod's raw wording.
+    for (const problem of messages) expect(problem.message).not.toMatch(/^Invalid|expected .* received/);
+
+    // Fixed one by one, the rule-level problems show up too: an attribute is a name, not a selector.
+    delete books.scrapper;
+    books.status = 'active';
+    books.caching = true;
+    books.structure[0].type = 'string';
+    await project.write('configs/books.json', JSON.stringify(books, null, 2));
+    const attribute = (JSON.parse((await project.run(['validate', '--format', 'json'])).stdout) as { problems: Array<{ path: string; message: string; hint?: string }> }).problems;
+    expect(attribute).toContainEqual(expect.objectContaining({ path: '$.structure[0].attribute', message: '"[href]" is not an attribute name', hint: 'write just the name: "href"' }));
   });
 
   it('checks only the files named, including duplicate apiIds among them', async () => {
@@ -116,7 +155,7 @@ describe('pagejson validate', () => {
     await project.write('other/books.json', await project.read('configs/books.json'));
     const duplicate = await project.run(['validate', 'configs/books.json', 'other/books.json']);
     expect(duplicate.exitCode).toBe(1);
-    expect(duplicate.stdout).toContain('other/books.json $.apiId: duplicate apiId "books"');
+    expect(duplicate.stdout).toContain('other/books.json:3:3 $.apiId: duplicate apiId "books"');
   });
 
   it('reports a broken pagejson.json and still checks the configs', async () => {

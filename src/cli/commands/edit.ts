@@ -69,7 +69,7 @@ export function register(program: Command, ctx: CliContext): void {
     const file = set.files.get(apiId) ?? join(project.configsDir, `${apiId}.json`);
     // The config model (zod, validation) loads only when an edit runs, not on every CLI start.
     const { openConfigForEdit, problemsOf, saveEditedConfig } = await import('../../core/edit/config-file.js');
-    const editable = await openConfigForEdit(file);
+    const editable = await openConfigForEdit(file, project.settings);
 
     if (operations.length === 0) {
       if (!ctx.interactive) {
@@ -86,7 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
     const changes = describeChanges(editable.original, config);
     if (changed) {
       // Checked in a dry run too: a dry run answers "would this work?".
-      const invalid = problemsOf(file, config);
+      const invalid = problemsOf(file, config, project.settings);
       if (invalid.length > 0) {
         throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${invalid.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
           context: { problems: invalid },

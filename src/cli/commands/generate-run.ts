@@ -109,7 +109,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     // generated revision is written first and the editor takes over from there.
     writeLine(ctx.stdout, `${out.green('saved')} ${shown}, revision ${config.revision}; opening the editor`);
     const [{ openConfigForEdit }, { runInteractiveEdit }] = await Promise.all([import('../../core/edit/config-file.js'), import('../prompts/edit-session.js')]);
-    await runInteractiveEdit(await openConfigForEdit(file), project, ctx);
+    await runInteractiveEdit(await openConfigForEdit(file, project.settings), project, ctx);
     return;
   }
   if (flags.json) {

@@ -235,7 +235,7 @@ async function save(editable: EditableConfig, config: ApiConfig, ctx: CliContext
     writeLine(ctx.stdout, 'nothing to save');
     return false;
   }
-  const problems = problemsOf(editable.file, next);
+  const problems = problemsOf(editable.file, next, editable.settings);
   if (problems.length > 0) {
     for (const p of problems) writeLine(ctx.stdout, c.red(`${p.path}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`));
     return false;

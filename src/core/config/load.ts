@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { jsonSyntaxProblems, locateProblems } from './locate.js';
 import { formatZodIssues, type ConfigProblem } from './problems.js';
 import { ApiConfigSchema, type ApiConfig } from './schema.js';
 import { checkConfigRules } from './validate.js';
@@ -12,21 +13,18 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, file, problems: [{ file, path: '$', message: `not valid JSON: ${(error as Error).message}`, hint: 'fix the JSON syntax' }] };
+  } catch {
+    return { ok: false, file, problems: jsonSyntaxProblems(text, file) };
   }
   const parsed = ApiConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    return {
-      ok: false,
-      file,
-      problems: formatZodIssues(parsed.error.issues).map((p) => ({ file, ...p, hint: 'see configs/pagejson.config.schema.json for the format' })),
-    };
+    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ApiConfigSchema }).map((p) => ({ file, hint: 'see configs/pagejson.config.schema.json for the format', ...p }));
+    return { ok: false, file, problems: locateProblems(text, problems) };
   }
   // Variables are looked up by names that arrive with requests: a null-prototype map finds own entries only.
   const config: ApiConfig = { ...parsed.data, variables: Object.assign(Object.create(null) as ApiConfig['variables'], parsed.data.variables) };
   const problems = checkConfigRules(config, file);
-  if (problems.length > 0) return { ok: false, file, problems };
+  if (problems.length > 0) return { ok: false, file, problems: locateProblems(text, problems) };
   return { ok: true, config, file };
 }
 

@@ -54,9 +54,10 @@ export async function loadProject(options: LocateOptions): Promise<Project> {
   }
   const parsed = ProjectSettingsSchema.safeParse(raw);
   if (!parsed.success) {
-    const first = formatZodIssues(parsed.error.issues)[0];
+    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ProjectSettingsSchema });
+    const first = problems[0];
     throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}${first ? ` at ${first.path}: ${first.message}` : ' is invalid'}`, {
-      context: { file: settingsPath, problems: formatZodIssues(parsed.error.issues) },
+      context: { file: settingsPath, problems },
       hint: `correct ${PROJECT_FILE}; run \`pagejson validate\` for every problem`,
     });
   }

@@ -3,9 +3,10 @@ import { scraperByNumber } from '../scrapers/types.js';
 import { validateSelector, validateTransform } from '../structure/index.js';
 import { selectorCostProblem } from '../structure/selector-cost.js';
 import { jsonPath, type ConfigProblem } from './problems.js';
-import type { ApiConfig, Field } from './schema.js';
+import type { ApiConfig, Field, ProjectSettings } from './schema.js';
 import { placeholderNames, templateProblems } from './url-template.js';
 import { monitorProblems } from '../monitor/targets.js';
+import { closest } from '../did-you-mean.js';
 
 /**
  * Rules that span fields and that JSON Schema cannot express. They return problems rather than throwing,
@@ -67,6 +68,8 @@ function checkFields(fields: Field[], at: Array<string | number>, add: AddProble
       else checkSelectorCost(field.selector, [...path, 'selector'], add);
     }
     checkTransforms(field.transform, [...path, 'transform'], add);
+    if (field.attribute !== undefined) checkAttribute(field.attribute, [...path, 'attribute'], add);
+    if (field.items?.attribute !== undefined) checkAttribute(field.items.attribute, [...path, 'items', 'attribute'], add);
 
     if (field.type === 'array') {
       if (field.fields && field.items) add(path, `array field "${field.name}" has both fields and items`, 'use fields for an array of objects, items for an array of scalars');
@@ -82,6 +85,15 @@ function checkFields(fields: Field[], at: Array<string | number>, add: AddProble
   });
 }
 
+/** An attribute is a name as HTML writes it (`href`, `data-id`, `xlink:href`), never a selector or an expression. */
+const ATTRIBUTE_NAME = /^[A-Za-z_:][A-Za-z0-9_.:-]{0,99}$/;
+
+function checkAttribute(attribute: string, at: Array<string | number>, add: AddProblem): void {
+  if (ATTRIBUTE_NAME.test(attribute)) return;
+  const bare = attribute.replace(/^[@[\s]+|[\]\s]+$/g, '').split('=')[0] ?? '';
+  add(at, `"${attribute.slice(0, 60)}" is not an attribute name`, ATTRIBUTE_NAME.test(bare) ? `write just the name: "${bare}"` : 'write the attribute\'s name, e.g. href, src, content or datetime; leave attribute out to read the element\'s text');
+}
+
 function checkSelectorCost(selector: string, at: Array<string | number>, add: AddProblem): void {
   const problem = selectorCostProblem(selector);
   if (problem) add(at, `CSS selector is refused: ${problem}`, 'select the items themselves (e.g. "li") and narrow them with fields, or use :nth-child() instead of :has() over siblings');
@@ -92,4 +104,13 @@ function checkTransforms(transforms: string[] | undefined, at: Array<string | nu
     const problem = validateTransform(transform);
     if (problem) add([...at, index], `transform "${transform}" is invalid: ${problem}`, 'regex transforms need exactly one capture group; json paths are dotted names');
   });
+}
+
+/** Rules that need the project's settings: a config's model must be one the project can reach. */
+export function checkConfigAgainstProject(config: ApiConfig, file: string, settings: Pick<ProjectSettings, 'models'>): ConfigProblem[] {
+  const model = config.model;
+  if (model === 'heuristic' || model.startsWith('openai:') || Object.hasOwn(settings.models, model)) return [];
+  const known = ['heuristic', ...Object.keys(settings.models)];
+  const near = closest(model, known);
+  return [{ file, path: '$.model', message: `model "${model}" is not defined in pagejson.json${near ? ` (did you mean "${near}"?)` : ''}`, hint: `use one of ${known.join(', ')} or openai:<model>, or add "${model}" under "models" in pagejson.json` }];
 }

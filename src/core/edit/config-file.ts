@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { PagejsonError } from '../errors.js';
 import { parseConfigText } from '../config/load.js';
-import { ApiConfigSchema, type ApiConfig } from '../config/schema.js';
-import { checkConfigRules } from '../config/validate.js';
+import { ApiConfigSchema, type ApiConfig, type ProjectSettings } from '../config/schema.js';
+import { checkConfigAgainstProject, checkConfigRules } from '../config/validate.js';
 import { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from '../config/write.js';
 import type { ConfigProblem } from '../config/problems.js';
 import { formatZodIssues } from '../config/problems.js';
@@ -18,9 +18,11 @@ export interface EditableConfig {
   /** Top-level keys present in the file as written. */
   writtenKeys: Set<string>;
   text: string;
+  /** The project's settings, when known: a save is checked against them too (a model it does not define). */
+  settings?: Pick<ProjectSettings, 'models'>;
 }
 
-export async function openConfigForEdit(file: string): Promise<EditableConfig> {
+export async function openConfigForEdit(file: string, settings?: Pick<ProjectSettings, 'models'>): Promise<EditableConfig> {
   const text = await readFile(file, 'utf8');
   const result = parseConfigText(text, file);
   if (!result.ok) {
@@ -30,7 +32,7 @@ export async function openConfigForEdit(file: string): Promise<EditableConfig> {
       hint: 'fix the file first (`pagejson validate` lists every problem); edit works on valid configs',
     });
   }
-  return { file, original: result.config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text };
+  return { file, original: result.config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text, ...(settings ? { settings } : {}) };
 }
 
 const DEFAULTS = ApiConfigSchema.parse({ apiId: 'x', url: 'https://x.example/', structure: [{ name: 'x', type: 'string' }] });
@@ -47,10 +49,11 @@ export function fileShape(editable: EditableConfig, config: ApiConfig): Record<s
 }
 
 /** Every problem the edited config would have, checked before anything is written. */
-export function problemsOf(file: string, candidate: ApiConfig): ConfigProblem[] {
+export function problemsOf(file: string, candidate: ApiConfig, settings?: Pick<ProjectSettings, 'models'>): ConfigProblem[] {
   const parsed = ApiConfigSchema.safeParse(candidate);
-  if (!parsed.success) return formatZodIssues(parsed.error.issues).map((p) => ({ file, ...p }));
-  return checkConfigRules(parsed.data, file);
+  if (!parsed.success) return formatZodIssues(parsed.error.issues, { raw: candidate, schema: ApiConfigSchema }).map((p) => ({ file, ...p }));
+  // What `pagejson validate` would refuse is never saved: the file rules and the project's models alike.
+  return [...checkConfigRules(parsed.data, file), ...(settings ? checkConfigAgainstProject(parsed.data, file, settings) : [])];
 }
 
 export function textOf(editable: EditableConfig, config: ApiConfig): string {
@@ -59,7 +62,7 @@ export function textOf(editable: EditableConfig, config: ApiConfig): string {
 
 /** Validate, then write atomically. Throws CONFIG_INVALID (writing nothing) when the result is invalid. */
 export async function saveEditedConfig(editable: EditableConfig, config: ApiConfig): Promise<string> {
-  const problems = problemsOf(editable.file, config);
+  const problems = problemsOf(editable.file, config, editable.settings);
   if (problems.length > 0) {
     throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
       context: { problems },
