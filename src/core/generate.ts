@@ -1,11 +1,13 @@
-import { API_ID_PATTERN, ApiConfigSchema, type ApiConfig, type ScraperNumber } from './config/schema.js';
+import { API_ID_PATTERN, ApiConfigSchema, type ApiConfig, type Field, type ScraperNumber } from './config/schema.js';
 import { markVariable } from './config/url-template.js';
 import { CONFIG_SCHEMA_REF } from './config/write.js';
 import { PagejsonError } from './errors.js';
 import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model, TokenUsage } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
-import { compileStructure, dataJsonSchema, selectSection } from './structure/index.js';
+import { compileStructure, dataJsonSchema, isEmptyValue, parseHtml, selectSection } from './structure/index.js';
+import { candidateSections } from './structure/sections.js';
+import { isNarrowed } from './models/heuristic/verify.js';
 
 /**
  * The generation pipeline: fetch the page → narrow it to the section → the model proposes a structure with
@@ -61,9 +63,11 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
   const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, ...(deps.signal ? { signal: deps.signal } : {}) });
   const { sectionHtml, matched } = selectSection(page.html, selector);
   if (matched === 0) {
-    throw new PagejsonError('EXTRACTION_EMPTY', `the selector "${selector}" matches nothing on ${page.finalUrl}`, {
-      context: { selector, url: page.finalUrl },
-      hint: 'check the CSS selector against the page source, or leave --selector out to use the whole body',
+    const offered = candidateSections(parseHtml(page.html).children);
+    const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
+    throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, candidates: offered },
+      hint: offered.length > 0 ? `sections this page has: ${list}; or leave --selector out for the whole page` : 'check the selector against the page source, or leave --selector out for the whole page',
     });
   }
 
@@ -76,6 +80,16 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     });
   }
 
+  // A narrowed section means what it says: a field that only the whole page yields (a proposal from outside
+  // the section) is not offered, whichever model proposed it.
+  const structure = isNarrowed(selector) ? insideSection(proposal.structure, selector, page.html, page.finalUrl) : proposal.structure;
+  if (structure.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, model: request.model },
+      hint: 'the section has no data the model recognises: widen --selector, add a --rule that says what to extract, or try another --model',
+    });
+  }
+  proposal.structure = structure;
   const compiled = compileStructure({ selector, structure: proposal.structure });
   const sample = compiled.extract(page.html, page.finalUrl).data;
   let usage = proposal.usage;
@@ -121,7 +135,21 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
   return { config, sample, finalUrl: page.finalUrl, ...(usage ? { usage } : {}) };
 }
 
-function checkSourceUrl(text: string): string {
+/** The fields that yield something when read inside the section alone (model fields, with no selector, stay). */
+function insideSection(structure: Field[], selector: string, html: string, pageUrl: string): Field[] {
+  const doc = parseHtml(html);
+  return structure.filter((field) => {
+    if (field.selector === undefined) return true;
+    try {
+      const { data } = compileStructure({ selector, structure: [field] }).extractFromDocument(doc, pageUrl, { sectionOnly: true });
+      return !isEmptyValue(data[field.name]);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function checkSourceUrl(text: string): string {
   let parsed: URL;
   try {
     parsed = new URL(text.trim());

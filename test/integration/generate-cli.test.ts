@@ -144,8 +144,9 @@ describe('pagejson generate (scripted)', () => {
   it('charges nothing when generation fails', async () => {
     const dir = await makeProject();
     const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'nothing', '--selector', '#nope', '--yes']);
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('the selector "#nope" matches nothing');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('the section selector "#nope" matches nothing');
+    expect(result.stderr).toMatch(/hint: sections this page has: "[^"]+" \(\d+ × /);
     expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(100);
   });
 

@@ -88,12 +88,34 @@ describe('generateConfig', () => {
     expect(result.config.generated?.usage).toBeUndefined();
   });
 
-  it('says clearly when the selector matches nothing, before calling the model', async () => {
-    const error = await generateConfig(request({ selector: '#missing' }), deps()).catch((e: unknown) => e);
+  it('says clearly when the selector matches nothing, naming the sections the page has, before calling the model', async () => {
+    const error = await generateConfig(request({ selector: '#missing', url: `${site.origin}/jobs-board.html` }), deps()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PagejsonError);
-    expect((error as PagejsonError).code).toBe('EXTRACTION_EMPTY');
-    expect((error as PagejsonError).message).toBe(`the selector "#missing" matches nothing on ${site.origin}/listing.html`);
+    expect((error as PagejsonError).code).toBe('USAGE');
+    expect((error as PagejsonError).message).toBe(`the section selector "#missing" matches nothing on ${site.origin}/jobs-board.html`);
+    // The list of jobs first (4 items), then the news (3); the three links of the menu are not a section of content.
+    expect((error as PagejsonError).context.candidates).toEqual([
+      { selector: 'ul.jobs', items: 4, item: 'li.job' },
+      { selector: 'aside.news', items: 3, item: 'div.story' },
+      { selector: 'nav', items: 3, item: 'a' },
+    ]);
+    expect((error as PagejsonError).hint).toContain('"ul.jobs" (4 × li.job)');
     expect(llm.requests).toHaveLength(0);
+  });
+
+  it('proposes only fields from inside a narrowed section, whatever the page has around it', async () => {
+    const whole = await generateConfig(request({ url: `${site.origin}/jobs-board.html`, model: 'heuristic', selector: 'body' }), deps());
+    // On the whole page the heuristic offers page facts (title, description…) beside the jobs.
+    expect(JSON.stringify(whole.sample)).toContain('Harbor Jobs');
+    const narrowed = await generateConfig(request({ url: `${site.origin}/jobs-board.html`, model: 'heuristic', selector: '.jobs' }), deps());
+    const text = JSON.stringify(narrowed.sample);
+    expect(text).toContain('Line cook');
+    for (const outside of ['Harbor Jobs', 'Jobs at the harbor', 'New pier opens', 'Harbor Inc', 'harbor.png']) expect(text).not.toContain(outside);
+    // Every field resolves inside the section: the same data without the whole-page fallback.
+    const { compileStructure, parseHtml } = await import('../../src/core/structure/index.js');
+    const html = await (await fetch(`${site.origin}/jobs-board.html`)).text();
+    const inside = compileStructure({ selector: '.jobs', structure: narrowed.config.structure }).extractFromDocument(parseHtml(html), `${site.origin}/jobs-board.html`, { sectionOnly: true });
+    expect(inside.data).toEqual(narrowed.sample);
   });
 
   it('rejects a wrong --var and --session with another scraper before fetching', async () => {

@@ -27,7 +27,11 @@ export interface ModelField {
 
 export interface CompiledStructure {
   extract(html: string, finalUrl: string): Extraction;
-  extractFromDocument(doc: Document, finalUrl: string): Extraction;
+  /**
+   * `sectionOnly`: top-level fields are read in the section alone, without the whole-page fallback (generation
+   * checks with it that a proposal for a narrowed section really comes from that section).
+   */
+  extractFromDocument(doc: Document, finalUrl: string, options?: { sectionOnly?: boolean }): Extraction;
   /** Recomputes `empty` and `missingRequired` for data changed after extraction (model fields filled in). */
   assess(data: Record<string, unknown>): Omit<Extraction, 'data'>;
   modelFields: ModelField[];
@@ -61,12 +65,12 @@ export function compileStructure(input: { selector?: string | undefined; structu
   compileSelectorAt(sectionSelector, '$.selector');
   const plans = planFields(input.structure, '', false, modelFields, '$.structure');
 
-  const extractFromDocument = (doc: Document, finalUrl: string): Extraction => {
+  const extractFromDocument = (doc: Document, finalUrl: string, options: { sectionOnly?: boolean } = {}): Extraction => {
     const context = createContext(doc, finalUrl);
     const roots = sectionRoots(doc, sectionSelector);
     // Top-level fields look in the section first, then in the whole page: page-level facts (JSON-LD and
     // meta tags in <head>) are wanted whatever section the config narrows to.
-    const data = extractFields(plans, [roots, [doc]], context);
+    const data = extractFields(plans, options.sectionOnly ? [roots] : [roots, [doc]], context);
     return { data, ...assess(plans, data) };
   };
 

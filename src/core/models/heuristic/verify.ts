@@ -32,11 +32,17 @@ function prune(field: Field, value: unknown): Field | null {
   return field;
 }
 
+/** A section the user narrowed to (anything but the whole body): proposals must come from inside it. */
+export function isNarrowed(selector: string): boolean {
+  return !['', 'body', 'html', ':root'].includes(selector.trim().toLowerCase());
+}
+
 export function verifyProposals(proposals: Proposal[], page: Document, pageUrl: string, selector: string): Proposal[] {
   const verified: Proposal[] = [];
+  const sectionOnly = isNarrowed(selector);
   for (const proposal of proposals) {
     try {
-      const { data } = compileStructure({ selector, structure: [proposal.field] }).extractFromDocument(page, pageUrl);
+      const { data } = compileStructure({ selector, structure: [proposal.field] }).extractFromDocument(page, pageUrl, { sectionOnly });
       const field = prune(proposal.field, data[proposal.field.name]);
       if (field) verified.push({ ...proposal, field });
     } catch {
