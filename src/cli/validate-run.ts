@@ -6,7 +6,7 @@ import { checkConfigAgainstProject } from '../core/config/validate.js';
 import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
 import { findProjectRoot, PROJECT_FILE, projectFromSettings } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
-import { PagejsonError } from '../core/errors.js';
+import { isPagejsonError, PagejsonError } from '../core/errors.js';
 import { displayPath } from './config-files.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
@@ -20,12 +20,60 @@ interface Checked {
 }
 
 /** The whole of `pagejson validate`, loaded only when the command runs. */
-export async function runValidate(files: string[], formatOption: string, projectDir: string | undefined, ctx: CliContext): Promise<void> {
+export async function runValidate(files: string[], formatOption: string, projectDir: string | undefined, ctx: CliContext, options: { live?: boolean } = {}): Promise<void> {
   const format = parseFormat(formatOption);
   const checked = files.length > 0 ? await checkFiles(files.map((f) => resolve(ctx.cwd, f))) : await checkProject(ctx, projectDir);
+  if (options.live) checked.problems.push(...(await checkLive(checked, projectDir, ctx)));
   checked.problems = await withPositions(checked.problems);
-  if (checked.problems.length > 0) ctx.exitCode = 1;
+  // Warnings are told, not failed on: an optional field may well be absent on the page as it is today.
+  if (checked.problems.some((problem) => problem.severity !== 'warning')) ctx.exitCode = 1;
   report(checked, format, ctx);
+}
+
+/** `--live`: every config that passed the static checks, against its page as fetched now (four at a time). */
+async function checkLive(checked: Checked, projectDir: string | undefined, ctx: CliContext): Promise<ConfigProblem[]> {
+  const root = projectDir ? resolve(ctx.cwd, projectDir) : findProjectRoot(ctx.cwd);
+  const settings = root ? (await checkProjectFile(resolve(root, PROJECT_FILE))).settings : undefined;
+  const project = projectFromSettings(root ?? ctx.cwd, settings ?? ProjectSettingsSchema.parse({}), ctx.env);
+  const invalid = new Set(checked.problems.map((problem) => problem.file));
+  const targets: Array<{ file: string; config: ApiConfig }> = [];
+  for (const entry of checked.files) {
+    if (!entry.apiId || invalid.has(entry.file)) continue;
+    const loaded = await loadConfigFile(entry.file);
+    if (loaded.ok) targets.push({ file: entry.file, config: loaded.config });
+  }
+  const [{ createScraperPool, scraperOptionsFromSettings }, { liveProblems }, { exampleValues, resolveSourceUrl }] = await Promise.all([
+    import('../core/scrapers/index.js'),
+    import('../core/config/live-check.js'),
+    import('../core/config/url-template.js'),
+  ]);
+  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
+  const problems: ConfigProblem[] = [];
+  const progress = ctx.stderr.isTTY && ctx.interactive;
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const { file, config } = targets[next++]!;
+      try {
+        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session });
+        problems.push(...liveProblems(config, page.html, page.finalUrl, file));
+      } catch (error) {
+        const url = isPagejsonError(error) && typeof error.context.fetchUrl === 'string' ? error.context.fetchUrl : config.url;
+        problems.push({ file, path: '$.url', message: `could not fetch ${url} with scraper ${config.scraper}: ${(error as Error).message}`, ...(isPagejsonError(error) && error.hint ? { hint: error.hint } : {}) });
+      } finally {
+        done += 1;
+        if (progress) ctx.stderr.write(`\rchecking pages ${done}/${targets.length} `);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(4, targets.length) }, worker));
+  } finally {
+    if (progress) ctx.stderr.write('\r\x1b[K');
+    await pool.close();
+  }
+  return problems;
 }
 
 /** Line and column for the problems found without the file's text at hand (project rules, duplicates). */
@@ -119,10 +167,10 @@ function checkAgainstProject(config: ApiConfig, file: string, settings: ProjectS
 
 function report(checked: Checked, format: Format, ctx: CliContext): void {
   const show = (file: string) => displayPath(file, ctx.cwd);
-  const invalid = new Set(checked.problems.map((p) => p.file));
+  const invalid = new Set(checked.problems.filter((p) => p.severity !== 'warning').map((p) => p.file));
   if (format === 'json') {
     writeJson(ctx.stdout, {
-      ok: checked.problems.length === 0,
+      ok: invalid.size === 0,
       files: checked.files.map((f) => ({ file: show(f.file), ...(f.apiId ? { apiId: f.apiId } : {}), ok: !invalid.has(f.file) })),
       problems: checked.problems.map((p) => ({ file: show(p.file), path: p.path, ...(p.line !== undefined ? { line: p.line, column: p.column } : {}), severity: p.severity ?? 'error', message: p.message, ...(p.hint ? { hint: p.hint } : {}) })),
     });
@@ -144,13 +192,16 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
     if (p.hint) writeLine(ctx.stdout, `  ${c.dim('hint:')} ${p.hint}`);
   }
   const line = summary(checked, invalid.size);
-  writeLine(ctx.stdout, checked.problems.length === 0 ? c.green(`✓ ${line}`) : c.red(`✗ ${line}`));
+  writeLine(ctx.stdout, invalid.size === 0 ? c.green(`✓ ${line}`) : c.red(`✗ ${line}`));
 }
 
 function summary(checked: Checked, invalidFiles: number): string {
   const files = `${checked.files.length} file${checked.files.length === 1 ? '' : 's'}`;
-  if (checked.problems.length === 0) return `${files} valid`;
-  return `${checked.problems.length} problem${checked.problems.length === 1 ? '' : 's'} in ${invalidFiles} of ${files}`;
+  const warnings = checked.problems.filter((problem) => problem.severity === 'warning').length;
+  const errors = checked.problems.length - warnings;
+  const warned = warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : '';
+  if (errors === 0) return `${files} valid${warned}`;
+  return `${errors} problem${errors === 1 ? '' : 's'} in ${invalidFiles} of ${files}${warned}`;
 }
 
 /** GitHub workflow command escaping: https://github.com/actions/toolkit/blob/main/packages/core/src/command.ts */
