@@ -42,9 +42,10 @@ export function fieldMatches(contexts: readonly AnyNode[], selector: string, opt
   const elements: Element[] = [];
   let matchedContexts = 0;
   for (const context of contexts) {
-    const found = options.all ? compiled.select(context) : firstOf(compiled.selectFirst(context)).filter((node): node is Element => true);
+    const first = options.all ? null : compiled.selectFirst(context);
+    const found: Element[] = options.all ? compiled.select(context) : first ? [first] : [];
     if (found.length > 0) matchedContexts += 1;
-    elements.push(...(found as Element[]));
+    elements.push(...found);
   }
   const attribute = options.attribute?.toLowerCase();
   const values: string[] = [];
