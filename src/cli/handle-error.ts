@@ -5,7 +5,7 @@ import { colors } from './output.js';
 
 /**
  * The CLI's only error printer: one line saying what went wrong, one saying what to do.
- * Exit codes: 1 failure, 2 usage error. Stack traces only with PAGEJSON_DEBUG=1.
+ * Exit codes: 1 failure, 2 usage error, 130 cancelled with Ctrl-C in a prompt. Stack traces only with PAGEJSON_DEBUG=1.
  */
 /** What the user wrote was wrong (a flag, an argument naming nothing): exit 2. Everything else failed: exit 1. */
 const USAGE_CODES = new Set<string>(['USAGE', 'CONFIG_NOT_FOUND', 'KEY_NOT_FOUND']);
@@ -17,6 +17,11 @@ export function handleCliError(error: unknown, ctx: CliContext): number {
     return 2;
   }
   const c = colors(ctx.stderr, ctx.env);
+  // Ctrl-C in a prompt: the user chose to stop. One line, no "unexpected failure", the shell's code for SIGINT.
+  if ((error as Error | undefined)?.name === 'ExitPromptError') {
+    ctx.stderr.write('cancelled: nothing was written\n');
+    return 130;
+  }
   if (isPagejsonError(error)) {
     ctx.stderr.write(`${c.red('error:')} ${describe(error)}\n`);
     if (error.hint) ctx.stderr.write(`${c.dim('hint:')} ${error.hint}\n`);

@@ -39,6 +39,8 @@ export interface GenerateResult {
   config: ApiConfig;
   sample: Record<string, unknown>;
   finalUrl: string;
+  /** The page as fetched: the review's editor shows live samples from it without fetching again. */
+  html: string;
   usage?: TokenUsage;
 }
 
@@ -132,7 +134,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
       ...(usage ? { usage } : {}),
     },
   });
-  return { config, sample, finalUrl: page.finalUrl, ...(usage ? { usage } : {}) };
+  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}) };
 }
 
 /** The fields that yield something when read inside the section alone (model fields, with no selector, stay). */

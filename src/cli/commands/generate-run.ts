@@ -6,7 +6,8 @@ import type { Project } from '../../core/config/project.js';
 import { writeConfigFile } from '../../core/config/write.js';
 import { formatCredits, generationCost } from '../../core/credits.js';
 import { isPagejsonError, PagejsonError } from '../../core/errors.js';
-import { defaultApiId, generateConfig, type GenerateResult } from '../../core/generate.js';
+import { checkSourceUrl, defaultApiId, generateConfig, type GenerateResult } from '../../core/generate.js';
+import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { createModelResolver, HEURISTIC_MODEL } from '../../core/models/index.js';
 import { createScraperPool, scraperOptionsFromSettings } from '../../core/scrapers/index.js';
 import { validateSelector } from '../../core/structure/index.js';
@@ -15,7 +16,7 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';
 import { askGenerateInputs, type GenerateInputs } from '../prompts/generate-inputs.js';
-import { askReview, type ReviewChoice } from '../prompts/generate-review.js';
+import { askReview } from '../prompts/generate-review.js';
 import { startSpinner } from '../spinner.js';
 import { renderStructureTree } from '../tree.js';
 import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
@@ -24,6 +25,8 @@ import type { GenerateFlags } from './generate.js';
 
 /** The body of `pagejson generate`, loaded when the command runs (see generate.ts for the flags). */
 export async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags, command: Command, ctx: CliContext): Promise<void> {
+  // The URL is checked before anything else is said or asked: a typo is not found after five questions.
+  if (urlArgument !== undefined) checkSourceUrl(urlArgument);
   const asking = ctx.interactive && !flags.yes;
   if (!ctx.interactive && !flags.yes) {
     throw new PagejsonError('USAGE', 'not on a terminal, so the generated structure cannot be reviewed', {
@@ -33,6 +36,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   if (!urlArgument && !asking) {
     throw new PagejsonError('USAGE', 'missing the page URL', { hint: 'pagejson generate <url> [--yes]' });
   }
+  if (flags.selector !== undefined) checkSelectorFlag(flags.selector);
   const project = await projectFor(command, ctx);
   const models = createModelResolver({ models: project.settings.models, env: ctx.env });
 
@@ -44,10 +48,15 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     selector: flags.selector,
     rule: flags.rule,
   };
-  if (flags.selector !== undefined) checkSelectorFlag(flags.selector);
-  const inputs = asking
-    ? await askGenerateInputs(given, modelChoices(project), (selector) => validateSelector(selector))
-    : { url: urlArgument!, scraper: flags.scraper ?? 1, session: flags.session ?? false, model: flags.model ?? HEURISTIC_MODEL, selector: flags.selector ?? 'body', rule: flags.rule ?? null };
+  let inputs: Required<GenerateInputs>;
+  try {
+    inputs = asking
+      ? await askGenerateInputs(given, modelChoices(project), { url: urlProblem, selector: (selector) => validateSelector(selector) })
+      : { url: urlArgument!, scraper: flags.scraper ?? 1, session: flags.session ?? false, model: flags.model ?? HEURISTIC_MODEL, selector: flags.selector ?? 'body', rule: flags.rule ?? null };
+  } catch (error) {
+    if ((error as Error).name === 'GoBack') return cancelled(ctx);
+    throw error;
+  }
 
   // A model the project cannot reach is a mistake in what was typed: say so before any fetch or charge.
   await models.get(inputs.model).catch((error: unknown) => {
@@ -56,11 +65,11 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     }
     throw error;
   });
-  const apiId = flags.id ?? safeDefaultId(inputs.url);
-  const file = join(project.configsDir, `${apiId}.json`);
-  const previousRevision = await existingRevision(file, apiId, Boolean(flags.force), ctx);
+  let apiId = flags.id ?? safeDefaultId(inputs.url);
+  let file = join(project.configsDir, `${apiId}.json`);
+  let previousRevision = await existingRevision(file, apiId, Boolean(flags.force), ctx);
   const cost = generationCost(inputs.scraper);
-  // Refuse before the work when the balance cannot pay for it; the charge itself follows a successful generation.
+  // Refuse before the work when the balance cannot pay for it; the charge itself follows the user's "save".
   await ensureGenerationCredits(project, cost);
 
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
@@ -82,36 +91,47 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     spinner.stop();
     await pool.close();
   }
-  const balance = await chargeGeneration(project, cost, { apiId, ...(result.usage ? { usage: result.usage } : {}) });
 
-  const config = result.config;
-  if (previousRevision !== undefined) config.revision = previousRevision + 1;
+  let config = result.config;
   const out = colors(ctx.stdout, ctx.env);
   if (!flags.json) {
     writeLine(ctx.stdout, `${out.bold(apiId)}  ${out.dim(`from ${result.finalUrl}, ${config.model}, scraper ${config.scraper}`)}`);
     writeLine(ctx.stdout, renderStructureTree(config.structure, result.sample, { name: out.cyan, dim: out.dim, value: out.green }));
     writeLine(ctx.stdout);
   }
-  let choice: ReviewChoice = 'accept';
-  if (asking) {
-    choice = await askReview(apiId, { canEdit: true });
-    if (choice === 'cancel') {
-      writeLine(ctx.stdout, 'cancelled: nothing saved');
-      return;
+  // The review: nothing is written or charged until the user saves.
+  while (asking) {
+    const choice = await askReview(apiId, displayPath(file, ctx.cwd));
+    if (choice === 'cancel') return cancelled(ctx);
+    if (choice === 'rename') {
+      const { input } = await import('../prompts/ask.js');
+      const chosen = await input({ message: 'apiId', default: apiId, validate: (value) => idProblem(value.trim(), project.configsDir, Boolean(flags.force)) ?? true }).catch((error: unknown) => {
+        if ((error as Error).name === 'GoBack') return apiId;
+        throw error;
+      });
+      apiId = chosen.trim();
+      file = join(project.configsDir, `${apiId}.json`);
+      previousRevision = await existingRevision(file, apiId, Boolean(flags.force), ctx);
+      config = { ...config, apiId };
+      continue;
     }
+    if (choice === 'edit') {
+      const [{ serializeConfig }, { runInteractiveEdit }] = await Promise.all([import('../../core/config/write.js'), import('../prompts/edit-session.js')]);
+      const text = serializeConfig(config);
+      const editable = { file, original: config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text, settings: project.settings };
+      const { parseHtml } = await import('../../core/structure/index.js');
+      const edited = await runInteractiveEdit(editable, project, ctx, { draft: true, page: { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl } });
+      if (edited.outcome === 'quit') return cancelled(ctx);
+      config = edited.config;
+    }
+    break;
   }
 
+  const balance = await chargeGeneration(project, cost, { apiId, ...(result.usage ? { usage: result.usage } : {}) });
+  if (previousRevision !== undefined) config.revision = previousRevision + 1;
   await mkdir(project.configsDir, { recursive: true });
   await writeConfigFile(file, config);
   const shown = displayPath(file, ctx.cwd);
-  if (choice === 'edit') {
-    // The editor works on a saved file (it validates, bumps the revision and shows the diff on save), so the
-    // generated revision is written first and the editor takes over from there.
-    writeLine(ctx.stdout, `${out.green('saved')} ${shown}, revision ${config.revision}; opening the editor`);
-    const [{ openConfigForEdit }, { runInteractiveEdit }] = await Promise.all([import('../../core/edit/config-file.js'), import('../prompts/edit-session.js')]);
-    await runInteractiveEdit(await openConfigForEdit(file, project.settings), project, ctx);
-    return;
-  }
   if (flags.json) {
     writeJson(ctx.stdout, { apiId, file: shown, revision: config.revision, structure: config.structure, sample: result.sample });
     return;
@@ -119,6 +139,26 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   const charged = balance ? ` (${formatCredits(cost)} credits, ${formatCredits(balance.milliCredits)} left)` : '';
   writeLine(ctx.stdout, `${out.green('saved')} ${shown}, revision ${config.revision}${charged}`);
   writeLine(ctx.stdout, `next: ${out.bold(`pagejson run ${apiId}`)} to try it, ${out.bold('pagejson serve')} to serve it`);
+}
+
+function cancelled(ctx: CliContext): void {
+  writeLine(ctx.stderr, 'cancelled: nothing was written or charged');
+  ctx.exitCode = 130;
+}
+
+function urlProblem(value: string): string | null {
+  try {
+    checkSourceUrl(value);
+    return null;
+  } catch (error) {
+    return isPagejsonError(error) ? `${error.message}: ${error.hint ?? ''}`.replace(/: $/, '') : 'not a URL';
+  }
+}
+
+function idProblem(value: string, configsDir: string, force: boolean): string | null {
+  if (!API_ID_PATTERN.test(value)) return '1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit';
+  if (!force && existsSync(join(configsDir, `${value}.json`))) return `configs/${value}.json already exists: choose another id`;
+  return null;
 }
 
 function modelChoices(project: Project): Array<{ value: string; description: string }> {

@@ -1,4 +1,4 @@
-import { input, select } from '@inquirer/prompts';
+import { backChoice, input, select } from './ask.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { PLACEHOLDER_PATTERN } from '../../core/config/url-template.js';
 import type { EditOperation } from '../../core/edit/operations.js';
@@ -51,6 +51,7 @@ export async function editUrlVariables(config: ApiConfig): Promise<EditOperation
         name: part.variable ? `[x] ${part.label}: {{ ${part.variable} }}  (example ${JSON.stringify(config.variables[part.variable]?.example ?? '')})` : `[ ] ${part.label}: ${part.value}`,
       })),
       { value: '', name: 'Done' },
+      backChoice,
     ],
   });
   const part = parts.find((p) => p.spec === choice);

@@ -2,8 +2,9 @@ import type { ScraperNumber } from '../../core/config/schema.js';
 import { SCRAPER_CAPABILITIES } from '../../core/scrapers/types.js';
 
 /**
- * The questions `pagejson generate` asks on a terminal for every input its flags left out. @inquirer/prompts
- * is imported here, lazily, so that a scripted run never loads it.
+ * The questions `pagejson generate` asks on a terminal for every input its flags left out, one step at a
+ * time: Escape goes back to the previous question (at the first one it leaves), flags are never asked again.
+ * The prompts are imported here, lazily, so that a scripted run never loads them.
  */
 export interface GenerateInputs {
   url?: string;
@@ -21,58 +22,84 @@ export interface ModelChoice {
 
 const OTHER_MODEL = '\u0000other';
 
-export async function askGenerateInputs(given: GenerateInputs, models: ModelChoice[], checkSelector: (selector: string) => string | null): Promise<Required<GenerateInputs>> {
-  const { input, select, confirm } = await import('@inquirer/prompts');
+export interface InputChecks {
+  /** A reason the URL cannot be fetched, or null. */
+  url(value: string): string | null;
+  selector(value: string): string | null;
+}
 
-  const url =
-    given.url ??
-    (await input({
-      message: 'Page URL',
-      validate: (value) => (/^https?:\/\/\S+$/i.test(value.trim()) ? true : 'give a full http:// or https:// address'),
-    })).trim();
-
-  const scraper =
-    given.scraper ??
-    (await select<ScraperNumber>({
-      message: 'Scraper',
-      choices: Object.values(SCRAPER_CAPABILITIES)
-        .sort((a, b) => a.number - b.number)
-        .map((c) => ({ name: `${c.number}  ${c.name}`, value: c.number, description: c.description })),
-    }));
-
-  const session =
-    given.session ??
-    (SCRAPER_CAPABILITIES.http.number === scraper
-      ? await confirm({ message: 'Use session (visit the site\'s origin first for cookies)?', default: false })
-      : false);
-
-  let model = given.model;
-  if (model === undefined) {
-    const picked = await select<string>({
-      message: 'Model',
-      choices: [...models.map((m) => ({ name: m.value, value: m.value, description: m.description })), { name: 'other OpenAI model…', value: OTHER_MODEL, description: 'openai:<model> with OPENAI_API_KEY' }],
-    });
-    model =
-      picked === OTHER_MODEL
-        ? `openai:${(await input({ message: 'OpenAI model name', default: 'gpt-4o-mini', validate: (v) => (v.trim() ? true : 'name a model') })).trim()}`
-        : picked;
-  }
-
-  const selector =
-    given.selector ??
-    ((await input({
-      message: 'CSS selector of the section to extract',
-      default: 'body',
-      validate: (value) => {
-        const problem = checkSelector(value.trim() || 'body');
-        return problem ? `not a valid CSS selector: ${problem}` : true;
+export async function askGenerateInputs(given: GenerateInputs, models: ModelChoice[], checks: InputChecks): Promise<Required<GenerateInputs>> {
+  const { input, select, confirm, GoBack } = await import('./ask.js');
+  const answers: GenerateInputs = { ...given };
+  type Step = { key: keyof GenerateInputs; ask: () => Promise<void> };
+  const steps: Step[] = [
+    {
+      key: 'url',
+      ask: async () => {
+        // Stepping back to a question offers its previous answer.
+        answers.url = (await input({ message: 'Page URL', ...(answers.url ? { default: answers.url } : {}), validate: (value) => checks.url(value.trim()) ?? true })).trim();
       },
-    })).trim() || 'body');
-
-  const rule =
-    given.rule !== undefined
-      ? given.rule
-      : (await input({ message: 'Data extraction rule (optional, e.g. "product names and prices")' })).trim() || null;
-
-  return { url, scraper, session, model, selector, rule };
+    },
+    {
+      key: 'scraper',
+      ask: async () => {
+        answers.scraper = await select<ScraperNumber>({
+          message: 'Scraper',
+          ...(answers.scraper ? { default: answers.scraper } : {}),
+          choices: Object.values(SCRAPER_CAPABILITIES)
+            .sort((a, b) => a.number - b.number)
+            .map((c) => ({ name: `${c.number}  ${c.name}`, value: c.number, description: c.description })),
+        });
+      },
+    },
+    {
+      key: 'session',
+      ask: async () => {
+        answers.session = SCRAPER_CAPABILITIES.http.number === answers.scraper ? await confirm({ message: 'Use session (visit the site\'s origin first for cookies)?', default: false }) : false;
+      },
+    },
+    {
+      key: 'model',
+      ask: async () => {
+        const picked = await select<string>({
+          message: 'Model',
+          choices: [...models.map((m) => ({ name: m.value, value: m.value, description: m.description })), { name: 'other OpenAI model…', value: OTHER_MODEL, description: 'openai:<model> with OPENAI_API_KEY' }],
+        });
+        answers.model = picked === OTHER_MODEL ? `openai:${(await input({ message: 'OpenAI model name', default: 'gpt-4o-mini', validate: (v) => (v.trim() ? true : 'name a model') })).trim()}` : picked;
+      },
+    },
+    {
+      key: 'selector',
+      ask: async () => {
+        const value = await input({
+          message: 'CSS selector of the section to extract',
+          default: answers.selector ?? 'body',
+          validate: (text) => {
+            const problem = checks.selector(text.trim() || 'body');
+            return problem ? `not a valid CSS selector: ${problem}` : true;
+          },
+        });
+        answers.selector = value.trim() || 'body';
+      },
+    },
+    {
+      key: 'rule',
+      ask: async () => {
+        answers.rule = (await input({ message: 'Data extraction rule (optional, e.g. "product names and prices")', ...(answers.rule ? { default: answers.rule } : {}) })).trim() || null;
+      },
+    },
+  ];
+  // Only what the flags left out is asked; Escape steps back through those.
+  const asked = steps.filter((step) => given[step.key] === undefined);
+  for (let index = 0; index < asked.length; ) {
+    try {
+      await asked[index]!.ask();
+      index += 1;
+    } catch (error) {
+      if (!(error instanceof GoBack)) throw error;
+      if (index === 0) throw error;
+      index -= 1;
+    }
+  }
+  return { url: answers.url!, scraper: answers.scraper ?? 1, session: answers.session ?? false, model: answers.model!, selector: answers.selector ?? 'body', rule: answers.rule ?? null };
 }

@@ -150,6 +150,15 @@ function parseBoolean(key: string, value: string): boolean {
 function setFieldProperty(config: ApiConfig, path: string, property: (typeof FIELD_PROPERTIES)[number], value: string): ApiConfig {
   const { structure, found } = locate(config.structure, path);
   const field = found.field as Record<string, unknown>;
+  // A list of scalars reads its attribute per item: `books.tags.attribute` means its items' attribute.
+  if (property === 'attribute' && found.field.type === 'array' && !found.field.fields) {
+    const items = { ...(found.field.items ?? { type: 'string' as const }) };
+    if (value === '' || value === 'null') delete items.attribute;
+    else items.attribute = value;
+    field.items = items;
+    delete field.attribute;
+    return { ...config, structure };
+  }
   if (value === '' || value === 'null') {
     if (property === 'type') throw usage('a field always has a type', `types: ${FIELD_TYPES.join(', ')}`);
     delete field[property];
@@ -175,9 +184,10 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       if (siblings.some((f) => f.name === name)) throw editError(`a field "${operation.path}" already exists`, 'choose another name or --remove it first');
       const field: Field = { name, type: operation.type };
       if (operation.selector) field.selector = operation.selector;
-      if (operation.attribute) field.attribute = operation.attribute;
+      // A list of scalars reads its attribute per item (items.attribute); a field-level one would be ignored.
+      if (operation.attribute && operation.type !== 'array') field.attribute = operation.attribute;
       if (operation.transform) field.transform = operation.transform;
-      if (operation.type === 'array') field.items = { type: 'string' };
+      if (operation.type === 'array') field.items = { type: 'string', ...(operation.attribute ? { attribute: operation.attribute } : {}) };
       siblings.push(field);
       return { ...config, structure };
     }

@@ -1,0 +1,158 @@
+import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldType } from '../../core/config/constants.js';
+import type { ApiConfig, Field } from '../../core/config/schema.js';
+import type { EditOperation } from '../../core/edit/operations.js';
+import { parseLocaleNumber, validateSelector } from '../../core/structure/index.js';
+import { fieldContexts, fieldMatches, type FieldMatches } from '../../core/structure/field-context.js';
+import { writeLine, type CliContext } from '../context.js';
+import { colors } from '../output.js';
+import { backChoice, checkbox, confirm, input, select } from './ask.js';
+import type { SamplePage } from './edit-sample.js';
+
+/**
+ * The field screens of `pagejson edit`: adding a field asks for its selector first and shows, live, how many
+ * elements it matches where the field will be read (inside the section, or inside each item of its array)
+ * and their first values; then it offers the attributes those elements really have, a type suggested by the
+ * values, and the transforms. The attribute and the transforms of an existing field can be changed the same
+ * way. Escape in any prompt goes back (ask.ts).
+ */
+export interface FieldPath {
+  path: string;
+  field: Field;
+}
+
+export function fieldPaths(fields: Field[], prefix = ''): FieldPath[] {
+  return fields.flatMap((field) => [{ path: prefix + field.name, field }, ...fieldPaths(field.fields ?? [], `${prefix}${field.name}.`)]);
+}
+
+export async function pickField(config: ApiConfig, message: string, filter: (entry: FieldPath) => boolean = () => true): Promise<string | undefined> {
+  const paths = fieldPaths(config.structure).filter(filter);
+  if (paths.length === 0) return undefined;
+  return select({ message, pageSize: 15, choices: [...paths.map((p) => ({ value: p.path, name: `${p.path}  (${p.field.type}${p.field.attribute ? `, @${p.field.attribute}` : ''})` })), backChoice] });
+}
+
+export function validName(value: string): true | string {
+  return FIELD_NAME_PATTERN.test(value) || 'start with a letter, _ or $; then letters, digits, _, $ or -';
+}
+
+const TRANSFORMS = [
+  { value: 'trim', description: 'remove spaces around the value' },
+  { value: 'number', description: 'read a number: "£1,234.50" → 1234.5' },
+  { value: 'integer', description: 'read a whole number' },
+  { value: 'boolean', description: 'yes/no, in stock/out of stock → true/false' },
+  { value: 'absoluteUrl', description: 'resolve a relative link against the page' },
+  { value: 'date', description: 'read a date as ISO 8601' },
+];
+
+function describeMatches(matches: FieldMatches, parent: string, c: ReturnType<typeof colors>): string {
+  const where = parent ? `${matches.matchedContexts} of ${matches.contexts} ${parent} item${matches.contexts === 1 ? '' : 's'}` : `${matches.elements.length} element${matches.elements.length === 1 ? '' : 's'} in the section`;
+  const values = matches.values.length > 0 ? `: ${matches.values.map((value) => JSON.stringify(value)).join(', ')}` : '';
+  return `${c.cyan(`matches ${where}`)}${values}`;
+}
+
+/** Where a new field of `parent` is read, and the parent's description for messages. */
+function contextsOf(config: ApiConfig, page: SamplePage, parent: string) {
+  return page.doc ? fieldContexts(config, page.doc, parent ? parent.split('.') : []) : undefined;
+}
+
+/** A selector, tried live where the field will be read; '' for a model field. */
+async function askFieldSelector(config: ApiConfig, page: SamplePage, parent: string, ctx: CliContext, initial?: string): Promise<{ selector: string; matches?: FieldMatches }> {
+  const c = colors(ctx.stdout, ctx.env);
+  const contexts = contextsOf(config, page, parent);
+  for (;;) {
+    const selector = (await input({ message: 'CSS selector (empty = a model field, filled by the model at retrieval)', ...(initial ? { default: initial } : {}) })).trim();
+    if (!selector) return { selector: '' };
+    const problem = validateSelector(selector);
+    if (problem) {
+      writeLine(ctx.stdout, c.red(`the selector does not parse: ${problem}`));
+      continue;
+    }
+    if (!contexts) return { selector };
+    const matches = fieldMatches(contexts, selector);
+    writeLine(ctx.stdout, describeMatches(matches, parent, c));
+    if (matches.elements.length > 0) return { selector, matches };
+    if (await confirm({ message: 'It matches nothing on this page. Use it anyway?', default: false })) return { selector, matches };
+  }
+}
+
+/** The element's text, or one of the attributes the matched elements carry (with how many carry it). */
+async function askAttribute(matches: FieldMatches | undefined, current?: string): Promise<string> {
+  const offered = matches?.attributes.filter((entry) => entry.name !== 'class' && entry.name !== 'style') ?? [];
+  const total = matches?.elements.length ?? 0;
+  const choices = [
+    { value: '', name: 'the element\'s text' },
+    ...offered.map((entry) => ({ value: entry.name, name: `@${entry.name}  (on ${entry.count} of ${total})`, description: sampleOf(matches!, entry.name) })),
+    ...(current && !offered.some((entry) => entry.name === current) ? [{ value: current, name: `@${current}  (on none of them)` }] : []),
+    { value: '\u0000other', name: 'another attribute…' },
+    backChoice,
+  ];
+  const picked = await select({ message: 'Read', choices, default: current ?? '' });
+  if (picked !== '\u0000other') return picked;
+  return (await input({ message: 'Attribute name', validate: (value) => /^[A-Za-z_:][A-Za-z0-9_.:-]*$/.test(value.trim()) || 'an attribute name, e.g. data-id' })).trim();
+}
+
+function sampleOf(matches: FieldMatches, attribute: string): string {
+  const value = matches.elements.map((element) => element.attribs[attribute]).find((candidate) => candidate !== undefined && candidate.trim() !== '');
+  return value ? `e.g. ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}…` : value)}` : '';
+}
+
+function suggestedType(matches: FieldMatches | undefined, attribute: string): FieldType {
+  if (['href', 'src', 'data-src'].includes(attribute)) return 'url';
+  if (attribute === 'datetime') return 'date';
+  const values = matches?.values ?? [];
+  if (values.length > 0 && values.every((value) => parseLocaleNumber(value) !== null)) return 'number';
+  return 'string';
+}
+
+async function askTransforms(current: string[] = []): Promise<string[]> {
+  const picked = await checkbox({
+    message: 'Transforms (space to pick, enter when done)',
+    choices: TRANSFORMS.map((transform) => ({ ...transform, checked: current.includes(transform.value) })),
+  });
+  const custom = current.filter((transform) => !TRANSFORMS.some((known) => known.value === transform));
+  const more = (await input({ message: 'regex:… or json:… transforms, comma-separated (empty for none)', default: custom.join(', ') }))
+    .split(',')
+    .map((transform) => transform.trim())
+    .filter(Boolean);
+  return [...picked, ...more];
+}
+
+export async function addField(config: ApiConfig, page: SamplePage, ctx: CliContext): Promise<EditOperation> {
+  const containers = fieldPaths(config.structure).filter((p) => p.field.type === 'object' || (p.field.type === 'array' && !p.field.items));
+  const parent = containers.length === 0 ? '' : await select({ message: 'Add where?', choices: [{ value: '', name: 'top level' }, ...containers.map((p) => ({ value: p.path, name: `inside ${p.path}` })), backChoice] });
+  const name = (await input({ message: 'Field name', validate: validName })).trim();
+  const { selector, matches } = await askFieldSelector(config, page, parent, ctx);
+  const attribute = selector ? await askAttribute(matches) : '';
+  const type = (await select({ message: 'Type', default: suggestedType(matches, attribute), choices: FIELD_TYPES.map((t) => ({ value: t })) })) as FieldType;
+  const transform = selector ? await askTransforms() : [];
+  return {
+    kind: 'add',
+    path: parent ? `${parent}.${name}` : name,
+    type,
+    ...(selector ? { selector } : {}),
+    ...(attribute ? { attribute } : {}),
+    ...(transform.length ? { transform } : {}),
+  };
+}
+
+/** The parent path of a field path: `books.price` → `books`. */
+const parentOf = (path: string): string => (path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : '');
+
+export async function changeAttribute(config: ApiConfig, page: SamplePage, ctx: CliContext): Promise<EditOperation[]> {
+  const path = await pickField(config, 'Change what which field reads?', (entry) => entry.field.selector !== undefined && !entry.field.fields);
+  if (!path) return [];
+  const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
+  const contexts = contextsOf(config, page, parentOf(path));
+  const matches = contexts ? fieldMatches(contexts, field.selector!, { all: field.type === 'array' }) : undefined;
+  if (matches) writeLine(ctx.stdout, describeMatches(matches, parentOf(path), colors(ctx.stdout, ctx.env)));
+  const current = field.type === 'array' ? field.items?.attribute : field.attribute;
+  const attribute = await askAttribute(matches, current);
+  return [{ kind: 'set', key: `${path}.attribute`, value: attribute }];
+}
+
+export async function changeTransforms(config: ApiConfig): Promise<EditOperation[]> {
+  const path = await pickField(config, 'Change the transforms of which field?', (entry) => entry.field.selector !== undefined && !entry.field.fields);
+  if (!path) return [];
+  const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
+  const transform = await askTransforms(field.transform ?? []);
+  return [{ kind: 'set', key: `${path}.transform`, value: transform.join(',') }];
+}

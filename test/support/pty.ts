@@ -1,0 +1,72 @@
+import { spawn, type IPty } from 'node-pty';
+import { CLI_BIN } from './build-once.js';
+
+/**
+ * The CLI on a pseudo-terminal, as a person runs it: prompts draw, arrow keys move, Escape and Ctrl-C reach
+ * the process as keys. `waitFor` reads the screen as text (colours and cursor moves stripped).
+ */
+export const KEY = {
+  enter: '\r',
+  down: '\u001b[B',
+  up: '\u001b[A',
+  escape: '\u001b',
+  ctrlC: '\u0003',
+  space: ' ',
+} as const;
+
+export interface PtyCli {
+  /** Everything printed so far, without ANSI sequences. */
+  text(): string;
+  /** Resolves once the text printed after `since` (default: everything) matches; fails after `ms`. */
+  waitFor(pattern: string | RegExp, ms?: number): Promise<void>;
+  /** Marks the current end of the output: later waitFor calls look only past it. */
+  mark(): void;
+  type(keys: string): void;
+  /** Types keys one by one, with a pause after each (prompts redraw between keys). */
+  press(...keys: string[]): Promise<void>;
+  exited: Promise<number>;
+  kill(): void;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007|\u001b[()][A-Z0-9]|\u001b[>=]/g;
+
+export function spawnCliOnPty(args: string[], options: { cwd: string; env?: Record<string, string> }): PtyCli {
+  const child: IPty = spawn(process.execPath, [CLI_BIN, ...args], {
+    name: 'xterm-256color',
+    cols: 160,
+    rows: 50,
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', CI: '', FORCE_COLOR: '0', ...options.env } as Record<string, string>,
+  });
+  let output = '';
+  let from = 0;
+  child.onData((data) => (output += data));
+  const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  const text = () => output.replace(ANSI, '');
+  return {
+    text,
+    mark: () => (from = text().length),
+    async waitFor(pattern, ms = 20_000) {
+      const deadline = Date.now() + ms;
+      const matches = () => {
+        const seen = text().slice(from);
+        return typeof pattern === 'string' ? seen.includes(pattern) : pattern.test(seen);
+      };
+      while (!matches()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; the screen shows:\n${text().slice(-2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    type: (keys) => child.write(keys),
+    async press(...keys) {
+      for (const key of keys) {
+        child.write(key);
+        // Escape alone is told from the start of an escape sequence by a pause (readline waits 500 ms).
+        await new Promise((resolve) => setTimeout(resolve, key === KEY.escape ? 700 : 120));
+      }
+    },
+    exited,
+    kill: () => child.kill(),
+  };
+}
