@@ -81,7 +81,7 @@ describe('pagejson edit on a terminal', () => {
     // Counted inside each job, where the field is read: not 0, and not the page's other links.
     await pty.waitFor('matches 4 of 4 jobs items: "Line cook", "Baker", "Porter"');
     await pty.waitFor(/@href +\(on 4 of 4\)/);
-    await pty.press(KEY.down, KEY.enter); // @href
+    await pty.press(KEY.down, KEY.down, KEY.enter); // @href (after the text and @class)
     await pty.waitFor('Type');
     await pty.press(KEY.enter); // the suggested type: url
     await pty.waitFor('Transforms');

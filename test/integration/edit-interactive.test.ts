@@ -47,7 +47,7 @@ async function answer(prompt: string, text: string): Promise<void> {
 }
 
 // Positions in the main menu of a scraper-1 config (session toggle shown).
-const MENU = { add: 0, url: 7, caching: 8, save: 15, quit: 16 };
+const MENU = { add: 0, url: 9, caching: 10, save: 18, quit: 19 };
 
 beforeAll(async () => {
   site = await startFixtureSite();
@@ -73,22 +73,24 @@ describe('interactive edit', () => {
     await choose('What next?', MENU.add);
     await choose('Add where?', 1); // inside books
     await answer('Field name', 'stars');
-    await choose('Type', 0); // string
-    await answer('Attribute to read', 'class');
+    // The selector comes first, counted where the field is read: in each book, not on the whole page.
     await answer('CSS selector', 'p.star-rating');
-    await waitForScreen('Use this selector?');
-    expect(output).toMatch(/14 matches: "star-rating \w+"/);
-    screen.keypress('enter');
-    await answer('Transforms', 'regex:star-rating (\\w+)');
+    await waitForScreen('Read');
+    expect(output).toMatch(/matches \d+ of \d+ books items: "[^"]*"/);
+    expect(screen.getScreen()).toMatch(/@class +\(on \d+ of \d+\)/);
+    await choose('Read', 1); // @class, the one attribute these elements have
+    await choose('Type', 0); // string
+    await choose('Transforms', 0);
+    await answer('regex:', 'regex:star-rating (\\w+)');
 
-    await choose('What next? (unsaved changes)', MENU.url);
+    await choose('What next? (unsaved changes', MENU.url);
     await choose('Toggle which part of the URL?', 0); // path segment 1: listing.html
     await answer('Variable name for path segment 1', 'page');
 
-    await choose('What next? (unsaved changes)', MENU.save);
+    await choose('What next? (unsaved changes', MENU.save);
     await waitForScreen('Save revision 2?');
     screen.keypress('enter');
-    expect(await session).toBe('saved');
+    expect((await session).outcome).toBe('saved');
 
     expect(output).toContain('field books.stars added (string, selector "p.star-rating")');
     expect(output).toContain('variable page added (example "listing.html")');
@@ -107,11 +109,11 @@ describe('interactive edit', () => {
     const project = await loadProject({ cwd: dir });
     const session = runInteractiveEdit(await openConfigForEdit(file), project, context());
     await choose('What next?', MENU.caching);
-    await choose('What next? (unsaved changes)', MENU.quit);
-    await answer('Discard the unsaved changes?', 'n');
-    await choose('What next? (unsaved changes)', MENU.quit);
-    await answer('Discard the unsaved changes?', 'y');
-    expect(await session).toBe('quit');
+    await choose('What next? (unsaved changes', MENU.quit);
+    await choose('You have unsaved changes', 2); // Keep editing
+    await choose('What next? (unsaved changes', MENU.quit);
+    await choose('You have unsaved changes', 1); // Discard them
+    expect((await session).outcome).toBe('quit');
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 });

@@ -137,6 +137,8 @@ describe('pagejson generate (scripted)', () => {
     const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'broke', '--yes']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('error: No credits left ⚠. Please buy more credits');
+    // A self-hoster is told how to add credits to their own installation.
+    expect(result.stderr).toContain('hint: this pagejson is yours: add credits with `pagejson credits grant 100`');
     expect(site.hitCount('/listing.html')).toBe(0);
     expect(existsSync(join(dir, 'configs/broke.json'))).toBe(false);
   });

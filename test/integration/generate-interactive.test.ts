@@ -95,14 +95,15 @@ describe('pagejson generate on a terminal', () => {
     expect(ctx.output()).toContain('India');
     screen.keypress('down');
     screen.keypress('down');
+    screen.keypress('down');
     screen.keypress('enter'); // Cancel
 
-    expect(await run).toBe(0);
-    expect(ctx.output()).toContain('cancelled: nothing saved');
+    expect(await run).toBe(130);
+    expect(ctx.output()).toContain('cancelled: nothing was written or charged');
     expect(existsSync(join(dir, 'configs/countries.json'))).toBe(false);
   });
 
-  it('hands over to the interactive editor after saving the generated revision', async () => {
+  it('edits the draft before saving it once, as revision 1', async () => {
     const dir = await makeProject();
     const ctx = terminalContext(dir);
     const run = main(['node', 'pagejson', 'generate', `${site.origin}/listing.html`, '--id', 'edited', '--scraper', '2', '--model', 'heuristic', '--selector', 'main', '--rule', ''], ctx);
@@ -111,11 +112,15 @@ describe('pagejson generate on a terminal', () => {
     screen.keypress('down');
     screen.keypress('enter'); // Edit before saving
     await waitForPrompt('What next?');
-    expect(ctx.output()).toContain('saved configs/edited.json, revision 1; opening the editor');
-    screen.keypress('up'); // the menu wraps: Quit is its last entry
+    // Nothing is written while the draft is edited.
+    expect(existsSync(join(dir, 'configs/edited.json'))).toBe(false);
+    screen.keypress('up'); // the menu wraps: Cancel is its last entry
     screen.keypress('enter');
+    await waitForPrompt('Leave without saving this new endpoint?');
+    screen.keypress('enter'); // Save it
 
     expect(await run).toBe(0);
+    expect(ctx.output()).toContain('saved configs/edited.json, revision 1');
     const saved = JSON.parse(await readFile(join(dir, 'configs/edited.json'), 'utf8')) as Record<string, unknown>;
     expect(saved).toMatchObject({ apiId: 'edited', revision: 1, scraper: 2 });
   });

@@ -45,9 +45,12 @@ describe('heuristic model: page metadata', () => {
     expect(data).toMatchObject({ title: 'Shop – Home', description: 'All the things', canonicalUrl: 'https://shop.example/home', image: 'https://shop.example/og.png', language: 'en-GB' });
   });
 
-  it('reads metadata from the whole page even when the section is narrower', async () => {
-    const { data } = await generate(html, { selector: 'main' });
+  it('proposes no metadata for a narrowed section: every field comes from inside it (issue 17)', async () => {
+    const { data } = await generate(html);
     expect(data).toMatchObject({ title: 'Shop – Home', description: 'All the things' });
+    const narrowed = await generate(html, { selector: 'main' });
+    expect(narrowed.data.title).toBeUndefined();
+    expect(narrowed.data.description).toBeUndefined();
   });
 
   it('offers nothing for metadata the page lacks', async () => {

@@ -76,7 +76,7 @@ async function askFieldSelector(config: ApiConfig, page: SamplePage, parent: str
 
 /** The element's text, or one of the attributes the matched elements carry (with how many carry it). */
 async function askAttribute(matches: FieldMatches | undefined, current?: string): Promise<string> {
-  const offered = matches?.attributes.filter((entry) => entry.name !== 'class' && entry.name !== 'style') ?? [];
+  const offered = matches?.attributes.filter((entry) => entry.name !== 'style') ?? [];
   const total = matches?.elements.length ?? 0;
   const choices = [
     { value: '', name: 'the element\'s text' },

@@ -18,7 +18,14 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
   }
   const parsed = ApiConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ApiConfigSchema }).map((p) => ({ file, hint: 'see configs/pagejson.config.schema.json for the format', ...p }));
+    const problems: ConfigProblem[] = formatZodIssues(parsed.error.issues, { raw, schema: ApiConfigSchema }).map((p) => ({ file, hint: 'see configs/pagejson.config.schema.json for the format', ...p }));
+    // Every problem at once: the file's rules (selectors, placeholders…) are checked too, on the file less
+    // the values the schema refused, so fixing one round does not reveal another.
+    const rest = ApiConfigSchema.safeParse(withoutIssues(raw, parsed.error.issues));
+    if (rest.success) {
+      const reported = new Set(problems.map((problem) => problem.path));
+      problems.push(...checkConfigRules(rest.data, file).filter((problem) => !reported.has(problem.path)));
+    }
     return { ok: false, file, problems: locateProblems(text, problems) };
   }
   // Variables are looked up by names that arrive with requests: a null-prototype map finds own entries only.
@@ -26,6 +33,41 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
   const problems = checkConfigRules(config, file);
   if (problems.length > 0) return { ok: false, file, problems: locateProblems(text, problems) };
   return { ok: true, config, file };
+}
+
+/**
+ * A copy of the parsed file without what the schema refused: unknown keys and bad values go (defaults apply);
+ * a field still unusable after that (a missing type) is swapped for a plain placeholder field, so the other
+ * fields keep their positions and their own problems are still found.
+ */
+function withoutIssues(raw: unknown, issues: ReadonlyArray<{ code: string; path: PropertyKey[]; keys?: string[] }>): unknown {
+  const copy = structuredClone(raw) as Record<PropertyKey, unknown>;
+  const parentOf = (path: PropertyKey[]): Record<PropertyKey, unknown> | undefined => {
+    let node: unknown = copy;
+    for (const segment of path.slice(0, -1)) {
+      if (typeof node !== 'object' || node === null) return undefined;
+      node = (node as Record<PropertyKey, unknown>)[segment];
+    }
+    return typeof node === 'object' && node !== null ? (node as Record<PropertyKey, unknown>) : undefined;
+  };
+  const remove = (path: PropertyKey[]) => {
+    const parent = parentOf(path);
+    if (parent && !Array.isArray(parent)) delete parent[path.at(-1)!];
+  };
+  let placeholders = 0;
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys ?? []) remove([...issue.path, key]);
+    else if (issue.path.length > 0) remove(issue.path);
+    // The field (an element of a `structure` or `fields` list) the issue is in.
+    const last = issue.path.findLastIndex((segment) => typeof segment === 'number');
+    if (last >= 0 && ['structure', 'fields'].includes(String(issue.path[last - 1]))) {
+      const fieldPath = issue.path.slice(0, last + 1);
+      const list = parentOf(fieldPath);
+      const field = list?.[fieldPath.at(-1)!] as Record<string, unknown> | undefined;
+      if (list && field && (typeof field.type !== 'string' || typeof field.name !== 'string')) list[fieldPath.at(-1)!] = { name: `__unchecked${(placeholders += 1)}`, type: 'string' };
+    }
+  }
+  return copy;
 }
 
 /** A config file is a few KB; anything near this is not one (and must not be read into memory whole). */
