@@ -71,6 +71,8 @@ export interface RuntimeOptions {
   monitorStore?: MonitorStore;
   /** How often the webhook outbox is polled, ms (default 1 s). */
   webhookPollMs?: number;
+  /** Life of a Redis cache lock whose holder died (default 60 s; tests shorten it). */
+  missLockTtlMs?: number;
 }
 
 /**
@@ -108,7 +110,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const redisCache =
     redisUrl && !options.memoryCacheOnly
       ? await import('./storage/redis-cache.js')
-          .then(({ createRedisCache }) => createRedisCache({ url: redisUrl, onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }))
+          .then(({ createRedisCache }) => createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }))
           .catch(async (error: unknown) => {
             if (!options.store) await store.close();
             throw error;
@@ -125,6 +127,8 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     memoryEntries: settings.cache.memoryEntries,
     memoryBytes: settings.cache.memoryMegabytes * 1024 * 1024,
     now: () => now().getTime(),
+    // A cold miss waits for another daemon's fetch of the same page no longer than a fetch may take.
+    missWaitMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onError: (error, context) => emit({ kind: 'cache-error', phase: context.phase, error }),
   });
   const configs = await createConfigRegistry({

@@ -63,6 +63,11 @@ export interface ResponseCacheOptions {
    * function releases it afterwards.
    */
   refreshLock?: (key: string) => Promise<(() => Promise<void>) | undefined>;
+  /**
+   * With a shared lock: how long a cold miss waits for the daemon holding the key's lock to store its answer
+   * before it fetches on its own (default 25 s; a dead holder's lock expires sooner).
+   */
+  missWaitMs?: number;
 }
 
 export interface ResponseCache {
@@ -118,22 +123,24 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   function loadOnce(key: string, load: () => Promise<unknown>): Promise<CacheEntry> {
     const running = inflight.get(key);
     if (running) return running;
-    const promise = (async () => {
-      const loaded = await load();
-      if (loaded instanceof Uncacheable) return { body: envelopeBody(loaded.data), fetchedAt: now(), note: loaded.note };
-      const entry: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
-      memory.set(key, entry);
-      if (store) {
-        try {
-          await store.set(key, entry, options.keepMs);
-        } catch (error) {
-          report(error, { key, phase: 'write' });
-        }
-      }
-      return entry;
-    })().finally(() => inflight.delete(key));
+    const promise = loadAndStore(key, load).finally(() => inflight.delete(key));
     inflight.set(key, promise);
     return promise;
+  }
+
+  async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<CacheEntry> {
+    const loaded = await load();
+    if (loaded instanceof Uncacheable) return { body: envelopeBody(loaded.data), fetchedAt: now(), note: loaded.note };
+    const entry: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
+    memory.set(key, entry);
+    if (store) {
+      try {
+        await store.set(key, entry, options.keepMs);
+      } catch (error) {
+        report(error, { key, phase: 'write' });
+      }
+    }
+    return entry;
   }
 
   function refreshInBackground(key: string, load: () => Promise<unknown>): void {
@@ -173,6 +180,49 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     }
   }
 
+  /**
+   * A cold miss among daemons sharing the store: the one that takes the key's lock fetches (after looking
+   * once more: another may have just stored it); the others wait for its entry to appear in the store and
+   * answer from it. A lock whose holder died expires (its TTL), and the next waiter takes it and fetches. One
+   * source fetch per miss across daemons, as one per daemon before. In-process callers share one of these.
+   */
+  function sharedMiss(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<CacheEntry> {
+    const running = inflight.get(key);
+    if (running) return running;
+    const promise = (async (): Promise<CacheEntry> => {
+      const giveUpAt = now() + (options.missWaitMs ?? 25_000);
+      const fresh = (entry: CacheEntry | undefined): entry is CacheEntry => entry !== undefined && now() - entry.fetchedAt < options.freshMs;
+      for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
+        // A lock that cannot be asked for (store down) does not stop the request: it fetches on its own.
+        const release = await lock(key).catch((error: unknown) => {
+          report(error, { key, phase: 'read' });
+          return async () => undefined;
+        });
+        if (release) {
+          try {
+            const stored = await readStore(key);
+            if (fresh(stored)) {
+              memory.set(key, stored);
+              return stored;
+            }
+            return await loadAndStore(key, load);
+          } finally {
+            await release().catch((error: unknown) => report(error, { key, phase: 'write' }));
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        const stored = await readStore(key);
+        if (fresh(stored)) {
+          memory.set(key, stored);
+          return stored;
+        }
+        if (now() >= giveUpAt) return loadAndStore(key, load);
+      }
+    })().finally(() => inflight.delete(key));
+    inflight.set(key, promise);
+    return promise;
+  }
+
   const answer = (entry: CacheEntry, state: CacheState): CacheAnswer => ({
     body: entry.body,
     state,
@@ -202,7 +252,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
         }
         memory.delete(key);
       }
-      return answer(await loadOnce(key, load), 'MISS');
+      return answer(await (options.refreshLock ? sharedMiss(key, load, options.refreshLock) : loadOnce(key, load)), 'MISS');
     },
 
     async refresh(key, load, { caching }) {
