@@ -11,6 +11,8 @@ export interface LoadResult {
   generator: 'wrk' | 'autocannon';
   requestsPerSecond: number;
   meanLatencyMs: number;
+  /** 99th percentile latency. */
+  p99LatencyMs: number;
   non2xx: number;
   generatorCpuPercent: number | null;
 }
@@ -53,12 +55,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const latency = /Latency\s+([\d.]+)(us|ms|s)/.exec(stdout);
     const scale = latency?.[2] === 'us' ? 0.001 : latency?.[2] === 's' ? 1000 : 1;
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
-    return { generator: 'wrk', requestsPerSecond: rps, meanLatencyMs: Number(latency?.[1] ?? 0) * scale, non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
+    const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
+    const p99Scale = p99?.[2] === 'us' ? 0.001 : p99?.[2] === 's' ? 1000 : 1;
+    return { generator: 'wrk', requestsPerSecond: rps, meanLatencyMs: Number(latency?.[1] ?? 0) * scale, p99LatencyMs: Number(p99?.[1] ?? 0) * p99Scale, non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
   }
   const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
   const headerArgs = Object.entries(options.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
   const [cmd, args] = pinned(options.cpu, process.execPath, [bin, '-j', '-c', String(options.connections), '-d', String(options.seconds), ...headerArgs, options.url]);
   const { stdout, cpu, seconds } = await run(cmd, args);
-  const report = JSON.parse(stdout) as { requests: { average: number }; latency: { average: number }; non2xx: number };
-  return { generator: 'autocannon', requestsPerSecond: report.requests.average, meanLatencyMs: report.latency.average, non2xx: report.non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
+  const report = JSON.parse(stdout) as { requests: { average: number }; latency: { average: number; p99: number }; non2xx: number };
+  return { generator: 'autocannon', requestsPerSecond: report.requests.average, meanLatencyMs: report.latency.average, p99LatencyMs: report.latency.p99, non2xx: report.non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
 }

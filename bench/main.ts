@@ -15,6 +15,7 @@ import { createScraperPool } from '../src/core/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/structure/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
 import { runLoad, type LoadResult } from './load.js';
+import { runScaling, type Series } from './scaling.js';
 import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig, listingPage } from './pages.js';
 import { HAS_TASKSET, rssMegabytes, startUntil, type Started } from './proc.js';
 
@@ -27,7 +28,9 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = join(here, here.includes('/dist/') ? '../..' : '..');
 const cli = join(repoRoot, 'bin/pagejson.js');
 const distBench = join(repoRoot, 'dist/bench');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+// `npm run bench -- --quick`: one short round of everything, the scaling series at fewer points (< 2 minutes).
+const QUICK = process.argv.includes('--quick');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); BENCH_SECONDS shortens each run.
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -83,7 +86,7 @@ async function startDaemon(dir: string): Promise<Started & { url: string }> {
 
 async function load(url: string, key: string, connections = 50): Promise<LoadResult> {
   // A short warm-up first: JIT, keep-alive sockets, the cache's first miss.
-  await runLoad({ url, headers: { apikey: key }, connections, seconds: 1, cpu: LOAD_CPU });
+  await runLoad({ url, headers: { apikey: key }, connections, seconds: QUICK ? 0.5 : 1, cpu: LOAD_CPU });
   return runLoad({ url, headers: { apikey: key }, connections, seconds: SECONDS, cpu: LOAD_CPU });
 }
 
@@ -91,7 +94,7 @@ async function load(url: string, key: string, connections = 50): Promise<LoadRes
  * Runs against pagejson and against its baseline alternate ROUNDS times and the medians are compared: on a
  * shared 2-core machine one pair of runs swings by ±15%, which is larger than the differences measured.
  */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 async function compareLoads(ours: () => Promise<LoadResult>, theirs: () => Promise<LoadResult>): Promise<{ ours: LoadResult; theirs: LoadResult }> {
   const a: LoadResult[] = [];
   const b: LoadResult[] = [];
@@ -166,15 +169,26 @@ async function main(): Promise<void> {
   await daemon.stop();
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
+  let series: Series | undefined;
   if (process.env.BENCH_ONLY !== 'load') {
     await scraperTwoLatency(sourceUrl);
     await heuristicGenerate();
     await cliWallTimes();
     await startAndMemory(sourceUrl);
+    series = await runScaling({
+      quick: QUICK,
+      sourceOrigin: source.match[1]!,
+      repoRoot,
+      makeProject,
+      createKey: (dir) => (JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string }).key,
+      startDaemon,
+      load,
+      record,
+    });
   }
 
   await llm.close();
-  await writeFile(join(repoRoot, 'bench/results.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, pinned: HAS_TASKSET, figures }, null, 2)}\n`);
+  await writeFile(join(repoRoot, 'bench/results.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, quick: QUICK, pinned: HAS_TASKSET, figures, ...(series ? { series } : {}) }, null, 2)}\n`);
   process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
 }
 

@@ -22,7 +22,8 @@ describe.skipIf(skip)('cold misses across daemons on Redis', () => {
   beforeAll(async () => {
     [redis, site] = await Promise.all([startRedisServer(), startFixtureSite()]);
     temp = await makeProject([pageConfig('slow', `${site.origin}/daemon/slow?ms=300`), pageConfig('orphan', `${site.origin}/daemon/echo?name=orphan`)], { heal: 'off' });
-    const open = () => createRuntime(temp.project, { watch: false, redisUrl: redis.url, missLockTtlMs: 400 });
+    // The daemons' own locks live longer than any fetch here (as in production); the dead holder's lock below is short.
+    const open = () => createRuntime(temp.project, { watch: false, redisUrl: redis.url, missLockTtlMs: 30_000 });
     daemons = [await open(), await open(), await open()];
     key = (await issueKey(daemons[0]!.store, { freeCredits: 1_000 })).key;
   });

@@ -1,0 +1,109 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lineChart, type SeriesPoint } from './chart.js';
+import type { LoadResult } from './load.js';
+import { listingConfig } from './pages.js';
+
+/**
+ * How the cost of a retrieval grows (issue 11, part 4): req/s and p99 against page size, number of fields,
+ * number of configs served and concurrent connections, each drawn as an SVG chart under docs/bench/. For
+ * every series the growth exponent of the time per request is reported: ~1 where the work grows linearly
+ * (page size, fields), ~0 where it should not grow at all (configs served); it must not exceed ~1.
+ */
+export interface ScalingContext {
+  quick: boolean;
+  sourceOrigin: string;
+  repoRoot: string;
+  makeProject(name: string, settings: Record<string, unknown>, configs: Array<Record<string, unknown>>): Promise<string>;
+  createKey(dir: string): string;
+  startDaemon(dir: string): Promise<{ url: string; stop(): Promise<void> }>;
+  load(url: string, key: string, connections: number): Promise<LoadResult>;
+  record(figure: { figure: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean; note?: string }): void;
+}
+
+export type Series = Record<string, SeriesPoint[]>;
+
+const CREDITS = { credits: { enabled: true, freeCredits: 1_000_000_000 } };
+
+function point(x: number, result: LoadResult): SeriesPoint {
+  return { x, requestsPerSecond: result.requestsPerSecond, p99LatencyMs: result.p99LatencyMs };
+}
+
+/** d log(time per request) / d log(x) between the first and the last point. */
+function growth(points: SeriesPoint[]): number {
+  const first = points[0]!;
+  const last = points.at(-1)!;
+  return Math.log(first.requestsPerSecond / last.requestsPerSecond) / Math.log(last.x / first.x);
+}
+
+function fieldsConfig(apiId: string, url: string, fields: number): Record<string, unknown> {
+  return {
+    apiId,
+    url,
+    caching: false,
+    structure: Array.from({ length: fields }, (_, i) => ({ name: `f${i}`, type: 'number', selector: `article.product:nth-of-type(${(i % 50) + 1}) .price` })),
+  };
+}
+
+export async function runScaling(ctx: ScalingContext): Promise<Series> {
+  const series: Series = {};
+  const pick = <T>(full: T[], quick: T[]) => (ctx.quick ? quick : full);
+
+  // Page size and number of fields: uncached retrievals (the work is the fetch and the extraction).
+  const sizes = pick([10, 100, 1024, 5120], [10, 1024]);
+  const fieldCounts = pick([5, 50, 500], [5, 500]);
+  const work = await ctx.makeProject('scaling-work', CREDITS, [
+    ...sizes.map((kb) => listingConfig(`size-${kb}`, `${ctx.sourceOrigin}/sized?kb=${kb}`, { caching: false })),
+    ...fieldCounts.map((n) => fieldsConfig(`fields-${n}`, `${ctx.sourceOrigin}/sized?kb=100`, n)),
+    listingConfig('cached', `${ctx.sourceOrigin}/listing.html`, { caching: true }),
+  ]);
+  const workKey = ctx.createKey(work);
+  const workDaemon = await ctx.startDaemon(work);
+  series.pageSize = [];
+  for (const kb of sizes) series.pageSize.push(point(kb, await ctx.load(`${workDaemon.url}/external/size-${kb}`, workKey, 8)));
+  series.fields = [];
+  for (const n of fieldCounts) series.fields.push(point(n, await ctx.load(`${workDaemon.url}/external/fields-${n}`, workKey, 8)));
+
+  // Concurrent connections: cached retrievals (the daemon's own overhead).
+  series.connections = [];
+  for (const connections of pick([1, 4, 16, 64, 256], [1, 16, 256])) {
+    series.connections.push(point(connections, await ctx.load(`${workDaemon.url}/external/cached`, workKey, connections)));
+  }
+  await workDaemon.stop();
+
+  // Number of configs served: cached retrievals of one endpoint among N (lookup must not grow with N).
+  series.configs = [];
+  for (const count of pick([1, 100, 1_000, 10_000], [1, 1_000])) {
+    const configs = Array.from({ length: count }, (_, i) => listingConfig(`endpoint-${i}`, `${ctx.sourceOrigin}/listing.html`, { caching: true }));
+    const dir = await ctx.makeProject(`scaling-configs-${count}`, CREDITS, configs);
+    const key = ctx.createKey(dir);
+    const begin = performance.now();
+    const daemon = await ctx.startDaemon(dir);
+    const readyMs = performance.now() - begin;
+    if (count === 10_000) ctx.record({ figure: 'daemon start to ready with 10,000 configs', value: readyMs, unit: 'ms', baseline: null, ratio: null, target: '< 3000 ms', pass: readyMs < 3000, note: 'includes Node start-up' });
+    series.configs.push(point(count, await ctx.load(`${daemon.url}/external/endpoint-0`, key, 50)));
+    await daemon.stop();
+  }
+
+  const linear = { pageSize: 'page size (KB)', fields: 'fields per config' } as const;
+  for (const [name, label] of Object.entries(linear)) {
+    const exponent = growth(series[name]!);
+    ctx.record({ figure: `growth of time per request with ${label}`, value: exponent, unit: 'exponent', baseline: 1, ratio: null, target: '≤ 1.1 (linear work)', pass: exponent <= 1.1 });
+  }
+  const flat = growth(series.configs!);
+  ctx.record({ figure: 'growth of time per request with configs served', value: flat, unit: 'exponent', baseline: 0, ratio: null, target: '≤ 0.1 (constant work)', pass: flat <= 0.1 });
+
+  const charts = join(ctx.repoRoot, 'docs/bench');
+  await mkdir(charts, { recursive: true });
+  const titles: Record<string, [string, string, (x: number) => string]> = {
+    pageSize: ['Uncached GET against page size', 'page size (log scale)', (x) => (x >= 1024 ? `${x / 1024} MB` : `${x} KB`)],
+    fields: ['Uncached GET against fields per config', 'fields (log scale)', String],
+    connections: ['Cached GET against concurrent connections', 'connections (log scale)', String],
+    configs: ['Cached GET against configs served', 'configs (log scale)', (x) => (x >= 1000 ? `${x / 1000}k` : String(x))],
+  };
+  for (const [name, points] of Object.entries(series)) {
+    const [title, xLabel, xFormat] = titles[name]!;
+    await writeFile(join(charts, `${name}.svg`), lineChart(title, xLabel, points, xFormat));
+  }
+  return series;
+}
