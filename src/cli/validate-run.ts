@@ -10,6 +10,7 @@ import { isPagejsonError, PagejsonError } from '../core/errors.js';
 import { displayPath } from './config-files.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
+import { escapeData, escapeProperty } from './github-annotations.js';
 
 type Format = 'text' | 'json' | 'github';
 
@@ -204,11 +205,4 @@ function summary(checked: Checked, invalidFiles: number): string {
   return `${errors} problem${errors === 1 ? '' : 's'} in ${invalidFiles} of ${files}${warned}`;
 }
 
-/** GitHub workflow command escaping: https://github.com/actions/toolkit/blob/main/packages/core/src/command.ts */
-export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
-export function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
+export { escapeData, escapeProperty } from './github-annotations.js';

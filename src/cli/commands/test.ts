@@ -4,7 +4,7 @@ import { PagejsonError } from '../../core/errors.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
-import { escapeData, escapeProperty } from '../validate-run.js';
+import { escapeData, escapeProperty } from '../github-annotations.js';
 
 /**
  * `pagejson test [apiId...] [--update] [--format text|json|github]`: offline, re-extracts every snapshot with
