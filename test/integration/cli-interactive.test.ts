@@ -121,6 +121,17 @@ describe('pagejson edit on a terminal', () => {
   });
 });
 
+describe('pagejson serve on a terminal', () => {
+  it('logs readable lines, not JSON', async () => {
+    const { root } = await project();
+    pty = spawnCliOnPty(['serve', '--port', '0'], { cwd: root });
+    await pty.waitFor(/\[\d\d:\d\d:\d\d\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+/);
+    expect(pty.text()).not.toContain('{"level":');
+    pty.type(KEY.ctrlC);
+    expect(await pty.exited).toBe(0);
+  });
+});
+
 describe('pagejson generate on a terminal', () => {
   it('checks the URL before asking anything', async () => {
     await project();
