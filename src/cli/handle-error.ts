@@ -40,6 +40,5 @@ function describe(error: PagejsonError): string {
   const url = error.context.fetchUrl;
   const scraper = error.context.scraper;
   if (typeof url !== 'string' || typeof scraper !== 'string') return error.message;
-  const number = { http: 1, crawlee: 2, browser: 3 }[scraper] ?? '?';
-  return `could not fetch ${url} with scraper ${number} (${scraper}): ${error.message}`;
+  return `could not fetch ${url} with scraper ${scraper}: ${error.message}`;
 }

@@ -52,6 +52,12 @@ export async function openStateClient(project: Project, options: OpenStateClient
 
 /** A client over the admin socket, or undefined when nothing answers there (no daemon, or a stale file). */
 export async function connectAdminSocket(socketPath: string, timeoutMs = 2_000): Promise<StateClient | undefined> {
+  const connection = await openAdminConnection(socketPath, timeoutMs);
+  return connection && remoteClient(connection.client, connection.driver);
+}
+
+/** The admin socket's connection once it answered its health probe, and the daemon's state driver. */
+export async function openAdminConnection(socketPath: string, timeoutMs: number): Promise<{ client: Client; driver: string } | undefined> {
   if (!existsSync(socketPath)) return undefined;
   const client = new Client('http://pagejson-admin', { socketPath, connectTimeout: timeoutMs, headersTimeout: 0, bodyTimeout: 0 });
   let driver = 'unknown';
@@ -64,11 +70,12 @@ export async function connectAdminSocket(socketPath: string, timeoutMs = 2_000):
     await client.destroy().catch(() => undefined);
     return undefined;
   }
-  return remoteClient(client, driver);
+  return { client, driver };
 }
 
-function remoteClient(client: Client, driver: string): StateClient {
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+/** A JSON call on the admin socket; an admin error answer becomes the PagejsonError the daemon threw. */
+export function adminCaller(client: Client): <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<T> {
+  return async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const response = await client
       .request({
         path,
@@ -88,7 +95,11 @@ function remoteClient(client: Client, driver: string): StateClient {
       throw new PagejsonError(error.code, error.message, { hint: error.hint, context: error.context });
     }
     return value;
-  }
+  };
+}
+
+function remoteClient(client: Client, driver: string): StateClient {
+  const call = adminCaller(client);
   const query = (params: Record<string, string | number | undefined>): string => {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, String(value));

@@ -111,7 +111,7 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
   for (const [apiId, file] of set.files) checked.files.push({ file, apiId });
   for (const file of invalidFiles) if (![...set.files.values()].includes(file)) checked.files.push({ file });
   checked.problems.push(...set.problems);
-  if (settings) for (const [apiId, config] of set.configs) checked.problems.push(...checkAgainstProject(config, set.files.get(apiId)!, settings));
+  if (settings) for (const [apiId, config] of set.configs) checked.problems.push(...checkConfigAgainstProject(config, set.files.get(apiId)!, settings));
   checked.files.sort((a, b) => a.file.localeCompare(b.file));
   return checked;
 }
@@ -162,10 +162,6 @@ export async function checkProjectFile(path: string): Promise<{ settings?: Proje
   return { settings: parsed.data, problems: [] };
 }
 
-function checkAgainstProject(config: ApiConfig, file: string, settings: ProjectSettings): ConfigProblem[] {
-  return checkConfigAgainstProject(config, file, settings);
-}
-
 function report(checked: Checked, format: Format, ctx: CliContext): void {
   const show = (file: string) => displayPath(file, ctx.cwd);
   const invalid = new Set(checked.problems.filter((p) => p.severity !== 'warning').map((p) => p.file));
@@ -205,4 +201,3 @@ function summary(checked: Checked, invalidFiles: number): string {
   return `${errors} problem${errors === 1 ? '' : 's'} in ${invalidFiles} of ${files}${warned}`;
 }
 
-export { escapeData, escapeProperty } from './github-annotations.js';

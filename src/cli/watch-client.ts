@@ -1,14 +1,13 @@
 import { mkdir } from 'node:fs/promises';
-import { Client } from 'undici';
+import type { Client } from 'undici';
 import type { Project } from '../core/config/project.js';
-import { PagejsonError, type ErrorCode } from '../core/errors.js';
 import { createInProcessExtractor } from '../core/extraction/index.js';
 import type { MonitorRunOutcome, MonitorView } from '../core/monitor/monitor-service.js';
 import type { Delivery, HistoryEntry } from '../core/monitor/store.js';
 import { createRuntime } from '../core/runtime.js';
 import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../core/structure/dom.js';
-import { adminSocketPath, connectAdminSocket, lockState, refuseIfDaemonAlive } from './state-client.js';
+import { adminCaller, adminSocketPath, lockState, openAdminConnection, refuseIfDaemonAlive } from './state-client.js';
 
 /**
  * The CLI's way to monitors and webhooks. While a daemon runs it holds the embedded monitor store and runs
@@ -40,11 +39,8 @@ async function openWatchClient(project: Project): Promise<WatchClient> {
   const env = process.env;
   const redisUrl = resolveRedisUrl(undefined, env);
   if (!redisUrl) {
-    const remote = await connectAdminSocket(adminSocketPath(project.dataDir), 5_000);
-    if (remote) {
-      await remote.close();
-      return daemonClient(adminSocketPath(project.dataDir));
-    }
+    const connection = await openAdminConnection(adminSocketPath(project.dataDir), 5_000);
+    if (connection) return daemonClient(connection.client);
     await refuseIfDaemonAlive(project.dataDir);
   }
   await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
@@ -70,19 +66,8 @@ async function openWatchClient(project: Project): Promise<WatchClient> {
   }
 }
 
-function daemonClient(socketPath: string): WatchClient {
-  const client = new Client('http://pagejson-admin', { socketPath, headersTimeout: 0, bodyTimeout: 0 });
-  async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-    const response = await client.request({ path, method }).catch((error: unknown) => {
-      throw new PagejsonError('DAEMON_UNREACHABLE', `the daemon's admin socket stopped answering: ${(error as Error).message}`, { hint: 'check the daemon with `pagejson status`' });
-    });
-    const body = (await response.body.json()) as T & { error?: { code: ErrorCode; message: string; hint?: string } };
-    if (response.statusCode >= 400) {
-      const error = body.error;
-      throw new PagejsonError(error?.code ?? 'INTERNAL', error?.message ?? `admin request failed with ${response.statusCode}`, error?.hint ? { hint: error.hint } : {});
-    }
-    return body;
-  }
+function daemonClient(client: Client): WatchClient {
+  const call = adminCaller(client);
   return {
     mode: 'daemon',
     list: () => call('GET', '/monitors'),

@@ -84,7 +84,9 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
 
   // A narrowed section means what it says: a field that only the whole page yields (a proposal from outside
   // the section) is not offered, whichever model proposed it.
-  const structure = isNarrowed(selector) ? insideSection(proposal.structure, selector, page.html, page.finalUrl) : proposal.structure;
+  // One parse of the page for the check below and the sample.
+  const doc = parseHtml(page.html);
+  const structure = isNarrowed(selector) ? insideSection(proposal.structure, selector, doc, page.finalUrl) : proposal.structure;
   if (structure.length === 0) {
     throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${page.finalUrl}`, {
       context: { selector, url: page.finalUrl, model: request.model },
@@ -93,7 +95,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
   }
   proposal.structure = structure;
   const compiled = compileStructure({ selector, structure: proposal.structure });
-  const sample = compiled.extract(page.html, page.finalUrl).data;
+  const sample = compiled.extractFromDocument(doc, page.finalUrl).data;
   let usage = proposal.usage;
   // The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
   // Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
@@ -138,8 +140,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
 }
 
 /** The fields that yield something when read inside the section alone (model fields, with no selector, stay). */
-function insideSection(structure: Field[], selector: string, html: string, pageUrl: string): Field[] {
-  const doc = parseHtml(html);
+function insideSection(structure: Field[], selector: string, doc: ReturnType<typeof parseHtml>, pageUrl: string): Field[] {
   return structure.filter((field) => {
     if (field.selector === undefined) return true;
     try {

@@ -307,6 +307,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   const healthOf = new Map<string, { state: HealthState; since: string; failing: string[] }>(Object.entries(deps.healthAtStart ?? {}));
   const healthFields = (config: ApiConfig, state: HealthState, failing: string[]) => {
     const apiId = config.apiId;
+    // Every extraction, not only changes this daemon sees: another daemon may have seen the endpoint break.
     try {
       deps.onHealth?.(config, state, failing);
     } catch {

@@ -73,7 +73,7 @@ export function runMonitorStoreContract(name: string, make: () => Promise<Monito
       const due = await reopened.claimDue(6_000, 10_000, 10);
       expect(due.map((d) => d.id).sort()).toEqual(['msg_b', 'msg_c']);
       expect(due.find((d) => d.id === 'msg_c')).toMatchObject({ attempts: 1, lastError: 'the receiver answered 500', status: 'pending' });
-      await reopened.giveUp('msg_b', 9, 'gave up');
+      await reopened.giveUp('msg_b', 9, 'gave up', 7_000);
       const all = await reopened.deliveries(10);
       expect(Object.fromEntries(all.map((d) => [d.id, d.status]))).toEqual({ msg_a: 'delivered', msg_b: 'failed', msg_c: 'pending' });
     });

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { PagejsonError } from '../../core/errors.js';
 import type { DataChange } from '../../core/monitor/diff.js';
 import type { HistoryEntry } from '../../core/monitor/store.js';
-import { loadProjectConfigs } from '../config-files.js';
+import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 
@@ -62,7 +61,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'machine output')
     .action(async (apiId: string, options: { json?: boolean }, command: Command) => {
       const { project, set } = await knownApiId(command, apiId);
-      if (!set.configs.get(apiId)?.monitor) throw new PagejsonError('USAGE', `${apiId} has no monitor`, { hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\`` });
+      if (!requireConfig(project, set, apiId, ctx.cwd).monitor) throw new PagejsonError('USAGE', `${apiId} has no monitor`, { hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\`` });
       const { withWatchClient } = await import('../watch-client.js');
       const outcomes = await withWatchClient(project, (client) => client.run(apiId));
       const failed = outcomes.some((outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken');
@@ -77,10 +76,10 @@ export function register(program: Command, ctx: CliContext): void {
       if (failed) ctx.exitCode = 1;
     });
 
+  /** The project, once the apiId names one of its configs (the same message and did-you-mean as `run`, `show`…). */
   async function knownApiId(command: Command, apiId: string) {
-    if (!API_ID_PATTERN.test(apiId)) throw new PagejsonError('USAGE', `"${apiId.slice(0, 80)}" is not an apiId`, { hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -' });
     const loaded = await loadProjectConfigs(command, ctx);
-    if (!loaded.set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...loaded.set.configs.keys()].join(', ') || 'none'}` });
+    requireConfig(loaded.project, loaded.set, apiId, ctx.cwd);
     return loaded;
   }
 }

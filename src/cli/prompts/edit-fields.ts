@@ -149,6 +149,15 @@ export async function changeAttribute(config: ApiConfig, page: SamplePage, ctx: 
   return [{ kind: 'set', key: `${path}.attribute`, value: attribute }];
 }
 
+/** A field's selector, tried where that field is read (the same screen as adding one). */
+export async function changeSelector(config: ApiConfig, page: SamplePage, ctx: CliContext): Promise<EditOperation[]> {
+  const path = await pickField(config, 'Change the selector of which field?');
+  if (!path) return [];
+  const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
+  const { selector } = await askFieldSelector(config, page, parentOf(path), ctx, field.selector);
+  return [{ kind: 'set', key: `${path}.selector`, value: selector }];
+}
+
 export async function changeTransforms(config: ApiConfig): Promise<EditOperation[]> {
   const path = await pickField(config, 'Change the transforms of which field?', (entry) => entry.field.selector !== undefined && !entry.field.fields);
   if (!path) return [];

@@ -10,7 +10,7 @@ import { writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { renderStructureTree } from '../tree.js';
 import { backChoice, confirm, GoBack, input, select } from './ask.js';
-import { addField, changeAttribute, changeTransforms, fieldPaths, pickField, validName } from './edit-fields.js';
+import { addField, changeAttribute, changeSelector, changeTransforms, fieldPaths, pickField, validName } from './edit-fields.js';
 import { loadSamplePage, previewMatches, sampleData, type SamplePage } from './edit-sample.js';
 import { editUrlVariables } from './edit-url.js';
 
@@ -87,11 +87,9 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
           if (path) apply({ kind: 'set', key: `${path}.type`, value: await select({ message: 'Type', choices: [...FIELD_TYPES.map((t) => ({ value: t })), backChoice] }) });
           break;
         }
-        case 'selector': {
-          const path = await pickField(config, 'Change the selector of which field?');
-          if (path) apply({ kind: 'set', key: `${path}.selector`, value: await askSelector(page, ctx, { message: 'CSS selector (empty = model field)', allowEmpty: true }) });
+        case 'selector':
+          for (const op of await changeSelector(config, page, ctx)) apply(op);
           break;
-        }
         case 'attribute':
           for (const op of await changeAttribute(config, page, ctx)) apply(op);
           break;
@@ -215,15 +213,12 @@ async function chooseMove(config: ApiConfig, path: string): Promise<EditOperatio
   return { kind: 'move', path, position };
 }
 
-/** Ask for a selector and show what it matches on the page before it is accepted. */
-async function askSelector(page: SamplePage, ctx: CliContext, options: { message: string; default?: string; allowEmpty?: boolean }): Promise<string> {
+/** Ask for the section selector and show what it matches on the page before it is accepted. */
+async function askSelector(page: SamplePage, ctx: CliContext, options: { message: string; default?: string }): Promise<string> {
   const c = colors(ctx.stdout, ctx.env);
   for (;;) {
     const selector = (await input({ message: options.message, ...(options.default ? { default: options.default } : {}) })).trim();
-    if (!selector) {
-      if (options.allowEmpty) return '';
-      continue;
-    }
+    if (!selector) continue;
     const preview = previewMatches(page, selector);
     if (preview.error) {
       writeLine(ctx.stdout, c.red(preview.error));

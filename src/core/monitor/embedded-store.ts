@@ -131,7 +131,7 @@ export async function createEmbeddedMonitorStore(options: EmbeddedMonitorStoreOp
     },
     delivered: (id, at) => update(id, { status: 'delivered', deliveredAt: at, lastError: null, attempts: (data.deliveries[id]?.attempts ?? 0) + 1 }),
     retryLater: (id, attempts, nextAttemptAt, error) => update(id, { attempts, nextAttemptAt, lastError: error }),
-    giveUp: (id, attempts, error) => update(id, { status: 'failed', attempts, lastError: error, deliveredAt: now() }),
+    giveUp: (id, attempts, error, at) => update(id, { status: 'failed', attempts, lastError: error, deliveredAt: at }),
     deliveries: async (limit) =>
       Object.values(data.deliveries)
         .sort((a, b) => b.createdAt - a.createdAt)

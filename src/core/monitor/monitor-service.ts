@@ -106,10 +106,11 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     await publish(type, { monitorId: apiId, apiId, failingFields: failing }, { apiId, health: state, previous: previous ?? null, failingFields: failing, since, revision: config.revision });
   }
 
-  async function runTarget(target: MonitorTarget, slot: string | null): Promise<MonitorRunOutcome> {
+  /** `previous`: the run state when the caller has just read it (a scheduled slot), else read here. */
+  async function runTarget(target: MonitorTarget, slot: string | null, known?: MonitorRunState): Promise<MonitorRunOutcome> {
     const { config, values, monitorId } = target;
     const apiId = config.apiId;
-    const previous = await store.getRun(monitorId);
+    const previous = known ?? (await store.getRun(monitorId));
     const runAt = new Date(options.now()).toISOString();
     const result = await options.refresh(config, values).catch((error: unknown): RefreshResult => ({ ok: false, error: isPagejsonError(error) ? `${error.code}: ${error.message}` : String(error) }));
     // The run's own health observation (made inside the retrieval path) is recorded before the run is.
@@ -177,7 +178,7 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     // Not taken: another daemon runs it now (or ran it); if that daemon dies, its lease expires and a later
     // tick here takes the slot over.
     if (!(await store.acquireLease(lease, options.owner, options.leaseMs))) return undefined;
-    const outcome = await runTarget(target, slot.id);
+    const outcome = await runTarget(target, slot.id, lastRun);
     handled.set(target.monitorId, slot.id);
     const keepMs = Math.max(target.schedule.next(at).at - at, 0) + options.leaseMs;
     await store.finishLease(lease, options.owner, keepMs).catch(() => undefined);

@@ -130,7 +130,7 @@ export async function createRedisMonitorStore(options: RedisMonitorStoreOptions)
       await redis.sendCommand(['HSET', k.deliveries, id, JSON.stringify({ ...delivery, attempts, nextAttemptAt, lastError: error })]);
       await redis.sendCommand(['ZADD', k.due, String(nextAttemptAt), id]);
     },
-    giveUp: (id, attempts, error) => finish(id, { status: 'failed', attempts, lastError: error, deliveredAt: Date.now() }),
+    giveUp: (id, attempts, error, at) => finish(id, { status: 'failed', attempts, lastError: error, deliveredAt: at }),
     async deliveries(limit) {
       const values = await redis.sendCommand<string[]>(['HVALS', k.deliveries]);
       return values

@@ -79,7 +79,7 @@ export interface MonitorStore {
   claimDue(now: number, leaseMs: number, limit: number): Promise<Delivery[]>;
   delivered(id: string, at: number): Promise<void>;
   retryLater(id: string, attempts: number, nextAttemptAt: number, error: string): Promise<void>;
-  giveUp(id: string, attempts: number, error: string): Promise<void>;
+  giveUp(id: string, attempts: number, error: string, at: number): Promise<void>;
   /** Pending deliveries and the latest finished ones, newest first. */
   deliveries(limit: number): Promise<Delivery[]>;
 

@@ -1,7 +1,7 @@
 import { isPagejsonError, PagejsonError } from '../errors.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
 import { createHttpScraper } from './http.js';
-import { scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
+import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
 
 export { createHttpScraper } from './http.js';
 export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
@@ -130,14 +130,15 @@ function fetchHint(error: PagejsonError): string | undefined {
 }
 
 /**
- * A fetch failure that names the URL and the scraper in its context (`fetchUrl`, `scraper`), so the CLI can say
+ * A fetch failure that names the URL and the scraper in its context (`fetchUrl`, `scraper` as `2 (crawlee)`), so the CLI can say
  * "could not fetch <url> with scraper 2 (crawlee): <reason>" and what to try. The message, which the daemon
  * sends on the wire after its fixed prefix, stays the bare reason.
  */
 function withFetchContext(error: unknown, url: string, scraper: ScraperName): unknown {
   if (!isPagejsonError(error) || !(error.code.startsWith('FETCH_') || error.code === 'BROWSER_UNAVAILABLE') || error.context.fetchUrl !== undefined) return error;
   const hint = fetchHint(error);
-  return new PagejsonError(error.code, error.message, { context: { ...error.context, fetchUrl: url, scraper }, ...(hint ? { hint } : {}), cause: error.cause ?? error });
+  const label = `${SCRAPER_CAPABILITIES[scraper].number} (${scraper})`;
+  return new PagejsonError(error.code, error.message, { context: { ...error.context, fetchUrl: url, scraper: label }, ...(hint ? { hint } : {}), cause: error.cause ?? error });
 }
 
 function originOf(url: string): string {

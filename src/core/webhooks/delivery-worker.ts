@@ -118,7 +118,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const error = result.error ?? 'failed';
     const nextAt = now() + retryDelay(attempts, settings.firstRetryMs);
     if (nextAt - delivery.createdAt > settings.retryForMs) {
-      await options.store.giveUp(delivery.id, attempts, error);
+      await options.store.giveUp(delivery.id, attempts, error, now());
       return emit({ ...base, outcome: 'failed', error });
     }
     await options.store.retryLater(delivery.id, attempts, nextAt, error);
