@@ -199,7 +199,7 @@ describe('files: config folder, data dir, crashes', () => {
     await server.runtime.store.flush();
     const dataDir = temp!.project.dataDir;
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
-    for (const name of ['state.json', 'cache.sqlite', 'cache.sqlite-wal', 'cache.sqlite-shm', 'admin.sock', 'daemon.lock']) {
+    for (const name of ['state.json.journal', 'cache.sqlite', 'cache.sqlite-wal', 'cache.sqlite-shm', 'admin.sock', 'daemon.lock']) {
       expect(((await stat(join(dataDir, name))).mode & 0o777).toString(8), name).toBe('600');
     }
   });

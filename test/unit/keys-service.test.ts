@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -33,7 +33,9 @@ describe('API key service', () => {
     expect(created).toEqual({ id: expect.stringMatching(/^k_/), key: expect.stringMatching(/^pj_/), account: 'default', label: 'prod', scope: ['books', 'jobs'], createdAt: '2026-03-01T12:00:00.000Z' });
     expect((await store.getAccount('default'))?.balance).toBe(100_000);
     await store.flush();
-    const onDisk = await readFile(file, 'utf8');
+    // Everything the state directory holds (the journal now; the snapshot after a fold).
+    const onDisk = (await Promise.all((await readdir(dir)).map((name) => readFile(join(dir, name), 'utf8')))).join('\n');
+    expect(onDisk).toContain('"keys"');
     expect(onDisk).not.toContain(created.key);
     expect(onDisk).not.toContain(created.key.slice(3, 30));
     const listed = await listKeys(store, { now });

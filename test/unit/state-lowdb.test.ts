@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
+import { journalFileOf } from '../../src/core/storage/state-journal.js';
 import type { StateStore } from '../../src/core/storage/types.js';
 import { runStateStoreContract, sampleKey } from '../contract/state-store.contract.js';
 
@@ -36,25 +37,39 @@ describe('lowdb store durability', () => {
   });
 
   const readState = async () => JSON.parse(await readFile(file, 'utf8')) as { accounts: Record<string, { balance: number }> };
+  /** What a process starting now would see: the snapshot with the journal replayed over it. */
+  const balanceOnDisk = async (): Promise<number | undefined> => {
+    const reader = await createLowdbStore({ file });
+    const balance = (await reader.getAccount('default'))?.balance;
+    await reader.close();
+    return balance;
+  };
 
-  it('starts empty from a missing file and creates nothing until a change', async () => {
+  it('starts empty from a missing file, creates nothing until a change, then only 0600 files', async () => {
     const store = await createLowdbStore({ file });
     expect(await store.listKeys()).toEqual([]);
     await store.flush();
     expect(await readdir(dir)).toEqual([]);
     await store.ensureAccount('default', 100_000);
-    expect((await readState()).accounts.default?.balance).toBe(100_000);
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['state.json.journal']);
+    expect((await stat(journalFileOf(file))).mode & 0o777).toBe(0o600);
+    expect(await balanceOnDisk()).toBe(100_000);
     await store.close();
+    // A clean close folds the journal into the snapshot.
+    expect(await readdir(dir)).toEqual(['state.json']);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await readState()).accounts.default?.balance).toBe(100_000);
   });
 
-  it('resolves a balance change only once the file on disk holds it', async () => {
+  it('resolves a balance change only once the journal on disk holds it', async () => {
     const store = await createLowdbStore({ file });
     await store.ensureAccount('default', 1_000);
     await store.reserve('default', 400);
-    expect((await readState()).accounts.default?.balance).toBe(600);
+    expect(await balanceOnDisk()).toBe(600);
     await store.grant('default', 50);
-    expect((await readState()).accounts.default?.balance).toBe(650);
+    expect(await balanceOnDisk()).toBe(650);
+    // A store opened only to read changed no file.
+    expect(await readdir(dir)).toEqual(['state.json.journal']);
     await store.close();
   });
 
@@ -71,15 +86,24 @@ describe('lowdb store durability', () => {
     await store.close();
   });
 
-  it('group-commits: a burst of changes takes fewer writes than changes, and no temp file remains', async () => {
+  it('group-commits: a burst of changes takes fewer appends than changes, each entry written once per append', async () => {
     let writes = 0;
-    const store = await createLowdbStore({ file, onWrite: () => writes++ });
+    let bytes = 0;
+    const store = await createLowdbStore({
+      file,
+      onWrite: (size) => {
+        writes++;
+        bytes += size;
+      },
+    });
     await store.ensureAccount('default', 1_000_000);
     writes = 0;
-    // Same turn of the event loop: one batch.
+    bytes = 0;
+    // Same turn of the event loop: one append of one record (the account), not 200.
     await Promise.all(Array.from({ length: 200 }, () => store.reserve('default', 400)));
     expect(writes).toBe(1);
-    // Spread over turns: one write per turn that changed something, never one per change.
+    expect(bytes).toBe(`${JSON.stringify(['accounts', 'default', { id: 'default', balance: 1_000_000 - 200 * 400, createdAt: (await store.getAccount('default'))!.createdAt }])}\n`.length);
+    // Spread over turns: one append per turn that changed something, never one per change.
     writes = 0;
     const pending: Promise<unknown>[] = [];
     for (let i = 0; i < 12; i++) {

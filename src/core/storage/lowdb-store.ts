@@ -1,25 +1,41 @@
+import { existsSync } from 'node:fs';
 import { Low } from 'lowdb';
 import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
+import { foldingFileOf, journalFileOf, readJournal, removeFile, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
 
 /**
- * The embedded StateStore: one JSON file (`<dataDir>/state.json`) held in memory and written through lowdb
- * with our durable adapter. lowdb is single-process: only one writer (the daemon, or the CLI when no daemon
- * runs) may open the file.
+ * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
+ * written through lowdb with our durable adapter) plus an append-only journal (`state.json.journal`, see
+ * state-journal.ts) of the entries changed since. lowdb is single-process: only one writer (the daemon, or
+ * the CLI when no daemon runs) may open the files.
  *
  * Every mutating method applies its change synchronously, before its first await (so two callers can never
- * both spend the last credits), and returns a promise that resolves when a write holding the change has
- * been renamed into place (kill -9 safe; the power-cut fsyncs follow, see lowdb-adapter.ts). Writes are group-committed: changes made while a write is in flight are batched into the next.
+ * both spend the last credits), and returns a promise that resolves when the changed entries are appended to
+ * the journal (kill -9 safe; the power-cut fsync follows in the background). Appends are group-committed:
+ * the changes of one turn of the event loop share one append, and an entry changed many times in a turn is
+ * written once. When the journal outgrows the snapshot it is folded into a new snapshot in the background;
+ * a clean close folds it too, leaving only `state.json`.
  */
 export interface LowdbStoreOptions {
   file: string;
   now?: () => Date;
-  /** Called after each completed write (tests count writes). */
+  /** Called after each append to the journal with its size (tests count appends to prove group commit). */
   onWrite?: (bytes: number) => void;
   /** Usage days older than this are dropped when the store opens, so the file stays small (default 400). */
   usageRetentionDays?: number;
+  /** Journal size that starts a fold into the snapshot (at least twice the snapshot's size; default 4 MiB). */
+  compactAfterBytes?: number;
+}
+
+const COMPACT_AFTER_BYTES = 4 * 1024 * 1024;
+
+function applyRecord(data: StateFile, [section, key, value]: JournalRecord): void {
+  const entries = (data[section] ??= dictionary()) as Record<string, object>;
+  if (value === null) delete entries[key];
+  else entries[key] = value;
 }
 
 export interface StateFile {
@@ -76,14 +92,33 @@ function deferred(): Deferred {
 }
 
 export async function createLowdbStore(options: LowdbStoreOptions): Promise<StateStore & { readonly file: string }> {
-  const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: options.onWrite });
+  let snapshotBytes = 0;
+  const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
   const db = new Low<StateFile>(adapter, emptyState());
   await db.read();
   db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
   const now = options.now ?? (() => new Date());
-  // Whole-file rewrites stay cheap only while the file is small: old usage days go (persisted by the next write).
+
+  // The snapshot, then the journal being folded when the last writer stopped (if any), then the journal.
+  const journalFile = journalFileOf(options.file);
+  const foldingFile = foldingFileOf(options.file);
+  const folding = readJournal(foldingFile);
+  const current = readJournal(journalFile);
+  for (const record of [...folding.records, ...current.records]) applyRecord(db.data, record);
+  const journal = new StateJournal(journalFile, current);
+
+  const dirty = new Map<string, [JournalSection, string]>();
+  const touch = (section: JournalSection, key: string): void => {
+    dirty.set(`${section}\u0000${key}`, [section, key]);
+  };
+
+  // Whole-file snapshots stay cheap only while the file is small: old usage days go (journaled with the next batch).
   const oldestKept = usageCutoff(now(), options.usageRetentionDays ?? 400);
-  for (const [rowKey, row] of Object.entries(db.data.usage)) if (row.day < oldestKept) delete db.data.usage[rowKey];
+  for (const [rowKey, row] of Object.entries(db.data.usage)) {
+    if (row.day >= oldestKept) continue;
+    delete db.data.usage[rowKey];
+    touch('usage', rowKey);
+  }
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
 
@@ -92,29 +127,77 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   const holds = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
 
   let next: Deferred | undefined;
-  let inFlight: Promise<void> | undefined;
+  let compacting: Promise<void> | undefined;
   let closed = false;
+  /** Whether this store wrote anything: a store opened only to read leaves the files as they were. */
+  let appended = false;
+  const compactAfterBytes = (): number => Math.max(options.compactAfterBytes ?? COMPACT_AFTER_BYTES, 2 * snapshotBytes);
 
-  function startWrite(): void {
+  /** Appends every entry changed since the last batch, then acknowledges the batch's changes. */
+  function writeBatch(mayFold = true): void {
     const batch = next;
-    if (!batch) return;
     next = undefined;
-    // db.write() serialises synchronously here: everything changed up to now is in this write.
-    inFlight = db.write().then(batch.resolve, batch.reject);
-    void inFlight.then(() => {
-      inFlight = undefined;
-      if (next) startWrite();
-    });
+    try {
+      if (dirty.size > 0) {
+        let text = '';
+        for (const [section, key] of dirty.values()) {
+          const entries = db.data[section] as Record<string, object> | undefined;
+          const value = entries && Object.hasOwn(entries, key) ? entries[key]! : null;
+          text += `${JSON.stringify([section, key, value])}\n`;
+        }
+        dirty.clear();
+        // Not `onWrite?.(journal.append(…))`: optional call syntax would skip the append with no callback.
+        const bytes = journal.append(text);
+        appended = true;
+        options.onWrite?.(bytes);
+      }
+      batch?.resolve();
+    } catch (error) {
+      batch?.reject(error);
+      return;
+    }
+    if (mayFold && !compacting && journal.bytes >= compactAfterBytes()) void compact().catch(() => undefined);
   }
 
-  /** Joins the change just made to the next write and resolves when that write has completed. */
-  function commit(): Promise<void> {
+  /** Joins the change just made to the next batch and resolves when the batch is in the journal. */
+  function commit(section: JournalSection, key: string, otherSection?: JournalSection, otherKey?: string): Promise<void> {
+    touch(section, key);
+    if (otherSection !== undefined && otherKey !== undefined) touch(otherSection, otherKey);
+    return nextBatch();
+  }
+
+  function nextBatch(): Promise<void> {
     if (!next) {
       next = deferred();
-      // setImmediate: changes made in the same turn of the event loop share one write.
-      if (!inFlight) setImmediate(startWrite);
+      // setImmediate: changes made in the same turn of the event loop share one append.
+      setImmediate(() => writeBatch());
     }
     return next.promise;
+  }
+
+  /**
+   * Folds the journal into a new snapshot. Pending changes are appended first; then the switch to a fresh
+   * journal and the snapshot's serialisation happen in one synchronous step, so every record is in the
+   * snapshot or in the fresh journal. The folded journal is removed only once the snapshot is fsynced (until
+   * then a restart replays it over the snapshot, which changes nothing: records carry values).
+   */
+  function compact(): Promise<void> {
+    compacting ??= (async () => {
+      writeBatch(false);
+      const rotated = journal.rotate(foldingFile);
+      await db.write();
+      await adapter.durable();
+      if (rotated) removeFile(foldingFile);
+    })().finally(() => (compacting = undefined));
+    return compacting;
+  }
+
+  // A fold cut short by a crash is finished first, without rotating (that would overwrite the folding file).
+  if (existsSync(foldingFile)) {
+    writeBatch(false);
+    await db.write();
+    await adapter.durable();
+    removeFile(foldingFile);
   }
 
   function mutable(): StateFile {
@@ -139,7 +222,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       assertAmount(initialMilliCredits);
       const created: Account = { id: account, balance: initialMilliCredits, createdAt: now().toISOString() };
       data.accounts[account] = created;
-      await commit();
+      await commit('accounts', account);
       return { ...created };
     },
 
@@ -155,7 +238,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
         found.balance -= milliCredits;
         const balance = found.balance;
-        return commit().then(() => ({ ok: true, balance }));
+        return commit('accounts', account).then(() => ({ ok: true, balance }));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -175,7 +258,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         holds(data)[holdId] = { account, milliCredits, at: now().toISOString() };
         ownHolds.add(holdId);
         const balance = found.balance;
-        return commit().then(() => ({ ok: true, balance }));
+        return commit('accounts', account, 'holds', holdId).then(() => ({ ok: true, balance }));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -187,7 +270,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         ownHolds.delete(holdId);
         if (!Object.hasOwn(holds(data), holdId)) return Promise.resolve();
         delete holds(data)[holdId];
-        return commit();
+        return commit('holds', holdId);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -201,10 +284,10 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         if (!found) return Promise.resolve(undefined);
         delete holds(data)[holdId];
         const account = data.accounts[found.account];
-        if (!account) return commit().then(() => undefined);
+        if (!account) return commit('holds', holdId).then(() => undefined);
         account.balance += found.milliCredits;
         const balance = account.balance;
-        return commit().then(() => balance);
+        return commit('holds', holdId, 'accounts', found.account).then(() => balance);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -216,12 +299,14 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       for (const [holdId, found] of Object.entries(holds(data))) {
         if (ownHolds.has(holdId)) continue;
         delete holds(data)[holdId];
+        touch('holds', holdId);
         const account = data.accounts[found.account];
         if (account) account.balance += found.milliCredits;
+        touch('accounts', found.account);
         released.holds += 1;
         released.milliCredits += found.milliCredits;
       }
-      if (released.holds > 0) await commit();
+      if (released.holds > 0) await nextBatch();
       return released;
     },
 
@@ -235,7 +320,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       if (byDigest.has(record.digest)) throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
       data.keys[record.id] = cloneKey(record);
       byDigest.set(record.digest, record.id);
-      await commit();
+      await commit('keys', record.id);
     },
 
     async findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
@@ -262,7 +347,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       const { id: _id, digest: _digest, ...allowed } = patch as Partial<ApiKeyRecord>;
       Object.assign(found, allowed, allowed.scope ? { scope: [...allowed.scope] } : {});
       const updated = cloneKey(found);
-      await commit();
+      await commit('keys', id);
       return updated;
     },
 
@@ -280,7 +365,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         // Rows from before token counting lack the fields.
         row.promptTokens = (row.promptTokens ?? 0) + tokens.promptTokens;
         row.completionTokens = (row.completionTokens ?? 0) + tokens.completionTokens;
-        return commit();
+        return commit('usage', rowKey);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -299,7 +384,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
 
     async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
       mutable().endpoints[status.apiId] = { ...status };
-      await commit();
+      await commit('endpoints', status.apiId);
     },
 
     async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
@@ -309,16 +394,19 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     },
 
     async flush(): Promise<void> {
-      // The pending batch starts after the in-flight one, so waiting for it covers both; then the fsyncs.
-      if (next) await next.promise;
-      else if (inFlight) await inFlight;
+      writeBatch(false);
+      if (compacting) await compacting;
+      await journal.durable();
       await adapter.durable();
     },
 
+    /** Folds the journal into the snapshot: a cleanly stopped store leaves `state.json` alone. */
     async close(): Promise<void> {
       if (closed) return;
       await store.flush();
       closed = true;
+      if (appended) await compact();
+      await journal.close();
     },
   };
 
@@ -328,7 +416,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       const found = accountOf(mutable(), account);
       found.balance += milliCredits;
       const balance = found.balance;
-      return commit().then(() => balance);
+      return commit('accounts', account).then(() => balance);
     } catch (error) {
       return Promise.reject(error);
     }
