@@ -15,6 +15,11 @@ export interface LoadResult {
   p99LatencyMs: number;
   non2xx: number;
   generatorCpuPercent: number | null;
+  /**
+   * CPU time the server spent per answered request (from /proc, when its pid was given): unlike req/s it
+   * does not move with the CPU time the VM's neighbours take, so small changes of the daemon show in it.
+   */
+  serverCpuMicrosPerRequest: number | null;
 }
 
 export interface LoadOptions {
@@ -23,6 +28,8 @@ export interface LoadOptions {
   connections: number;
   seconds: number;
   cpu?: number;
+  /** The server under test, to measure its CPU time per request. */
+  serverPid?: number;
 }
 
 function run(command: string, args: string[]): Promise<{ stdout: string; cpu: number | null; seconds: number }> {
@@ -47,6 +54,15 @@ function run(command: string, args: string[]): Promise<{ stdout: string; cpu: nu
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const before = options.serverPid === undefined ? null : cpuSeconds(options.serverPid);
+  const result = await runGenerator(options);
+  const after = options.serverPid === undefined ? null : cpuSeconds(options.serverPid);
+  const answered = result.requestsPerSecond * options.seconds;
+  const serverCpuMicrosPerRequest = before === null || after === null || answered === 0 ? null : ((after - before) * 1e6) / answered;
+  return { ...result, serverCpuMicrosPerRequest };
+}
+
+async function runGenerator(options: LoadOptions): Promise<Omit<LoadResult, 'serverCpuMicrosPerRequest'>> {
   if (HAS_WRK) {
     const headerArgs = Object.entries(options.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const [cmd, args] = pinned(options.cpu, 'wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', ...headerArgs, options.url]);

@@ -14,6 +14,7 @@ import { createHeuristicModel } from '../src/core/models/heuristic/index.js';
 import { createScraperPool } from '../src/core/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/structure/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
+import { startCrawleeFloor } from './crawlee-floor.js';
 import { runLoad, type LoadResult } from './load.js';
 import { runScaling, type Series } from './scaling.js';
 import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig, listingPage } from './pages.js';
@@ -75,19 +76,29 @@ async function makeProject(name: string, settings: Record<string, unknown>, conf
   return dir;
 }
 
+// BENCH_PROFILE_DIR: daemons and baselines write V8 CPU profiles there (summarise with bench/profile-summary.ts).
+const profile = process.env.BENCH_PROFILE_DIR ? [process.env.BENCH_HEAP ? '--heap-prof' : '--cpu-prof', `--${process.env.BENCH_HEAP ? 'heap' : 'cpu'}-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+
 async function startDaemon(dir: string): Promise<Started & { url: string }> {
-  const daemon = await startUntil(SERVER_CPU, process.execPath, [cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
+  const daemon = await startUntil(SERVER_CPU, process.execPath, [...profile, cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
     cwd: dir,
-    env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' },
+    env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1', ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {}) },
   });
   started.push(daemon);
   return { ...daemon, url: daemon.match[1]! };
 }
 
-async function load(url: string, key: string, connections = 50): Promise<LoadResult> {
+async function load(url: string, key: string, connections = 50, serverPid?: number): Promise<LoadResult> {
   // A short warm-up first: JIT, keep-alive sockets, the cache's first miss.
   await runLoad({ url, headers: { apikey: key }, connections, seconds: QUICK ? 0.5 : 1, cpu: LOAD_CPU });
-  return runLoad({ url, headers: { apikey: key }, connections, seconds: SECONDS, cpu: LOAD_CPU });
+  return runLoad({ url, headers: { apikey: key }, connections, seconds: SECONDS, cpu: LOAD_CPU, serverPid });
+}
+
+/** "CPU per request 41 µs vs 26 µs (1.58×)": the noise-free view of a req/s ratio. */
+function cpuNote(ours: LoadResult, theirs: LoadResult): string {
+  const a = ours.serverCpuMicrosPerRequest;
+  const b = theirs.serverCpuMicrosPerRequest;
+  return a === null || b === null ? '' : `, server CPU per request ${a.toFixed(1)} µs vs ${b.toFixed(1)} µs (${(a / b).toFixed(2)}×)`;
 }
 
 /**
@@ -113,6 +124,11 @@ async function main(): Promise<void> {
   const source = await startUntil(LOAD_CPU, process.execPath, [join(distBench, 'servers/source.js')], /source ready on (http:\/\/\S+)/);
   started.push(source);
   const sourceUrl = `${source.match[1]!}/listing.html`;
+  // BENCH_ONLY=scraper2: the scraper 2 figures alone.
+  if (process.env.BENCH_ONLY === 'scraper2') {
+    await scraperTwoLatency(sourceUrl);
+    return;
+  }
   const llm = await startFakeLlm([]);
 
   // One project for the load figures: a cached and an uncached endpoint over the 100 KB listing, both on an
@@ -130,11 +146,11 @@ async function main(): Promise<void> {
   const hit = await request(`${daemon.url}/external/cached`, { headers: { apikey: key } });
   const hitBody = await hit.body.text();
   await writeFile(join(workDir, 'hit.json'), hitBody);
-  const bare = await startUntil(SERVER_CPU, process.execPath, [join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
+  const bare = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
     env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
   });
   started.push(bare);
-  const { ours: cached, theirs: bareRun } = await compareLoads(() => load(`${daemon.url}/external/cached`, key), () => load(`${bare.match[1]!}/external/cached`, key));
+  const { ours: cached, theirs: bareRun } = await compareLoads(() => load(`${daemon.url}/external/cached`, key, 50, daemon.child.pid), () => load(`${bare.match[1]!}/external/cached`, key, 50, bare.child.pid));
   await bare.stop();
   record({
     figure: 'cached GET req/s (50 connections, credits on)',
@@ -142,26 +158,13 @@ async function main(): Promise<void> {
     unit: 'req/s',
     baseline: bareRun.requestsPerSecond,
     ratio: cached.requestsPerSecond / bareRun.requestsPerSecond,
-    target: '≥ 0.80',
-    pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.8 && cached.non2xx === 0,
-    note: `median of ${ROUNDS} alternating runs, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}`,
+    target: '≥ 0.90',
+    pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.9 && cached.non2xx === 0,
+    note: `median of ${ROUNDS} alternating runs, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}`,
   });
 
-  // 2. Uncached GET (scraper 1) against undici + htmlparser2 + precompiled css-select in one process.
-  const extract = await startUntil(SERVER_CPU, process.execPath, [join(distBench, 'servers/baseline-extract.js')], /baseline ready on (http:\/\/\S+)/, { env: { BENCH_SOURCE_URL: sourceUrl } });
-  started.push(extract);
-  const { ours: uncached, theirs: extractRun } = await compareLoads(() => load(`${daemon.url}/external/uncached`, key, 8), () => load(`${extract.match[1]!}/external/uncached`, key, 8));
-  await extract.stop();
-  record({
-    figure: 'uncached GET req/s, scraper 1, 100 KB page, 50 items × 5 fields',
-    value: uncached.requestsPerSecond,
-    unit: 'req/s',
-    baseline: extractRun.requestsPerSecond,
-    ratio: uncached.requestsPerSecond / extractRun.requestsPerSecond,
-    target: '≥ 0.70',
-    pass: uncached.requestsPerSecond / extractRun.requestsPerSecond >= 0.7 && uncached.non2xx === 0,
-    note: `median of ${ROUNDS} alternating runs, 8 connections (per-origin queue of 4 in front of the source), non-2xx ${uncached.non2xx}`,
-  });
+  // BENCH_ONLY=cached measures the cached figure alone (profiling one path at a time).
+  const uncached = process.env.BENCH_ONLY === 'cached' ? { requestsPerSecond: 0 } : await uncachedFigure(daemon.url, daemon.child.pid, key, sourceUrl);
 
   // 8. LLM calls per retrieval in steady state.
   const retrievals = (cached.requestsPerSecond + uncached.requestsPerSecond) * SECONDS * ROUNDS;
@@ -170,7 +173,7 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
   let series: Series | undefined;
-  if (process.env.BENCH_ONLY !== 'load') {
+  if (process.env.BENCH_ONLY !== 'load' && process.env.BENCH_ONLY !== 'cached') {
     await scraperTwoLatency(sourceUrl);
     await heuristicGenerate();
     await cliWallTimes();
@@ -193,23 +196,54 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
 }
 
-/** 3. Scraper 2 mean latency on the same page against undici + the same parse/select, in one process. */
+/** 2. Uncached GET (scraper 1) against undici + htmlparser2 + precompiled css-select in one process. */
+async function uncachedFigure(daemonUrl: string, daemonPid: number | undefined, key: string, sourceUrl: string): Promise<LoadResult> {
+  const extract = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-extract.js')], /baseline ready on (http:\/\/\S+)/, { env: { BENCH_SOURCE_URL: sourceUrl } });
+  started.push(extract);
+  const { ours: uncached, theirs: extractRun } = await compareLoads(() => load(`${daemonUrl}/external/uncached`, key, 8, daemonPid), () => load(`${extract.match[1]!}/external/uncached`, key, 8, extract.child.pid));
+  await extract.stop();
+  record({
+    figure: 'uncached GET req/s, scraper 1, 100 KB page, 50 items × 5 fields',
+    value: uncached.requestsPerSecond,
+    unit: 'req/s',
+    baseline: extractRun.requestsPerSecond,
+    ratio: uncached.requestsPerSecond / extractRun.requestsPerSecond,
+    target: '≥ 0.80',
+    pass: uncached.requestsPerSecond / extractRun.requestsPerSecond >= 0.8 && uncached.non2xx === 0,
+    note: `median of ${ROUNDS} alternating runs, 8 connections (per-origin queue of 4 in front of the source), non-2xx ${uncached.non2xx}${cpuNote(uncached, extractRun)}`,
+  });
+
+  return uncached;
+}
+
+/**
+ * 3. Scraper 2 mean latency on the same page against undici + the same parse/select, in one process, and
+ * against the floor Crawlee's own per-request pipeline sets (Crawlee alone, see crawlee-floor.ts).
+ */
 async function scraperTwoLatency(sourceUrl: string): Promise<void> {
   const config = ApiConfigSchema.parse(listingConfig('s2', sourceUrl, { caching: false, scraper: 2 }));
   const pool = createScraperPool({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 });
   const agent = new Agent({ keepAliveTimeout: 60_000 });
+  const floor = await startCrawleeFloor();
   const queries = { items: compile(LISTING_ITEM_SELECTOR), fields: LISTING_FIELDS.map((f) => ({ ...f, query: compile(f.selector) })) };
+  const select = (html: string) => {
+    const doc = parseDocument(html);
+    selectAll<AnyNode, Element>(queries.items, doc).map((item) => queries.fields.map((f) => {
+      const node = selectOne<AnyNode, Element>(f.query, item);
+      return node && ('attribute' in f ? getAttributeValue(node, f.attribute) : textContent(node));
+    }));
+  };
   const viaScraper = async () => {
     const page = await pool.get(2).fetch({ url: sourceUrl });
     getCompiledStructure(config).extract(page.html, page.finalUrl);
   };
   const viaUndici = async () => {
     const response = await request(sourceUrl, { dispatcher: agent });
-    const doc = parseDocument(await response.body.text());
-    selectAll<AnyNode, Element>(queries.items, doc).map((item) => queries.fields.map((f) => {
-      const node = selectOne<AnyNode, Element>(f.query, item);
-      return node && ('attribute' in f ? getAttributeValue(node, f.attribute) : textContent(node));
-    }));
+    select(await response.body.text());
+  };
+  // The same extraction as the scraper path: the gap between the two is then the scraper's own layer.
+  const viaCrawlee = async () => {
+    getCompiledStructure(config).extract(await floor.fetch(sourceUrl), sourceUrl);
   };
   const time = async (fn: () => Promise<void>, n: number) => {
     for (let i = 0; i < 10; i += 1) await fn();
@@ -217,11 +251,31 @@ async function scraperTwoLatency(sourceUrl: string): Promise<void> {
     for (let i = 0; i < n; i += 1) await fn();
     return (performance.now() - start) / n;
   };
-  const scraperMs = await time(viaScraper, QUICK ? 30 : 100);
-  const undiciMs = await time(viaUndici, QUICK ? 30 : 100);
+  // Alternating rounds, medians: the three paths see the same moments of a noisy machine.
+  const runs = { scraper: [] as number[], undici: [] as number[], crawlee: [] as number[] };
+  for (let round = 0; round < 3; round += 1) {
+    runs.scraper.push(await time(viaScraper, QUICK ? 20 : 60));
+    runs.undici.push(await time(viaUndici, QUICK ? 20 : 60));
+    runs.crawlee.push(await time(viaCrawlee, QUICK ? 20 : 60));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+  const [scraperMs, undiciMs, crawleeMs] = [median(runs.scraper), median(runs.undici), median(runs.crawlee)];
   await pool.close();
   await agent.close();
-  record({ figure: 'scraper 2 mean latency on the 100 KB page', value: scraperMs, unit: 'ms', baseline: undiciMs, ratio: scraperMs / undiciMs, target: '≤ 1.2', pass: scraperMs / undiciMs <= 1.2 });
+  await floor.close();
+  // Issue 11: ≤ 1.2 × undici, or, where Crawlee alone already costs more than that, within 10% of Crawlee alone.
+  const floorAboveTarget = crawleeMs / undiciMs > 1.2;
+  record({
+    figure: 'scraper 2 mean latency on the 100 KB page',
+    value: scraperMs,
+    unit: 'ms',
+    baseline: undiciMs,
+    ratio: scraperMs / undiciMs,
+    target: '≤ 1.2, or ≤ 1.1 × Crawlee alone when that is above 1.2',
+    pass: scraperMs / undiciMs <= 1.2 || (floorAboveTarget && scraperMs / crawleeMs <= 1.1),
+    note: `Crawlee alone ${crawleeMs.toFixed(2)} ms (${(crawleeMs / undiciMs).toFixed(2)} × undici); scraper 2 ${(scraperMs / crawleeMs).toFixed(2)} × Crawlee alone; medians of 3 alternating rounds`,
+  });
+  record({ figure: 'scraper 2 against Crawlee alone, same page and extraction', value: scraperMs, unit: 'ms', baseline: crawleeMs, ratio: scraperMs / crawleeMs, target: '≤ 1.1', pass: scraperMs / crawleeMs <= 1.1 });
 }
 
 /** 4. The heuristic model on a 1 MB page. */
@@ -286,7 +340,7 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   await agent.close();
   await load(`${daemon.url}/external/endpoint-1?v=1`, key);
   const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
-  record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '< 250 MB', pass: rss < 250 && failures === 0, note: `${failures} failed fills` });
+  record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '≤ 200 MB', pass: rss <= 200 && failures === 0, note: `${failures} failed fills` });
   await daemon.stop();
 }
 

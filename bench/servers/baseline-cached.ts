@@ -20,3 +20,6 @@ app.get('/external/:apiId', (request, reply) => {
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`baseline ready on http://127.0.0.1:${app.server.address() && (app.server.address() as { port: number }).port}\n`);
+
+// Exit normally on SIGTERM, so that a --cpu-prof run writes its profile.
+process.on('SIGTERM', () => process.exit(0));

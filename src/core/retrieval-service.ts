@@ -258,7 +258,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       // An answer in memory is never a remembered failure (failures are not cached): skip the lookup then.
       const remembered = fromMemory ? undefined : recentFailures.get(entryKey);
       if (remembered) throw remembered;
-      const answer = await withinDeadline(deps.cache.get(entryKey, () => fetchAndRecord(config, values, onTokens, entryKey), { caching: config.caching }), deps.answerTimeoutMs);
+      const lookup = deps.cache.get(entryKey, () => fetchAndRecord(config, values, onTokens, entryKey), { caching: config.caching });
+      // An answer in memory comes without I/O (a stale one refreshes in the background): no deadline timer.
+      const answer = await (fromMemory ? lookup : withinDeadline(lookup, deps.answerTimeoutMs));
       // The request counts as answered once its settled hold is durable: a kill -9 before that refunds it.
       if (holdId) await deps.store.settle(holdId);
       spent.answered = true;

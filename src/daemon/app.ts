@@ -6,6 +6,7 @@ import { formatCredits } from '../core/credits.js';
 import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { registerMcpRoute } from './mcp/route.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
@@ -125,11 +126,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     // Request logs are ours (onResponse): hits at debug only, since logging each one costs ~19%.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     bodyLimit: TRANSPORT_BODY_LIMIT,
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: false,
-    handlerTimeout,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors: (error, request, reply) => {
@@ -137,6 +138,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
       void (reply as FastifyReply).code(answer.status).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
     },
     clientErrorHandler: answerClientError,
+  });
+
+  // Every route but /external (which has a cheaper backstop of its own) keeps Fastify's handler timeout.
+  app.addHook('onRoute', (route) => {
+    if (route.url !== '/external/:apiId') route.handlerTimeout ??= handlerTimeout;
   });
 
   let draining = false;
@@ -215,7 +221,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
   });
 
-  registerExternalRoutes(app, runtime, metrics);
+  registerExternalRoutes(app, runtime, metrics, handlerTimeout);
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
 

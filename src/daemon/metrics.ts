@@ -15,10 +15,34 @@ export interface DaemonMetrics {
 
 export const UNKNOWN_API = '_unknown';
 
+/**
+ * A counter for the answer path: prom-client hashes and validates the labels on every inc() (a few percent
+ * of a cache hit), so answers add to a plain number per label set and the totals reach prom-client when the
+ * registry is read.
+ */
+function hotCounter<L extends string>(options: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
+  const totals = new Map<string, { labels: Record<L, string>; value: number }>();
+  new Counter<L>({
+    ...options,
+    labelNames: [...options.labelNames],
+    collect() {
+      this.reset();
+      for (const { labels, value } of totals.values()) this.inc(labels as Partial<Record<L, string>>, value);
+    },
+  });
+  return {
+    inc(key: string, labels: () => Record<L, string>, by = 1): void {
+      const found = totals.get(key);
+      if (found) found.value += by;
+      else totals.set(key, { labels: labels(), value: by });
+    },
+  };
+}
+
 export function createMetrics(runtime: Runtime): DaemonMetrics {
   const registry = new Registry();
-  const requests = new Counter({ name: 'pagejson_requests_total', help: 'Retrieval requests by apiId and HTTP status', labelNames: ['api_id', 'status'], registers: [registry] });
-  const cacheResults = new Counter({ name: 'pagejson_cache_results_total', help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)', labelNames: ['result'], registers: [registry] });
+  const requests = hotCounter({ name: 'pagejson_requests_total', help: 'Retrieval requests by apiId and HTTP status', labelNames: ['api_id', 'status'], registers: [registry] });
+  const cacheResults = hotCounter({ name: 'pagejson_cache_results_total', help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)', labelNames: ['result'], registers: [registry] });
   const fetchDuration = new Histogram({
     name: 'pagejson_fetch_duration_seconds',
     help: 'Fetch + extraction time of source pages',
@@ -26,7 +50,7 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
     registers: [registry],
   });
-  const creditsDebited = new Counter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
+  const creditsDebited = hotCounter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
   const creditsRefunded = new Counter({ name: 'pagejson_credits_refunded_total', help: 'Credits refunded after failed retrievals', labelNames: ['api_id'], registers: [registry] });
 
   const answersByHealth = new Counter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
@@ -50,7 +74,10 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
 
   const unsubscribe = runtime.subscribe((event) => {
     if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
-    else if (event.kind === 'debit') creditsDebited.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
+    else if (event.kind === 'debit') {
+      const known = label(event.apiId);
+      creditsDebited.inc(known, () => ({ api_id: known }), event.milliCredits / 1000);
+    }
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'health') healthCounter(event.apiId, event.state).inc();
     else if (event.kind === 'monitor') monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
@@ -59,8 +86,13 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
 
   return {
     registry,
-    countRequest: (apiId, status) => requests.inc({ api_id: label(apiId), status: String(status) }),
-    countCache: (result) => cacheResults.inc({ result }),
+    // Keyed by the raw apiId: an id that is not a loaded config counts under one label, but probing random
+    // ids must not grow the map either, so unknown ids share one key.
+    countRequest: (apiId, status) => {
+      const known = label(apiId);
+      requests.inc(`${known}\u0000${status}`, () => ({ api_id: known, status: String(status) }));
+    },
+    countCache: (result) => cacheResults.inc(result, () => ({ result })),
     close: unsubscribe,
   };
 }

@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { skipRedisTests, startRedisServer } from '../support/redis-server.js';
+import { MESSAGES } from '../../src/daemon/errors.js';
 import { issueKey, makeProject, pageConfig, spawnServe, type TempProject } from './daemon-support.js';
 
 /**
@@ -254,6 +255,36 @@ describe('operations endpoints', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${server.url}/external/ok`, { headers: { apikey: key } })).status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  });
+
+  it.skipIf(skipRedisTests())('answers 503 when the state store stops answering mid-request, and recovers when it is back', async () => {
+    const redis = await startRedisServer();
+    try {
+      temp = await makeProject([pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)]);
+      const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false, handlerTimeoutMs: 1_500 }, runtime: { redisUrl: redis.url } });
+      servers.push(server);
+      const { key } = await issueKey(server.runtime.store);
+      expect((await fetch(`${server.url}/external/ok`, { headers: { apikey: key } })).status).toBe(200);
+      redis.pause();
+      // The key lookup and the debit wait for Redis, which has no deadline of its own: the backstop answers.
+      const hung = await timed(`${server.url}/external/ok`, { headers: { apikey: key } });
+      expect(hung.status).toBe(503);
+      expect(JSON.parse(hung.body)).toEqual({ data: null, errors: [{ message: MESSAGES.timeout, code: 'TIMEOUT' }] });
+      expect(hung.ms).toBeGreaterThanOrEqual(1_400);
+      expect(hung.ms).toBeLessThan(6_000);
+      // When Redis is back the hung work finishes after its answer was sent: nothing is sent twice, the daemon
+      // goes on answering.
+      redis.resume();
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await fetch(`${server.url}/external/ok`, { headers: { apikey: key } })).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status).toBe(200);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await redis.stop().catch(() => undefined);
+    }
   });
 
   it.skipIf(skipRedisTests())('says not ready while the state store (Redis) does not answer', async () => {

@@ -41,6 +41,9 @@ export interface RedisServer {
   port: number;
   /** Stop the server and remove its temp dir. */
   stop(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections but answers nothing (a hung store); `resume` undoes it. */
+  pause(): void;
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -105,8 +108,11 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
+        pause: () => void child.kill('SIGSTOP'),
+        resume: () => void child.kill('SIGCONT'),
         stop: () =>
           (stopping ??= (async () => {
+            child.kill('SIGCONT');
             child.kill('SIGTERM');
             await exited(child);
             await rm(dir, { recursive: true, force: true });

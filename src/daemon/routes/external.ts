@@ -17,8 +17,51 @@ interface ExternalRoute {
   Querystring: Record<string, unknown>;
 }
 
-export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics): void {
-  const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string> => {
+/**
+ * The backstop of /external: a request still unanswered after `backstopMs` gets the 503 Fastify's handler
+ * timeout would give. Fastify's own costs an AbortController, a timer and a socket listener per request (about
+ * a tenth of a cache hit's CPU); this costs a map entry, swept by one timer. The retrieval's own answer
+ * deadline (which refunds) comes first; this only catches what has none (a state store that stops answering).
+ */
+function createBackstop(app: FastifyInstance, backstopMs: number) {
+  const inFlight = new Map<FastifyReply, number>();
+  const sweepMs = Math.max(10, Math.min(1_000, Math.floor(backstopMs / 4)));
+  let tick = 0;
+  const timer = setInterval(() => {
+    tick += 1;
+    for (const [reply, started] of inFlight) {
+      // A request entered up to one sweep after its tick began: count whole sweeps since, never early.
+      if ((tick - started - 1) * sweepMs < backstopMs) break;
+      inFlight.delete(reply);
+      if (!reply.sent) void reply.send(Object.assign(new Error(`no answer after ${backstopMs} ms`), { code: 'FST_ERR_HANDLER_TIMEOUT' }));
+    }
+  }, sweepMs);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  return {
+    // A Map keeps insertion order: the sweep stops at the first request young enough.
+    enter: (reply: FastifyReply) => inFlight.set(reply, tick),
+    leave: (reply: FastifyReply) => inFlight.delete(reply),
+  };
+}
+
+export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics, backstopMs: number): void {
+  const backstop = createBackstop(app, backstopMs);
+  const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string | FastifyReply> => {
+    backstop.enter(reply);
+    try {
+      const body = await respond(request, reply);
+      // Answered by the backstop meanwhile: nothing more to send.
+      return reply.sent ? reply : body;
+    } catch (error) {
+      if (reply.sent) return reply;
+      throw error;
+    } finally {
+      backstop.leave(reply);
+    }
+  };
+
+  const respond = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string> => {
     const header = request.headers.apikey;
     const apikey = Array.isArray(header) ? header[0] : header;
     // The most common first mistake: the key sent the way most APIs take one. Same answer, plus the way out.
