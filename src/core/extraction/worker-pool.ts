@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { isPagejsonError, PagejsonError } from '../errors.js';
+import { startDeadline } from '../net/deadline.js';
 import { extractionError, extractionTimeout } from './errors.js';
 import type { ExtractionReply, ExtractionSettings, Extractor } from './types.js';
 
@@ -46,8 +47,7 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
     name: 'worker-pool',
     async extract(job, signal) {
       if (closed) throw new PagejsonError('SHUTTING_DOWN', 'the extraction pool is closed');
-      const budget = AbortSignal.timeout(options.timeoutMs);
-      const combined = signal ? AbortSignal.any([budget, signal]) : budget;
+      const { deadline: budget, signal: combined, dispose } = startDeadline(options.timeoutMs, signal);
       let reply: ExtractionReply;
       try {
         reply = (await pool.run(job, { signal: combined })) as ExtractionReply;
@@ -60,6 +60,8 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
           context: { apiId: job.config.apiId },
           hint: 'the page may be too large for the extraction worker; try a narrower section selector',
         });
+      } finally {
+        dispose();
       }
       if (!reply.ok) throw extractionError(reply, job.config.apiId);
       return reply.outcome;

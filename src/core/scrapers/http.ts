@@ -5,6 +5,7 @@ import { PagejsonError, isPagejsonError } from '../errors.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { assertAnnouncedLength, readBodyWithLimit } from '../net/body-limit.js';
 import { decodeHtmlBody } from '../net/charset.js';
+import { startDeadline } from '../net/deadline.js';
 import { createGuardedAgent } from '../net/guarded-agent.js';
 import { assertHtmlContentType, decodedStream, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
 import { createSessionStore } from '../net/session-store.js';
@@ -137,14 +138,15 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     name: 'http',
     async fetch(fetchRequest: FetchRequest): Promise<FetchResult> {
       if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper is closed');
-      const deadline = AbortSignal.timeout(options.timeoutMs);
-      const signal = fetchRequest.signal ? AbortSignal.any([deadline, fetchRequest.signal]) : deadline;
+      const { deadline, signal, dispose } = startDeadline(options.timeoutMs, fetchRequest.signal);
       try {
         return fetchRequest.session
           ? await fetchWithSession(fetchRequest.url, signal)
           : await fetchDocument(fetchRequest.url, { signal });
       } catch (error) {
         throw toFetchError(error, { deadline, callerSignal: fetchRequest.signal, timeoutMs: options.timeoutMs, url: fetchRequest.url });
+      } finally {
+        dispose();
       }
     },
     async close() {

@@ -1,4 +1,5 @@
 import { isPagejsonError, PagejsonError } from '../errors.js';
+import { startDeadline } from '../net/deadline.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
 import { createHttpScraper } from './http.js';
 import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
@@ -57,8 +58,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
         const origin = originOf(request.url);
         // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
         // request waiting past fetch.timeoutMs before its fetch has even started.
-        const deadline = AbortSignal.timeout(options.timeoutMs);
-        const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+        const { deadline, signal, dispose } = startDeadline(options.timeoutMs, request.signal);
         try {
           return await queue.run(
             origin,
@@ -80,6 +80,8 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
             request.url,
             name,
           );
+        } finally {
+          dispose();
         }
       },
       async close() {
