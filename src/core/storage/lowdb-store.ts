@@ -184,21 +184,18 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   function compact(): Promise<void> {
     compacting ??= (async () => {
       writeBatch(false);
-      const rotated = journal.rotate(foldingFile);
+      // A folded journal still aside (a fold that failed, or one a crash cut short) is not in any snapshot yet:
+      // this fold must not overwrite it. It folds without switching journals; the next fold switches.
+      if (!existsSync(foldingFile)) journal.rotate(foldingFile);
       await db.write();
       await adapter.durable();
-      if (rotated) removeFile(foldingFile);
+      removeFile(foldingFile);
     })().finally(() => (compacting = undefined));
     return compacting;
   }
 
-  // A fold cut short by a crash is finished first, without rotating (that would overwrite the folding file).
-  if (existsSync(foldingFile)) {
-    writeBatch(false);
-    await db.write();
-    await adapter.durable();
-    removeFile(foldingFile);
-  }
+  // A fold cut short by a crash is finished first.
+  if (existsSync(foldingFile)) await compact();
 
   function mutable(): StateFile {
     if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
@@ -395,7 +392,8 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
 
     async flush(): Promise<void> {
       writeBatch(false);
-      if (compacting) await compacting;
+      // A fold that failed lost nothing (its journal stays aside and is replayed); the appends are what count.
+      if (compacting) await compacting.catch(() => undefined);
       await journal.durable();
       await adapter.durable();
     },
