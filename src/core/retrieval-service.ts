@@ -41,8 +41,10 @@ export interface RetrievalRequest {
 }
 
 export interface RetrievalAnswer {
-  /** The pre-serialised envelope `{"data":…,"errors":null}`: sent as is. */
-  body: string;
+  /** The pre-serialised envelope `{"data":…,"errors":null}` as UTF-8 bytes: sent as is. */
+  bytes: Buffer;
+  /** The same as text, made only when asked for (see CacheAnswer). */
+  readonly body: string;
   cache: CacheState;
   ageSeconds: number;
   /** Balance after this request, milli-credits (undefined when the account is unknown). */
@@ -270,7 +272,17 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now(), ...ownTokens });
       const health = answer.note === 'degraded' ? 'degraded' : 'healthy';
       emit({ kind: 'health', apiId: config.apiId, state: health });
-      return { body: answer.body, cache: answer.state, ageSeconds: answer.ageSeconds, creditsRemaining: balance, config, health };
+      return {
+        bytes: answer.bytes,
+        get body() {
+          return answer.body;
+        },
+        cache: answer.state,
+        ageSeconds: answer.ageSeconds,
+        creditsRemaining: balance,
+        config,
+        health,
+      };
     } catch (error) {
       spent.answered = true;
       if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY') emit({ kind: 'health', apiId: config.apiId, state: 'broken' });

@@ -47,7 +47,7 @@ function createBackstop(app: FastifyInstance, backstopMs: number) {
 
 export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics, backstopMs: number): void {
   const backstop = createBackstop(app, backstopMs);
-  const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string | FastifyReply> => {
+  const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<Buffer | FastifyReply> => {
     backstop.enter(reply);
     try {
       const body = await respond(request, reply);
@@ -61,7 +61,7 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
     }
   };
 
-  const respond = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<string> => {
+  const respond = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<Buffer> => {
     const header = request.headers.apikey;
     const apikey = Array.isArray(header) ? header[0] : header;
     // The most common first mistake: the key sent the way most APIs take one. Same answer, plus the way out.
@@ -83,7 +83,7 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
     // Only on degraded answers: the hit path (always healthy) sends no extra header.
     if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
     reply.code(200).type(JSON_UTF8);
-    return answer.body;
+    return answer.bytes;
   };
 
   // HEAD is not exposed: it would run (and charge) a whole retrieval to send no body.
