@@ -145,9 +145,10 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
           const value = entries && Object.hasOwn(entries, key) ? entries[key]! : null;
           text += `${JSON.stringify([section, key, value])}\n`;
         }
-        dirty.clear();
         // Not `onWrite?.(journal.append(…))`: optional call syntax would skip the append with no callback.
         const bytes = journal.append(text);
+        // Only once appended: entries of a failed append stay dirty and go with the next batch.
+        dirty.clear();
         appended = true;
         options.onWrite?.(bytes);
       }
