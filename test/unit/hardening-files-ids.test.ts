@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigDir, loadConfigFile, MAX_CONFIG_BYTES, parseConfigText } from '../../src/core/config/load.js';
+import { createConfigRegistry } from '../../src/core/config-registry.js';
 import { createKey, revokeKey } from '../../src/core/key-service.js';
 import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
 import { parseHtml } from '../../src/core/structure/dom.js';
@@ -77,6 +78,30 @@ describe('config loading cannot hang or leak', () => {
     // The link inside the folder is read, and reported as the duplicate apiId (or a file name mismatch) it is.
     expect(messages.some((m) => m.startsWith('alias.json:'))).toBe(true);
     expect(JSON.stringify(set.problems)).not.toContain('TOP-SECRET-VALUE');
+  });
+
+  it("the daemon's first load (blocking reads) skips the same files in the same words, and a huge one unread", async () => {
+    const configs = join(dir, 'configs');
+    await mkdir(configs);
+    await writeFile(join(configs, 'good.json'), config('good'));
+    execFileSync('mkfifo', [join(configs, 'pipe.json')]);
+    await writeFile(join(dir, 'outside.json'), '{"secret": "TOP-SECRET-VALUE"');
+    await symlink(join(dir, 'outside.json'), join(configs, 'leak.json'));
+    await symlink(join(dir, 'missing.json'), join(configs, 'dangling.json'));
+    await mkdir(join(configs, 'folder.json'));
+    await writeFile(join(configs, 'huge.json'), ' '.repeat(MAX_CONFIG_BYTES + 10));
+    const started = Date.now();
+    const registry = await createConfigRegistry({ dir: configs, watch: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(registry.list().map((c) => c.apiId)).toEqual(['good']);
+    const messages = registry.problems().map((p) => `${p.file.split('/').pop()}: ${p.message}`);
+    expect(messages).toContain('pipe.json: skipped: a named pipe (FIFO)');
+    expect(messages).toContain('leak.json: skipped: a symbolic link that leads outside the configs folder');
+    expect(messages).toContain('folder.json: skipped: a folder');
+    expect(messages).toContain(`huge.json: skipped: larger than ${MAX_CONFIG_BYTES} bytes`);
+    expect(messages.some((m) => m.startsWith('dangling.json: cannot read file'))).toBe(true);
+    expect(JSON.stringify(registry.problems())).not.toContain('TOP-SECRET-VALUE');
+    registry.close();
   });
 
   it('refuses a file over the size limit without reading it whole', async () => {
