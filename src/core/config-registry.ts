@@ -50,6 +50,13 @@ interface FileState {
 
 const SCAN_CONCURRENCY = 64;
 
+interface Signed {
+  signature: string;
+  link: Stats;
+}
+
+const signed = (link: Stats, target: Stats): Signed => ({ signature: `${target.ino}:${target.size}:${target.mtimeMs}`, link });
+
 export async function createConfigRegistry(options: ConfigRegistryOptions): Promise<ConfigRegistry> {
   const files = new Map<string, FileState>();
   let byApiId = new Map<string, ApiConfig>();
@@ -59,13 +66,33 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
   let closed = false;
   const emit = (event: ConfigRegistryEvent): void => options.onEvent?.(event);
 
-  /** The file's change signature, and its lstat (handed to the loader, which would otherwise take it again). */
-  async function signatureOf(file: string): Promise<{ signature: string; link: Stats } | undefined> {
+  /**
+   * The file's change signature, and its lstat (handed to the loader, which would otherwise take it again).
+   * lstat: the signature of a link is its target's (the link's own when it dangles); a FIFO answers lstat at
+   * once (no open, no wait).
+   */
+  async function signatureOf(file: string): Promise<Signed | undefined> {
     try {
-      // lstat: the signature of a link is the link's own; a FIFO answers lstat at once (no open, no wait).
       const link = await lstat(file);
-      const s = link.isSymbolicLink() ? await stat(file).catch(() => link) : link;
-      return { signature: `${s.ino}:${s.size}:${s.mtimeMs}`, link };
+      return signed(link, link.isSymbolicLink() ? await stat(file).catch(() => link) : link);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** signatureOf with blocking calls, for the first load. */
+  function signatureOfSync(file: string): Signed | undefined {
+    try {
+      const link = lstatSync(file);
+      let target = link;
+      if (link.isSymbolicLink()) {
+        try {
+          target = statSync(file);
+        } catch {
+          /* dangling */
+        }
+      }
+      return signed(link, target);
     } catch {
       return undefined;
     }
@@ -77,22 +104,8 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
    */
   async function firstScan(): Promise<void> {
     for (const file of await listConfigFiles(options.dir)) {
-      let link: Stats;
-      try {
-        link = lstatSync(file);
-      } catch {
-        continue;
-      }
-      let signed = link;
-      if (link.isSymbolicLink()) {
-        try {
-          signed = statSync(file);
-        } catch {
-          /* a dangling link: signed by the link itself, refused by the loader */
-        }
-      }
-      const signature = `${signed.ino}:${signed.size}:${signed.mtimeMs}`;
-      applyResult(file, signature, undefined, loadConfigFileSync(file, options.dir, link));
+      const seen = signatureOfSync(file);
+      if (seen) applyResult(file, seen.signature, undefined, loadConfigFileSync(file, options.dir, seen.link));
     }
     rebuildIndex();
   }
@@ -106,7 +119,7 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
       emit({ kind: 'removed', file, apiId: gone?.config?.apiId });
     }
     // Files are read SCAN_CONCURRENCY at a time, each reader taking the next file as soon as it is done (not in
-    // batches that wait for their slowest): 10,000 configs must be ready in under 3 s.
+    // batches that wait for their slowest).
     const candidates = [...present];
     let nextIndex = 0;
     const reader = async (): Promise<void> => {

@@ -18,7 +18,7 @@ export const UNKNOWN_API = '_unknown';
 /**
  * A counter for the answer path: prom-client hashes and validates the labels on every inc() (a few percent
  * of a cache hit), so answers add to a plain number per label set and the totals reach prom-client when the
- * registry is read.
+ * registry is read. `inc` takes the label values in the order of `labelNames`.
  */
 function hotCounter<L extends string>(options: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
   const totals = new Map<string, { labels: Record<L, string>; value: number }>();
@@ -31,10 +31,11 @@ function hotCounter<L extends string>(options: { name: string; help: string; lab
     },
   });
   return {
-    inc(key: string, labels: () => Record<L, string>, by = 1): void {
+    inc(values: readonly string[], by = 1): void {
+      const key = values.join('\u0000');
       const found = totals.get(key);
       if (found) found.value += by;
-      else totals.set(key, { labels: labels(), value: by });
+      else totals.set(key, { labels: Object.fromEntries(options.labelNames.map((name, i) => [name, values[i]!])) as Record<L, string>, value: by });
     },
   };
 }
@@ -53,19 +54,7 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
   const creditsDebited = hotCounter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
   const creditsRefunded = new Counter({ name: 'pagejson_credits_refunded_total', help: 'Credits refunded after failed retrievals', labelNames: ['api_id'], registers: [registry] });
 
-  const answersByHealth = new Counter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
-
-  // Every answer counts here: the labelled child is looked up once per endpoint and health, not hashed per answer.
-  const healthChildren = new Map<string, ReturnType<typeof answersByHealth.labels>>();
-  const healthCounter = (apiId: string, state: string) => {
-    const key = `${apiId}\u0000${state}`;
-    let child = healthChildren.get(key);
-    if (!child) {
-      child = answersByHealth.labels({ api_id: label(apiId), health: state });
-      if (healthChildren.size < 10_000) healthChildren.set(key, child);
-    }
-    return child;
-  };
+  const answersByHealth = hotCounter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
 
   const monitorRuns = new Counter({ name: 'pagejson_monitor_runs_total', help: 'Scheduled and manual monitor runs by outcome (ok, degraded, broken, error) and whether the data changed', labelNames: ['api_id', 'outcome', 'changed'], registers: [registry] });
   const webhookAttempts = new Counter({ name: 'pagejson_webhook_attempts_total', help: 'Webhook delivery attempts by event type and outcome (delivered, retry, failed)', labelNames: ['type', 'outcome'], registers: [registry] });
@@ -74,25 +63,18 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
 
   const unsubscribe = runtime.subscribe((event) => {
     if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
-    else if (event.kind === 'debit') {
-      const known = label(event.apiId);
-      creditsDebited.inc(known, () => ({ api_id: known }), event.milliCredits / 1000);
-    }
+    else if (event.kind === 'debit') creditsDebited.inc([label(event.apiId)], event.milliCredits / 1000);
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
-    else if (event.kind === 'health') healthCounter(event.apiId, event.state).inc();
+    else if (event.kind === 'health') answersByHealth.inc([label(event.apiId), event.state]);
     else if (event.kind === 'monitor') monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
     else if (event.kind === 'webhook') webhookAttempts.inc({ type: event.type, outcome: event.outcome });
   });
 
   return {
     registry,
-    // Keyed by the raw apiId: an id that is not a loaded config counts under one label, but probing random
-    // ids must not grow the map either, so unknown ids share one key.
-    countRequest: (apiId, status) => {
-      const known = label(apiId);
-      requests.inc(`${known}\u0000${status}`, () => ({ api_id: known, status: String(status) }));
-    },
-    countCache: (result) => cacheResults.inc(result, () => ({ result })),
+    // label(): an id that is not a loaded config counts as `_unknown`, so probing random ids grows nothing.
+    countRequest: (apiId, status) => requests.inc([label(apiId), String(status)]),
+    countCache: (result) => cacheResults.inc([result]),
     close: unsubscribe,
   };
 }

@@ -87,6 +87,23 @@ function kindOf(info: Stats): string {
   return 'not a regular file';
 }
 
+// What readConfigText and readConfigTextSync refuse, in the same words.
+const linkOutside = (file: string): { result: ConfigLoadResult } => ({
+  result: skipped(file, 'a symbolic link that leads outside the configs folder', 'configs must live inside the configs folder; copy the file in instead of linking it'),
+});
+const notRegular = (file: string, info: Stats): { result: ConfigLoadResult } => ({
+  result: skipped(file, kindOf(info), 'only regular files are read as configs: remove it from the configs folder'),
+});
+const tooLarge = (file: string): { result: ConfigLoadResult } => ({
+  result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?'),
+});
+const cannotRead = (file: string, error: unknown): { result: ConfigLoadResult } => ({
+  result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] },
+});
+/** The checks on a file's stat before it is opened, and on the opened descriptor's after. */
+const refusal = (file: string, info: Stats): { result: ConfigLoadResult } | undefined =>
+  !info.isFile() ? notRegular(file, info) : info.size > MAX_CONFIG_BYTES ? tooLarge(file) : undefined;
+
 function isInside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
@@ -104,21 +121,19 @@ async function readConfigText(file: string, root: string, known?: Stats): Promis
     let info = known ?? (await lstat(file));
     if (info.isSymbolicLink()) {
       target = await realpath(file);
-      if (!isInside(await realpath(root).catch(() => root), target)) {
-        return { result: skipped(file, 'a symbolic link that leads outside the configs folder', 'configs must live inside the configs folder; copy the file in instead of linking it') };
-      }
+      if (!isInside(await realpath(root).catch(() => root), target)) return linkOutside(file);
       info = await stat(target);
     }
-    if (!info.isFile()) return { result: skipped(file, kindOf(info), 'only regular files are read as configs: remove it from the configs folder') };
-    if (info.size > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
+    const refused = refusal(file, info);
+    if (refused) return refused;
   } catch (error) {
-    return { result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] } };
+    return cannotRead(file, error);
   }
   let handle: FileHandle | undefined;
   try {
     handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     const opened = await handle.stat();
-    if (!opened.isFile()) return { result: skipped(file, kindOf(opened), 'only regular files are read as configs: remove it from the configs folder') };
+    if (!opened.isFile()) return notRegular(file, opened);
     const buffer = Buffer.alloc(Math.min(opened.size, MAX_CONFIG_BYTES) + 1);
     const read = handle.read(buffer, 0, buffer.length, 0);
     let timer: NodeJS.Timeout | undefined;
@@ -126,10 +141,10 @@ async function readConfigText(file: string, root: string, known?: Stats): Promis
       timer = setTimeout(() => reject(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' })), CONFIG_READ_TIMEOUT_MS);
     });
     const { bytesRead } = await Promise.race([read, timeout]).finally(() => clearTimeout(timer));
-    if (bytesRead > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
+    if (bytesRead > MAX_CONFIG_BYTES) return tooLarge(file);
     return { text: buffer.subarray(0, bytesRead).toString('utf8') };
   } catch (error) {
-    return { result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] } };
+    return cannotRead(file, error);
   } finally {
     await handle?.close().catch(() => undefined);
   }
@@ -154,22 +169,20 @@ function readConfigTextSync(file: string, root: string, known?: Stats): { text: 
       } catch {
         /* the folder as given */
       }
-      if (!isInside(realRoot, target)) {
-        return { result: skipped(file, 'a symbolic link that leads outside the configs folder', 'configs must live inside the configs folder; copy the file in instead of linking it') };
-      }
+      if (!isInside(realRoot, target)) return linkOutside(file);
       info = statSync(target);
     }
-    if (!info.isFile()) return { result: skipped(file, kindOf(info), 'only regular files are read as configs: remove it from the configs folder') };
-    if (info.size > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
+    const refused = refusal(file, info);
+    if (refused) return refused;
     fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     const opened = fstatSync(fd);
-    if (!opened.isFile()) return { result: skipped(file, kindOf(opened), 'only regular files are read as configs: remove it from the configs folder') };
+    if (!opened.isFile()) return notRegular(file, opened);
     const buffer = Buffer.alloc(Math.min(opened.size, MAX_CONFIG_BYTES) + 1);
     const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_CONFIG_BYTES) return { result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?') };
+    if (bytesRead > MAX_CONFIG_BYTES) return tooLarge(file);
     return { text: buffer.subarray(0, bytesRead).toString('utf8') };
   } catch (error) {
-    return { result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] } };
+    return cannotRead(file, error);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

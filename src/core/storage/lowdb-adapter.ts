@@ -4,6 +4,7 @@ import { open, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { PagejsonError } from '../errors.js';
+import { coalescedSync, syncDirectory } from '../fs/durable-sync.js';
 
 /**
  * lowdb's own JSONFile adapter never fsyncs and writes in place, so a crash can leave an empty or torn state
@@ -23,13 +24,10 @@ export interface DurableJsonAdapterOptions {
   onWrite?: (bytes: number) => void;
 }
 
-/** Longest a renamed write waits for its power-cut fsync under steady load. */
-const SYNC_INTERVAL_MS = 50;
-
 export class DurableJsonAdapter<T> implements Adapter<T> {
   private dirReady = false;
-  private syncing: Promise<void> | undefined;
-  private syncAgain = false;
+  /** The power-cut fsyncs (file, then folder) after renamed writes, coalesced: at most one pass per 50 ms. */
+  private readonly sync = coalescedSync(() => this.syncFileAndDirectory());
 
   constructor(
     readonly file: string,
@@ -82,33 +80,12 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
       throw error;
     }
     this.options.onWrite?.(Buffer.byteLength(text));
-    this.scheduleSync();
+    this.sync.schedule();
   }
 
   /** Resolves when every write so far is on disk (fsynced file and directory): shutdown and tests. */
-  async durable(): Promise<void> {
-    while (this.syncing) await this.syncing;
-  }
-
-  /**
-   * One fsync pass at a time, at most one per SYNC_INTERVAL_MS: writes landing meanwhile share the next pass.
-   * Back-to-back passes would contend with the renames of the answer path for the filesystem journal.
-   */
-  private scheduleSync(): void {
-    if (this.syncing) {
-      this.syncAgain = true;
-      return;
-    }
-    this.syncing = this.syncFileAndDirectory()
-      .catch(() => undefined)
-      .then(() => (this.syncAgain ? new Promise<void>((resolve) => setTimeout(resolve, SYNC_INTERVAL_MS)) : undefined))
-      .finally(() => {
-        this.syncing = undefined;
-        if (this.syncAgain) {
-          this.syncAgain = false;
-          this.scheduleSync();
-        }
-      });
+  durable(): Promise<void> {
+    return this.sync.durable();
   }
 
   private async syncFileAndDirectory(): Promise<void> {
@@ -120,19 +97,6 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
       await handle.close();
     }
     await syncDirectory(dirname(this.file));
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  // Some filesystems refuse fsync on a directory (EISDIR/EINVAL); the rename is still atomic there.
-  const handle = await open(dir, 'r').catch(() => undefined);
-  if (!handle) return;
-  try {
-    await handle.sync();
-  } catch {
-    /* not supported here */
-  } finally {
-    await handle.close();
   }
 }
 

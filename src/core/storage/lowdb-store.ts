@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { Low } from 'lowdb';
 import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
-import { foldingFileOf, journalFileOf, readJournal, removeFile, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
+import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
 
@@ -190,7 +190,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       if (!existsSync(foldingFile)) journal.rotate(foldingFile);
       await db.write();
       await adapter.durable();
-      removeFile(foldingFile);
+      rmSync(foldingFile, { force: true });
     })().finally(() => (compacting = undefined));
     return compacting;
   }

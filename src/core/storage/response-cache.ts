@@ -57,7 +57,7 @@ interface MemoryEntry {
   note?: string;
 }
 
-const inMemory = (entry: CacheEntry): MemoryEntry => ({ bytes: Buffer.from(entry.body, 'utf8'), fetchedAt: entry.fetchedAt });
+const toMemoryEntry = (entry: CacheEntry): MemoryEntry => ({ bytes: Buffer.from(entry.body, 'utf8'), fetchedAt: entry.fetchedAt });
 
 export interface ResponseCacheOptions {
   /** SQLite file; absent = memory only (the `run` command, some tests). */
@@ -128,7 +128,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     if (!store) return undefined;
     try {
       const stored = await store.get(key);
-      return stored ? inMemory(stored) : undefined;
+      return stored ? toMemoryEntry(stored) : undefined;
     } catch (error) {
       report(error, { key, phase: 'read' });
       return undefined;
@@ -144,11 +144,15 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     return promise;
   }
 
+  /** An answer that is not kept (caching off, or an Uncacheable load). */
+  const unstored = (loaded: unknown): MemoryEntry =>
+    loaded instanceof Uncacheable ? { bytes: Buffer.from(envelopeBody(loaded.data), 'utf8'), fetchedAt: now(), note: loaded.note } : { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now() };
+
   async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
     const loaded = await load();
-    if (loaded instanceof Uncacheable) return { bytes: Buffer.from(envelopeBody(loaded.data), 'utf8'), fetchedAt: now(), note: loaded.note };
+    if (loaded instanceof Uncacheable) return unstored(loaded);
     const stored: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
-    const entry = inMemory(stored);
+    const entry = toMemoryEntry(stored);
     memory.set(key, entry);
     if (store) {
       try {
@@ -254,10 +258,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   const cache: ResponseCache = {
     async get(key, load, { caching }) {
       if (!caching) {
-        const loaded = await load();
-        const uncacheable = loaded instanceof Uncacheable;
-        const entry: MemoryEntry = { bytes: Buffer.from(envelopeBody(uncacheable ? loaded.data : loaded), 'utf8'), fetchedAt: now(), ...(uncacheable ? { note: loaded.note } : {}) };
-        return answer(entry, 'BYPASS');
+        return answer(unstored(await load()), 'BYPASS');
       }
       let entry = memory.get(key);
       if (!entry) {

@@ -1,7 +1,7 @@
-import { closeSync, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PagejsonError } from '../errors.js';
+import { coalescedSync, syncDirectory } from '../fs/durable-sync.js';
 
 /**
  * The append-only journal in front of the state snapshot (`state.json`).
@@ -13,14 +13,13 @@ import { PagejsonError } from '../errors.js';
  *
  * An append is one write(2) of every record of a batch, made before the batch's changes are acknowledged:
  * once it returns the kernel holds the bytes, so they survive `kill -9`. fdatasync runs in the background, at
- * most one pass per SYNC_INTERVAL_MS; a power cut can lose what was appended since the last pass, and can
+ * most one pass per 50 ms; a power cut can lose what was appended since the last pass, and can
  * tear the last line, which replay then ignores.
  */
 export const JOURNAL_SECTIONS = ['accounts', 'keys', 'usage', 'endpoints', 'holds'] as const;
 export type JournalSection = (typeof JOURNAL_SECTIONS)[number];
 export type JournalRecord = [section: JournalSection, key: string, value: object | null];
 
-const SYNC_INTERVAL_MS = 50;
 /** Journal files larger than this are not ours to read whole (a journal is compacted long before). */
 const MAX_REPLAY_BYTES = 512 * 1024 * 1024;
 
@@ -30,8 +29,11 @@ export const foldingFileOf = (stateFile: string): string => `${stateFile}.journa
 
 export class StateJournal {
   private fd: number | undefined;
-  private syncing: Promise<void> | undefined;
-  private syncAgain = false;
+  /** fdatasync of the appends, coalesced: at most one pass per 50 ms (a journal switched aside was fsynced). */
+  private readonly sync = coalescedSync(() => {
+    const fd = this.fd;
+    return new Promise<void>((resolve) => (fd === undefined ? resolve() : fdatasync(fd, () => resolve())));
+  });
   /** Bytes in the current journal file. */
   bytes: number;
   /** A torn last write found when the store opened: cut off before this store's first append, not before
@@ -53,7 +55,7 @@ export class StateJournal {
     let written = 0;
     while (written < buffer.length) written += writeSync(this.fd, buffer, written, buffer.length - written);
     this.bytes += buffer.length;
-    this.scheduleSync();
+    this.sync.schedule();
     return buffer.length;
   }
 
@@ -61,8 +63,8 @@ export class StateJournal {
    * Moves the current journal aside (to be folded into the snapshot being written) and starts an empty one.
    * Synchronous, so no append can fall between the snapshot's serialisation and the switch.
    */
-  rotate(foldingFile: string): boolean {
-    if (this.fd === undefined && !existsSync(this.file)) return false;
+  rotate(foldingFile: string): void {
+    if (this.fd === undefined && !existsSync(this.file)) return;
     if (this.fd !== undefined) {
       // The records moved aside must be on disk before the snapshot replaces them.
       fsyncSync(this.fd);
@@ -71,24 +73,17 @@ export class StateJournal {
     }
     renameSync(this.file, foldingFile);
     this.bytes = 0;
-    return true;
   }
 
   /** Resolves when every append so far is fsynced. */
-  async durable(): Promise<void> {
-    while (this.syncing) await this.syncing;
+  durable(): Promise<void> {
+    return this.sync.durable();
   }
 
   async close(): Promise<void> {
     await this.durable();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-  }
-
-  /** Removes the (empty, folded) journal file: a clean shutdown leaves only the snapshot. */
-  async removeIfEmpty(): Promise<void> {
-    await this.close();
-    if (this.bytes === 0) rmSync(this.file, { force: true });
   }
 
   private openFile(): number {
@@ -99,23 +94,6 @@ export class StateJournal {
     // A new journal file must survive a power cut as a directory entry too.
     void syncDirectory(dirname(this.file));
     return fd;
-  }
-
-  private scheduleSync(): void {
-    if (this.syncing) {
-      this.syncAgain = true;
-      return;
-    }
-    const fd = this.fd;
-    this.syncing = new Promise<void>((resolve) => (fd === undefined ? resolve() : fdatasync(fd, () => resolve())))
-      .then(() => (this.syncAgain ? new Promise<void>((resolve) => setTimeout(resolve, SYNC_INTERVAL_MS)) : undefined))
-      .finally(() => {
-        this.syncing = undefined;
-        if (this.syncAgain && this.fd !== undefined) {
-          this.syncAgain = false;
-          this.scheduleSync();
-        }
-      });
   }
 }
 
@@ -158,24 +136,6 @@ function parseRecord(line: string): JournalRecord | undefined {
   if (!(JOURNAL_SECTIONS as readonly unknown[]).includes(section) || typeof key !== 'string') return undefined;
   if (entry !== null && (typeof entry !== 'object' || Array.isArray(entry))) return undefined;
   return [section as JournalSection, key, entry as object | null];
-}
-
-export function removeFile(file: string): void {
-  rmSync(file, { force: true });
-}
-
-
-export async function syncDirectory(dir: string): Promise<void> {
-  // Some filesystems refuse fsync on a directory (EISDIR/EINVAL); the rename is still atomic there.
-  const handle = await open(dir, 'r').catch(() => undefined);
-  if (!handle) return;
-  try {
-    await handle.sync();
-  } catch {
-    /* not supported here */
-  } finally {
-    await handle.close();
-  }
 }
 
 function corruptJournal(file: string, reason: string): PagejsonError {
