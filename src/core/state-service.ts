@@ -19,8 +19,9 @@ export interface StateOperations {
   credits(account?: string): Promise<AccountBalance>;
   grantCredits(account: string | undefined, milliCredits: number): Promise<AccountBalance>;
   /**
-   * Takes a cost up front (generation); throws NO_CREDITS when short. With `tokens`, the model tokens the
-   * generation spent are recorded as a keyless usage row of that apiId (counting no request).
+   * Takes a cost up front (generation); throws NO_CREDITS when short. With `tokens` (the generated apiId and
+   * the model tokens it spent), the charge and the tokens are recorded as a keyless usage row of that apiId
+   * (counting no request).
    */
   charge(account: string | undefined, milliCredits: number, tokens?: GenerationTokens): Promise<AccountBalance>;
   usage(query: UsageQuery): Promise<UsageRow[]>;
@@ -76,9 +77,14 @@ export function createStateService(options: StateServiceOptions): StateOperation
     grantCredits: (account, milli) => grantCredits(store, account, milli, credits),
     charge: async (account, milli, tokens) => {
       const balance = await chargeCredits(store, account, milli, credits);
-      if (tokens && (tokens.promptTokens > 0 || tokens.completionTokens > 0)) {
+      if (tokens) {
+        // The generation's credits and tokens go into the usage of the apiId as a keyless row: the dashboard
+        // tells credits spent on generation (keyless rows) from those spent on retrieval (rows of a key).
         const { apiId, promptTokens, completionTokens } = tokens;
-        await store.recordUsage({ apiId, keyId: null, account: balance.account, milliCredits: 0, outcome: 'MODEL', at: (options.now ?? (() => new Date()))(), promptTokens, completionTokens });
+        const charged = credits.enabled ? milli : 0;
+        if (charged > 0 || promptTokens > 0 || completionTokens > 0) {
+          await store.recordUsage({ apiId, keyId: null, account: balance.account, milliCredits: charged, outcome: 'MODEL', at: (options.now ?? (() => new Date()))(), promptTokens, completionTokens });
+        }
       }
       return balance;
     },

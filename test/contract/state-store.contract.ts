@@ -137,6 +137,37 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.usage({ apiId: 'books', keyId: 'k_a', days: 7 })).toHaveLength(2);
     });
 
+    it('keeps hourly usage beside daily usage, filtered by apiId, key and hours, dropped after the retention', async () => {
+      const now = new Date();
+      const hourAgo = new Date(now.getTime() - 3_600_000);
+      const tenDaysAgo = new Date(now.getTime() - 10 * 86_400_000);
+      const event = { apiId: 'books', keyId: 'k_a', account: 'default', milliCredits: 400, outcome: 'MISS' as const, at: now };
+      await store.recordUsage(event);
+      await store.recordUsage({ ...event, outcome: 'HIT' });
+      await store.recordUsage({ ...event, outcome: 'ERROR', milliCredits: 0, at: hourAgo });
+      await store.recordUsage({ ...event, keyId: 'k_b', at: hourAgo });
+      await store.recordUsage({ ...event, apiId: 'jobs', keyId: null, outcome: 'MODEL', milliCredits: 250 });
+      await store.recordUsage({ ...event, at: tenDaysAgo });
+
+      const hourOf = (at: Date) => `${at.toISOString().slice(0, 13)}:00Z`;
+      const hours = await store.usage({ unit: 'hour' });
+      // The event of ten days ago is past the hourly retention: no hourly row (its daily row stays).
+      expect(hours.map((r) => [r.hour, r.apiId, r.keyId, r.requests, r.errors, r.cacheHits, r.milliCredits])).toEqual([
+        [hourOf(now), 'books', 'k_a', 2, 0, 1, 800],
+        [hourOf(now), 'jobs', null, 0, 0, 0, 250],
+        [hourOf(hourAgo), 'books', 'k_a', 1, 1, 0, 0],
+        [hourOf(hourAgo), 'books', 'k_b', 1, 0, 0, 400],
+      ]);
+      expect(hours.every((r) => r.day === r.hour!.slice(0, 10))).toBe(true);
+      expect((await store.usage({ unit: 'hour', hours: 1 })).map((r) => r.apiId)).toEqual(['books', 'jobs']);
+      expect((await store.usage({ unit: 'hour', keyId: 'k_b' })).map((r) => r.hour)).toEqual([hourOf(hourAgo)]);
+      expect((await store.usage({ unit: 'hour', apiId: 'jobs' })).map((r) => r.milliCredits)).toEqual([250]);
+      // Daily rows are untouched by the hourly ones and carry no hour.
+      const days = await store.usage({ apiId: 'books', keyId: 'k_a' });
+      expect(days.some((r) => r.day === tenDaysAgo.toISOString().slice(0, 10))).toBe(true);
+      expect(days.every((r) => r.hour === undefined)).toBe(true);
+    });
+
     it('adds model tokens per day, apiId and key; MODEL events add tokens without counting a request', async () => {
       const today = new Date();
       const yesterday = new Date(today.getTime() - 86_400_000);

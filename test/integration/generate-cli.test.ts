@@ -123,10 +123,10 @@ describe('pagejson generate (scripted)', () => {
     expect(saved.variables).toEqual({ page: { example: '1' } });
     expect(saved.generated.usage).toEqual({ promptTokens: 777, completionTokens: 33 });
     expect(saved.generated.sample.books[0]).toEqual({ price: 51.77 });
-    // The tokens also land in the usage of the new endpoint: a keyless row that counts no request.
+    // The charge (0.25 for scraper 1) and the tokens land in the usage of the new endpoint: a keyless row that counts no request.
     const usage = await cli(dir, ['usage', '--api', 'llm-books', '--json']);
     expect(JSON.parse(usage.stdout)).toEqual([
-      { day: expect.any(String), apiId: 'llm-books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 777, completionTokens: 33, credits: 0 },
+      { day: expect.any(String), apiId: 'llm-books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 250, promptTokens: 777, completionTokens: 33, credits: 0.25 },
     ]);
     expect((await cli(dir, ['usage'])).stdout).toMatch(/prompt tokens[\s\S]*llm-books[^\n]*777[^\n]*33/);
   });

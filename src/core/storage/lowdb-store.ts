@@ -4,7 +4,7 @@ import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
 import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourCutoff, hourOf, HOURLY_USAGE_RETENTION_HOURS, usageCutoff } from './state-rules.js';
 
 /**
  * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
@@ -44,6 +44,8 @@ export interface StateFile {
   keys: Record<string, ApiKeyRecord>;
   /** One row per (day, apiId, keyId): usage is aggregated, never one row per request. */
   usage: Record<string, UsageRow>;
+  /** The same per (hour, apiId, keyId), for the dashboard's charts; kept HOURLY_USAGE_RETENTION_HOURS (absent in older files). */
+  usageHours?: Record<string, UsageRow>;
   endpoints: Record<string, EndpointRuntimeStatus>;
   /** Reservations of requests in flight (absent in files written before holds existed). */
   holds?: Record<string, HoldRecord>;
@@ -91,12 +93,27 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
+function emptyUsageRow(day: string, event: UsageEvent): UsageRow {
+  return { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
+}
+
+function addEvent(row: UsageRow, event: UsageEvent): void {
+  if (event.outcome !== 'MODEL') row.requests += 1;
+  if (event.outcome === 'ERROR') row.errors += 1;
+  if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += 1;
+  row.milliCredits += event.milliCredits;
+  const tokens = eventTokens(event);
+  // Rows from before token counting lack the fields.
+  row.promptTokens = (row.promptTokens ?? 0) + tokens.promptTokens;
+  row.completionTokens = (row.completionTokens ?? 0) + tokens.completionTokens;
+}
+
 export async function createLowdbStore(options: LowdbStoreOptions): Promise<StateStore & { readonly file: string }> {
   let snapshotBytes = 0;
   const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
   const db = new Low<StateFile>(adapter, emptyState());
   await db.read();
-  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
+  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), usageHours: dictionary(db.data.usageHours), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
   const now = options.now ?? (() => new Date());
 
   // The snapshot, then the journal being folded when the last writer stopped (if any), then the journal.
@@ -119,6 +136,20 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     delete db.data.usage[rowKey];
     touch('usage', rowKey);
   }
+  const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
+  /** Hourly rows past their retention go whenever a new hour starts (and at open), so the section stays bounded. */
+  let prunedForHour = '';
+  const pruneHours = (at: Date): void => {
+    prunedForHour = hourOf(at);
+    const oldest = hourCutoff(at, HOURLY_USAGE_RETENTION_HOURS);
+    const rows = usageHours(db.data);
+    for (const [rowKey, row] of Object.entries(rows)) {
+      if (row.hour! >= oldest) continue;
+      delete rows[rowKey];
+      touch('usageHours', rowKey);
+    }
+  };
+  pruneHours(now());
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
 
@@ -353,29 +384,28 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       try {
         const data = mutable();
         const day = dayOf(event.at);
+        const hour = hourOf(event.at);
+        if (hour > prunedForHour) pruneHours(event.at);
         const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
-        const row = (data.usage[rowKey] ??= { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 });
-        if (event.outcome !== 'MODEL') row.requests += 1;
-        if (event.outcome === 'ERROR') row.errors += 1;
-        if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += 1;
-        row.milliCredits += event.milliCredits;
-        const tokens = eventTokens(event);
-        // Rows from before token counting lack the fields.
-        row.promptTokens = (row.promptTokens ?? 0) + tokens.promptTokens;
-        row.completionTokens = (row.completionTokens ?? 0) + tokens.completionTokens;
-        return commit('usage', rowKey);
+        addEvent((data.usage[rowKey] ??= emptyUsageRow(day, event)), event);
+        // An event older than the hourly retention (a clock step, a test) counts by the day only.
+        if (hour < hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS)) return commit('usage', rowKey);
+        const hourKey = `${hour}\t${event.apiId}\t${event.keyId ?? ''}`;
+        addEvent((usageHours(data)[hourKey] ??= { ...emptyUsageRow(day, event), hour }), event);
+        return commit('usage', rowKey, 'usageHours', hourKey);
       } catch (error) {
         return Promise.reject(error);
       }
     },
 
     async usage(query: UsageQuery): Promise<UsageRow[]> {
-      const cutoff = query.days === undefined ? undefined : usageCutoff(now(), query.days);
-      const rows = Object.values(db.data.usage).filter(
+      const hourly = query.unit === 'hour';
+      const cutoff = hourly ? hourCutoff(now(), Math.min(query.hours ?? HOURLY_USAGE_RETENTION_HOURS, HOURLY_USAGE_RETENTION_HOURS)) : query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const rows = Object.values(hourly ? usageHours(db.data) : db.data.usage).filter(
         (row) =>
           (query.apiId === undefined || row.apiId === query.apiId) &&
           (query.keyId === undefined || row.keyId === query.keyId) &&
-          (cutoff === undefined || row.day >= cutoff),
+          (cutoff === undefined || (hourly ? row.hour! : row.day) >= cutoff),
       );
       return groupUsage(rows);
     },

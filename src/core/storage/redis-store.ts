@@ -2,7 +2,7 @@ import { PagejsonError } from '../errors.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { randomBytes } from 'node:crypto';
 import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourCutoff, hourOf, HOURLY_USAGE_RETENTION_HOURS, usageCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
@@ -18,6 +18,8 @@ import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, State
  *   usage:<day>    hash   `<apiId>\t<keyId>\t<counter>` → count (HINCRBY; expires after the retention); counters:
  *                         requests, errors, cacheHits, milliCredits, promptTokens, completionTokens (absent = 0)
  *   usage:days     set    days that have a usage hash
+ *   usage:hour:<h> hash   the same per UTC hour `YYYY-MM-DDTHH:00Z` (expires after HOURLY_USAGE_RETENTION_HOURS)
+ *   usage:hours    set    hours that have a usage hash
  *   endpoints      hash   apiId → JSON of the endpoint's runtime status
  *   holds          hash   `<owner>:<hold id>` → `<account>\t<milli-credits>`: reservations of requests in flight
  *   owner:<owner>  string heartbeat of a live store (PX OWNER_TTL_MS, renewed every third of it); a hold whose
@@ -78,6 +80,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     digests: `${prefix}keys:digest`,
     usage: (day: string) => `${prefix}usage:${day}`,
     usageDays: `${prefix}usage:days`,
+    usageHour: (hour: string) => `${prefix}usage:hour:${hour}`,
+    usageHours: `${prefix}usage:hours`,
     endpoints: `${prefix}endpoints`,
     holds: `${prefix}holds`,
     owner: (id: string) => `${prefix}owner:${id}`,
@@ -229,48 +233,58 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
         return Promise.reject(error);
       }
       const day = dayOf(event.at);
-      const hash = k.usage(day);
-      const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
+      const hour = hourOf(event.at);
       const multi = client.multi();
-      if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, 1);
-      if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, 1);
-      if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, 1);
-      if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
-      // Token fields exist only once a model spent tokens; rows without them read as 0.
-      const tokens = eventTokens(event);
-      if (tokens.promptTokens !== 0) multi.hIncrBy(hash, `${row}promptTokens`, tokens.promptTokens);
-      if (tokens.completionTokens !== 0) multi.hIncrBy(hash, `${row}completionTokens`, tokens.completionTokens);
-      multi.expire(hash, retentionSeconds).sAdd(k.usageDays, day);
+      // An event older than the hourly retention (a clock step, a test) counts by the day only.
+      const keepHour = hour >= hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS);
+      const buckets: Array<readonly [string, number]> = [[k.usage(day), retentionSeconds]];
+      if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
+      for (const [hash, seconds] of buckets) {
+        const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
+        if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, 1);
+        if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, 1);
+        if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, 1);
+        if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
+        // Token fields exist only once a model spent tokens; rows without them read as 0.
+        const tokens = eventTokens(event);
+        if (tokens.promptTokens !== 0) multi.hIncrBy(hash, `${row}promptTokens`, tokens.promptTokens);
+        if (tokens.completionTokens !== 0) multi.hIncrBy(hash, `${row}completionTokens`, tokens.completionTokens);
+        multi.expire(hash, seconds);
+      }
+      multi.sAdd(k.usageDays, day);
+      if (keepHour) multi.sAdd(k.usageHours, hour);
       return multi.exec().then(() => undefined);
     },
 
     async usage(query: UsageQuery): Promise<UsageRow[]> {
       guard();
-      const cutoff = query.days === undefined ? undefined : usageCutoff(now(), query.days);
-      const days = (await client.sMembers(k.usageDays)).filter((day) => cutoff === undefined || day >= cutoff);
-      const hashes = await Promise.all(days.map((day) => client.hGetAll(k.usage(day))));
+      const hourly = query.unit === 'hour';
+      const cutoff = hourly ? hourCutoff(now(), Math.min(query.hours ?? HOURLY_USAGE_RETENTION_HOURS, HOURLY_USAGE_RETENTION_HOURS)) : query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const bucketSet = hourly ? k.usageHours : k.usageDays;
+      const buckets = (await client.sMembers(bucketSet)).filter((bucket) => cutoff === undefined || bucket >= cutoff);
+      const hashes = await Promise.all(buckets.map((bucket) => client.hGetAll(hourly ? k.usageHour(bucket) : k.usage(bucket))));
       const rows = new Map<string, UsageRow>();
-      const expiredDays: string[] = [];
-      days.forEach((day, index) => {
+      const expired: string[] = [];
+      buckets.forEach((bucket, index) => {
         const fields = hashes[index] ?? {};
-        if (Object.keys(fields).length === 0) expiredDays.push(day);
+        if (Object.keys(fields).length === 0) expired.push(bucket);
         for (const [field, count] of Object.entries(fields)) {
           const [apiId = '', keyId = '', counter] = field.split('\t');
           if (!COUNTERS.includes(counter as (typeof COUNTERS)[number])) continue;
           if (query.apiId !== undefined && apiId !== query.apiId) continue;
           const key = keyId === '' ? null : keyId;
           if (query.keyId !== undefined && key !== query.keyId) continue;
-          const id = `${day}\t${apiId}\t${keyId}`;
+          const id = `${bucket}\t${apiId}\t${keyId}`;
           let found = rows.get(id);
           if (!found) {
-            found = { day, apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
+            found = { day: bucket.slice(0, 10), ...(hourly ? { hour: bucket } : {}), apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
             rows.set(id, found);
           }
           found[counter as (typeof COUNTERS)[number]] = Number(count);
         }
       });
-      // A day whose hash expired leaves its name in the set: tidy it so the set stays small.
-      if (expiredDays.length > 0) await client.sRem(k.usageDays, expiredDays).catch(() => undefined);
+      // A bucket whose hash expired leaves its name in the set: tidy it so the set stays small.
+      if (expired.length > 0) await client.sRem(bucketSet, expired).catch(() => undefined);
       return groupUsage([...rows.values()]);
     },
 

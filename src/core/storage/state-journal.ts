@@ -16,7 +16,7 @@ import { coalescedSync, syncDirectory } from '../fs/durable-sync.js';
  * most one pass per 50 ms; a power cut can lose what was appended since the last pass, and can
  * tear the last line, which replay then ignores.
  */
-export const JOURNAL_SECTIONS = ['accounts', 'keys', 'usage', 'endpoints', 'holds'] as const;
+export const JOURNAL_SECTIONS = ['accounts', 'keys', 'usage', 'usageHours', 'endpoints', 'holds'] as const;
 export type JournalSection = (typeof JOURNAL_SECTIONS)[number];
 export type JournalRecord = [section: JournalSection, key: string, value: object | null];
 

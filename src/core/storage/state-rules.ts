@@ -20,6 +20,26 @@ export function dayOf(at: Date): string {
   return lastDay.text;
 }
 
+/** Hourly usage is kept this long (8 days: a week of hours plus today), daily usage for a year and more. */
+export const HOURLY_USAGE_RETENTION_HOURS = 192;
+const HOUR_MS = 3_600_000;
+
+/** Usage hours are UTC, `YYYY-MM-DDTHH:00Z` (sorts as text). The last hour is remembered, as the last day is. */
+let lastHour = { start: 0, end: 0, text: '' };
+export function hourOf(at: Date): string {
+  const time = at.getTime();
+  if (time >= lastHour.start && time < lastHour.end) return lastHour.text;
+  const start = Math.floor(time / HOUR_MS) * HOUR_MS;
+  lastHour = { start, end: start + HOUR_MS, text: `${new Date(start).toISOString().slice(0, 13)}:00Z` };
+  return lastHour.text;
+}
+
+/** First hour included by "the last N hours, this one included". */
+export function hourCutoff(now: Date, hours: number): string {
+  const span = Math.max(1, Math.floor(hours));
+  return hourOf(new Date(now.getTime() - (span - 1) * HOUR_MS));
+}
+
 /** First day included by "the last N days, today included". */
 export function usageCutoff(now: Date, days: number): string {
   const span = Math.max(1, Math.floor(days));
@@ -36,10 +56,10 @@ export function eventTokens(event: { promptTokens?: number; completionTokens?: n
   return { promptTokens: clean(event.promptTokens), completionTokens: clean(event.completionTokens) };
 }
 
-/** Newest day first, then apiId, then keyId (null last): a stable order for tables and tests. */
+/** Newest day (hour) first, then apiId, then keyId (null last): a stable order for tables and tests. */
 export function groupUsage(rows: UsageRow[]): UsageRow[] {
   return rows
     // Rows written before token counting have no token fields: they read as 0.
     .map((row) => ({ ...row, promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0 }))
-    .sort((a, b) => b.day.localeCompare(a.day) || a.apiId.localeCompare(b.apiId) || (a.keyId ?? '\uffff').localeCompare(b.keyId ?? '\uffff'));
+    .sort((a, b) => (b.hour ?? b.day).localeCompare(a.hour ?? a.day) || a.apiId.localeCompare(b.apiId) || (a.keyId ?? '\uffff').localeCompare(b.keyId ?? '\uffff'));
 }

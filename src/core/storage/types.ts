@@ -55,7 +55,10 @@ export interface UsageEvent {
 }
 
 export interface UsageRow {
+  /** UTC day, `YYYY-MM-DD`. */
   day: string;
+  /** UTC hour, `YYYY-MM-DDTHH:00Z`: only in rows of an hourly query (`unit: 'hour'`). */
+  hour?: string;
   apiId: string;
   keyId: string | null;
   requests: number;
@@ -72,6 +75,12 @@ export interface UsageQuery {
   keyId?: string;
   /** Days back from today, inclusive of today. */
   days?: number;
+  /**
+   * `hour`: hourly rows (kept for HOURLY_USAGE_RETENTION_HOURS, for the dashboard's charts) of the last `hours`
+   * hours, this one included (default all kept). Default `day`: daily rows.
+   */
+  unit?: 'day' | 'hour';
+  hours?: number;
 }
 
 export interface EndpointRuntimeStatus {
