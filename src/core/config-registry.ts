@@ -24,6 +24,8 @@ export interface ConfigRegistryEvent {
 
 export interface ConfigRegistry {
   get(apiId: string): ApiConfig | undefined;
+  /** The file that serves an apiId (what an edit must write). */
+  fileOf(apiId: string): string | undefined;
   list(): ApiConfig[];
   /** Problems of files that are invalid right now. */
   problems(): ConfigProblem[];
@@ -60,6 +62,7 @@ const signed = (link: Stats, target: Stats): Signed => ({ signature: `${target.i
 export async function createConfigRegistry(options: ConfigRegistryOptions): Promise<ConfigRegistry> {
   const files = new Map<string, FileState>();
   let byApiId = new Map<string, ApiConfig>();
+  let fileByApiId = new Map<string, string>();
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -152,6 +155,7 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
   /** apiId → config; on a duplicate apiId the file that sorts first wins and the other is reported. */
   function rebuildIndex(): void {
     const next = new Map<string, ApiConfig>();
+    const nextFiles = new Map<string, string>();
     for (const file of [...files.keys()].sort()) {
       const state = files.get(file)!;
       if (!state.config) continue;
@@ -161,8 +165,10 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
         continue;
       }
       next.set(state.config.apiId, state.config);
+      nextFiles.set(state.config.apiId, file);
     }
     byApiId = next;
+    fileByApiId = nextFiles;
   }
 
   /** Scans run one after another so that two bursts of events never interleave their reads. */
@@ -201,6 +207,7 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
 
   return {
     get: (apiId) => byApiId.get(apiId),
+    fileOf: (apiId) => fileByApiId.get(apiId),
     list: () => [...byApiId.values()],
     problems: () => [...files.values()].flatMap((state) => state.problems),
     reload: () => enqueue(true),

@@ -4,7 +4,7 @@ import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } f
 import type { Project } from './config/project.js';
 import type { ApiConfig, ProjectSettings } from './config/schema.js';
 import { toMilli } from './credits.js';
-import { createModelResolver } from './models/index.js';
+import { createModelResolver, type ModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extraction/index.js';
 import { createWatch, type Watch, type WatchEvent } from './monitor/watch.js';
 import type { MonitorStore } from './monitor/store.js';
@@ -37,6 +37,8 @@ export interface Runtime {
   cache: ResponseCache;
   scrapers: ScraperPool;
   extractor: Extractor;
+  /** The project's models (generation in the dashboard, model fields at retrieval). */
+  models: ModelResolver;
   retrieval: RetrievalService;
   repairs: BackgroundRepair;
   /** Monitors (scheduled refreshes, change detection) and the webhook outbox; the daemon starts them. */
@@ -234,6 +236,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     cache,
     scrapers,
     extractor,
+    models,
     retrieval,
     releasedHolds: orphaned,
     repairs,

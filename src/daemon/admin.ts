@@ -26,6 +26,8 @@ export interface AdminAppOptions {
   now?: () => Date;
   /** Monitors and webhooks of the daemon (absent: those routes are not served). */
   watch?: Watch;
+  /** A one-time dashboard sign-in link; undefined when the dashboard is off (absent: no daemon app). */
+  dashboardLoginLink?: () => { url: string; expiresAt: string } | undefined;
 }
 
 export interface AdminErrorBody {
@@ -141,6 +143,12 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     return service.usage(query);
   });
   app.get('/status', async () => service.status());
+  // Only the daemon's user can reach this socket (0600): asking for a link is what proves who signs in.
+  app.post('/dashboard/login-link', async () => {
+    const link = options.dashboardLoginLink?.();
+    if (!link) throw new PagejsonError('USAGE', 'the dashboard is off in this project', { hint: 'set "dashboard": {"enabled": true} in pagejson.json and restart `pagejson serve`' });
+    return link;
+  });
 
   return app;
 }

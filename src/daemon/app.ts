@@ -8,6 +8,7 @@ import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { dashboardPlugin, dashboardSessionsFor } from './dashboard/plugin.js';
 import { registerMcpRoute } from './mcp/route.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
@@ -35,6 +36,8 @@ export interface BuildAppOptions {
   metricsToken?: string;
   /** Streamable HTTP MCP at /mcp (default on). */
   mcp?: boolean;
+  /** Where the dashboard's built assets are (tests; default dist/dashboard). */
+  dashboardAssetsDir?: string;
 }
 
 export interface DaemonApp extends FastifyInstance {
@@ -42,6 +45,8 @@ export interface DaemonApp extends FastifyInstance {
   startDraining(): void;
   /** The app's metrics (the daemon serves them on a listener of their own, see serveMetrics). */
   metrics: DaemonMetrics;
+  /** A one-time dashboard sign-in link (`pagejson dashboard`, over the admin socket); undefined when the dashboard is off. */
+  dashboardLoginLink(): { url: string; expiresAt: string } | undefined;
 }
 
 /** The address the app listens on, else the one pagejson.json names (for the OpenAPI document's server). */
@@ -50,6 +55,13 @@ function publicUrl(app: FastifyInstance, runtime: Runtime): string {
   if (typeof address === 'object' && address) return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   const { host, port } = runtime.settings.server;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Where a browser on this machine reaches the daemon: dashboard.publicUrl, else the bound address (a wildcard bind as loopback). */
+function browserUrl(app: FastifyInstance, runtime: Runtime): string {
+  const configured = runtime.settings.dashboard.publicUrl;
+  if (configured) return configured.replace(/\/$/, '');
+  return publicUrl(app, runtime).replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -224,6 +236,10 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   registerExternalRoutes(app, runtime, metrics, handlerTimeout);
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
+  const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;
+  if (sessions) {
+    await app.register(dashboardPlugin, { runtime, sessions, publicUrl: () => browserUrl(app, runtime), ...(options.dashboardAssetsDir ? { assetsDir: options.dashboardAssetsDir } : {}) });
+  }
 
   // Liveness: the event loop answers. Readiness: the state store answers and retrievals are not failing.
   app.get('/healthz', async (_request, reply) => reply.type(JSON_UTF8).send('{"data":{"status":"ok"},"errors":null}'));
@@ -248,6 +264,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
 
   const daemon = app as unknown as DaemonApp;
   daemon.metrics = metrics;
+  daemon.dashboardLoginLink = () => {
+    if (!sessions) return undefined;
+    const { token, expiresAt } = sessions.issueLoginToken();
+    return { url: `${browserUrl(app, runtime)}/ui/login?token=${token}`, expiresAt: expiresAt.toISOString() };
+  };
   daemon.startDraining = () => {
     draining = true;
   };

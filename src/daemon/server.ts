@@ -81,7 +81,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const bound = app.server.address();
     const publicUrl = typeof bound === 'object' && bound ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}` : undefined;
-    admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl) : undefined;
+    admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl, app) : undefined;
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
     if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
@@ -138,10 +138,10 @@ async function acquireLockUnlessShared(lockPath: string, dataDir: string, shared
   }
 }
 
-async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: string | undefined): Promise<FastifyInstance> {
+async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: string | undefined, app: DaemonApp): Promise<FastifyInstance> {
   // We hold the lock, so a socket file left here belongs to a dead daemon.
   await unlink(socketPath).catch(() => undefined);
-  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl, watch: runtime.watch });
+  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl, watch: runtime.watch, dashboardLoginLink: () => app.dashboardLoginLink() });
   // The socket is created with the umask's mode: tighten the umask around listen so it is never group- or
   // world-accessible, not even for the moment before chmod.
   const previous = process.umask(0o177);

@@ -93,7 +93,7 @@ export function register(program: Command, ctx: CliContext): void {
           hint: 'nothing was written; adjust the change and try again',
         });
       }
-      if (!options.dryRun) await saveEditedConfig(editable, config);
+      if (!options.dryRun) await saveEditedConfig(editable, config, project.dataDir);
     }
     if (options.json) {
       writeJson(ctx.stdout, { apiId, file: displayPath(file, ctx.cwd), revision: config.revision, changed, written: changed && !options.dryRun, changes });

@@ -64,7 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (write) {
         const { openConfigForEdit, saveEditedConfig } = await import('../../core/edit/config-file.js');
         const editable = await openConfigForEdit(`${project.configsDir}/${apiId}.json`);
-        await saveEditedConfig(editable, proposal.config);
+        await saveEditedConfig(editable, proposal.config, project.dataDir);
         await health.removeProposal(project.configsDir, apiId);
       }
       if (options.json) {

@@ -13,6 +13,7 @@ import * as keys from './keys.js';
 import * as credits from './credits.js';
 import * as usage from './usage.js';
 import * as status from './status.js';
+import * as dashboard from './dashboard.js';
 import * as edit from './edit.js';
 import * as diff from './diff.js';
 import * as snapshot from './snapshot.js';
@@ -45,6 +46,7 @@ export const commandModules: RegisterCommand[] = [
   schema.register,
   openapi.register,
   serve.register,
+  dashboard.register,
   mcp.register,
   keys.register,
   credits.register,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { ApiConfig, Field } from '../../core/config/schema.js';
-import { exampleValues, placeholderNames } from '../../core/config/url-template.js';
+import type { Field } from '../../core/config/schema.js';
+import { placeholderNames } from '../../core/config/url-template.js';
+import { exampleRequest } from '../../core/endpoint-tools.js';
 import { scraperByNumber } from '../../core/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -61,12 +62,4 @@ function structureLines(fields: Field[], indent: string): string[] {
     if (field.fields) lines.push(...structureLines(field.fields, `${indent}  `));
   }
   return lines;
-}
-
-/** A curl line a user can paste: GET for static configs, POST with the example values for dynamic ones. */
-export function exampleRequest(config: ApiConfig, baseUrl: string): string {
-  const url = `${baseUrl}/external/${config.apiId}`;
-  if (placeholderNames(config.url).length === 0) return `curl -H 'apikey: <API_KEY>' ${url}`;
-  const body = JSON.stringify(exampleValues(config)).replace(/'/g, `'\\''`);
-  return `curl -X POST -H 'apikey: <API_KEY>' -H 'Content-Type: application/json' -d '${body}' ${url}`;
 }

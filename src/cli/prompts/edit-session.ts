@@ -47,7 +47,7 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
     }
   };
   const trySave = async (): Promise<EditOutcome | undefined> => {
-    const saved = options.draft ? await confirmDraft(editable, config, ctx) : await save(editable, config, ctx);
+    const saved = options.draft ? await confirmDraft(editable, config, ctx) : await save(editable, config, ctx, project.dataDir);
     return saved ? { outcome: 'saved', config: saved } : undefined;
   };
 
@@ -240,7 +240,8 @@ async function confirmDraft(editable: EditableConfig, config: ApiConfig, ctx: Cl
   return config;
 }
 
-async function save(editable: EditableConfig, config: ApiConfig, ctx: CliContext): Promise<ApiConfig | undefined> {
+/** `keepIn`: the data dir, where the revision being replaced is kept (the dashboard lists them). */
+async function save(editable: EditableConfig, config: ApiConfig, ctx: CliContext, keepIn: string): Promise<ApiConfig | undefined> {
   const c = colors(ctx.stdout, ctx.env);
   const before = editable.original;
   const next = { ...config, revision: before.revision + 1 };
@@ -259,7 +260,7 @@ async function save(editable: EditableConfig, config: ApiConfig, ctx: CliContext
     writeLine(ctx.stdout, line.startsWith('+') ? c.green(line) : line.startsWith('-') ? c.red(line) : line);
   }
   if (!(await confirm({ message: `Save revision ${next.revision}?`, default: true }))) return undefined;
-  await saveEditedConfig(editable, next);
+  await saveEditedConfig(editable, next, keepIn);
   writeLine(ctx.stdout, c.green(`saved ${editable.file} (revision ${next.revision})`));
   return next;
 }

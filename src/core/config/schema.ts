@@ -188,6 +188,20 @@ export const ProjectSettingsSchema = z
       .object({ enabled: z.boolean().default(true).describe('Serve /openapi.json and the /docs reference page') })
       .strict()
       .default({ enabled: true }),
+    dashboard: z
+      .object({
+        enabled: z.boolean().default(true).describe('Serve the web dashboard at /ui/ (sign in with a link from `pagejson dashboard`)'),
+        publicUrl: z
+          .string()
+          .url()
+          .max(500)
+          .refine((url) => /^https?:\/\/[^/]+\/?$/i.test(url), 'write the origin only, e.g. https://pagejson.example.com')
+          .optional()
+          .describe('The origin users reach the daemon at, when a proxy stands in front (login links use it; https makes the session cookie Secure)'),
+        sessionHours: z.number().int().min(1).max(720).default(12).describe('How long a dashboard sign-in lasts'),
+      })
+      .strict()
+      .default({ enabled: true, sessionHours: 12 }),
     heal: z
       .enum(['off', 'propose', 'apply'])
       .default('propose')

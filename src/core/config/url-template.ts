@@ -257,3 +257,44 @@ function safeDecode(text: string): string {
     return text;
   }
 }
+
+/**
+ * The places of a URL that can be made dynamic, each with its spec (`path:N`, `query:PARAM`), its value (a
+ * variable's example when dynamic) and its variable name when it is one: what the dashboard shows as a
+ * toggle per path segment and query parameter (SPEC 2.1).
+ */
+export interface UrlPlace {
+  spec: string;
+  kind: 'path' | 'query';
+  /** The path segment's 1-based position or the query parameter's name. */
+  label: string;
+  value: string;
+  variable: string | null;
+}
+
+export function urlPlaces(config: TemplateSource): { origin: string; places: UrlPlace[] } | undefined {
+  const parts = splitUrl(config.url);
+  if (!parts) return undefined;
+  const single = (text: string): string | null => {
+    const match = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(text);
+    return match ? match[1]! : null;
+  };
+  const valueOf = (raw: string, variable: string | null): string => (variable ? (ownVariable(config, variable)?.example ?? '') : safeDecode(raw));
+  const places: UrlPlace[] = [];
+  parts.path.split('/').forEach((segment, index, all) => {
+    // segments[0] is the empty string before the leading slash; a trailing slash leaves an empty last one.
+    if (index === 0 || (segment === '' && index === all.length - 1)) return;
+    const variable = single(segment);
+    places.push({ spec: `path:${index}`, kind: 'path', label: String(index), value: valueOf(segment, variable), variable });
+  });
+  if (parts.hasQuery && parts.query !== '') {
+    for (const pair of parts.query.split('&')) {
+      const [key = '', ...rest] = pair.split('=');
+      const raw = rest.join('=');
+      const param = safeDecode(key);
+      const variable = single(raw);
+      places.push({ spec: `query:${param}`, kind: 'query', label: param, value: variable ? valueOf(raw, variable) : safeDecode(raw.replace(/\+/g, ' ')), variable });
+    }
+  }
+  return { origin: parts.origin, places };
+}

@@ -6,6 +6,7 @@ import { ApiConfigSchema, type ApiConfig, type ProjectSettings } from '../config
 import { checkConfigAgainstProject, checkConfigRules } from '../config/validate.js';
 import { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from '../config/write.js';
 import type { ConfigProblem } from '../config/problems.js';
+import { keepRevision } from './revisions.js';
 import { formatZodIssues } from '../config/problems.js';
 
 /**
@@ -60,8 +61,11 @@ export function textOf(editable: EditableConfig, config: ApiConfig): string {
   return serializeConfig(fileShape(editable, config) as ApiConfig);
 }
 
-/** Validate, then write atomically. Throws CONFIG_INVALID (writing nothing) when the result is invalid. */
-export async function saveEditedConfig(editable: EditableConfig, config: ApiConfig): Promise<string> {
+/**
+ * Validate, then write atomically. Throws CONFIG_INVALID (writing nothing) when the result is invalid. With
+ * `keepIn` (the data dir), the revision being replaced is kept there first (see revisions.ts).
+ */
+export async function saveEditedConfig(editable: EditableConfig, config: ApiConfig, keepIn?: string): Promise<string> {
   const problems = problemsOf(editable.file, config, editable.settings);
   if (problems.length > 0) {
     throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
@@ -70,6 +74,7 @@ export async function saveEditedConfig(editable: EditableConfig, config: ApiConf
     });
   }
   const text = textOf(editable, config);
+  if (keepIn !== undefined && config.revision !== editable.original.revision) await keepRevision(keepIn, editable.original);
   await writeConfigFile(editable.file, fileShape(editable, config) as ApiConfig);
   return text;
 }

@@ -212,7 +212,8 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       return { ...config, structure };
     }
     case 'set': {
-      const topLevel = TOP_LEVEL_SETTERS[operation.key];
+      // The key comes from outside (a flag, the dashboard): only own entries, never `constructor` and the like.
+      const topLevel = Object.hasOwn(TOP_LEVEL_SETTERS, operation.key) ? TOP_LEVEL_SETTERS[operation.key] : undefined;
       if (topLevel) return topLevel(config, operation.value);
       const at = operation.key.lastIndexOf('.');
       const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];

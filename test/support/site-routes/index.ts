@@ -1,6 +1,7 @@
 import type { RouteHandler } from '../site.js';
 import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
+import { dashboardRoutes } from './dashboard.js';
 import { driftRoutes } from './drift.js';
 import { watchRoutes } from './watch.js';
 import { faultRoutes } from './faults.js';
@@ -16,6 +17,7 @@ import { sessionRoutes } from './session.js';
 export const siteRoutes: Record<string, RouteHandler> = {
   ...charsetRoutes,
   ...daemonRoutes,
+  ...dashboardRoutes,
   ...driftRoutes,
   ...watchRoutes,
   ...faultRoutes,

@@ -1,0 +1,74 @@
+import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { API_ID_PATTERN } from '../config/constants.js';
+import { parseConfigText } from '../config/load.js';
+import type { ApiConfig } from '../config/schema.js';
+import { serializeConfig } from '../config/write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fs/private-files.js';
+import { describeChanges, type ConfigChange } from './describe-changes.js';
+
+/**
+ * Earlier revisions of a config, kept in the data dir when a save replaces them (`pagejson edit`, the
+ * dashboard): `<dataDir>/revisions/<apiId>/<revision>.json`, the newest KEPT_REVISIONS per endpoint. Git keeps
+ * the project's history; this lets the dashboard show "what changed in each revision" without a repository.
+ */
+export const KEPT_REVISIONS = 50;
+const MAX_REVISION_BYTES = 1024 * 1024;
+
+export interface RevisionView {
+  revision: number;
+  /** When this revision was replaced by a later one (null: the current file). */
+  replacedAt: string | null;
+  /** What this revision changed compared with the one before it (null: the one before is not kept). */
+  changes: ConfigChange[] | null;
+  config: ApiConfig;
+}
+
+function folderOf(dataDir: string, apiId: string): string {
+  // apiIds are checked by every caller; checked again here because the id becomes a path.
+  if (!API_ID_PATTERN.test(apiId)) throw new RangeError(`not an apiId: ${JSON.stringify(apiId)}`);
+  return join(dataDir, 'revisions', apiId);
+}
+
+/** Keep `config` (about to be replaced) and drop the oldest kept ones past KEPT_REVISIONS. */
+export async function keepRevision(dataDir: string, config: ApiConfig): Promise<void> {
+  const folder = folderOf(dataDir, config.apiId);
+  await mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await writeFile(join(folder, `${config.revision}.json`), serializeConfig(config), { mode: PRIVATE_FILE_MODE });
+  const numbers = await keptNumbers(folder);
+  for (const old of numbers.slice(KEPT_REVISIONS)) await unlink(join(folder, `${old}.json`)).catch(() => undefined);
+}
+
+/** Newest first. Files that are not `<n>.json` are ignored. */
+async function keptNumbers(folder: string): Promise<number[]> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  return names
+    .map((name) => /^([1-9][0-9]{0,8})\.json$/.exec(name))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => b - a);
+}
+
+/** The current config and every kept revision before it, newest first, each with what it changed. */
+export async function listRevisions(dataDir: string, current: ApiConfig): Promise<RevisionView[]> {
+  const folder = folderOf(dataDir, current.apiId);
+  const kept: Array<{ config: ApiConfig; replacedAt: string }> = [];
+  for (const number of await keptNumbers(folder)) {
+    if (number >= current.revision) continue;
+    const file = join(folder, `${number}.json`);
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile() || info.size > MAX_REVISION_BYTES) continue;
+    const parsed = parseConfigText(await readFile(file, 'utf8'), file);
+    if (parsed.ok && parsed.config.apiId === current.apiId) kept.push({ config: parsed.config, replacedAt: info.mtime.toISOString() });
+  }
+  const all = [{ config: current, replacedAt: null as string | null }, ...kept];
+  return all.map((entry, index) => {
+    const before = all[index + 1];
+    return {
+      revision: entry.config.revision,
+      replacedAt: entry.replacedAt,
+      changes: before && before.config.revision === entry.config.revision - 1 ? describeChanges(before.config, entry.config) : null,
+      config: entry.config,
+    };
+  });
+}

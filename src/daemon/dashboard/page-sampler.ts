@@ -1,0 +1,49 @@
+import { LRUCache } from 'lru-cache';
+import type { ApiConfig } from '../../core/config/schema.js';
+import { resolveSourceUrl } from '../../core/config/url-template.js';
+import type { Runtime } from '../../core/runtime.js';
+import { scraperByNumber } from '../../core/scrapers/types.js';
+
+/**
+ * Live previews while a structure is edited: the page is fetched once (kept a minute, a few pages at most)
+ * and every change of a selector is tried on it through the daemon's extractor, so a hostile page or selector
+ * meets the same worker budget and document limits as a retrieval.
+ */
+export interface SampledPage {
+  html: string;
+  finalUrl: string;
+}
+
+export interface PageSampler {
+  page(config: ApiConfig, values: Record<string, unknown>): Promise<SampledPage>;
+  /** What `config` extracts from `page` (compiled under revision 0, apart from the served revisions). */
+  sample(config: Pick<ApiConfig, 'apiId' | 'selector' | 'structure'>, page: SampledPage): Promise<{ data: Record<string, unknown>; empty: boolean; missingRequired: string[] }>;
+}
+
+const KEPT_MS = 60_000;
+
+export function createPageSampler(runtime: Runtime): PageSampler {
+  const pages = new LRUCache<string, Promise<SampledPage>>({ max: 8, ttl: KEPT_MS });
+  return {
+    page(config, values) {
+      const url = resolveSourceUrl(config, values);
+      const session = config.session && scraperByNumber(config.scraper).supportsSession;
+      const key = `${config.scraper}\t${session}\t${url}`;
+      let found = pages.get(key);
+      if (!found) {
+        found = runtime.scrapers
+          .get(config.scraper)
+          .fetch({ url, session })
+          .then((page) => ({ html: page.html, finalUrl: page.finalUrl }));
+        // A failed fetch is not kept: the next preview tries again.
+        found.catch(() => pages.delete(key));
+        pages.set(key, found);
+      }
+      return found;
+    },
+    async sample(config, page) {
+      const outcome = await runtime.extractor.extract({ config: { apiId: config.apiId, revision: 0, selector: config.selector, structure: config.structure }, html: page.html, finalUrl: page.finalUrl });
+      return { data: outcome.data, empty: outcome.empty, missingRequired: outcome.missingRequired };
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// Vite bundles imported stylesheets into the built CSS files.
+declare module '*.css';

@@ -1,0 +1,124 @@
+/** Shapes of the /ui/api answers (src/daemon/dashboard): what the pages read. */
+export interface Field {
+  name: string;
+  type: string;
+  selector?: string;
+  attribute?: string;
+  transform?: string[];
+  description?: string;
+  required?: boolean;
+  fields?: Field[];
+  items?: { type: string; attribute?: string; fields?: Field[] };
+}
+
+export interface Config {
+  apiId: string;
+  revision: number;
+  status: 'active' | 'inactive';
+  url: string;
+  variables: Record<string, { example?: string; pattern?: string }>;
+  scraper: 1 | 2 | 3;
+  session: boolean;
+  caching: boolean;
+  model: string;
+  selector: string;
+  rule: string | null;
+  description?: string;
+  structure: Field[];
+}
+
+export interface Totals {
+  requests: number;
+  errors: number;
+  cacheHits: number;
+  retrievalMilliCredits: number;
+  generationMilliCredits: number;
+}
+
+export interface EndpointStatus {
+  apiId: string;
+  status: 'active' | 'inactive';
+  sourceUrl: string;
+  scraper: 1 | 2 | 3;
+  scraperName: string;
+  caching: boolean;
+  variables: string[];
+  lastFetchAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  health: 'healthy' | 'degraded' | 'broken' | null;
+  failingFields: string[];
+  healthSince: string | null;
+  usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };
+}
+
+export interface EndpointRow extends EndpointStatus {
+  description: string;
+  last24h: Totals;
+}
+
+export interface UrlPlace {
+  spec: string;
+  kind: 'path' | 'query';
+  label: string;
+  value: string;
+  variable: string | null;
+}
+
+export interface Change {
+  kind: string;
+  subject: string;
+  text: string;
+}
+
+export interface Problem {
+  file?: string;
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+export type Operation =
+  | { kind: 'add'; path: string; type: string; selector?: string; attribute?: string }
+  | { kind: 'remove'; path: string }
+  | { kind: 'rename'; path: string; name: string }
+  | { kind: 'move'; path: string; position: number }
+  | { kind: 'set'; key: string; value: string }
+  | { kind: 'var'; spec: string; name: string }
+  | { kind: 'unvar'; name: string };
+
+export interface EditAnswer {
+  config: Config;
+  changed?: boolean;
+  written: boolean;
+  changes?: Change[];
+  problems: Problem[];
+  sample?: Record<string, unknown>;
+  previewError?: { code: string; message: string };
+  file?: string;
+}
+
+export interface KeyView {
+  id: string;
+  account: string;
+  label: string | null;
+  scope: string[] | null;
+  status: 'active' | 'revoked' | 'expired';
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };
+  endpoints: string[];
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  label: string | null;
+  scope: string[] | null;
+  createdAt: string;
+}
+
+export interface UsagePoint extends Totals {
+  at: string;
+}

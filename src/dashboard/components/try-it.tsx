@@ -1,0 +1,77 @@
+import { useState } from 'preact/hooks';
+import { api } from '../app/api';
+import type { Config } from '../app/types';
+import { Busy, CopyButton, ErrorBox, JsonView, Section } from './ui';
+
+/** "Try it": the saved revision fetched now with these values (no key, no credits), and the curl to call it. */
+interface TryAnswer {
+  ok: boolean;
+  data?: Record<string, unknown>;
+  error?: string;
+  health?: string;
+  failing?: string[];
+  curl: string;
+}
+
+export function TryIt({ apiId, config, examples, curl, publicUrl }: { apiId: string; config: Config; examples: Record<string, string>; curl: string; publicUrl: string }) {
+  const names = Object.keys(examples);
+  const [values, setValues] = useState<Record<string, string>>(examples);
+  const [answer, setAnswer] = useState<TryAnswer | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <Section title="Try it" id="try">
+      <form
+        class="try"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          setError(undefined);
+          try {
+            setAnswer(await api<TryAnswer>('POST', `/endpoints/${apiId}/try`, { values }));
+          } catch (caught) {
+            setError(caught);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {names.map((name) => (
+          <label key={name}>
+            {name}
+            <input value={values[name] ?? ''} onInput={(event) => setValues({ ...values, [name]: event.currentTarget.value })} />
+          </label>
+        ))}
+        <button type="submit" disabled={busy}>
+          Run revision {config.revision}
+        </button>
+        <span class="muted small">Fetches the page now; no key, no credits.</span>
+      </form>
+      {busy ? <Busy label={`Fetching ${config.url}`} /> : null}
+      <ErrorBox error={error} />
+      {answer ? (
+        answer.ok ? (
+          <>
+            {answer.health && answer.health !== 'healthy' ? (
+              <p class="warning">
+                Health: {answer.health}
+                {answer.failing && answer.failing.length > 0 ? ` (failing: ${answer.failing.join(', ')})` : ''}
+              </p>
+            ) : null}
+            <JsonView value={{ data: answer.data, errors: null }} label="The endpoint's answer" />
+          </>
+        ) : (
+          <p class="error-text">The retrieval failed: {answer.error}</p>
+        )
+      ) : null}
+      <h3>Call it</h3>
+      <div class="curl">
+        <code>{answer?.curl ?? curl}</code>
+        <CopyButton text={answer?.curl ?? curl} />
+      </div>
+      <p class="muted small">
+        Replace <code>&lt;API_KEY&gt;</code> with a key from <a href="/ui/keys">Keys</a>. The daemon answers at <code>{publicUrl}</code>.
+      </p>
+    </Section>
+  );
+}

@@ -1,0 +1,216 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { api, when } from '../app/api';
+import type { Change, Config, EditAnswer, EndpointStatus, Operation, UrlPlace } from '../app/types';
+import type { Session } from '../app/main';
+import { StructureEditor } from '../components/structure-editor';
+import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
+import { UrlPlaces } from '../components/url-places';
+import { TryIt } from '../components/try-it';
+
+/**
+ * One endpoint: status, URL places (a toggle per path segment and query parameter), "try it", the structure
+ * with live previews of every change, and its revisions. Changes collect as `pagejson edit` operations; Save
+ * writes them as one new revision (checked by `validate`'s rules, served at once).
+ */
+interface Detail {
+  config: Config;
+  status: EndpointStatus;
+  file: string | null;
+  places: UrlPlace[];
+  examples: Record<string, string>;
+  curl: string;
+}
+
+interface Revision {
+  revision: number;
+  replacedAt: string | null;
+  changes: Change[] | null;
+}
+
+type Draft = EditAnswer & { places: UrlPlace[] };
+
+/** A selector typed twice in a row is one change, not two. */
+function merged(pending: Operation[], next: Operation): Operation[] {
+  const last = pending[pending.length - 1];
+  if (last && last.kind === 'set' && next.kind === 'set' && last.key === next.key) return [...pending.slice(0, -1), next];
+  return [...pending, next];
+}
+
+export function EndpointPage({ apiId, session }: { apiId: string; session: Session }) {
+  const [detail, setDetail] = useState<Detail | undefined>();
+  const [revisions, setRevisions] = useState<Revision[]>([]);
+  const [pending, setPending] = useState<Operation[]>([]);
+  const [draft, setDraft] = useState<Draft | undefined>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState<string | undefined>();
+  const [saved, setSaved] = useState<string | undefined>();
+
+  const load = useCallback(async () => {
+    try {
+      const [next, history] = await Promise.all([api<Detail>('GET', `/endpoints/${apiId}`), api<{ revisions: Revision[] }>('GET', `/endpoints/${apiId}/revisions`)]);
+      setDetail(next);
+      setRevisions(history.revisions);
+    } catch (caught) {
+      setError(caught);
+    }
+  }, [apiId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const edit = async (operations: Operation[], save: boolean): Promise<Draft | undefined> => {
+    if (!detail) return undefined;
+    setError(undefined);
+    setBusy(save ? 'Saving…' : 'Trying the change on the page…');
+    try {
+      return await api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail.config.revision, operations, save, preview: !save });
+    } catch (caught) {
+      setError(caught);
+      return undefined;
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const change = async (...next: Operation[]) => {
+    const operations = next.reduce(merged, pending);
+    setSaved(undefined);
+    const answer = await edit(operations, false);
+    if (!answer) return;
+    setPending(operations);
+    setDraft(answer);
+  };
+
+  const save = async (operations = pending) => {
+    const answer = await edit(operations, true);
+    if (!answer) return;
+    if (answer.problems.length > 0) {
+      setDraft(answer);
+      return;
+    }
+    setSaved(answer.written ? `Saved revision ${answer.config.revision} to ${detail?.file ?? 'its file'}; the daemon serves it now.` : 'Nothing changed.');
+    setPending([]);
+    setDraft(undefined);
+    await load();
+  };
+
+  if (!detail) return error ? <ErrorBox error={error} /> : <p>Loading…</p>;
+  const config = draft?.config ?? detail.config;
+  const places = draft?.places ?? detail.places;
+  const { status } = detail;
+  return (
+    <>
+      <p class="crumbs">
+        <Link href="/">Endpoints</Link> ›
+      </p>
+      <PageTitle>{apiId}</PageTitle>
+      <p class="lead">{config.description ?? ''}</p>
+      <div class="facts">
+        <span class={`badge ${detail.config.status}`}>{detail.config.status}</span>
+        <Health health={status.health} />
+        <span>
+          revision {detail.config.revision} · scraper {status.scraper} ({status.scraperName}) · last fetch {when(status.lastFetchAt)}
+        </span>
+        {detail.file ? <code class="small">{detail.file}</code> : null}
+        <button type="button" class="secondary small" disabled={busy !== undefined || pending.length > 0} title={pending.length > 0 ? 'save or discard the pending changes first' : undefined} onClick={() => save([{ kind: 'set', key: 'status', value: detail.config.status === 'active' ? 'inactive' : 'active' }])}>
+          {detail.config.status === 'active' ? 'Deactivate' : 'Activate'}
+        </button>
+      </div>
+      {status.lastError ? (
+        <p class="error-text">
+          Last error ({when(status.lastErrorAt)}): {status.lastError}
+        </p>
+      ) : null}
+      <ErrorBox error={error} />
+      {saved ? (
+        <p class="success" role="status">
+          {saved}
+        </p>
+      ) : null}
+
+      <div class="pending" aria-live="polite">
+        {busy ? <Busy label={busy} /> : null}
+        {pending.length > 0 && draft ? (
+          <div class="card highlight">
+            <h2>Unsaved changes</h2>
+            <ul>
+              {(draft.changes ?? []).map((entry, index) => (
+                <li key={index}>{entry.text}</li>
+              ))}
+            </ul>
+            {draft.problems.length > 0 ? (
+              <div class="error" role="alert">
+                <strong>Not valid yet, so it cannot be saved:</strong>
+                <ul>
+                  {draft.problems.map((problem, index) => (
+                    <li key={index}>
+                      <code>{problem.path}</code>: {problem.message}
+                      {problem.hint ? ` (${problem.hint})` : ''}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ) : null}
+            <div class="actions">
+              <button type="button" disabled={busy !== undefined || draft.problems.length > 0} onClick={() => save()}>
+                Save revision {detail.config.revision + 1}
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy !== undefined}
+                onClick={() => {
+                  setPending([]);
+                  setDraft(undefined);
+                }}
+              >
+                Discard
+              </button>
+            </div>
+          </div>
+        ) : null}
+      </div>
+
+      <Section title="Source URL" id="url">
+        <p class="url">{config.url}</p>
+        <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
+      </Section>
+
+      <TryIt apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} />
+
+      <Section title="Structure" id="structure">
+        <div class="split">
+          <StructureEditor key={`${detail.config.revision}-${pending.length === 0}`} structure={config.structure} onOperation={change} disabled={busy !== undefined} />
+          <div>
+            <h3>Live sample</h3>
+            {draft?.previewError ? <p class="error-text">The page could not be read: {draft.previewError.message}</p> : null}
+            {draft?.sample ? <JsonView value={draft.sample} label="What the edited structure extracts from the page" /> : <p class="muted">Change a field or a selector to see what it extracts from the live page.</p>}
+          </div>
+        </div>
+      </Section>
+
+      <Section title="Revisions" id="revisions">
+        <ol class="revisions" reversed>
+          {revisions.map((entry) => (
+            <li key={entry.revision}>
+              <strong>Revision {entry.revision}</strong> {entry.replacedAt ? <span class="muted small">replaced {when(entry.replacedAt)}</span> : <span class="badge active">current</span>}
+              {entry.changes === null ? (
+                <div class="muted small">{entry.revision === 1 ? 'first revision' : 'the revision before it is not kept here (see git history)'}</div>
+              ) : (
+                <ul>
+                  {entry.changes.map((item, index) => (
+                    <li key={index}>{item.text}</li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ol>
+        <p class="muted small">
+          Every save writes the config file as a new revision; commit it to keep it in your repository. <CopyButton text={`pagejson diff ${apiId}`} label="Copy the diff command" />
+        </p>
+      </Section>
+    </>
+  );
+}

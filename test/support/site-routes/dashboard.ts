@@ -1,0 +1,32 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteHandler } from '../site.js';
+
+/**
+ * Pages of the dashboard tests. `/shop/<category>/items?page=N` lists three items whose names say the
+ * category and page, so a URL place turned into a variable visibly changes what is fetched. `/xss.html`
+ * holds markup as text: its heading reads `<img src=x onerror=alert(1)>` (escaped in the source), which the
+ * dashboard must show as those characters and never run.
+ */
+export const XSS_TEXT = '<img src=x onerror=alert(1)>';
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function shop(category: string): RouteHandler {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const page = new URL(req.url ?? '/', 'http://fixture').searchParams.get('page') ?? '1';
+    const items = [1, 2, 3].map((n) => `<li class="item"><span class="name">${escape(`${category} item ${n} (page ${page})`)}</span> <span class="price">${n * 10}.50</span></li>`).join('');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>${escape(category)} shop</title></head><body><h1>${escape(category)} shop</h1><ul class="items">${items}</ul></body></html>`);
+  };
+}
+
+export const dashboardRoutes: Record<string, RouteHandler> = {
+  '/shop/tools/items': shop('tools'),
+  '/shop/garden/items': shop('garden'),
+  '/xss.html': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>Markup as text</title></head><body><h1>${escape(XSS_TEXT)}</h1><p class="kind">${escape('"><script>alert(2)</script>')}</p></body></html>`);
+  },
+};
