@@ -58,7 +58,8 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
     const file = join(folder, `${number}.json`);
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile() || info.size > MAX_REVISION_BYTES) continue;
-    const parsed = parseConfigText(await readFile(file, 'utf8'), file);
+    // Parsed under the name of the config file it was (the rules want the file's stem to be the apiId).
+    const parsed = parseConfigText(await readFile(file, 'utf8'), join(folder, `${current.apiId}.json`));
     if (parsed.ok && parsed.config.apiId === current.apiId) kept.push({ config: parsed.config, replacedAt: info.mtime.toISOString() });
   }
   const all = [{ config: current, replacedAt: null as string | null }, ...kept];

@@ -13,7 +13,7 @@ interface TryAnswer {
   curl: string;
 }
 
-export function TryIt({ apiId, config, examples, curl, publicUrl }: { apiId: string; config: Config; examples: Record<string, string>; curl: string; publicUrl: string }) {
+export function TryIt({ apiId, config, examples, curl, publicUrl, onRun }: { apiId: string; config: Config; examples: Record<string, string>; curl: string; publicUrl: string; onRun?: () => void }) {
   const names = Object.keys(examples);
   const [values, setValues] = useState<Record<string, string>>(examples);
   const [answer, setAnswer] = useState<TryAnswer | undefined>();
@@ -29,6 +29,8 @@ export function TryIt({ apiId, config, examples, curl, publicUrl }: { apiId: str
           setError(undefined);
           try {
             setAnswer(await api<TryAnswer>('POST', `/endpoints/${apiId}/try`, { values }));
+            // The fetch changed the endpoint's last fetch time and health: show them.
+            onRun?.();
           } catch (caught) {
             setError(caught);
           } finally {

@@ -78,11 +78,16 @@ export function Section({ title, children, id }: { title: string; children: Comp
   );
 }
 
-/** Moves focus to the page's heading when a page opens, so keyboard and screen-reader users start there. */
+/**
+ * Moves focus to the page's heading when the user moves to another page, so keyboard and screen-reader users
+ * start there; not on the first page load, where the browser's own order (skip link first) applies.
+ */
+let firstPage = true;
 export function PageTitle({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    ref.current?.focus();
+    if (firstPage) firstPage = false;
+    else ref.current?.focus();
   }, []);
   return (
     <h1 tabIndex={-1} ref={ref}>

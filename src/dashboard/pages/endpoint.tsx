@@ -177,7 +177,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
       </Section>
 
-      <TryIt apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} />
+      <TryIt key={detail.config.revision} apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} onRun={() => void load()} />
 
       <Section title="Structure" id="structure">
         <div class="split">
