@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { makeProject, type TempProject } from './daemon-support.js';
+
+/**
+ * The dashboard's JSON API behind the pages (issue 18 parts 2, 4, 5): structure edits (add, remove, reorder)
+ * tried live on the page before anything is written, invalid edits refused with validate's words, key
+ * rotation with grace, and usage in hour and day buckets with generation and retrieval credits apart.
+ */
+let site: FixtureSite;
+let temp: TempProject;
+let server: RunningServer;
+let session: { cookie: string; csrf: string };
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+});
+afterEach(async () => {
+  await server?.close();
+  await temp?.cleanup();
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+async function start(): Promise<void> {
+  temp = await makeProject([
+    { apiId: 'shop', url: `${site.origin}/shop/tools/items?page=1`, caching: true, structure: [{ name: 'heading', type: 'string', selector: 'h1' }, { name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: '.name' }] }] },
+  ]);
+  server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
+  const link = server.app.dashboardLoginLink()!;
+  const answer = await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' });
+  const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { csrf } = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
+  session = { cookie, csrf };
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  const answer = await fetch(`${server.url}/ui/api${path}`, {
+    method,
+    headers: { cookie: session.cookie, ...(method === 'POST' ? { 'content-type': 'application/json', 'x-pagejson-csrf': session.csrf } : {}) },
+    ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
+  });
+  return { status: answer.status, json: (await answer.json()) as T };
+}
+
+interface Edit {
+  config: { revision: number; structure: Array<{ name: string; fields?: Array<{ name: string }> }> };
+  written: boolean;
+  problems: Array<{ path: string; message: string }>;
+  sample?: Record<string, unknown>;
+  changes: Array<{ text: string }>;
+}
+
+describe('dashboard API', () => {
+  it('adds, reorders and removes fields, tried live on the page before a save writes one revision', async () => {
+    await start();
+    const original = await readFile(join(temp.root, 'configs/shop.json'), 'utf8');
+    const operations = [
+      { kind: 'add', path: 'items.price', type: 'number', selector: '.price' },
+      { kind: 'move', path: 'items', position: 1 },
+      { kind: 'remove', path: 'heading' },
+    ];
+    const preview = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations, preview: true });
+    expect(preview.status).toBe(200);
+    expect(preview.json.written).toBe(false);
+    expect(preview.json.sample).toEqual({ items: [{ name: 'tools item 1 (page 1)', price: 10.5 }, { name: 'tools item 2 (page 1)', price: 20.5 }, { name: 'tools item 3 (page 1)', price: 30.5 }] });
+    expect(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')).toBe(original);
+
+    const saved = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations, save: true });
+    expect(saved.json.written).toBe(true);
+    expect(saved.json.config.revision).toBe(2);
+    const file = JSON.parse(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')) as Edit['config'];
+    expect(file.structure.map((field) => field.name)).toEqual(['items']);
+    expect(file.structure[0]!.fields!.map((field) => field.name)).toEqual(['name', 'price']);
+    // Served at once.
+    expect(server.runtime.configs.get('shop')?.revision).toBe(2);
+  });
+
+  it('refuses an edit validate would refuse, writing nothing, with the words of validate', async () => {
+    await start();
+    const original = await readFile(join(temp.root, 'configs/shop.json'), 'utf8');
+    const bad = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations: [{ kind: 'set', key: 'heading.selector', value: 'h1[' }], save: true });
+    expect(bad.status).toBe(200);
+    expect(bad.json.written).toBe(false);
+    expect(bad.json.problems[0]!.path).toContain('selector');
+    const unknown = await call<{ error: { code: string; message: string } }>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations: [{ kind: 'remove', path: 'nothing' }], save: true });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    expect(unknown.json.error.message).toContain('nothing');
+    expect(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')).toBe(original);
+  });
+
+  it('rotates a key with grace: the new key works, the old one until its grace ends', async () => {
+    await start();
+    const created = await call<{ id: string; key: string }>('POST', '/keys', { label: 'rotating' });
+    expect(created.status).toBe(201);
+    const rotated = await call<{ key: { id: string; key: string }; previous: { id: string; status: string; expiresAt: string } }>('POST', `/keys/${created.json.id}/rotate`, { graceMinutes: 30 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.previous.id).toBe(created.json.id);
+    expect(Date.parse(rotated.json.previous.expiresAt) - Date.now()).toBeGreaterThan(29 * 60_000);
+    for (const key of [created.json.key, rotated.json.key.key]) expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: key } })).status).toBe(200);
+    const keys = await call<{ keys: Array<{ id: string; label: string | null; status: string }> }>('GET', '/keys');
+    expect(keys.json.keys.map((key) => key.id).sort()).toEqual([created.json.id, rotated.json.key.id].sort());
+    expect(JSON.stringify(keys.json)).not.toContain(created.json.key);
+  });
+
+  it('answers usage in hour and day buckets, per endpoint and key, with generation credits apart from retrieval', async () => {
+    await start();
+    const created = await call<{ id: string; key: string }>('POST', '/keys', {});
+    for (let index = 0; index < 3; index += 1) expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
+    await server.runtime.retrieval.flushUsage();
+    // A generation's charge, as `pagejson generate` and the dashboard record it.
+    await server.runtime.store.recordUsage({ apiId: 'shop', keyId: null, account: 'default', milliCredits: 250, outcome: 'MODEL', at: new Date() });
+    interface Usage {
+      points: Array<{ at: string; requests: number; cacheHits: number; retrievalMilliCredits: number; generationMilliCredits: number }>;
+      totals: { requests: number; cacheHits: number; retrievalMilliCredits: number; generationMilliCredits: number };
+      byKey: Array<{ id: string; totals: { requests: number } }>;
+      byEndpoint: Array<{ id: string }>;
+    }
+    const hours = await call<Usage>('GET', '/usage?unit=hour');
+    expect(hours.json.points).toHaveLength(48);
+    expect(hours.json.points.at(-1)).toMatchObject({ requests: 3, cacheHits: 2, retrievalMilliCredits: 1_200, generationMilliCredits: 250 });
+    expect(hours.json.totals).toMatchObject({ requests: 3, cacheHits: 2, retrievalMilliCredits: 1_200, generationMilliCredits: 250 });
+    expect(hours.json.byKey).toEqual([{ id: created.json.id, totals: expect.objectContaining({ requests: 3 }) }]);
+    expect(hours.json.byEndpoint.map((row) => row.id)).toEqual(['shop']);
+    const days = await call<Usage>('GET', `/usage?unit=day&keyId=${created.json.id}`);
+    expect(days.json.points).toHaveLength(30);
+    expect(days.json.totals).toMatchObject({ requests: 3, generationMilliCredits: 0 });
+    const endpoints = await call<{ endpoints: Array<{ apiId: string; last24h: { requests: number }; lastFetchAt: string | null }> }>('GET', '/endpoints');
+    expect(endpoints.json.endpoints[0]).toMatchObject({ apiId: 'shop', last24h: { requests: 3 } });
+    expect(endpoints.json.endpoints[0]!.lastFetchAt).not.toBeNull();
+  });
+});
