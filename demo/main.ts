@@ -71,6 +71,12 @@ async function main(): Promise<void> {
     console.log('');
     console.log('call it again:');
     console.log(`  curl -s -H 'apikey: ${created.key}' ${endpoint}`);
+    const dashboard = server.app.dashboardLoginLink();
+    if (dashboard) {
+      console.log('');
+      console.log('the dashboard (a one-time sign-in link; `pagejson dashboard` makes new ones):');
+      console.log(`  ${dashboard.url}`);
+    }
     if (response.status !== 200) process.exitCode = 1;
 
     if (once) return;

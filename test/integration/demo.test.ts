@@ -29,6 +29,7 @@ describe('npm run demo', () => {
     expect(items).toHaveLength(14);
     expect(JSON.stringify(items[0])).toContain('A Light in the Attic');
     expect(result.stdout).toMatch(/curl -s -H 'apikey: pj_[0-9A-Za-z]+' http:\/\/127\.0\.0\.1:\d+\/external\/books/);
+    expect(result.stdout).toMatch(/the dashboard .*\n {2}http:\/\/127\.0\.0\.1:\d+\/ui\/login\?token=[A-Za-z0-9_-]{43}$/m);
   });
 
   it('falls back to a free port when the example site\'s port 4173 is taken', async () => {
