@@ -277,6 +277,8 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Proposal: listing' }).waitFor({ timeout: 30_000 });
     const sample = page.getByLabel('What the proposal extracts from the page');
     expect((await sample.textContent())?.length).toBeGreaterThan(20);
+    // The proposal's URL has its toggles too, before anything is saved.
+    expect(await page.getByLabel('Make path segment 1 dynamic').isChecked()).toBe(false);
     await shot(page, 'generate');
     await page.getByRole('button', { name: 'Save as listing' }).click();
     await page.getByText(/Saved .*configs\/listing\.json/).waitFor();

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { noCreditsError } from '../../core/accounts.js';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
 import type { ApiConfig } from '../../core/config/schema.js';
+import { urlPlaces } from '../../core/config/url-template.js';
 import { writeConfigFile } from '../../core/config/write.js';
 import { problemsOf } from '../../core/edit/config-file.js';
 import { applyEdits, type EditOperation } from '../../core/edit/operations.js';
@@ -94,7 +95,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     const id = randomBytes(16).toString('base64url');
     proposals.set(id, { config: result.config, page: { html: result.html, finalUrl: result.finalUrl }, cost, ...(result.usage ? { usage: result.usage } : {}) });
     const file = fileFor(result.config.apiId);
-    return { proposalId: id, config: result.config, sample: result.sample, milliCredits: cost, exists: existsSync(file), file: relative(runtime.project.root, file) };
+    return { proposalId: id, config: result.config, sample: result.sample, places: urlPlaces(result.config)?.places ?? [], milliCredits: cost, exists: existsSync(file), file: relative(runtime.project.root, file) };
   });
 
   api.post('/generate/:id/edits', async (request) => {
@@ -107,7 +108,8 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     const file = fileFor(config.apiId);
     const problems = problemsOf(file, config, runtime.settings).map((problem) => ({ ...problem, file: relative(runtime.project.root, problem.file) }));
     const sample = problems.length === 0 ? (await context.pages.sample(config, proposal.page)).data : undefined;
-    if (!body.save || problems.length > 0) return { config, problems, written: false, ...(sample ? { sample } : {}) };
+    const places = urlPlaces(config)?.places ?? [];
+    if (!body.save || problems.length > 0) return { config, problems, places, written: false, ...(sample ? { sample } : {}) };
 
     const existing = runtime.configs.get(config.apiId);
     if ((existing || existsSync(file)) && !body.overwrite) {
@@ -120,6 +122,6 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     await writeConfigFile(file, saved);
     proposals.delete(id);
     await runtime.configs.reload();
-    return { config: saved, problems, written: true, file: relative(runtime.project.root, file), ...(sample ? { sample } : {}) };
+    return { config: saved, problems, places, written: true, file: relative(runtime.project.root, file), ...(sample ? { sample } : {}) };
   });
 }

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, ApiError, credits } from '../app/api';
-import type { Config, EditAnswer, Operation } from '../app/types';
+import type { Config, EditAnswer, Operation, UrlPlace } from '../app/types';
 import { StructureEditor } from '../components/structure-editor';
+import { UrlPlaces } from '../components/url-places';
 import { Busy, ErrorBox, JsonView, PageTitle, Section } from '../components/ui';
 
 /**
@@ -21,6 +22,7 @@ interface Proposal {
   proposalId: string;
   config: Config;
   sample: Record<string, unknown>;
+  places: UrlPlace[];
   milliCredits: number;
   exists: boolean;
   file: string;
@@ -31,7 +33,7 @@ export function GeneratePage() {
   const [form, setForm] = useState({ url: '', apiId: '', scraper: 1 as 1 | 2 | 3, model: 'heuristic', selector: 'body', rule: '', session: false });
   const [proposal, setProposal] = useState<Proposal | undefined>();
   const [pending, setPending] = useState<Operation[]>([]);
-  const [draft, setDraft] = useState<EditAnswer | undefined>();
+  const [draft, setDraft] = useState<(EditAnswer & { places?: UrlPlace[] }) | undefined>();
   const [saved, setSaved] = useState<EditAnswer | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
@@ -72,7 +74,7 @@ export function GeneratePage() {
     setError(undefined);
     setBusy(save ? 'Saving…' : 'Trying the change on the page…');
     try {
-      const answer = await api<EditAnswer>('POST', `/generate/${proposal.proposalId}/edits`, { operations, save, overwrite });
+      const answer = await api<EditAnswer & { places?: UrlPlace[] }>('POST', `/generate/${proposal.proposalId}/edits`, { operations, save, overwrite });
       setPending(operations);
       if (answer.written) setSaved(answer);
       else setDraft(answer);
@@ -168,6 +170,7 @@ export function GeneratePage() {
       {proposal && config ? (
         <Section title={`Proposal: ${config.apiId}`} id="proposal">
           <p class="url">{config.url}</p>
+          <UrlPlaces places={draft?.places ?? proposal.places} disabled={busy !== undefined} onOperation={(...operations) => edit([...pending, ...operations], false)} />
           {proposal.exists ? <p class="warning">An endpoint {config.apiId} exists already: saving asks before it writes over it.</p> : null}
           <div class="split">
             <StructureEditor key={pending.length} structure={config.structure} onOperation={(operation) => edit([...pending, operation], false)} disabled={busy !== undefined} />
