@@ -39,6 +39,8 @@ export interface Runtime {
   extractor: Extractor;
   /** The project's models (generation in the dashboard, model fields at retrieval). */
   models: ModelResolver;
+  /** The environment the runtime was made with (model API keys live there). */
+  env: Record<string, string | undefined>;
   retrieval: RetrievalService;
   repairs: BackgroundRepair;
   /** Monitors (scheduled refreshes, change detection) and the webhook outbox; the daemon starts them. */
@@ -237,6 +239,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     scrapers,
     extractor,
     models,
+    env,
     retrieval,
     releasedHolds: orphaned,
     repairs,

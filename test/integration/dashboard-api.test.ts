@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { startFakeLlm, userContent } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import type { ProjectSettingsInput } from '../../src/core/config/schema.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
 /**
@@ -26,10 +28,10 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function start(): Promise<void> {
+async function start(settings: ProjectSettingsInput = {}): Promise<void> {
   temp = await makeProject([
     { apiId: 'shop', url: `${site.origin}/shop/tools/items?page=1`, caching: true, structure: [{ name: 'heading', type: 'string', selector: 'h1' }, { name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: '.name' }] }] },
-  ]);
+  ], settings);
   server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
   const link = server.app.dashboardLoginLink()!;
   const answer = await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' });
@@ -132,5 +134,66 @@ describe('dashboard API', () => {
     const endpoints = await call<{ endpoints: Array<{ apiId: string; last24h: { requests: number }; lastFetchAt: string | null }> }>('GET', '/endpoints');
     expect(endpoints.json.endpoints[0]).toMatchObject({ apiId: 'shop', last24h: { requests: 3 } });
     expect(endpoints.json.endpoints[0]!.lastFetchAt).not.toBeNull();
+  });
+
+  it('generates in a thread of its own: a page that keeps the model busy past its budget is stopped, and the daemon answers meanwhile', async () => {
+    // Budget: fetch.timeoutMs + 4 × extraction.timeoutMs = 0.9 s; the heuristic needs seconds on 100,000 items.
+    await start({ fetch: { timeoutMs: 500 }, extraction: { timeoutMs: 100 } });
+    const created = await call<{ key: string }>('POST', '/keys', {});
+    expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
+    const order: string[] = [];
+    const generation = call<{ error: { code: string; message: string } }>('POST', '/generate', { url: `${site.origin}/hostile/siblings?n=100000`, apiId: 'many' }).then((answer) => {
+      order.push('generation');
+      return answer;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [health, cached] = await Promise.all([fetch(`${server.url}/healthz`), fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })]);
+    order.push('others');
+    expect(health.status).toBe(200);
+    expect(cached.status).toBe(200);
+    const answer = await generation;
+    expect(answer.status).toBe(502);
+    expect(answer.json.error).toMatchObject({ code: 'EXTRACTION_TIMEOUT', message: 'generation stopped: it ran past its budget of 900 ms' });
+    // The daemon answered while the generation ran, not after it.
+    expect(order).toEqual(['others', 'generation']);
+    // Nothing was charged or written for it.
+    expect(server.runtime.configs.get('many')).toBeUndefined();
+  });
+
+  it('generates with an OpenAI-compatible model from the worker thread; the save charges and records its tokens', async () => {
+    const llm = await startFakeLlm([
+      {
+        json: { structure: [{ name: 'heading', type: 'string', selector: 'h1', description: null, attribute: null, transform: null, fields: null }] },
+        usage: { prompt_tokens: 321, completion_tokens: 12 },
+      },
+    ]);
+    try {
+      await start({ models: { local: { baseURL: llm.baseURL, model: 'fake-1', apiKeyEnv: 'DASHBOARD_TEST_LLM_KEY' } } });
+      // The daemon's environment has no key for it: said before anything is fetched.
+      const missing = await call<{ error: { code: string; message: string } }>('POST', '/generate', { url: `${site.origin}/shop/garden/items`, model: 'local' });
+      expect(missing.status).toBe(400);
+      expect(missing.json.error.message).toContain('DASHBOARD_TEST_LLM_KEY');
+      expect(llm.requests).toHaveLength(0);
+      await server.close();
+      server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, env: { DASHBOARD_TEST_LLM_KEY: 'sk-test' }, app: { logger: false } });
+      const link = server.app.dashboardLoginLink()!;
+      const cookie = ((await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' })).headers.get('set-cookie') ?? '').split(';')[0]!;
+      const { csrf } = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
+      session = { cookie, csrf };
+
+      const proposal = await call<{ proposalId: string; sample: Record<string, unknown>; milliCredits: number }>('POST', '/generate', { url: `${site.origin}/shop/garden/items`, model: 'local', apiId: 'garden', rule: 'the heading' });
+      expect(proposal.status).toBe(200);
+      expect(proposal.json.sample).toEqual({ heading: 'garden shop' });
+      expect(llm.requests).toHaveLength(1);
+      expect(userContent(llm.requests[0]!)).toContain('the heading');
+      const saved = await call<Edit>('POST', `/generate/${proposal.json.proposalId}/edits`, { operations: [], save: true });
+      expect(saved.json.written).toBe(true);
+      expect(server.runtime.configs.get('garden')?.model).toBe('local');
+      expect(await server.runtime.store.usage({ apiId: 'garden' })).toEqual([expect.objectContaining({ keyId: null, requests: 0, milliCredits: 250, promptTokens: 321, completionTokens: 12 })]);
+      // A proposal is saved once.
+      expect((await call('POST', `/generate/${proposal.json.proposalId}/edits`, { operations: [], save: true })).status).toBe(400);
+    } finally {
+      await llm.close();
+    }
   });
 });

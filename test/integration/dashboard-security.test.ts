@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
@@ -185,6 +186,16 @@ describe('dashboard security', () => {
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr).toContain('the dashboard is off in this project');
     expect(result.stderr).toContain('"dashboard": {"enabled": true}');
+  });
+
+  it('a daemon whose dashboard assets are missing says how to build them, and serves /external as ever', async () => {
+    temp = await makeProject([pageConfig('books', `${site.origin}/daemon/echo?name=fixed`)]);
+    const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false, dashboardAssetsDir: join(temp.root, 'no-such-build') } });
+    servers.push(server);
+    const page = await fetch(server.app.dashboardLoginLink()!.url.replace(/^http:\/\/[^/]+/, server.url));
+    expect(page.status).toBe(503);
+    expect(await page.json()).toMatchObject({ error: { code: 'DASHBOARD_NOT_BUILT', hint: 'run `npm run build` in the pagejson checkout' } });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('`pagejson dashboard` without a running daemon says to start one', async () => {

@@ -14,7 +14,8 @@ import { applyEdits, type EditOperation } from '../../core/edit/operations.js';
 import { keepRevision } from '../../core/edit/revisions.js';
 import { generationCost } from '../../core/credits.js';
 import { PagejsonError } from '../../core/errors.js';
-import { checkSourceUrl, defaultApiId, generateConfig } from '../../core/generate.js';
+import { checkSourceUrl, defaultApiId } from '../../core/generate.js';
+import { generateIsolated } from '../../core/generation/isolated.js';
 import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
 import { HEURISTIC_MODEL } from '../../core/models/index.js';
 import type { TokenUsage } from '../../core/models/types.js';
@@ -76,8 +77,9 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     };
   });
 
-  // A generation fetches a page and may call a model: far longer than a retrieval's handler budget.
-  api.post('/generate', { handlerTimeout: runtime.settings.fetch.timeoutMs * 3 + 120_000 }, async (request) => {
+  // A generation fetches a page and may call a model: longer than a retrieval's handler budget (its own
+  // budget, below, ends it first).
+  api.post('/generate', { handlerTimeout: runtime.settings.fetch.timeoutMs * 3 + runtime.settings.extraction.timeoutMs * 4 + 120_000 }, async (request) => {
     const body = parse(GenerateBody, request.body, 'generate');
     const url = checkSourceUrl(body.url);
     const selectorProblem = validateSelector(body.selector.trim() || 'body');
@@ -88,9 +90,20 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
       if (balance.milliCredits < cost) throw noCreditsError(balance.account, balance.milliCredits, cost);
     }
     const apiId = body.apiId ?? defaultApiId(url);
-    const result = await generateConfig(
+    // A model the project cannot reach is a mistake in what was asked: said before any fetch.
+    await runtime.models.get(body.model);
+    // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
+    const { fetch, extraction } = runtime.settings;
+    const result = await generateIsolated(
       { url, apiId, scraper: body.scraper as ScraperNumber, session: body.session, model: body.model, selector: body.selector, rule: body.rule?.trim() || null, caching: body.caching, vars: [] },
-      { scraperFor: (number) => runtime.scrapers.get(number), modelFor: (name) => runtime.models.get(name), now: runtime.now },
+      {
+        scraperFor: (number) => runtime.scrapers.get(number),
+        models: runtime.settings.models,
+        env: runtime.env,
+        modelTimeoutMs: fetch.timeoutMs,
+        budgetMs: fetch.timeoutMs + extraction.timeoutMs * 4 + (body.model === HEURISTIC_MODEL ? 0 : fetch.timeoutMs * 2 + 60_000),
+        now: runtime.now,
+      },
     );
     const id = randomBytes(16).toString('base64url');
     proposals.set(id, { config: result.config, page: { html: result.html, finalUrl: result.finalUrl }, cost, ...(result.usage ? { usage: result.usage } : {}) });

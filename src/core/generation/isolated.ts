@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ProjectSettings, ScraperNumber } from '../config/schema.js';
+import { isPagejsonError, PagejsonError } from '../errors.js';
+import type { GenerateRequest, GenerateResult } from '../generate.js';
+import type { Scraper } from '../scrapers/types.js';
+import type { ErrorData, GenerationJob, GenerationMessage, WorkerReply } from './protocol.js';
+
+/**
+ * `generateConfig` in a thread of its own, for the daemon (the dashboard's Generate): parsing the page and the
+ * heuristic model's work happen there, with a time budget and a heap cap, so a hostile page ends that thread
+ * and never holds the event loop that answers /external. Fetches are made by the caller's scrapers (the
+ * thread asks for them), so the address guard, deadline and byte cap apply as everywhere.
+ */
+export interface IsolatedGenerateDeps {
+  scraperFor(number: ScraperNumber): Scraper;
+  models: ProjectSettings['models'];
+  env: Record<string, string | undefined>;
+  /** One model call's timeout. */
+  modelTimeoutMs: number;
+  /** Longest the whole generation may take, fetch included; past it the thread is ended. */
+  budgetMs: number;
+  now?: () => Date;
+}
+
+/** The built worker; under the test runner (TypeScript sources) the one under dist/. */
+function workerFile(): string {
+  const beside = fileURLToPath(new URL('./worker.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = fileURLToPath(new URL('../../../dist/src/core/generation/worker.js', import.meta.url));
+  if (existsSync(built)) return built;
+  throw new PagejsonError('INTERNAL', 'the generation worker is not built', { hint: 'run `npm run build`' });
+}
+
+function toData(error: unknown): ErrorData {
+  if (isPagejsonError(error)) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown> };
+  return { code: 'FETCH_FAILED', message: (error as Error)?.message ?? String(error) };
+}
+
+function fromData(data: ErrorData): PagejsonError {
+  return new PagejsonError(data.code, data.message, { ...(data.hint ? { hint: data.hint } : {}), context: data.context ?? {} });
+}
+
+export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerateDeps): Promise<GenerateResult> {
+  const job: GenerationJob = { request, models: deps.models, env: deps.env, modelTimeoutMs: deps.modelTimeoutMs, now: (deps.now?.() ?? new Date()).toISOString() };
+  const worker = new Worker(workerFile(), { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 }, stdout: true, stderr: true });
+  return new Promise<GenerateResult>((resolve, reject) => {
+    let settled = false;
+    const finish = (settle: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      settle();
+    };
+    const timer = setTimeout(
+      () => finish(() => reject(new PagejsonError('EXTRACTION_TIMEOUT', `generation stopped: it ran past its budget of ${deps.budgetMs} ms`, { context: { budgetMs: deps.budgetMs }, hint: 'narrow the page with a section selector, or try another model' }))),
+      deps.budgetMs,
+    );
+    worker.on('message', (message: WorkerReply) => {
+      if (message.kind === 'fetch') {
+        deps
+          .scraperFor(request.scraper)
+          .fetch(message.request)
+          .then(
+            (page) => ({ kind: 'page', page: { finalUrl: page.finalUrl, status: page.status, headers: page.headers, html: page.html } }) satisfies GenerationMessage,
+            (error: unknown) => ({ kind: 'fetch-failed', error: toData(error) }) satisfies GenerationMessage,
+          )
+          .then((answer) => !settled && worker.postMessage(answer));
+        return;
+      }
+      if (message.kind === 'done') finish(() => resolve(message.result));
+      else finish(() => reject(fromData(message.error)));
+    });
+    worker.on('error', (error) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread stopped (${error.message})`, { hint: 'the page may be too large or deeply nested for generation; narrow it with a section selector' }))));
+    worker.on('exit', (code) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread exited with code ${code}`))));
+  });
+}

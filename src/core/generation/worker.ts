@@ -1,0 +1,43 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { isPagejsonError, PagejsonError } from '../errors.js';
+import { generateConfig } from '../generate.js';
+import { createModelResolver } from '../models/index.js';
+import type { FetchRequest, FetchResult, Scraper } from '../scrapers/types.js';
+import type { GenerationJob, GenerationMessage, WorkerReply } from './protocol.js';
+
+/**
+ * One generation in its own thread (see isolated.ts): the page is parsed and the model runs here, so a hostile
+ * page can hold this thread, never the daemon's event loop. Fetches go back to the parent, whose scrapers
+ * (address guard, deadline, byte cap) do them.
+ */
+const job = workerData as GenerationJob;
+const port = parentPort!;
+const models = createModelResolver({ models: job.models, env: job.env, timeoutMs: job.modelTimeoutMs });
+
+let pending: { resolve: (page: FetchResult) => void; reject: (error: unknown) => void } | undefined;
+port.on('message', (message: GenerationMessage) => {
+  if (message.kind === 'page') pending?.resolve(message.page);
+  else if (message.kind === 'fetch-failed') pending?.reject(new PagejsonError(message.error.code, message.error.message, { ...(message.error.hint ? { hint: message.error.hint } : {}), context: message.error.context ?? {} }));
+  pending = undefined;
+});
+
+const viaParent: Scraper = {
+  name: 'http',
+  fetch: (request: FetchRequest) =>
+    new Promise<FetchResult>((resolve, reject) => {
+      pending = { resolve, reject };
+      port.postMessage({ kind: 'fetch', request: { url: request.url, ...(request.session !== undefined ? { session: request.session } : {}) } } satisfies WorkerReply);
+    }),
+  close: async () => undefined,
+};
+
+generateConfig(job.request, { scraperFor: () => viaParent, modelFor: (name) => models.get(name), now: () => new Date(job.now) }).then(
+  (result) => port.postMessage({ kind: 'done', result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, html: result.html, ...(result.usage ? { usage: result.usage } : {}) } } satisfies WorkerReply),
+  (error: unknown) =>
+    port.postMessage({
+      kind: 'failed',
+      error: isPagejsonError(error)
+        ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown> }
+        : { code: 'INTERNAL', message: `generation failed: ${(error as Error)?.message ?? String(error)}` },
+    } satisfies WorkerReply),
+);
