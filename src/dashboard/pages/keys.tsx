@@ -136,16 +136,16 @@ export function KeysPage({ session }: { session: Session }) {
                     <td class="number">{key.usage.requests}</td>
                     <td class="number">{credits(key.usage.milliCredits)}</td>
                     <td>{key.endpoints.join(', ') || '—'}</td>
-                    <td class="row-actions">
+                    <td>
                       {key.status === 'active' ? (
-                        <>
+                        <span class="row-actions">
                           <button type="button" class="secondary small" onClick={() => void act(async () => setCreated((await api<{ key: CreatedKey }>('POST', `/keys/${key.id}/rotate`, { graceMinutes: grace })).key))}>
                             Rotate
                           </button>
                           <button type="button" class="danger small" onClick={() => confirm(`Revoke ${key.id}? Requests with it will be refused at once.`) && void act(() => api('POST', `/keys/${key.id}/revoke`))}>
                             Revoke
                           </button>
-                        </>
+                        </span>
                       ) : null}
                     </td>
                   </tr>
