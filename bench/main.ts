@@ -154,6 +154,11 @@ async function main(): Promise<void> {
   const source = await startUntil(LOAD_CPU, process.execPath, [join(distBench, 'servers/source.js')], /source ready on (http:\/\/\S+)/);
   started.push(source);
   const sourceUrl = `${source.match[1]!}/listing.html`;
+  // BENCH_ONLY=memory: the start and memory figures alone (1,000 configs, 10,000 fills).
+  if (process.env.BENCH_ONLY === 'memory') {
+    await startAndMemory(sourceUrl);
+    return;
+  }
   // BENCH_ONLY=scraper2: the scraper 2 figures alone.
   if (process.env.BENCH_ONLY === 'scraper2') {
     await scraperTwoLatency(sourceUrl);
@@ -351,7 +356,9 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
     ...listingConfig(`endpoint-${i}`, `${sourceUrl}?v={{ v }}`, { caching: true }),
     variables: { v: { example: '0' } },
   }));
-  const dir = await makeProject('thousand', { credits: { enabled: true, freeCredits: 1_000_000_000 }, cache: { memoryEntries: 10_000 } }, configs);
+  // BENCH_MEMORY_SETTINGS: extra pagejson.json settings as JSON, to compare settings' effect on memory.
+  const extra = JSON.parse(process.env.BENCH_MEMORY_SETTINGS ?? '{}') as Record<string, Record<string, unknown>>;
+  const dir = await makeProject('thousand', { credits: { enabled: true, freeCredits: 1_000_000_000 }, ...extra, cache: { memoryEntries: 10_000, ...extra.cache } }, configs);
   const { key } = JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string };
   const begin = performance.now();
   const daemon = await startDaemon(dir);
