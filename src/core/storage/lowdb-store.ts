@@ -139,9 +139,10 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
   /** Hourly rows past their retention go whenever a new hour starts (and at open), so the section stays bounded. */
   let prunedForHour = '';
+  let oldestHourKept = '';
   const pruneHours = (at: Date): void => {
     prunedForHour = hourOf(at);
-    const oldest = hourCutoff(at, HOURLY_USAGE_RETENTION_HOURS);
+    const oldest = (oldestHourKept = hourCutoff(at, HOURLY_USAGE_RETENTION_HOURS));
     const rows = usageHours(db.data);
     for (const [rowKey, row] of Object.entries(rows)) {
       if (row.hour! >= oldest) continue;
@@ -389,7 +390,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
         addEvent((data.usage[rowKey] ??= emptyUsageRow(day, event)), event);
         // An event older than the hourly retention (a clock step, a test) counts by the day only.
-        if (hour < hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS)) return commit('usage', rowKey);
+        if (hour < oldestHourKept) return commit('usage', rowKey);
         const hourKey = `${hour}\t${event.apiId}\t${event.keyId ?? ''}`;
         addEvent((usageHours(data)[hourKey] ??= { ...emptyUsageRow(day, event), hour }), event);
         return commit('usage', rowKey, 'usageHours', hourKey);

@@ -88,6 +88,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     accountPrefix: `${prefix}account:`,
   };
   let closed = false;
+  let cutoff = { hour: '', oldest: '' };
   const owner = randomBytes(8).toString('hex');
   const beat = (): Promise<unknown> => client.set(k.owner(owner), String(process.pid), { PX: OWNER_TTL_MS });
   await beat();
@@ -235,8 +236,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       const day = dayOf(event.at);
       const hour = hourOf(event.at);
       const multi = client.multi();
-      // An event older than the hourly retention (a clock step, a test) counts by the day only.
-      const keepHour = hour >= hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS);
+      // An event older than the hourly retention (a clock step, a test) counts by the day only. The cutoff
+      // is worked out once per hour of the clock, not per event.
+      const clockHour = hourOf(now());
+      if (clockHour !== cutoff.hour) cutoff = { hour: clockHour, oldest: hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS) };
+      const keepHour = hour >= cutoff.oldest;
       const buckets: Array<readonly [string, number]> = [[k.usage(day), retentionSeconds]];
       if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
       for (const [hash, seconds] of buckets) {

@@ -34,10 +34,14 @@ export function hourOf(at: Date): string {
   return lastHour.text;
 }
 
-/** First hour included by "the last N hours, this one included". */
+/**
+ * First hour included by "the last N hours, this one included". Formatted apart from hourOf's memo, which
+ * would otherwise flip between this hour and the cutoff's on every event (two ISO strings per request).
+ */
 export function hourCutoff(now: Date, hours: number): string {
   const span = Math.max(1, Math.floor(hours));
-  return hourOf(new Date(now.getTime() - (span - 1) * HOUR_MS));
+  const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - (span - 1) * HOUR_MS;
+  return `${new Date(start).toISOString().slice(0, 13)}:00Z`;
 }
 
 /** First day included by "the last N days, today included". */
