@@ -12,7 +12,7 @@ import { describeEndpoint, exampleRequest } from '../../core/endpoint-tools.js';
 import { PagejsonError } from '../../core/errors.js';
 import { endpointStatus } from '../../core/state-service.js';
 import { addRow, emptyTotals, type UsageTotals } from '../../core/usage-series.js';
-import { ApiIdParam, parse, type DashboardApiContext } from './api.js';
+import { ApiIdParam, parse, type DashboardApiContext } from './api-common.js';
 
 /**
  * Endpoints: the list (SPEC 2.1's dashboard fields, health, the last 24 hours), one endpoint with its URL

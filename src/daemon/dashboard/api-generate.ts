@@ -22,7 +22,7 @@ import type { TokenUsage } from '../../core/models/types.js';
 import type { ScraperNumber } from '../../core/config/schema.js';
 import { scraperByNumber } from '../../core/scrapers/types.js';
 import { validateSelector } from '../../core/structure/index.js';
-import { parse, type DashboardApiContext } from './api.js';
+import { parse, type DashboardApiContext } from './api-common.js';
 import { Operations } from './api-endpoints.js';
 import type { SampledPage } from './page-sampler.js';
 

@@ -4,7 +4,7 @@ import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
 import { KEY_ID_PATTERN } from '../../core/keys.js';
 import { addRow, emptyTotals, usageSeries, type UsageTotals } from '../../core/usage-series.js';
-import { KeyIdParam, parse, type DashboardApiContext } from './api.js';
+import { KeyIdParam, parse, type DashboardApiContext } from './api-common.js';
 
 /**
  * Keys (list, create, revoke, rotate with grace) through the same state service as `pagejson keys` and the

@@ -1,72 +1,18 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
-import { API_ID_PATTERN } from '../../core/config/constants.js';
-import { isPagejsonError, PagejsonError, type ErrorCode } from '../../core/errors.js';
-import { KEY_ID_PATTERN } from '../../core/keys.js';
+import type { FastifyInstance } from 'fastify';
+import { isPagejsonError } from '../../core/errors.js';
 import type { Runtime } from '../../core/runtime.js';
-import { createStateService, type StateOperations } from '../../core/state-service.js';
+import { createStateService } from '../../core/state-service.js';
+import { sendError, type DashboardApiContext } from './api-common.js';
 import { registerEndpointRoutes } from './api-endpoints.js';
 import { registerGenerateRoutes } from './api-generate.js';
 import { registerKeyAndUsageRoutes } from './api-state.js';
-import { createPageSampler, type PageSampler } from './page-sampler.js';
+import { createPageSampler } from './page-sampler.js';
 
 /**
  * The dashboard's JSON API under /ui/api/: a thin layer over src/core, like the /external route. Inputs are
  * checked by zod schemas (ids by their patterns) before any lookup; errors are `{"error": {code, message,
  * hint}}` with the same codes and words as the CLI.
  */
-export interface DashboardApiContext {
-  runtime: Runtime;
-  publicUrl: () => string;
-  state: StateOperations;
-  pages: PageSampler;
-}
-
-const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
-  USAGE: 400,
-  CONFIG_INVALID: 422,
-  TEMPLATE_INVALID: 422,
-  CONFIG_EXISTS: 409,
-  CONFIG_NOT_FOUND: 404,
-  KEY_NOT_FOUND: 404,
-  ACCOUNT_NOT_FOUND: 404,
-  KEY_INVALID: 409,
-  NO_CREDITS: 402,
-  MODEL_NOT_FOUND: 400,
-  VARIABLE_MISSING: 400,
-  VARIABLE_UNKNOWN: 400,
-  VARIABLE_NOT_STRING: 400,
-  VARIABLE_PATTERN: 400,
-  VARIABLE_TOO_LONG: 400,
-  SHUTTING_DOWN: 503,
-};
-
-function statusOf(code: ErrorCode): number {
-  return STATUS_BY_CODE[code] ?? (code.startsWith('FETCH_') || code.startsWith('EXTRACTION_') || code.startsWith('MODEL_') || code === 'BROWSER_UNAVAILABLE' ? 502 : 500);
-}
-
-export const ApiIdParam = z.object({ apiId: z.string().regex(API_ID_PATTERN, 'not an apiId') });
-export const KeyIdParam = z.object({ id: z.string().regex(KEY_ID_PATTERN, 'not a key id') });
-
-/** Parse outside input with a schema; a failure is a USAGE error naming the first problem. */
-export function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const at = issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-  throw new PagejsonError('USAGE', `${what}${at}: ${issue.message}`);
-}
-
-export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
-  if (isPagejsonError(error)) {
-    const problems = error.context.problems;
-    return reply.code(statusOf(error.code)).send({ error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(Array.isArray(problems) ? { problems } : {}) } });
-  }
-  const status = (error as { statusCode?: number }).statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return reply.code(status).send({ error: { code: 'USAGE', message: (error as Error).message } });
-  return reply.code(500).send({ error: { code: 'INTERNAL', message: `the dashboard request failed: ${(error as Error).message}` } });
-}
-
 export async function registerDashboardApi(api: FastifyInstance, options: { runtime: Runtime; publicUrl: () => string }): Promise<void> {
   const { runtime } = options;
   const context: DashboardApiContext = {
