@@ -179,7 +179,7 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.getByLabel('Selector of title').fill('title');
     await page.getByLabel('Selector of title').press('Enter');
     const sample = page.getByLabel('What the edited structure extracts from the page');
-    await expect.poll(async () => JSON.parse((await sample.textContent()) ?? '{}') as { title?: string }, { timeout: 15_000 }).toMatchObject({ title: 'tools shop' });
+    await expect.poll(async () => JSON.parse((await sample.textContent()) ?? '{}') as { title?: string }, { timeout: 15_000 }).toMatchObject({ title: 'tools shop | Fixture' });
     const pending = await page.locator('.card.highlight li').allTextContents();
     expect(pending.join('\n')).toMatch(/category/);
     expect(pending.join('\n')).toMatch(/field title added \(string, selector "title"\)/);
@@ -200,12 +200,15 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     expect(revisions[0]).toContain('Revision 2');
     expect(revisions[0]).toMatch(/category/);
     expect(revisions[1]).toContain('Revision 1');
+    await page.locator('.revisions > li').first().getByText('File diff').click();
+    const diff = page.getByLabel('Diff of revision 2 against revision 1');
+    expect(await diff.locator('.add').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('{{ category }}')]));
 
     const key = await cli(['keys', 'create', '--json']);
     const { key: value } = JSON.parse(key.stdout) as { key: string };
     const served = await external('shop?category=garden', value);
     expect(served.status).toBe(200);
-    expect(served.body.data).toMatchObject({ title: 'garden shop', items: [{ name: 'garden item 1 (page 1)', price: 10.5 }, { name: 'garden item 2 (page 1)' }, { name: 'garden item 3 (page 1)' }] });
+    expect(served.body.data).toMatchObject({ title: 'garden shop | Fixture', items: [{ name: 'garden item 1 (page 1)', price: 10.5 }, { name: 'garden item 2 (page 1)' }, { name: 'garden item 3 (page 1)' }] });
     await shot(page, 'endpoint-saved');
     expect(problems).toEqual([]);
     await page.context().close();

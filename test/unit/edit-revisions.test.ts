@@ -39,6 +39,10 @@ describe('config revisions', () => {
     const listed = await listRevisions(dataDir, current);
     expect(listed.map((entry) => [entry.revision, entry.replacedAt === null])).toEqual([[3, true], [2, false], [1, false]]);
     expect(listed[0]!.changes!.map((change) => change.text)).toEqual(['field title renamed to heading']);
+    expect(listed[0]!.patch).toContain('--- books.json (revision 2)');
+    expect(listed[0]!.patch).toMatch(/^-\s+"name": "title",$/m);
+    expect(listed[0]!.patch).toMatch(/^\+\s+"name": "heading",$/m);
+    expect(listed[2]!.patch).toBeNull();
     expect(listed[1]!.changes!.map((change) => change.text).join(' ')).toContain('variable page added');
     expect(listed[2]!.changes).toBeNull();
   });

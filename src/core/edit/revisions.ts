@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
 import { API_ID_PATTERN } from '../config/constants.js';
 import { parseConfigText } from '../config/load.js';
 import type { ApiConfig } from '../config/schema.js';
@@ -21,6 +22,8 @@ export interface RevisionView {
   replacedAt: string | null;
   /** What this revision changed compared with the one before it (null: the one before is not kept). */
   changes: ConfigChange[] | null;
+  /** The same as a unified diff of the two files (as `serializeConfig` writes them), or null. */
+  patch: string | null;
   config: ApiConfig;
 }
 
@@ -65,10 +68,19 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
   const all = [{ config: current, replacedAt: null as string | null }, ...kept];
   return all.map((entry, index) => {
     const before = all[index + 1];
+    const adjacent = before !== undefined && before.config.revision === entry.config.revision - 1;
+    const name = `${entry.config.apiId}.json`;
     return {
       revision: entry.config.revision,
       replacedAt: entry.replacedAt,
-      changes: before && before.config.revision === entry.config.revision - 1 ? describeChanges(before.config, entry.config) : null,
+      changes: adjacent ? describeChanges(before.config, entry.config) : null,
+      patch: adjacent
+        ? createTwoFilesPatch(`${name} (revision ${before.config.revision})`, `${name} (revision ${entry.config.revision})`, serializeConfig(before.config), serializeConfig(entry.config), undefined, undefined, { context: 2 })
+            .split('\n')
+            // The first line is a rule of '=' signs; the last is empty.
+            .slice(1, -1)
+            .join('\n')
+        : null,
       config: entry.config,
     };
   });

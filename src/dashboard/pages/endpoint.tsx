@@ -26,6 +26,7 @@ interface Revision {
   revision: number;
   replacedAt: string | null;
   changes: Change[] | null;
+  patch: string | null;
 }
 
 type Draft = EditAnswer & { places: UrlPlace[] };
@@ -204,6 +205,19 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
                   ))}
                 </ul>
               )}
+              {entry.patch ? (
+                <details>
+                  <summary>File diff</summary>
+                  <pre class="diff" tabIndex={0} aria-label={`Diff of revision ${entry.revision} against revision ${entry.revision - 1}`}>
+                    {entry.patch.split('\n').map((line, index) => (
+                      <span key={index} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : undefined}>
+                        {line}
+                        {'\n'}
+                      </span>
+                    ))}
+                  </pre>
+                </details>
+              ) : null}
             </li>
           ))}
         </ol>

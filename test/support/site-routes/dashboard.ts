@@ -3,7 +3,8 @@ import type { RouteHandler } from '../site.js';
 
 /**
  * Pages of the dashboard tests. `/shop/<category>/items?page=N` lists three items whose names say the
- * category and page, so a URL place turned into a variable visibly changes what is fetched. `/xss.html`
+ * category and page, so a URL place turned into a variable visibly changes what is fetched; its <title> and
+ * <h1> differ, so a selector moved from one to the other shows in the data. `/xss.html`
  * holds markup as text: its heading reads `<img src=x onerror=alert(1)>` (escaped in the source), which the
  * dashboard must show as those characters and never run.
  */
@@ -18,11 +19,16 @@ function shop(category: string): RouteHandler {
     const page = new URL(req.url ?? '/', 'http://fixture').searchParams.get('page') ?? '1';
     const items = [1, 2, 3].map((n) => `<li class="item"><span class="name">${escape(`${category} item ${n} (page ${page})`)}</span> <span class="price">${n * 10}.50</span></li>`).join('');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>${escape(category)} shop</title></head><body><h1>${escape(category)} shop</h1><ul class="items">${items}</ul></body></html>`);
+    res.end(`<!doctype html><html><head><title>${escape(category)} shop | Fixture</title></head><body><h1>${escape(category)} shop</h1><ul class="items">${items}</ul></body></html>`);
   };
 }
 
 export const dashboardRoutes: Record<string, RouteHandler> = {
+  // Within the document limits (180,000 elements of 200,000), and seconds of work for the heuristic model.
+  '/hostile/many-items': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><body><h1>Many items</h1><ul>${'<li>item</li>'.repeat(180_000)}</ul></body></html>`);
+  },
   '/shop/tools/items': shop('tools'),
   '/shop/garden/items': shop('garden'),
   '/xss.html': (_req, res) => {
