@@ -169,6 +169,21 @@ describe('dashboard security', () => {
     expect(stale.status).toBe(409);
   });
 
+  it('behind a proxy, changes from the public origin are accepted and the cookie is Secure', async () => {
+    const server = await start({ dashboard: { publicUrl: 'https://pagejson.example.com' } });
+    const link = server.app.dashboardLoginLink()!;
+    expect(link.url).toMatch(/^https:\/\/pagejson\.example\.com\/ui\/login\?token=/);
+    // The proxy forwards to the daemon's own address.
+    const answer = await fetch(link.url.replace('https://pagejson.example.com', server.url), { redirect: 'manual' });
+    const setCookie = answer.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/; Secure/i);
+    const cookie = setCookie.split(';')[0]!;
+    const { csrf } = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
+    const create = (origin: string) => fetch(`${server.url}/ui/api/keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf, origin }, body: '{}' });
+    expect((await create('https://pagejson.example.com')).status).toBe(201);
+    expect((await create('https://evil.example.com')).status).toBe(403);
+  });
+
   it('logout ends the session', async () => {
     const server = await start();
     const { cookie, csrf } = await signIn(server);

@@ -55,13 +55,15 @@ function apiError(reply: FastifyReply, status: number, code: string, message: st
  * What the browser tells about where a request came from. `Sec-Fetch-Site` is sent by every current browser;
  * `Origin` by all of them on POST. A request from another site is refused even with a valid cookie.
  */
-function crossSite(request: FastifyRequest): boolean {
+function crossSite(request: FastifyRequest, publicUrl: string): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = request.headers.origin;
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== request.headers.host;
+    // Behind a proxy the Host header may be the daemon's own address: the public origin counts as ours too.
+    const host = new URL(origin).host;
+    return host !== request.headers.host && host !== new URL(publicUrl).host;
   } catch {
     return true;
   }
@@ -155,7 +157,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
         const session = request.dashboardSession;
         if (!session) return apiError(reply, 401, 'UNAUTHENTICATED', 'not signed in to the dashboard', 'run `pagejson dashboard` for a sign-in link');
         if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-        if (crossSite(request)) return apiError(reply, 403, 'CROSS_SITE', 'a change from another site was refused');
+        if (crossSite(request, options.publicUrl())) return apiError(reply, 403, 'CROSS_SITE', 'a change from another site was refused');
         const given = request.headers[CSRF_HEADER];
         if (!sessions.csrfMatches(session, typeof given === 'string' ? given : undefined)) {
           return apiError(reply, 403, 'CSRF', `missing or wrong ${CSRF_HEADER} header`, 'reload the dashboard page');
