@@ -3,7 +3,6 @@ import { PagejsonError } from '../../core/errors.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';
-import { adminCaller, adminSocketPath, openAdminConnection } from '../state-client.js';
 
 /**
  * `pagejson dashboard`: a one-time sign-in link to the web dashboard of the running daemon, asked for over
@@ -18,6 +17,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"url", "expiresAt"} as JSON (never opens a browser)')
     .action(async (options: { open: boolean; json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
+      // The client pulls in undici, lowdb and the config loader: loaded when the command runs, not at every CLI start.
+      const { adminCaller, adminSocketPath, openAdminConnection } = await import('../state-client.js');
       const connection = await openAdminConnection(adminSocketPath(project.dataDir), 2_000);
       if (!connection) {
         throw new PagejsonError('DAEMON_UNREACHABLE', 'no daemon is running for this project', {
