@@ -1,5 +1,5 @@
 import type { ApiConfig } from './config/schema.js';
-import { exampleValues, ownVariable, placeholderNames, MAX_VARIABLE_LENGTH } from './config/url-template.js';
+import { ownVariable, placeholderNames, MAX_VARIABLE_LENGTH } from './config/url-template.js';
 import { dataJsonSchema } from './structure/index.js';
 
 /**
@@ -41,15 +41,4 @@ export function endpointTool(config: ApiConfig): EndpointTool {
     inputSchema: { type: 'object', properties, required: names, additionalProperties: false },
     outputSchema: output,
   };
-}
-
-/**
- * A curl line a user can paste (`pagejson show`, the dashboard): GET for static configs, POST with the given
- * values (default: the examples) for dynamic ones.
- */
-export function exampleRequest(config: ApiConfig, baseUrl: string, values: Record<string, string> = exampleValues(config)): string {
-  const url = `${baseUrl}/external/${config.apiId}`;
-  if (placeholderNames(config.url).length === 0) return `curl -H 'apikey: <API_KEY>' ${url}`;
-  const body = JSON.stringify(values).replace(/'/g, `'\\''`);
-  return `curl -X POST -H 'apikey: <API_KEY>' -H 'Content-Type: application/json' -d '${body}' ${url}`;
 }
