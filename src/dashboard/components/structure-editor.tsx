@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { Field, Operation } from '../app/types';
 
 /**
@@ -31,11 +31,19 @@ function FieldRow({ field, path, index, count, onOperation, disabled }: { field:
   const [name, setName] = useState(field.name);
   const [selector, setSelector] = useState(field.selector ?? '');
   const children = field.fields ?? field.items?.fields ?? [];
+  // Enter sends a change and the blur that follows (the input is disabled while the change is tried) must
+  // not send it again: what was sent last is remembered.
+  const sent = useRef({ name: field.name, selector: field.selector ?? '' });
   const rename = () => {
-    if (name.trim() !== '' && name !== field.name) onOperation({ kind: 'rename', path, name: name.trim() });
+    const next = name.trim();
+    if (next === '' || next === sent.current.name) return;
+    sent.current.name = next;
+    onOperation({ kind: 'rename', path, name: next });
   };
   const setSelectorNow = () => {
-    if (selector !== (field.selector ?? '')) onOperation({ kind: 'set', key: `${path}.selector`, value: selector });
+    if (selector === sent.current.selector) return;
+    sent.current.selector = selector;
+    onOperation({ kind: 'set', key: `${path}.selector`, value: selector });
   };
   return (
     <li role="treeitem" aria-expanded={children.length > 0 ? true : undefined} aria-label={path}>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { Operation, UrlPlace } from '../app/types';
 
 /**
@@ -42,10 +42,14 @@ function PlaceRow({ place, onOperation, disabled }: { place: UrlPlace; onOperati
     if (on) onOperation({ kind: 'var', spec: place.spec, name: name.trim() || suggestedName(place) });
     else if (place.variable) onOperation({ kind: 'unvar', name: place.variable });
   };
+  // Enter and the blur that follows must not send the same rename twice.
+  const sent = useRef(place.variable);
   const rename = () => {
     // A dynamic place renamed: fixed again, then dynamic under the new name (both in the one pending revision).
-    if (place.variable && name.trim() !== '' && name.trim() !== place.variable) {
-      onOperation({ kind: 'unvar', name: place.variable }, { kind: 'var', spec: place.spec, name: name.trim() });
+    const next = name.trim();
+    if (place.variable && next !== '' && next !== sent.current) {
+      sent.current = next;
+      onOperation({ kind: 'unvar', name: place.variable }, { kind: 'var', spec: place.spec, name: next });
     }
   };
   return (

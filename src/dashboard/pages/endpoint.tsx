@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, when } from '../app/api';
 import type { Change, Config, EditAnswer, EndpointStatus, Operation, UrlPlace } from '../app/types';
@@ -46,6 +46,8 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState<string | undefined>();
   const [saved, setSaved] = useState<string | undefined>();
+  // Answers can arrive out of order: only the answer to the latest request may change what is shown.
+  const latest = useRef(0);
 
   const load = useCallback(async () => {
     try {
@@ -60,39 +62,56 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
     void load();
   }, [load]);
 
-  const edit = async (operations: Operation[], save: boolean): Promise<Draft | undefined> => {
-    if (!detail) return undefined;
+  /** `stale`: a newer request was sent meanwhile, so this answer must not change what is shown. */
+  type Outcome = { kind: 'answer'; answer: Draft } | { kind: 'stale' } | { kind: 'failed' };
+  const edit = async (operations: Operation[], save: boolean): Promise<Outcome> => {
+    if (!detail) return { kind: 'failed' };
+    const request = ++latest.current;
     setError(undefined);
     setBusy(save ? 'Saving…' : 'Trying the change on the page…');
     try {
-      return await api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail.config.revision, operations, save, preview: !save });
+      const answer = await api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail.config.revision, operations, save, preview: !save });
+      return request === latest.current ? { kind: 'answer', answer } : { kind: 'stale' };
     } catch (caught) {
+      if (request !== latest.current) return { kind: 'stale' };
       setError(caught);
-      return undefined;
+      return { kind: 'failed' };
     } finally {
-      setBusy(undefined);
+      if (request === latest.current) setBusy(undefined);
     }
   };
 
+  // The operations sent last: a change made before the previous one was answered builds on it, not on the
+  // last answered list.
+  const issued = useRef<Operation[]>([]);
+  const forget = () => {
+    issued.current = [];
+    setPending([]);
+    setDraft(undefined);
+  };
   const change = async (...next: Operation[]) => {
-    const operations = next.reduce(merged, pending);
+    const before = issued.current;
+    const operations = next.reduce(merged, before);
+    issued.current = operations;
     setSaved(undefined);
-    const answer = await edit(operations, false);
-    if (!answer) return;
+    const outcome = await edit(operations, false);
+    // A refused change is dropped; the ones before it stay pending.
+    if (outcome.kind === 'failed') issued.current = before;
+    if (outcome.kind !== 'answer') return;
     setPending(operations);
-    setDraft(answer);
+    setDraft(outcome.answer);
   };
 
-  const save = async (operations = pending) => {
-    const answer = await edit(operations, true);
-    if (!answer) return;
+  const save = async (operations = issued.current) => {
+    const outcome = await edit(operations, true);
+    if (outcome.kind !== 'answer') return;
+    const answer = outcome.answer;
     if (answer.problems.length > 0) {
       setDraft(answer);
       return;
     }
     setSaved(answer.written ? `Saved revision ${answer.config.revision} to ${detail?.file ?? 'its file'}; the daemon serves it now.` : 'Nothing changed.');
-    setPending([]);
-    setDraft(undefined);
+    forget();
     await load();
   };
 
@@ -161,10 +180,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
                 type="button"
                 class="secondary"
                 disabled={busy !== undefined}
-                onClick={() => {
-                  setPending([]);
-                  setDraft(undefined);
-                }}
+                onClick={forget}
               >
                 Discard
               </button>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, ApiError, credits } from '../app/api';
 import type { Config, EditAnswer, Operation, UrlPlace } from '../app/types';
@@ -37,6 +37,8 @@ export function GeneratePage() {
   const [saved, setSaved] = useState<EditAnswer | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
+  // Answers can arrive out of order: only the answer to the latest edit may change what is shown.
+  const latest = useRef(0);
   useEffect(() => {
     api<Options>('GET', '/generate/options').then(setOptions, setError);
   }, []);
@@ -49,6 +51,7 @@ export function GeneratePage() {
     setDraft(undefined);
     setSaved(undefined);
     setPending([]);
+    issued.current = [];
     setBusy(`Fetching ${form.url} with scraper ${form.scraper} and asking ${form.model} for a structure`);
     try {
       setProposal(
@@ -69,23 +72,39 @@ export function GeneratePage() {
     }
   };
 
-  const edit = async (operations: Operation[], save: boolean, overwrite = false) => {
-    if (!proposal) return;
+  // The operations sent last: a change made before the previous one was answered builds on it.
+  const issued = useRef<Operation[]>([]);
+  const change = (...next: Operation[]) => {
+    const before = issued.current;
+    issued.current = [...before, ...next];
+    void edit(issued.current, false).then((ok) => {
+      if (!ok) issued.current = before;
+    });
+  };
+
+  /** Resolves false when the edit was refused (an answer overtaken by a newer one counts as fine). */
+  const edit = async (operations: Operation[], save: boolean, overwrite = false): Promise<boolean> => {
+    if (!proposal) return false;
+    const request = ++latest.current;
     setError(undefined);
     setBusy(save ? 'Saving…' : 'Trying the change on the page…');
     try {
       const answer = await api<EditAnswer & { places?: UrlPlace[] }>('POST', `/generate/${proposal.proposalId}/edits`, { operations, save, overwrite });
+      if (request !== latest.current) return true;
       setPending(operations);
       if (answer.written) setSaved(answer);
       else setDraft(answer);
+      return true;
     } catch (caught) {
       if (save && caught instanceof ApiError && caught.problem.code === 'CONFIG_EXISTS' && confirm(`${caught.problem.message}. Save over it as its next revision?`)) {
         setBusy(undefined);
         return edit(operations, true, true);
       }
+      if (request !== latest.current) return true;
       setError(caught);
+      return false;
     } finally {
-      setBusy(undefined);
+      if (request === latest.current) setBusy(undefined);
     }
   };
 
@@ -170,10 +189,10 @@ export function GeneratePage() {
       {proposal && config ? (
         <Section title={`Proposal: ${config.apiId}`} id="proposal">
           <p class="url">{config.url}</p>
-          <UrlPlaces places={draft?.places ?? proposal.places} disabled={busy !== undefined} onOperation={(...operations) => edit([...pending, ...operations], false)} />
+          <UrlPlaces places={draft?.places ?? proposal.places} disabled={busy !== undefined} onOperation={change} />
           {proposal.exists ? <p class="warning">An endpoint {config.apiId} exists already: saving asks before it writes over it.</p> : null}
           <div class="split">
-            <StructureEditor key={pending.length} structure={config.structure} onOperation={(operation) => edit([...pending, operation], false)} disabled={busy !== undefined} />
+            <StructureEditor key={pending.length} structure={config.structure} onOperation={change} disabled={busy !== undefined} />
             <div>
               <h3>Sample</h3>
               <JsonView value={draft?.sample ?? proposal.sample} label="What the proposal extracts from the page" />
@@ -192,7 +211,7 @@ export function GeneratePage() {
             </div>
           ) : null}
           <div class="actions">
-            <button type="button" disabled={busy !== undefined || (draft?.problems.length ?? 0) > 0} onClick={() => edit(pending, true)}>
+            <button type="button" disabled={busy !== undefined || (draft?.problems.length ?? 0) > 0} onClick={() => void edit(issued.current, true)}>
               Save as {config.apiId}
             </button>
             <span class="muted small">Writes {proposal.file}.</span>
