@@ -208,7 +208,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
       </Section>
 
       <Section title="Revisions" id="revisions">
-        <ol class="revisions" reversed>
+        <ol class="revisions">
           {revisions.map((entry) => (
             <li key={entry.revision}>
               <strong>Revision {entry.revision}</strong> {entry.replacedAt ? <span class="muted small">replaced {when(entry.replacedAt)}</span> : <span class="badge active">current</span>}
@@ -226,7 +226,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
                   <summary>File diff</summary>
                   <pre class="diff" tabIndex={0} aria-label={`Diff of revision ${entry.revision} against revision ${entry.revision - 1}`}>
                     {entry.patch.split('\n').map((line, index) => (
-                      <span key={index} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : undefined}>
+                      <span key={index} class={line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : undefined}>
                         {line}
                         {'\n'}
                       </span>
