@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { startFakeLlm, userContent } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import type { ProjectSettingsInput } from '../../src/core/config/schema.js';
+import { createPageSampler } from '../../src/daemon/dashboard/page-sampler.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
 /**
@@ -196,5 +197,24 @@ describe('dashboard API', () => {
     } finally {
       await llm.close();
     }
+  });
+
+  it('keeps fetched pages for previews by size as well as count: three 6 MB pages do not all stay', async () => {
+    await start();
+    const sampler = createPageSampler(server.runtime);
+    const config = server.runtime.configs.get('shop')!;
+    const page = (n: string) => sampler.page({ ...config, url: `${site.origin}/dashboard/big?n=${n}`, variables: {} }, {});
+    site.resetHits();
+    await page('a');
+    await page('a');
+    expect(site.hitCount('/dashboard/big')).toBe(1);
+    // Each page counts ~12 MB (UTF-16) against 32 MB: the third pushes out the first.
+    await page('b');
+    await page('c');
+    expect(site.hitCount('/dashboard/big')).toBe(3);
+    await page('c');
+    expect(site.hitCount('/dashboard/big')).toBe(3);
+    await page('a');
+    expect(site.hitCount('/dashboard/big')).toBe(4);
   });
 });

@@ -29,11 +29,13 @@ import type { SampledPage } from './page-sampler.js';
 /**
  * Generation from the dashboard: the same pipeline and the same credits as `pagejson generate`. The balance
  * is checked before the work and charged when the user saves (a proposal nobody saves costs nothing, as in
- * the CLI). A proposal (config, page, tokens) waits in memory for its save, at most PROPOSALS of them for
- * PROPOSAL_TTL_MS; edits to it are tried on the page it was generated from, without fetching again.
+ * the CLI). A proposal (config, page, tokens) waits in memory for its save, at most PROPOSALS of them (and
+ * PROPOSAL_BYTES of pages) for PROPOSAL_TTL_MS; edits to it are tried on the page it was generated from, without fetching again.
  */
 const PROPOSALS = 20;
 const PROPOSAL_TTL_MS = 30 * 60_000;
+/** Memory the waiting proposals' pages may take (UTF-16 estimate). */
+const PROPOSAL_BYTES = 64 * 1024 * 1024;
 
 interface Proposal {
   config: ApiConfig;
@@ -59,7 +61,8 @@ const ProposalEditBody = z.object({ operations: Operations, save: z.boolean().de
 
 export function registerGenerateRoutes(api: FastifyInstance, context: DashboardApiContext): void {
   const { runtime } = context;
-  const proposals = new LRUCache<string, Proposal>({ max: PROPOSALS, ttl: PROPOSAL_TTL_MS });
+  // Bounded by count and by the pages they hold (a page may be up to fetch.maxBytes): the oldest go first.
+  const proposals = new LRUCache<string, Proposal>({ max: PROPOSALS, ttl: PROPOSAL_TTL_MS, maxSize: PROPOSAL_BYTES, sizeCalculation: (proposal) => proposal.page.html.length * 2 + 1 });
   const proposalOf = (id: string): Proposal => {
     const found = proposals.get(id);
     if (!found) throw new PagejsonError('USAGE', 'this proposal is no longer kept (saved already, or older than 30 minutes)', { hint: 'generate again' });

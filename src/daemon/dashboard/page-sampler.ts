@@ -21,25 +21,35 @@ export interface PageSampler {
 }
 
 const KEPT_MS = 60_000;
+/** Memory the kept pages may take (a page may be up to fetch.maxBytes; UTF-16 estimate). */
+const KEPT_BYTES = 32 * 1024 * 1024;
 
 export function createPageSampler(runtime: Runtime): PageSampler {
-  const pages = new LRUCache<string, Promise<SampledPage>>({ max: 8, ttl: KEPT_MS });
+  const pages = new LRUCache<string, SampledPage>({ max: 8, ttl: KEPT_MS, maxSize: KEPT_BYTES, sizeCalculation: (page) => page.html.length * 2 + 1 });
+  // Fetches in flight, shared by the previews that wait for the same page.
+  const fetching = new Map<string, Promise<SampledPage>>();
   return {
-    page(config, values) {
+    async page(config, values) {
       const url = resolveSourceUrl(config, values);
       const session = config.session && scraperByNumber(config.scraper).supportsSession;
       const key = `${config.scraper}\t${session}\t${url}`;
-      let found = pages.get(key);
-      if (!found) {
-        found = runtime.scrapers
+      const kept = pages.get(key);
+      if (kept) return kept;
+      let pending = fetching.get(key);
+      if (!pending) {
+        pending = runtime.scrapers
           .get(config.scraper)
           .fetch({ url, session })
-          .then((page) => ({ html: page.html, finalUrl: page.finalUrl }));
-        // A failed fetch is not kept: the next preview tries again.
-        found.catch(() => pages.delete(key));
-        pages.set(key, found);
+          .then((page) => {
+            const sampled = { html: page.html, finalUrl: page.finalUrl };
+            // A page larger than the whole budget is used once and not kept.
+            pages.set(key, sampled);
+            return sampled;
+          })
+          .finally(() => fetching.delete(key));
+        fetching.set(key, pending);
       }
-      return found;
+      return pending;
     },
     async sample(config, page) {
       const outcome = await runtime.extractor.extract({ config: { apiId: config.apiId, revision: 0, selector: config.selector, structure: config.structure }, html: page.html, finalUrl: page.finalUrl });

@@ -24,6 +24,11 @@ function shop(category: string): RouteHandler {
 }
 
 export const dashboardRoutes: Record<string, RouteHandler> = {
+  // A 6 MB page (any query string): what the dashboard's page cache must bound by size, not by count alone.
+  '/dashboard/big': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><body><h1>Big</h1><p>${'x'.repeat(6_000_000)}</p></body></html>`);
+  },
   // Within the document limits (180,000 elements of 200,000), and seconds of work for the heuristic model.
   '/hostile/many-items': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
