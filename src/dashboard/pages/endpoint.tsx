@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, when } from '../app/api';
 import type { Change, Config, EditAnswer, EndpointStatus, Operation, UrlPlace } from '../app/types';
 import type { Session } from '../app/main';
+import { useEdits } from '../app/use-edits';
 import { StructureEditor } from '../components/structure-editor';
 import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
 import { UrlPlaces } from '../components/url-places';
@@ -31,23 +32,17 @@ interface Revision {
 
 type Draft = EditAnswer & { places: UrlPlace[] };
 
-/** A selector typed twice in a row is one change, not two. */
-function merged(pending: Operation[], next: Operation): Operation[] {
-  const last = pending[pending.length - 1];
-  if (last && last.kind === 'set' && next.kind === 'set' && last.key === next.key) return [...pending.slice(0, -1), next];
-  return [...pending, next];
-}
-
 export function EndpointPage({ apiId, session }: { apiId: string; session: Session }) {
   const [detail, setDetail] = useState<Detail | undefined>();
   const [revisions, setRevisions] = useState<Revision[]>([]);
-  const [pending, setPending] = useState<Operation[]>([]);
-  const [draft, setDraft] = useState<Draft | undefined>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState<string | undefined>();
   const [saved, setSaved] = useState<string | undefined>();
-  // Answers can arrive out of order: only the answer to the latest request may change what is shown.
-  const latest = useRef(0);
+  const { pending, draft, setDraft, busy, error, setError, change: tryChange, save: sendSave, forget } = useEdits<Draft>((operations, save) =>
+    api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail!.config.revision, operations, save, preview: !save }),
+  );
+  const change = (...operations: Operation[]) => {
+    setSaved(undefined);
+    return tryChange(...operations);
+  };
 
   const load = useCallback(async () => {
     try {
@@ -62,48 +57,9 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
     void load();
   }, [load]);
 
-  /** `stale`: a newer request was sent meanwhile, so this answer must not change what is shown. */
-  type Outcome = { kind: 'answer'; answer: Draft } | { kind: 'stale' } | { kind: 'failed' };
-  const edit = async (operations: Operation[], save: boolean): Promise<Outcome> => {
-    if (!detail) return { kind: 'failed' };
-    const request = ++latest.current;
-    setError(undefined);
-    setBusy(save ? 'Saving…' : 'Trying the change on the page…');
-    try {
-      const answer = await api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail.config.revision, operations, save, preview: !save });
-      return request === latest.current ? { kind: 'answer', answer } : { kind: 'stale' };
-    } catch (caught) {
-      if (request !== latest.current) return { kind: 'stale' };
-      setError(caught);
-      return { kind: 'failed' };
-    } finally {
-      if (request === latest.current) setBusy(undefined);
-    }
-  };
-
-  // The operations sent last: a change made before the previous one was answered builds on it, not on the
-  // last answered list.
-  const issued = useRef<Operation[]>([]);
-  const forget = () => {
-    issued.current = [];
-    setPending([]);
-    setDraft(undefined);
-  };
-  const change = async (...next: Operation[]) => {
-    const before = issued.current;
-    const operations = next.reduce(merged, before);
-    issued.current = operations;
+  const save = async (operations?: Operation[]) => {
     setSaved(undefined);
-    const outcome = await edit(operations, false);
-    // A refused change is dropped; the ones before it stay pending.
-    if (outcome.kind === 'failed') issued.current = before;
-    if (outcome.kind !== 'answer') return;
-    setPending(operations);
-    setDraft(outcome.answer);
-  };
-
-  const save = async (operations = issued.current) => {
-    const outcome = await edit(operations, true);
+    const outcome = await sendSave(operations);
     if (outcome.kind !== 'answer') return;
     const answer = outcome.answer;
     if (answer.problems.length > 0) {

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, ApiError, credits } from '../app/api';
-import type { Config, EditAnswer, Operation, UrlPlace } from '../app/types';
+import type { Config, EditAnswer, UrlPlace } from '../app/types';
+import { useEdits } from '../app/use-edits';
 import { StructureEditor } from '../components/structure-editor';
 import { UrlPlaces } from '../components/url-places';
 import { Busy, ErrorBox, JsonView, PageTitle, Section } from '../components/ui';
@@ -18,6 +19,8 @@ interface Options {
   balance: number;
 }
 
+type Draft = EditAnswer & { places?: UrlPlace[] };
+
 interface Proposal {
   proposalId: string;
   config: Config;
@@ -32,13 +35,19 @@ export function GeneratePage() {
   const [options, setOptions] = useState<Options | undefined>();
   const [form, setForm] = useState({ url: '', apiId: '', scraper: 1 as 1 | 2 | 3, model: 'heuristic', selector: 'body', rule: '', session: false });
   const [proposal, setProposal] = useState<Proposal | undefined>();
-  const [pending, setPending] = useState<Operation[]>([]);
-  const [draft, setDraft] = useState<(EditAnswer & { places?: UrlPlace[] }) | undefined>();
   const [saved, setSaved] = useState<EditAnswer | undefined>();
-  const [busy, setBusy] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>();
-  // Answers can arrive out of order: only the answer to the latest edit may change what is shown.
-  const latest = useRef(0);
+  // Edits of the proposal; a save over an existing endpoint asks first, then saves over it.
+  const { pending, draft, setDraft, busy, setBusy, error, setError, change, save: sendSave, forget } = useEdits<Draft>(async (operations, save) => {
+    const path = `/generate/${proposal!.proposalId}/edits`;
+    try {
+      return await api<Draft>('POST', path, { operations, save, overwrite: false });
+    } catch (caught) {
+      if (save && caught instanceof ApiError && caught.problem.code === 'CONFIG_EXISTS' && confirm(`${caught.problem.message}. Save over it as its next revision?`)) {
+        return api<Draft>('POST', path, { operations, save, overwrite: true });
+      }
+      throw caught;
+    }
+  });
   useEffect(() => {
     api<Options>('GET', '/generate/options').then(setOptions, setError);
   }, []);
@@ -48,10 +57,8 @@ export function GeneratePage() {
     event.preventDefault();
     setError(undefined);
     setProposal(undefined);
-    setDraft(undefined);
     setSaved(undefined);
-    setPending([]);
-    issued.current = [];
+    forget();
     setBusy(`Fetching ${form.url} with scraper ${form.scraper} and asking ${form.model} for a structure`);
     try {
       setProposal(
@@ -72,40 +79,11 @@ export function GeneratePage() {
     }
   };
 
-  // The operations sent last: a change made before the previous one was answered builds on it.
-  const issued = useRef<Operation[]>([]);
-  const change = (...next: Operation[]) => {
-    const before = issued.current;
-    issued.current = [...before, ...next];
-    void edit(issued.current, false).then((ok) => {
-      if (!ok) issued.current = before;
-    });
-  };
-
-  /** Resolves false when the edit was refused (an answer overtaken by a newer one counts as fine). */
-  const edit = async (operations: Operation[], save: boolean, overwrite = false): Promise<boolean> => {
-    if (!proposal) return false;
-    const request = ++latest.current;
-    setError(undefined);
-    setBusy(save ? 'Saving…' : 'Trying the change on the page…');
-    try {
-      const answer = await api<EditAnswer & { places?: UrlPlace[] }>('POST', `/generate/${proposal.proposalId}/edits`, { operations, save, overwrite });
-      if (request !== latest.current) return true;
-      setPending(operations);
-      if (answer.written) setSaved(answer);
-      else setDraft(answer);
-      return true;
-    } catch (caught) {
-      if (save && caught instanceof ApiError && caught.problem.code === 'CONFIG_EXISTS' && confirm(`${caught.problem.message}. Save over it as its next revision?`)) {
-        setBusy(undefined);
-        return edit(operations, true, true);
-      }
-      if (request !== latest.current) return true;
-      setError(caught);
-      return false;
-    } finally {
-      if (request === latest.current) setBusy(undefined);
-    }
+  const save = async () => {
+    const outcome = await sendSave();
+    if (outcome.kind !== 'answer') return;
+    if (outcome.answer.written) setSaved(outcome.answer);
+    else setDraft(outcome.answer);
   };
 
   if (saved) {
@@ -211,7 +189,7 @@ export function GeneratePage() {
             </div>
           ) : null}
           <div class="actions">
-            <button type="button" disabled={busy !== undefined || (draft?.problems.length ?? 0) > 0} onClick={() => void edit(issued.current, true)}>
+            <button type="button" disabled={busy !== undefined || (draft?.problems.length ?? 0) > 0} onClick={() => void save()}>
               Save as {config.apiId}
             </button>
             <span class="muted small">Writes {proposal.file}.</span>
