@@ -4,7 +4,7 @@ import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
 import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourCutoff, hourOf, HOURLY_USAGE_RETENTION_HOURS, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
 
 /**
  * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
@@ -137,12 +137,11 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     touch('usage', rowKey);
   }
   const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
-  /** Hourly rows past their retention go whenever a new hour starts (and at open), so the section stays bounded. */
-  let prunedForHour = '';
-  let oldestHourKept = '';
-  const pruneHours = (at: Date): void => {
-    prunedForHour = hourOf(at);
-    const oldest = (oldestHourKept = hourCutoff(at, HOURLY_USAGE_RETENTION_HOURS));
+  /** Hourly rows past their retention go whenever the oldest hour kept moves (and at open): the section stays bounded. */
+  const oldestHourKept = oldestHourKeeper(now);
+  let prunedBefore = '';
+  const pruneHours = (oldest: string): void => {
+    prunedBefore = oldest;
     const rows = usageHours(db.data);
     for (const [rowKey, row] of Object.entries(rows)) {
       if (row.hour! >= oldest) continue;
@@ -150,7 +149,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       touch('usageHours', rowKey);
     }
   };
-  pruneHours(now());
+  pruneHours(oldestHourKept());
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
 
@@ -386,11 +385,12 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         const data = mutable();
         const day = dayOf(event.at);
         const hour = hourOf(event.at);
-        if (hour > prunedForHour) pruneHours(event.at);
+        const oldest = oldestHourKept();
+        if (oldest !== prunedBefore) pruneHours(oldest);
         const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
         addEvent((data.usage[rowKey] ??= emptyUsageRow(day, event)), event);
         // An event older than the hourly retention (a clock step, a test) counts by the day only.
-        if (hour < oldestHourKept) return commit('usage', rowKey);
+        if (hour < oldest) return commit('usage', rowKey);
         const hourKey = `${hour}\t${event.apiId}\t${event.keyId ?? ''}`;
         addEvent((usageHours(data)[hourKey] ??= { ...emptyUsageRow(day, event), hour }), event);
         return commit('usage', rowKey, 'usageHours', hourKey);
@@ -401,7 +401,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
 
     async usage(query: UsageQuery): Promise<UsageRow[]> {
       const hourly = query.unit === 'hour';
-      const cutoff = hourly ? hourCutoff(now(), Math.min(query.hours ?? HOURLY_USAGE_RETENTION_HOURS, HOURLY_USAGE_RETENTION_HOURS)) : query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const cutoff = usageQueryCutoff(query, now());
       const rows = Object.values(hourly ? usageHours(db.data) : db.data.usage).filter(
         (row) =>
           (query.apiId === undefined || row.apiId === query.apiId) &&

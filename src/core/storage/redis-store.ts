@@ -2,7 +2,7 @@ import { PagejsonError } from '../errors.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { randomBytes } from 'node:crypto';
 import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourCutoff, hourOf, HOURLY_USAGE_RETENTION_HOURS, usageCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourOf, HOURLY_USAGE_RETENTION_HOURS, oldestHourKeeper, usageQueryCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
@@ -88,7 +88,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     accountPrefix: `${prefix}account:`,
   };
   let closed = false;
-  let cutoff = { hour: '', oldest: '' };
+  const oldestHourKept = oldestHourKeeper(now);
   const owner = randomBytes(8).toString('hex');
   const beat = (): Promise<unknown> => client.set(k.owner(owner), String(process.pid), { PX: OWNER_TTL_MS });
   await beat();
@@ -236,11 +236,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       const day = dayOf(event.at);
       const hour = hourOf(event.at);
       const multi = client.multi();
-      // An event older than the hourly retention (a clock step, a test) counts by the day only. The cutoff
-      // is worked out once per hour of the clock, not per event.
-      const clockHour = hourOf(now());
-      if (clockHour !== cutoff.hour) cutoff = { hour: clockHour, oldest: hourCutoff(now(), HOURLY_USAGE_RETENTION_HOURS) };
-      const keepHour = hour >= cutoff.oldest;
+      // An event older than the hourly retention (a clock step, a test) counts by the day only.
+      const keepHour = hour >= oldestHourKept();
       const buckets: Array<readonly [string, number]> = [[k.usage(day), retentionSeconds]];
       if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
       for (const [hash, seconds] of buckets) {
@@ -263,7 +260,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     async usage(query: UsageQuery): Promise<UsageRow[]> {
       guard();
       const hourly = query.unit === 'hour';
-      const cutoff = hourly ? hourCutoff(now(), Math.min(query.hours ?? HOURLY_USAGE_RETENTION_HOURS, HOURLY_USAGE_RETENTION_HOURS)) : query.days === undefined ? undefined : usageCutoff(now(), query.days);
+      const cutoff = usageQueryCutoff(query, now());
       const bucketSet = hourly ? k.usageHours : k.usageDays;
       const buckets = (await client.sMembers(bucketSet)).filter((bucket) => cutoff === undefined || bucket >= cutoff);
       const hashes = await Promise.all(buckets.map((bucket) => client.hGetAll(hourly ? k.usageHour(bucket) : k.usage(bucket))));

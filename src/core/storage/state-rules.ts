@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, UsageRow } from './types.js';
+import type { ApiKeyRecord, UsageQuery, UsageRow } from './types.js';
 
 /** Rules every StateStore driver shares, so that lowdb and Redis answer the contract suite identically. */
 
@@ -42,6 +42,26 @@ export function hourCutoff(now: Date, hours: number): string {
   const span = Math.max(1, Math.floor(hours));
   const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - (span - 1) * HOUR_MS;
   return `${new Date(start).toISOString().slice(0, 13)}:00Z`;
+}
+
+/**
+ * The oldest hour the hourly usage keeps, worked out once per hour of the clock (not per event): an event
+ * before it counts by the day only, and the embedded store prunes rows before it when it moves.
+ */
+export function oldestHourKeeper(now: () => Date): () => string {
+  let memo = { hour: '', oldest: '' };
+  return () => {
+    const at = now();
+    const hour = hourOf(at);
+    if (hour !== memo.hour) memo = { hour, oldest: hourCutoff(at, HOURLY_USAGE_RETENTION_HOURS) };
+    return memo.oldest;
+  };
+}
+
+/** The first bucket (day, or hour with `unit: 'hour'`) a usage query includes; undefined: all kept. */
+export function usageQueryCutoff(query: UsageQuery, now: Date): string | undefined {
+  if (query.unit === 'hour') return hourCutoff(now, Math.min(query.hours ?? HOURLY_USAGE_RETENTION_HOURS, HOURLY_USAGE_RETENTION_HOURS));
+  return query.days === undefined ? undefined : usageCutoff(now, query.days);
 }
 
 /** First day included by "the last N days, today included". */
