@@ -1,8 +1,10 @@
+import { relative } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { isPagejsonError, PagejsonError, type ErrorCode } from '../../core/errors.js';
 import { KEY_ID_PATTERN } from '../../core/keys.js';
+import type { ConfigProblem } from '../../core/config/problems.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { StateOperations } from '../../core/state-service.js';
 import type { PageSampler } from './page-sampler.js';
@@ -58,4 +60,9 @@ export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
   const status = (error as { statusCode?: number }).statusCode;
   if (status !== undefined && status >= 400 && status < 500) return reply.code(status).send({ error: { code: 'USAGE', message: (error as Error).message } });
   return reply.code(500).send({ error: { code: 'INTERNAL', message: `the dashboard request failed: ${(error as Error).message}` } });
+}
+
+/** Problems as the page shows them: files named from the project root, never as machine paths. */
+export function shownProblems(runtime: Runtime, problems: ConfigProblem[]): ConfigProblem[] {
+  return problems.map((problem) => ({ ...problem, file: relative(runtime.project.root, problem.file) }));
 }

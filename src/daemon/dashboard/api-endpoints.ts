@@ -13,7 +13,7 @@ import { describeEndpoint } from '../../core/endpoint-tools.js';
 import { PagejsonError } from '../../core/errors.js';
 import { endpointStatus } from '../../core/state-service.js';
 import { addRow, emptyTotals, type UsageTotals } from '../../core/usage-series.js';
-import { ApiIdParam, parse, type DashboardApiContext } from './api-common.js';
+import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
 
 /**
  * Endpoints: the list (SPEC 2.1's dashboard fields, health, the last 24 hours), one endpoint with its URL
@@ -73,7 +73,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     const byId = new Map(configs.map((config) => [config.apiId, config]));
     return {
       endpoints: statuses.map((status) => ({ ...status, description: describeEndpoint(byId.get(status.apiId)!), last24h: dayByApiId.get(status.apiId) ?? emptyTotals() })),
-      problems: runtime.configs.problems().map((problem) => ({ ...problem, file: relative(runtime.project.root, problem.file) })),
+      problems: shownProblems(runtime, runtime.configs.problems()),
     };
   });
 
@@ -121,7 +121,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       });
     }
     const { config, changed } = applyEdits(editable.original, body.operations as EditOperation[]);
-    const problems = changed ? problemsOf(file, config, runtime.settings).map((problem) => ({ ...problem, file: relative(runtime.project.root, problem.file) })) : [];
+    const problems = changed ? shownProblems(runtime, problemsOf(file, config, runtime.settings)) : [];
     let sample: Record<string, unknown> | undefined;
     let previewError: { code: string; message: string } | undefined;
     if (body.preview && problems.length === 0) {

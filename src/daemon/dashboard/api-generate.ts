@@ -22,7 +22,7 @@ import type { TokenUsage } from '../../core/models/types.js';
 import type { ScraperNumber } from '../../core/config/schema.js';
 import { scraperByNumber } from '../../core/scrapers/types.js';
 import { validateSelector } from '../../core/structure/index.js';
-import { parse, type DashboardApiContext } from './api-common.js';
+import { parse, type DashboardApiContext, shownProblems } from './api-common.js';
 import { Operations } from './api-endpoints.js';
 import type { SampledPage } from './page-sampler.js';
 
@@ -122,7 +122,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     // A proposal is revision 1 however much it is edited before its first save.
     const config = { ...edited, revision: proposal.config.revision };
     const file = fileFor(config.apiId);
-    const problems = problemsOf(file, config, runtime.settings).map((problem) => ({ ...problem, file: relative(runtime.project.root, problem.file) }));
+    const problems = shownProblems(runtime, problemsOf(file, config, runtime.settings));
     const sample = problems.length === 0 ? (await context.pages.sample(config, proposal.page)).data : undefined;
     const places = urlPlaces(config)?.places ?? [];
     if (!body.save || problems.length > 0) return { config, problems, places, written: false, ...(sample ? { sample } : {}) };
