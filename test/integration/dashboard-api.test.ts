@@ -190,6 +190,8 @@ describe('dashboard API', () => {
       expect(userContent(llm.requests[0]!)).toContain('the heading');
       const saved = await call<Edit>('POST', `/generate/${proposal.json.proposalId}/edits`, { operations: [], save: true });
       expect(saved.json.written).toBe(true);
+      // Edits of a proposal are tried on the page it was generated from, kept by the daemon.
+      expect(saved.json.sample).toEqual({ heading: 'garden shop' });
       expect(server.runtime.configs.get('garden')?.model).toBe('local');
       expect(await server.runtime.store.usage({ apiId: 'garden' })).toEqual([expect.objectContaining({ keyId: null, requests: 0, milliCredits: 250, promptTokens: 321, completionTokens: 12 })]);
       // A proposal is saved once.

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ProjectSettings, ScraperNumber } from '../config/schema.js';
-import { isPagejsonError, PagejsonError } from '../errors.js';
+import { PagejsonError } from '../errors.js';
 import type { GenerateRequest, GenerateResult } from '../generate.js';
 import type { Scraper } from '../scrapers/types.js';
-import type { ErrorData, GenerationJob, GenerationMessage, WorkerReply } from './protocol.js';
+import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
 /**
  * `generateConfig` in a thread of its own, for the daemon (the dashboard's Generate): parsing the page and the
@@ -33,20 +33,13 @@ function workerFile(): string {
   throw new PagejsonError('INTERNAL', 'the generation worker is not built', { hint: 'run `npm run build`' });
 }
 
-function toData(error: unknown): ErrorData {
-  if (isPagejsonError(error)) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown> };
-  return { code: 'FETCH_FAILED', message: (error as Error)?.message ?? String(error) };
-}
-
-function fromData(data: ErrorData): PagejsonError {
-  return new PagejsonError(data.code, data.message, { ...(data.hint ? { hint: data.hint } : {}), context: data.context ?? {} });
-}
-
 export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerateDeps): Promise<GenerateResult> {
   const job: GenerationJob = { request, models: deps.models, env: deps.env, modelTimeoutMs: deps.modelTimeoutMs, now: (deps.now?.() ?? new Date()).toISOString() };
   const worker = new Worker(workerFile(), { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 }, stdout: true, stderr: true });
   return new Promise<GenerateResult>((resolve, reject) => {
     let settled = false;
+    /** The page the thread asked for: the result's html is this, rather than a copy sent back. */
+    let fetched = '';
     const finish = (settle: () => void): void => {
       if (settled) return;
       settled = true;
@@ -64,14 +57,17 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
           .scraperFor(request.scraper)
           .fetch(message.request)
           .then(
-            (page) => ({ kind: 'page', page: { finalUrl: page.finalUrl, status: page.status, headers: page.headers, html: page.html } }) satisfies GenerationMessage,
-            (error: unknown) => ({ kind: 'fetch-failed', error: toData(error) }) satisfies GenerationMessage,
+            (page) => {
+              fetched = page.html;
+              return { kind: 'page', page: { finalUrl: page.finalUrl, status: page.status, headers: page.headers, html: page.html } } satisfies GenerationMessage;
+            },
+            (error: unknown) => ({ kind: 'fetch-failed', error: errorToData(error, { code: 'FETCH_FAILED' }) }) satisfies GenerationMessage,
           )
           .then((answer) => !settled && worker.postMessage(answer));
         return;
       }
-      if (message.kind === 'done') finish(() => resolve(message.result));
-      else finish(() => reject(fromData(message.error)));
+      if (message.kind === 'done') finish(() => resolve({ ...message.result, html: fetched }));
+      else finish(() => reject(errorFromData(message.error)));
     });
     worker.on('error', (error) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread stopped (${error.message})`, { hint: 'the page may be too large or deeply nested for generation; narrow it with a section selector' }))));
     worker.on('exit', (code) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread exited with code ${code}`))));

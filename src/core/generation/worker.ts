@@ -1,9 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { isPagejsonError, PagejsonError } from '../errors.js';
 import { generateConfig } from '../generate.js';
 import { createModelResolver } from '../models/index.js';
 import type { FetchRequest, FetchResult, Scraper } from '../scrapers/types.js';
-import type { GenerationJob, GenerationMessage, WorkerReply } from './protocol.js';
+import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
 /**
  * One generation in its own thread (see isolated.ts): the page is parsed and the model runs here, so a hostile
@@ -17,7 +16,7 @@ const models = createModelResolver({ models: job.models, env: job.env, timeoutMs
 let pending: { resolve: (page: FetchResult) => void; reject: (error: unknown) => void } | undefined;
 port.on('message', (message: GenerationMessage) => {
   if (message.kind === 'page') pending?.resolve(message.page);
-  else if (message.kind === 'fetch-failed') pending?.reject(new PagejsonError(message.error.code, message.error.message, { ...(message.error.hint ? { hint: message.error.hint } : {}), context: message.error.context ?? {} }));
+  else if (message.kind === 'fetch-failed') pending?.reject(errorFromData(message.error));
   pending = undefined;
 });
 
@@ -32,12 +31,6 @@ const viaParent: Scraper = {
 };
 
 generateConfig(job.request, { scraperFor: () => viaParent, modelFor: (name) => models.get(name), now: () => new Date(job.now) }).then(
-  (result) => port.postMessage({ kind: 'done', result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, html: result.html, ...(result.usage ? { usage: result.usage } : {}) } } satisfies WorkerReply),
-  (error: unknown) =>
-    port.postMessage({
-      kind: 'failed',
-      error: isPagejsonError(error)
-        ? { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown> }
-        : { code: 'INTERNAL', message: `generation failed: ${(error as Error)?.message ?? String(error)}` },
-    } satisfies WorkerReply),
+  (result) => port.postMessage({ kind: 'done', result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, ...(result.usage ? { usage: result.usage } : {}) } } satisfies WorkerReply),
+  (error: unknown) => port.postMessage({ kind: 'failed', error: errorToData(error, { code: 'INTERNAL', prefix: 'generation failed: ' }) } satisfies WorkerReply),
 );
