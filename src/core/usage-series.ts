@@ -40,6 +40,19 @@ export function addRow(totals: UsageTotals, row: UsageRow): UsageTotals {
   return totals;
 }
 
+/** Totals per endpoint or per key (`pick` gives the id; rows it gives none are left out). */
+export function totalsBy(rows: UsageRow[], pick: (row: UsageRow) => string | null): Map<string, UsageTotals> {
+  const found = new Map<string, UsageTotals>();
+  for (const row of rows) {
+    const id = pick(row);
+    if (id === null) continue;
+    let totals = found.get(id);
+    if (!totals) found.set(id, (totals = emptyTotals()));
+    addRow(totals, row);
+  }
+  return found;
+}
+
 /** `count` buckets ending with the one holding `now`, oldest first. Rows outside them are left out. */
 export function usageSeries(rows: UsageRow[], unit: 'hour' | 'day', count: number, now: Date): UsagePoint[] {
   const step = unit === 'hour' ? HOUR_MS : DAY_MS;

@@ -12,7 +12,7 @@ import { exampleRequest } from '../../core/config/example-request.js';
 import { describeEndpoint } from '../../core/endpoint-tools.js';
 import { PagejsonError } from '../../core/errors.js';
 import { endpointStatus } from '../../core/state-service.js';
-import { addRow, emptyTotals, type UsageTotals } from '../../core/usage-series.js';
+import { emptyTotals, totalsBy } from '../../core/usage-series.js';
 import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
 
 /**
@@ -64,12 +64,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
   api.get('/endpoints', async () => {
     const configs = runtime.configs.list();
     const [statuses, lastDay] = await Promise.all([endpointStatus(runtime.store, configs), runtime.store.usage({ unit: 'hour', hours: 24 })]);
-    const dayByApiId = new Map<string, UsageTotals>();
-    for (const row of lastDay) {
-      let totals = dayByApiId.get(row.apiId);
-      if (!totals) dayByApiId.set(row.apiId, (totals = emptyTotals()));
-      addRow(totals, row);
-    }
+    const dayByApiId = totalsBy(lastDay, (row) => row.apiId);
     const byId = new Map(configs.map((config) => [config.apiId, config]));
     return {
       endpoints: statuses.map((status) => ({ ...status, description: describeEndpoint(byId.get(status.apiId)!), last24h: dayByApiId.get(status.apiId) ?? emptyTotals() })),

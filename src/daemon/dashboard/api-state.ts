@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
 import { KEY_ID_PATTERN } from '../../core/keys.js';
-import { addRow, emptyTotals, usageSeries, type UsageTotals } from '../../core/usage-series.js';
+import { addRow, emptyTotals, totalsBy, usageSeries, type UsageTotals } from '../../core/usage-series.js';
 import { KeyIdParam, parse, type DashboardApiContext } from './api-common.js';
 
 /**
@@ -29,16 +29,9 @@ const UsageQuery = z
 /** Buckets a chart shows: two days of hours, a month of days. */
 const BUCKETS = { hour: 48, day: 30 } as const;
 
-function totalsBy(rows: Array<{ apiId: string; keyId: string | null }>, pick: (row: { apiId: string; keyId: string | null }) => string | null, add: (totals: UsageTotals, index: number) => void): Array<{ id: string; totals: UsageTotals }> {
-  const found = new Map<string, UsageTotals>();
-  rows.forEach((row, index) => {
-    const id = pick(row);
-    if (id === null) return;
-    let totals = found.get(id);
-    if (!totals) found.set(id, (totals = emptyTotals()));
-    add(totals, index);
-  });
-  return [...found].map(([id, totals]) => ({ id, totals })).sort((a, b) => b.totals.requests - a.totals.requests || a.id.localeCompare(b.id));
+/** Busiest first. */
+function ranked(totals: Map<string, UsageTotals>): Array<{ id: string; totals: UsageTotals }> {
+  return [...totals].map(([id, sums]) => ({ id, totals: sums })).sort((a, b) => b.totals.requests - a.totals.requests || a.id.localeCompare(b.id));
 }
 
 export function registerKeyAndUsageRoutes(api: FastifyInstance, context: DashboardApiContext): void {
@@ -68,8 +61,8 @@ export function registerKeyAndUsageRoutes(api: FastifyInstance, context: Dashboa
       unit: query.unit,
       points: usageSeries(rows, query.unit, count, runtime.now()),
       totals,
-      byEndpoint: totalsBy(rows, (row) => row.apiId, (sum, index) => addRow(sum, rows[index]!)),
-      byKey: totalsBy(rows, (row) => row.keyId, (sum, index) => addRow(sum, rows[index]!)),
+      byEndpoint: ranked(totalsBy(rows, (row) => row.apiId)),
+      byKey: ranked(totalsBy(rows, (row) => row.keyId)),
       balance: { account: balance.account, milliCredits: balance.milliCredits },
       creditsEnabled: runtime.settings.credits.enabled,
     };
