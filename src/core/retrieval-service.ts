@@ -7,7 +7,7 @@ import { retrievalCost } from './credits.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
 import { verifyApiKey } from './key-service.js';
 import type { ApiKeyRecord, EndpointRuntimeStatus, StateStore } from './storage/types.js';
-import type { CacheState, ResponseCache } from './storage/response-cache.js';
+import type { CacheAnswer, CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey, Uncacheable } from './storage/response-cache.js';
 import type { HealthState } from './health/index.js';
 import type { RetrieveResult } from './retrieve.js';
@@ -68,6 +68,8 @@ export interface RetrievalDeps {
   load(config: ApiConfig, values: Record<string, unknown>): Promise<RetrieveResult>;
   credits: { enabled: boolean; freeMilliCredits: number };
   now(): Date;
+  /** The same clock in ms (default: from `now`); the daemon passes Date.now, so a hit makes no Date. */
+  nowMs?: () => number;
   onEvent?: (event: RetrievalEvent) => void;
   /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
   lastFetchAt?: Record<string, string>;
@@ -156,6 +158,28 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
   return {};
 }
 
+/** A RetrievalAnswer as a class: `body` is a prototype getter, not a closure made per answer (the hit path is hot). */
+class Answered implements RetrievalAnswer {
+  readonly bytes: Buffer;
+  readonly cache: CacheState;
+  readonly ageSeconds: number;
+
+  constructor(
+    private readonly answer: CacheAnswer,
+    readonly creditsRemaining: number | undefined,
+    readonly config: ApiConfig,
+    readonly health: 'healthy' | 'degraded',
+  ) {
+    this.bytes = answer.bytes;
+    this.cache = answer.state;
+    this.ageSeconds = answer.ageSeconds;
+  }
+
+  get body(): string {
+    return this.answer.body;
+  }
+}
+
 /** The answer, or a FETCH_TIMEOUT once `ms` have passed (the work goes on; its result may still be cached). */
 function withinDeadline<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
   if (ms === undefined) return work;
@@ -170,6 +194,7 @@ function withinDeadline<T>(work: Promise<T>, ms: number | undefined): Promise<T>
 
 export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   const emit = (event: RetrievalEvent): void => deps.onEvent?.(event);
+  const nowMs = deps.nowMs ?? (() => deps.now().getTime());
   const ensuredAccounts = new Set<string>();
   const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   const usage = createUsageBuffer(deps.store, deps.usageFlushMs ?? 1_000);
@@ -192,9 +217,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     ensuredAccounts.add(account);
   }
 
-  async function authenticate(apikey: string | undefined, apiId: string): Promise<{ key: ApiKeyRecord; inScope: boolean }> {
+  async function authenticate(apikey: string | undefined, apiId: string, atMs: number): Promise<{ key: ApiKeyRecord; inScope: boolean }> {
     if (apikey === undefined || apikey === '') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
-    const verdict = await verifyApiKey(deps.store, apikey, apiId, deps.now());
+    const verdict = await verifyApiKey(deps.store, apikey, apiId, atMs);
     if (verdict.ok) return { key: verdict.record, inScope: true };
     if (verdict.reason === 'scope') return { key: verdict.record, inScope: false };
     if (verdict.reason === 'missing') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
@@ -202,7 +227,8 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   }
 
   async function retrieve(request: RetrievalRequest): Promise<RetrievalAnswer> {
-    const { key, inScope } = await authenticate(request.apikey, request.apiId);
+    const atMs = nowMs();
+    const { key, inScope } = await authenticate(request.apikey, request.apiId, atMs);
     const config = deps.configs.get(request.apiId);
     if (!config || !inScope) throw new PagejsonError('NO_DATA', 'no data', { context: { apiId: request.apiId } });
     if (config.status === 'inactive') throw new PagejsonError('ENDPOINT_INACTIVE', 'endpoint is inactive', { context: { apiId: config.apiId } });
@@ -212,32 +238,67 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { context: { problems } });
 
     const entryKey = cacheKeyFor(config, values);
-    // An answer already in memory cannot fail: its debit is final at once. Anything else may fail after the
-    // debit, so it is a hold the store remembers until the answer is settled or the failure refunded.
-    const fromMemory = config.caching && deps.cache.inMemory(entryKey);
-    if (!fromMemory) {
-      const wait = failureRate.retryAfter(key.id);
-      if (wait > 0) {
-        throw new PagejsonError('RATE_LIMITED', `too many failed retrievals with this key; try again in ${wait} s`, {
-          context: { retryAfterSeconds: wait, keyId: key.id },
-          hint: 'the endpoint keeps failing: check it with `pagejson run` before calling it again',
-        });
-      }
-    }
-
     const cost = retrievalCost(config.scraper);
     const account = key.account;
-    await ensureAccount(account);
+    if (!ensuredAccounts.has(account)) await ensureAccount(account);
+    // An answer already in memory cannot fail: it is taken now, and its debit is final at once.
+    const inMemory = config.caching ? deps.cache.fromMemory(entryKey) : undefined;
+    if (inMemory) return answerFromMemory(inMemory, config, values, key, entryKey, cost, atMs);
+    return answerByLoading(config, values, key, entryKey, cost);
+  }
+
+  /**
+   * The hit path, kept lean (it is most of a daemon's traffic): the answer's bytes are already in hand, so the
+   * one await that matters is the debit's journal write. A STALE answer's refresh starts after the debit, so a
+   * caller without credits never makes the daemon fetch.
+   */
+  async function answerFromMemory(answer: CacheAnswer, config: ApiConfig, values: Record<string, unknown>, key: ApiKeyRecord, entryKey: string, cost: number, atMs: number): Promise<RetrievalAnswer> {
+    const account = key.account;
+    let balance: number | undefined;
+    if (deps.credits.enabled) {
+      // reserve() applies the debit synchronously inside the store: no await separates the check from it.
+      const reservation = await deps.store.reserve(account, cost);
+      balance = reservation.balance;
+      if (!reservation.ok) {
+        usage.add(config.apiId, key.id, account, 'ERROR', 0, atMs);
+        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
+      }
+      emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
+    } else {
+      // Metering only: nothing is debited, but callers still see the balance header.
+      balance = (await deps.store.getAccount(account))?.balance;
+    }
+    if (answer.state === 'STALE') {
+      const recordTokens = (tokens: TokenUsage): void => usage.record({ apiId: config.apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
+      deps.cache.refreshLater(entryKey, () => fetchAndRecord(config, values, recordTokens, entryKey));
+    }
+    usage.add(config.apiId, key.id, account, answer.state, cost, atMs);
+    emit({ kind: 'health', apiId: config.apiId, state: 'healthy' });
+    return new Answered(answer, balance, config, 'healthy');
+  }
+
+  /** Everything but a hit in memory: the store's cache, a shared or own fetch, or no caching at all. */
+  async function answerByLoading(config: ApiConfig, values: Record<string, unknown>, key: ApiKeyRecord, entryKey: string, cost: number): Promise<RetrievalAnswer> {
+    const wait = failureRate.retryAfter(key.id);
+    if (wait > 0) {
+      throw new PagejsonError('RATE_LIMITED', `too many failed retrievals with this key; try again in ${wait} s`, {
+        context: { retryAfterSeconds: wait, keyId: key.id },
+        hint: 'the endpoint keeps failing: check it with `pagejson run` before calling it again',
+      });
+    }
+
+    const account = key.account;
     let charged = 0;
     let holdId: string | undefined;
     let balance: number | undefined;
     if (deps.credits.enabled) {
-      // reserve()/hold() apply the debit synchronously inside the store: no await separates the check from it.
-      holdId = fromMemory ? undefined : randomUUID();
-      const reservation = holdId ? await deps.store.hold(account, cost, holdId) : await deps.store.reserve(account, cost);
+      // This answer may still fail after the debit: it is a hold the store remembers until the answer is settled
+      // or the failure refunded. hold() applies the debit synchronously inside the store.
+      holdId = randomUUID();
+      const reservation = await deps.store.hold(account, cost, holdId);
       balance = reservation.balance;
       if (!reservation.ok) {
-        usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
+        usage.add(config.apiId, key.id, account, 'ERROR', 0, nowMs());
         throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
       }
       charged = cost;
@@ -257,32 +318,23 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       else spent.tokens = tokens;
     };
     try {
-      // An answer in memory is never a remembered failure (failures are not cached): skip the lookup then.
-      const remembered = fromMemory ? undefined : recentFailures.get(entryKey);
+      const remembered = recentFailures.get(entryKey);
       if (remembered) throw remembered;
-      const lookup = deps.cache.get(entryKey, () => fetchAndRecord(config, values, onTokens, entryKey), { caching: config.caching });
-      // An answer in memory comes without I/O (a stale one refreshes in the background): no deadline timer.
-      const answer = await (fromMemory ? lookup : withinDeadline(lookup, deps.answerTimeoutMs));
+      const answer = await withinDeadline(
+        deps.cache.get(entryKey, () => fetchAndRecord(config, values, onTokens, entryKey), { caching: config.caching }),
+        deps.answerTimeoutMs,
+      );
       // The request counts as answered once its settled hold is durable: a kill -9 before that refunds it.
       if (holdId) await deps.store.settle(holdId);
       spent.answered = true;
       const tokens = spent.tokens;
       if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);
-      const ownTokens = tokens && answer.state !== 'STALE' ? tokens : {};
-      usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: deps.credits.enabled ? charged : cost, outcome: answer.state, at: deps.now(), ...ownTokens });
+      const milliCredits = deps.credits.enabled ? charged : cost;
+      if (tokens && answer.state !== 'STALE') usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits, outcome: answer.state, at: deps.now(), ...tokens });
+      else usage.add(config.apiId, key.id, account, answer.state, milliCredits, nowMs());
       const health = answer.note === 'degraded' ? 'degraded' : 'healthy';
       emit({ kind: 'health', apiId: config.apiId, state: health });
-      return {
-        bytes: answer.bytes,
-        get body() {
-          return answer.body;
-        },
-        cache: answer.state,
-        ageSeconds: answer.ageSeconds,
-        creditsRemaining: balance,
-        config,
-        health,
-      };
+      return new Answered(answer, balance, config, health);
     } catch (error) {
       spent.answered = true;
       if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY') emit({ kind: 'health', apiId: config.apiId, state: 'broken' });
@@ -291,11 +343,8 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
         if (holdId) {
           balance = (await deps.store.release(holdId)) ?? balance;
           emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
-        } else if (charged > 0) {
-          balance = await deps.store.refund(account, charged);
-          emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
         }
-        usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: 0, outcome: 'ERROR', at: deps.now() });
+        usage.add(config.apiId, key.id, account, 'ERROR', 0, nowMs());
       } else if (holdId) {
         await deps.store.settle(holdId);
       }

@@ -72,6 +72,17 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
+/**
+ * Request ids (X-Request-Id): shaped like a UUID, a random prefix per app and then a counter, so they are
+ * unique per daemon and across restarts without drawing random bytes per request (randomUUID was 3% of a
+ * cache hit's allocations). They name a request in the log; they are not secrets.
+ */
+export function requestIds(): () => string {
+  const prefix = randomUUID().slice(0, 24);
+  let next = 0;
+  return () => prefix + (next++).toString(16).padStart(12, '0');
+}
+
 /** Consecutive 500s after which the daemon says it is not ready: the retrieval path itself is failing. */
 export const NOT_READY_AFTER_INTERNAL_ERRORS = 5;
 
@@ -137,7 +148,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
         : logger,
     // Request logs are ours (onResponse): hits at debug only, since logging each one costs ~19%.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     bodyLimit: TRANSPORT_BODY_LIMIT,

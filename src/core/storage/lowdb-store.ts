@@ -4,7 +4,7 @@ import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
 import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
 
 /**
  * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
@@ -98,9 +98,10 @@ function emptyUsageRow(day: string, event: UsageEvent): UsageRow {
 }
 
 function addEvent(row: UsageRow, event: UsageEvent): void {
-  if (event.outcome !== 'MODEL') row.requests += 1;
-  if (event.outcome === 'ERROR') row.errors += 1;
-  if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += 1;
+  const count = eventCount(event);
+  if (event.outcome !== 'MODEL') row.requests += count;
+  if (event.outcome === 'ERROR') row.errors += count;
+  if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += count;
   row.milliCredits += event.milliCredits;
   const tokens = eventTokens(event);
   // Rows from before token counting lack the fields.

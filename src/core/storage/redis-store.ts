@@ -2,7 +2,7 @@ import { PagejsonError } from '../errors.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { randomBytes } from 'node:crypto';
 import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
-import { assertAmount, cloneKey, dayOf, eventTokens, groupUsage, hourOf, HOURLY_USAGE_RETENTION_HOURS, oldestHourKeeper, usageQueryCutoff } from './state-rules.js';
+import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, HOURLY_USAGE_RETENTION_HOURS, oldestHourKeeper, usageQueryCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
@@ -242,9 +242,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
       for (const [hash, seconds] of buckets) {
         const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
-        if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, 1);
-        if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, 1);
-        if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, 1);
+        const count = eventCount(event);
+        if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, count);
+        if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, count);
+        if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, count);
         if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
         // Token fields exist only once a model spent tokens; rows without them read as 0.
         const tokens = eventTokens(event);

@@ -43,6 +43,21 @@ export interface CacheAnswer {
   fetchedAt: number;
 }
 
+/** A CacheAnswer as a class: its `body` getter lives on the prototype, not in a closure made per answer. */
+class Answer implements CacheAnswer {
+  constructor(
+    readonly bytes: Buffer,
+    readonly state: CacheState,
+    readonly ageSeconds: number,
+    readonly fetchedAt: number,
+    readonly note?: string,
+  ) {}
+
+  get body(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
 /** An entry as the store (SQLite, Redis) keeps it: JSON. */
 interface CacheEntry {
   body: string;
@@ -94,6 +109,13 @@ export interface ResponseCache {
   refresh(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
   /** Whether `get` would answer from memory now (fresh or stale), without touching recency or the store. */
   inMemory(key: string): boolean;
+  /**
+   * The answer memory holds for `key` (HIT or STALE), synchronously, or undefined. Unlike `get`, a STALE
+   * answer starts no refresh: the caller decides (after charging for it) with `refreshLater`.
+   */
+  fromMemory(key: string): CacheAnswer | undefined;
+  /** Refreshes `key` in the background, unless a load of it is already running (as a STALE `get` does). */
+  refreshLater(key: string, load: () => Promise<unknown>): void;
   /** Resolves when every background refresh started so far has settled (tests, shutdown). */
   idle(): Promise<void>;
   purgeExpired(): Promise<number>;
@@ -244,16 +266,8 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     return promise;
   }
 
-  const answer = (entry: MemoryEntry, state: CacheState): CacheAnswer => ({
-    bytes: entry.bytes,
-    get body() {
-      return entry.bytes.toString('utf8');
-    },
-    state,
-    ...(entry.note !== undefined ? { note: entry.note } : {}),
-    ageSeconds: Math.max(0, Math.floor((now() - entry.fetchedAt) / 1000)),
-    fetchedAt: entry.fetchedAt,
-  });
+  const answer = (entry: MemoryEntry, state: CacheState, at = now()): CacheAnswer =>
+    new Answer(entry.bytes, state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.note);
 
   const cache: ResponseCache = {
     async get(key, load, { caching }) {
@@ -286,6 +300,19 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     inMemory(key) {
       const entry = memory.peek(key);
       return entry !== undefined && now() - entry.fetchedAt < options.keepMs;
+    },
+
+    fromMemory(key) {
+      const entry = memory.get(key);
+      if (entry === undefined) return undefined;
+      const at = now();
+      const age = at - entry.fetchedAt;
+      if (age < options.freshMs) return answer(entry, 'HIT', at);
+      return age < options.keepMs ? answer(entry, 'STALE', at) : undefined;
+    },
+
+    refreshLater(key, load) {
+      refreshInBackground(key, load);
     },
 
     async idle() {

@@ -74,6 +74,12 @@ export function cloneKey(record: ApiKeyRecord): ApiKeyRecord {
   return { ...record, scope: record.scope ? [...record.scope] : null };
 }
 
+/** How many requests an event stands for: a positive integer, else 1 (events from outside the buffer carry none). */
+export function eventCount(event: { count?: number }): number {
+  const count = event.count;
+  return typeof count === 'number' && Number.isSafeInteger(count) && count > 0 ? count : 1;
+}
+
 /** Token counts of an event as non-negative integers (a model may report nothing, or garbage). */
 export function eventTokens(event: { promptTokens?: number; completionTokens?: number }): { promptTokens: number; completionTokens: number } {
   const clean = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);

@@ -49,6 +49,8 @@ export interface UsageEvent {
    */
   outcome: 'HIT' | 'STALE' | 'MISS' | 'BYPASS' | 'ERROR' | 'MODEL';
   at: Date;
+  /** How many requests of the same outcome this event stands for (default 1): the usage buffer sums alike events. */
+  count?: number;
   /** LLM tokens a model spent for this event (absent: none). */
   promptTokens?: number;
   completionTokens?: number;
