@@ -168,6 +168,18 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       expect(days.every((r) => r.hour === undefined)).toBe(true);
     });
 
+    it('adds an event of count n as n requests (the usage buffer sums alike hits), a bad count as one', async () => {
+      const now = new Date();
+      const event = { apiId: 'books', keyId: 'k_a', account: 'default', milliCredits: 1_200, outcome: 'HIT' as const, at: now };
+      await store.recordUsage({ ...event, count: 3 });
+      await store.recordUsage({ ...event, outcome: 'ERROR', milliCredits: 0, count: 2 });
+      await store.recordUsage({ ...event, milliCredits: 400, count: 0.5 });
+      await store.recordUsage({ ...event, milliCredits: 400, count: -4 });
+      const rows = (unit: 'day' | 'hour') => store.usage({ unit }).then((all) => all.map((r) => [r.requests, r.errors, r.cacheHits, r.milliCredits]));
+      expect(await rows('day')).toEqual([[7, 2, 5, 2_000]]);
+      expect(await rows('hour')).toEqual([[7, 2, 5, 2_000]]);
+    });
+
     it('adds model tokens per day, apiId and key; MODEL events add tokens without counting a request', async () => {
       const today = new Date();
       const yesterday = new Date(today.getTime() - 86_400_000);

@@ -61,3 +61,35 @@ describe('daemon with a clock and credits off', () => {
     expect(rows.reduce((sum, row) => sum + row.milliCredits, 0)).toBe(3 * 400);
   });
 });
+
+describe('daemon with a clock and credits on', () => {
+  let paid: { temp: TempProject; runtime: Runtime; app: DaemonApp } | undefined;
+  afterAll(async () => {
+    await paid?.app.close();
+    await paid?.runtime.close();
+    await paid?.temp.cleanup();
+  });
+
+  it('starts no refresh for a stale answer it refuses for want of credits: only a paid stale answer refreshes', async () => {
+    const temp = await makeProject([pageConfig('paid', `${site.origin}/daemon/echo?name=paid`)], { credits: { enabled: true } });
+    const runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock) });
+    const app = await buildApp(runtime, { logger: false });
+    paid = { temp, runtime, app };
+    const rich = await issueKey(runtime.store, { account: 'rich', freeCredits: 100 });
+    const broke = await issueKey(runtime.store, { account: 'broke', freeCredits: 0 });
+    const get = (key: string) => app.inject({ method: 'GET', url: '/external/paid', headers: { apikey: key } });
+    site.resetHits();
+    expect((await get(rich.key)).headers['x-pagejson-cache']).toBe('MISS');
+    clock += 16 * 60_000;
+
+    const refused = await get(broke.key);
+    expect([refused.statusCode, refused.json().errors[0].code]).toEqual([402, 'NO_CREDITS']);
+    await runtime.cache.idle();
+    expect(site.hitCount('/daemon/echo')).toBe(1);
+
+    const stale = await get(rich.key);
+    expect([stale.statusCode, stale.headers['x-pagejson-cache']]).toEqual([200, 'STALE']);
+    await runtime.cache.idle();
+    expect(site.hitCount('/daemon/echo')).toBe(2);
+  });
+});
