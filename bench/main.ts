@@ -81,7 +81,7 @@ async function makeProject(name: string, settings: Record<string, unknown>, conf
 const profile = process.env.BENCH_PROFILE_DIR ? [process.env.BENCH_HEAP ? '--heap-prof' : '--cpu-prof', `--${process.env.BENCH_HEAP ? 'heap' : 'cpu'}-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
 
 async function startDaemon(dir: string): Promise<Started & { url: string }> {
-  const daemon = await startUntil(SERVER_CPU, process.execPath, [...profile, cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
+  const daemon = await startUntil(SERVER_CPU, process.execPath, [...profile, ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
     cwd: dir,
     env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1', ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {}) },
   });
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   // OpenAI-compatible model (the fake server) to prove that retrieval never calls it for selector fields.
   const project = await makeProject(
     'load',
-    { credits: { enabled: true, freeCredits: 1_000_000_000 }, models: { bench: { baseURL: llm.baseURL, model: 'bench-model', apiKeyEnv: 'BENCH_LLM_KEY' } } },
+    { credits: { enabled: true, freeCredits: 1_000_000_000 }, ...JSON.parse(process.env.BENCH_LOAD_SETTINGS ?? '{}'), models: { bench: { baseURL: llm.baseURL, model: 'bench-model', apiKeyEnv: 'BENCH_LLM_KEY' } } },
     [listingConfig('cached', sourceUrl, { caching: true, model: 'bench' }), listingConfig('uncached', sourceUrl, { caching: false, model: 'bench' })],
   );
   const { key } = JSON.parse(runCli(['keys', 'create', '--label', 'bench', '--json'], project)) as { key: string };

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 
 /**
  * Process helpers of the benchmark: the server under test and the load generator run pinned to different
@@ -27,6 +27,7 @@ export async function startUntil(cpu: number | undefined, command: string, args:
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} not ready after ${options.timeoutMs ?? 30_000} ms:\n${text}`)), options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
+      if (process.env.BENCH_TEE && args.includes('serve')) appendFileSync(process.env.BENCH_TEE, chunk);
       text += chunk.toString();
       const found = ready.exec(text);
       if (found) {
@@ -42,6 +43,7 @@ export async function startUntil(cpu: number | undefined, command: string, args:
     });
   });
   child.removeAllListeners('exit');
+  if (process.env.BENCH_TEE && args.includes('serve')) child.stdout!.on('data', (chunk: Buffer) => appendFileSync(process.env.BENCH_TEE!, chunk));
   return {
     child,
     match,
