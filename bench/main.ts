@@ -33,7 +33,8 @@ const distBench = join(repoRoot, 'dist/bench');
 // `npm run bench -- --quick`: one short round of everything, the scaling series at fewer points (< 2 minutes).
 const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
-// BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); BENCH_SECONDS shortens each run.
+// BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
+// BENCH_SECONDS shortens each run.
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 
@@ -100,6 +101,31 @@ function cpuNote(ours: LoadResult, theirs: LoadResult): string {
   const a = ours.serverCpuMicrosPerRequest;
   const b = theirs.serverCpuMicrosPerRequest;
   return a === null || b === null ? '' : `, server CPU per request ${a.toFixed(1)} µs vs ${b.toFixed(1)} µs (${(a / b).toFixed(2)}×)`;
+}
+
+/** 1. Cached GET against a bare Fastify route that checks the same digest and sends the same bytes. */
+async function cachedFigure(daemon: Started & { url: string }, key: string): Promise<LoadResult> {
+  const hit = await request(`${daemon.url}/external/cached`, { headers: { apikey: key } });
+  const hitBody = await hit.body.text();
+  await writeFile(join(workDir, 'hit.json'), hitBody);
+  const bare = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
+    env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
+  });
+  started.push(bare);
+  const { ours: cached, theirs: bareRun } = await compareLoads(() => load(`${daemon.url}/external/cached`, key, 50, daemon.child.pid), () => load(`${bare.match[1]!}/external/cached`, key, 50, bare.child.pid));
+  await bare.stop();
+  record({
+    figure: 'cached GET req/s (50 connections, credits on)',
+    value: cached.requestsPerSecond,
+    unit: 'req/s',
+    baseline: bareRun.requestsPerSecond,
+    ratio: cached.requestsPerSecond / bareRun.requestsPerSecond,
+    target: '≥ 0.90',
+    pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.9 && cached.non2xx === 0,
+    note: `median of ${ROUNDS} alternating runs, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}`,
+  });
+
+  return cached;
 }
 
 async function dashboardOpenFigure(url: string, pid: number | undefined, key: string, project: string): Promise<void> {
@@ -177,29 +203,11 @@ async function main(): Promise<void> {
   const daemon = await startDaemon(project);
   process.env.BENCH_LLM_KEY = 'unused';
 
-  // 1. Cached GET against a bare Fastify route that checks the same digest and sends the same bytes.
-  const hit = await request(`${daemon.url}/external/cached`, { headers: { apikey: key } });
-  const hitBody = await hit.body.text();
-  await writeFile(join(workDir, 'hit.json'), hitBody);
-  const bare = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
-    env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
-  });
-  started.push(bare);
-  const { ours: cached, theirs: bareRun } = await compareLoads(() => load(`${daemon.url}/external/cached`, key, 50, daemon.child.pid), () => load(`${bare.match[1]!}/external/cached`, key, 50, bare.child.pid));
-  await bare.stop();
-  record({
-    figure: 'cached GET req/s (50 connections, credits on)',
-    value: cached.requestsPerSecond,
-    unit: 'req/s',
-    baseline: bareRun.requestsPerSecond,
-    ratio: cached.requestsPerSecond / bareRun.requestsPerSecond,
-    target: '≥ 0.90',
-    pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.9 && cached.non2xx === 0,
-    note: `median of ${ROUNDS} alternating runs, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}`,
-  });
+  // BENCH_ONLY=uncached measures the uncached figure alone (profiling one path at a time).
+  const cached = process.env.BENCH_ONLY === 'uncached' ? { requestsPerSecond: 0 } : await cachedFigure(daemon, key);
 
   // The same load with the dashboard open and busy beside it (issue 18: it must cost retrieval nothing).
-  if (process.env.BENCH_ONLY !== 'cached') await dashboardOpenFigure(daemon.url, daemon.child.pid, key, project);
+  if (process.env.BENCH_ONLY !== 'cached' && process.env.BENCH_ONLY !== 'uncached') await dashboardOpenFigure(daemon.url, daemon.child.pid, key, project);
 
   // BENCH_ONLY=cached measures the cached figure alone (profiling one path at a time).
   const uncached = process.env.BENCH_ONLY === 'cached' ? { requestsPerSecond: 0 } : await uncachedFigure(daemon.url, daemon.child.pid, key, sourceUrl);
@@ -211,7 +219,7 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
   let series: Series | undefined;
-  if (process.env.BENCH_ONLY !== 'load' && process.env.BENCH_ONLY !== 'cached') {
+  if (process.env.BENCH_ONLY !== 'load' && process.env.BENCH_ONLY !== 'cached' && process.env.BENCH_ONLY !== 'uncached') {
     await scraperTwoLatency(sourceUrl);
     await heuristicGenerate();
     await cliWallTimes();

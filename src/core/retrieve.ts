@@ -42,7 +42,7 @@ export interface RetrieveResult {
   /** Field by field, how the data compares with what the config expects (drift). */
   health: Health;
   /** The page as fetched (decoded): what `pagejson snapshot` keeps as evidence. */
-  html: string;
+  readonly html: string;
 }
 
 export const EXTRACTION_EMPTY_MESSAGE = 'no data could be extracted from the source page';
@@ -63,7 +63,7 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
   const fillsModelFields = modelFields.length > 0 && deps.modelFor !== undefined && config.model !== HEURISTIC_MODEL;
   const extraction = await (deps.extractor ?? inProcess).extract(
-    { config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: page.html, finalUrl: page.finalUrl, wantSection: fillsModelFields },
+    { config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, ...(page.body ? { body: page.body } : { html: page.html }), finalUrl: page.finalUrl, wantSection: fillsModelFields },
     options.signal,
   );
   const data = extraction.data;
@@ -91,7 +91,8 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
     });
   }
   const health = assessHealth(config.structure, data, options.expected ?? expectedData(config));
-  return { data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, health, html: page.html, ...(usage ? { usage } : {}) };
+  // The page's text is decoded only if a caller reads it (a snapshot does; the daemon does not).
+  return Object.defineProperty({ data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, health, ...(usage ? { usage } : {}) }, 'html', { enumerable: true, get: () => page.html }) as RetrieveResult;
 }
 
 async function fillModelFields(

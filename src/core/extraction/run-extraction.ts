@@ -1,5 +1,6 @@
 import { getCompiledStructure } from '../structure/memo.js';
 import { getOuterHTML } from 'domutils';
+import { decodeHtmlBody } from '../net/charset.js';
 import { DocumentLimitError, parseHtml, sectionRoots, type DocumentLimits } from '../structure/dom.js';
 import type { ExtractionJob, ExtractionReply } from './types.js';
 
@@ -11,11 +12,12 @@ import type { ExtractionJob, ExtractionReply } from './types.js';
 export function runExtraction(job: ExtractionJob, limits: DocumentLimits): ExtractionReply {
   try {
     const structure = getCompiledStructure(job.config);
-    const doc = parseHtml(job.html, limits);
+    const html = job.html ?? decodeHtmlBody(job.body!.bytes, job.body!.contentType).text;
+    const doc = parseHtml(html, limits);
     const extraction = structure.extractFromDocument(doc, job.finalUrl);
     if (!job.wantSection) return { ok: true, outcome: extraction };
     const roots = sectionRoots(doc, job.config.selector);
-    const sectionHtml = roots.length === 1 && roots[0] === doc ? job.html : roots.map((root) => getOuterHTML(root)).join('\n');
+    const sectionHtml = roots.length === 1 && roots[0] === doc ? html : roots.map((root) => getOuterHTML(root)).join('\n');
     return { ok: true, outcome: { ...extraction, sectionHtml } };
   } catch (error) {
     if (error instanceof DocumentLimitError) {

@@ -1,4 +1,5 @@
 import type { Field } from '../config/schema.js';
+import type { PageBody } from '../scrapers/types.js';
 import type { DocumentLimits } from '../structure/dom.js';
 import type { Extraction } from '../structure/index.js';
 
@@ -9,7 +10,9 @@ import type { Extraction } from '../structure/index.js';
  */
 export interface ExtractionJob {
   config: { apiId: string; revision: number; selector: string; structure: Field[] };
-  html: string;
+  /** The page as text, or as the bytes received (decoded where the job runs); one of the two. */
+  html?: string;
+  body?: PageBody;
   finalUrl: string;
   /** Also return the outer HTML of the config's section (a model fills model fields from it). */
   wantSection?: boolean;

@@ -30,13 +30,19 @@ export function workerFile(): string {
   throw new PagejsonError('INTERNAL', 'the extraction worker is not built', { hint: 'run `npm run build`' });
 }
 
+/** How long an extraction thread beyond the first waits for work before it ends (a new one starts in ~50 ms). */
+export const IDLE_THREAD_MS = 5_000;
+
 export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor {
   const threads = Math.max(1, options.threads ?? availableParallelism());
   const pool = new Piscina({
     filename: workerFile(),
-    minThreads: threads,
+    // One thread stays ready; the others start when misses queue up and end after IDLE_THREAD_MS without work.
+    // A thread holds 25–45 MB (its heap, the parser, compiled structures): a daemon answering from its cache
+    // should not keep one per core for a burst of misses long past.
+    minThreads: 1,
     maxThreads: threads,
-    idleTimeout: 60_000,
+    idleTimeout: IDLE_THREAD_MS,
     workerData: { limits: options.limits },
     // A page that makes a worker balloon ends that worker, not the daemon. The young generation is kept small:
     // a parse's garbage dies young either way, and V8's default let each idle worker hold ~35 MB more.

@@ -5,7 +5,7 @@ import type { Request as CrawleeRequest, RequestQueue } from '@crawlee/cheerio';
 import { PagejsonError } from '../errors.js';
 import { assertAllowedUrlHost, blockedAddressError, createGuardedLookup, isAllowedAddress } from '../net/address-guard.js';
 import { assertAnnouncedLength, readBodyWithLimit, tooLargeError } from '../net/body-limit.js';
-import { decodeHtmlBody } from '../net/charset.js';
+import { pageFromBytes } from '../net/charset.js';
 import { assertHtmlContentType, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
 import { crawleeConfiguration, retryBackoffMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, statusError, statusOfCrawleeError, toFetchError } from './crawlee-errors.js';
@@ -125,12 +125,7 @@ async function buildCrawler(options: ScraperOptions): Promise<KeepAliveCrawler> 
           entry.reject(notHtmlError());
           return;
         }
-        const result: FetchResult = {
-          finalUrl: request.loadedUrl ?? stream.url ?? request.url,
-          status: stream.statusCode,
-          headers: flattenHeaders(stream.headers),
-          html: decodeHtmlBody(bytes, contentType).text,
-        };
+        const result: FetchResult = pageFromBytes({ finalUrl: request.loadedUrl ?? stream.url ?? request.url, status: stream.statusCode, headers: flattenHeaders(stream.headers) }, bytes, contentType);
         entry.resolve(result);
       },
       errorHandler: async ({ request, response }, error) => {

@@ -4,7 +4,7 @@ import type { CookieJar } from 'tough-cookie';
 import { PagejsonError, isPagejsonError } from '../errors.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { assertAnnouncedLength, readBodyWithLimit } from '../net/body-limit.js';
-import { decodeHtmlBody } from '../net/charset.js';
+import { pageFromBytes } from '../net/charset.js';
 import { startDeadline } from '../net/deadline.js';
 import { createGuardedAgent } from '../net/guarded-agent.js';
 import { assertHtmlContentType, decodedStream, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
@@ -103,8 +103,7 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
       stream = decodedStream(response.body, headers['content-encoding']);
       const bytes = await readBodyWithLimit(stream, options.maxBytes);
       if (mediaType(headers['content-type']) === undefined && !sniffsAsHtml(bytes)) throw notHtmlError();
-      const decoded = decodeHtmlBody(bytes, headers['content-type']);
-      return { finalUrl: response.url, status: response.status, headers, html: decoded.text };
+      return pageFromBytes({ finalUrl: response.url, status: response.status, headers }, bytes, headers['content-type']);
     } catch (error) {
       // A body we will not read must not keep its socket: destroying it closes the connection.
       release(stream);

@@ -15,7 +15,17 @@ export interface FetchResult {
   status: number;
   headers: Record<string, string>;
   /** Decoded text (by header charset, BOM or meta tag, never assumed UTF-8). */
-  html: string;
+  readonly html: string;
+  /**
+   * The body as received (decompressed) with its Content-Type, when the scraper read the bytes itself (1, 2).
+   * Extraction then decodes it where it parses (the worker thread), and `html` is decoded only when read.
+   */
+  body?: PageBody;
+}
+
+export interface PageBody {
+  bytes: Uint8Array;
+  contentType: string | undefined;
 }
 
 export interface Scraper {
