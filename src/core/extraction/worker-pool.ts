@@ -14,8 +14,10 @@ import type { ExtractionReply, ExtractionSettings, Extractor } from './types.js'
  * running task's worker on abort) and replaced, and the caller gets EXTRACTION_TIMEOUT naming the budget.
  */
 export interface WorkerPoolOptions extends ExtractionSettings {
-  /** Threads (default: the machine's available parallelism). */
+  /** Threads at most (default: the machine's available parallelism). */
   threads?: number;
+  /** How long a thread beyond the first waits for work before it ends (default IDLE_THREAD_MS). */
+  idleThreadMs?: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export function workerFile(): string {
 /** How long an extraction thread beyond the first waits for work before it ends (a new one starts in ~50 ms). */
 export const IDLE_THREAD_MS = 5_000;
 
-export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor {
+export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor & { threadCount(): number } {
   const threads = Math.max(1, options.threads ?? availableParallelism());
   const pool = new Piscina({
     filename: workerFile(),
@@ -42,7 +44,7 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
     // should not keep one per core for a burst of misses long past.
     minThreads: 1,
     maxThreads: threads,
-    idleTimeout: IDLE_THREAD_MS,
+    idleTimeout: options.idleThreadMs ?? IDLE_THREAD_MS,
     workerData: { limits: options.limits },
     // A page that makes a worker balloon ends that worker, not the daemon. The young generation is kept small:
     // a parse's garbage dies young either way, and V8's default let each idle worker hold ~35 MB more.
@@ -52,6 +54,8 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
 
   return {
     name: 'worker-pool',
+    /** Threads running now (tests, diagnostics). */
+    threadCount: () => pool.threads.length,
     async extract(job, signal) {
       if (closed) throw new PagejsonError('SHUTTING_DOWN', 'the extraction pool is closed');
       const { deadline: budget, signal: combined, dispose } = startDeadline(options.timeoutMs, signal);
