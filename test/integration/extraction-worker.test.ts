@@ -10,7 +10,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 /**
  * The daemon's extraction path: scraper 1's bytes go to the worker thread, which decodes them by the same
  * rules as the main thread would (header charset, meta tag), and the page's text is never decoded on the
- * main thread unless someone reads it. Extra threads end once idle.
+ * main thread unless someone reads it.
  */
 let site: FixtureSite;
 let http: Scraper;
@@ -62,17 +62,5 @@ describe('extraction in the worker pool', () => {
     // Asked for, the text is there (a snapshot keeps it).
     expect(japanese.html).toContain('東京の天気は晴れです');
     expect(reads.count).toBe(1);
-  });
-
-  it('starts a second thread for a queue of jobs and ends it once idle, keeping one', async () => {
-    const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 2, idleThreadMs: 300 });
-    pools.push(extractor);
-    const page = await http.fetch({ url: `${site.origin}/charset/shift_jis.html` });
-    const job = { config: { apiId: 'text', revision: 1, selector: 'body', structure: config('').structure }, body: page.body!, finalUrl: page.finalUrl };
-    expect(extractor.threadCount()).toBe(1);
-    const outcomes = await Promise.all(Array.from({ length: 8 }, () => extractor.extract(job)));
-    expect(outcomes.every((outcome) => outcome.data.text === '東京の天気は晴れです。ｶﾀｶﾅ')).toBe(true);
-    expect(extractor.threadCount()).toBe(2);
-    await expect.poll(() => extractor.threadCount(), { timeout: 5_000, interval: 100 }).toBe(1);
   });
 });

@@ -107,8 +107,6 @@ export interface ResponseCache {
    * joins a load of the same key already running. With caching off, only loads.
    */
   refresh(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
-  /** Whether `get` would answer from memory now (fresh or stale), without touching recency or the store. */
-  inMemory(key: string): boolean;
   /**
    * The answer memory holds for `key` (HIT or STALE), synchronously, or undefined. Unlike `get`, a STALE
    * answer starts no refresh: the caller decides (after charging for it) with `refreshLater`.
@@ -295,11 +293,6 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
       if (!caching) return cache.get(key, load, { caching });
       const entry = await loadOnce(key, load);
       return answer(entry, 'MISS');
-    },
-
-    inMemory(key) {
-      const entry = memory.peek(key);
-      return entry !== undefined && now() - entry.fetchedAt < options.keepMs;
     },
 
     fromMemory(key) {
