@@ -22,9 +22,8 @@ const HOUR_MS = 3_600_000;
 /** Past this many distinct sums or events, the buffer flushes at once. */
 const MAX_PENDING = 10_000;
 
-interface Sum {
-  event: UsageEvent & { count: number };
-}
+/** A running sum: the event handed to the store at the flush, its count and credits growing until then. */
+type Sum = UsageEvent & { count: number };
 
 export function createUsageBuffer(store: StateStore, flushMs: number): UsageBuffer {
   // apiId → key (or, for keyless requests, NUL + account) → outcome → running sum. Maps: the ids came from outside.
@@ -43,7 +42,7 @@ export function createUsageBuffer(store: StateStore, flushMs: number): UsageBuff
     events = [];
     pending = 0;
     const batch: UsageEvent[] = [];
-    for (const byKey of summed.values()) for (const byOutcome of byKey.values()) for (const sum of byOutcome.values()) batch.push(sum.event);
+    for (const byKey of summed.values()) for (const byOutcome of byKey.values()) for (const sum of byOutcome.values()) batch.push(sum);
     batch.push(...single);
     // Each call applies synchronously inside the store, so the whole burst lands in one write.
     await Promise.all(batch.map((event) => store.recordUsage(event).catch(() => undefined)));
@@ -73,11 +72,11 @@ export function createUsageBuffer(store: StateStore, flushMs: number): UsageBuff
       if (!byOutcome) byKey.set(who, (byOutcome = new Map()));
       const sum = byOutcome.get(outcome);
       if (sum) {
-        sum.event.count += 1;
-        sum.event.milliCredits += milliCredits;
+        sum.count += 1;
+        sum.milliCredits += milliCredits;
         return;
       }
-      byOutcome.set(outcome, { event: { apiId, keyId, account, milliCredits, outcome, at: new Date(atMs), count: 1 } });
+      byOutcome.set(outcome, { apiId, keyId, account, milliCredits, outcome, at: new Date(atMs), count: 1 });
       scheduled();
     },
     record(event) {
