@@ -35,6 +35,9 @@ const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
 // BENCH_SECONDS shortens each run.
+const ONLY = process.env.BENCH_ONLY;
+/** BENCH_ONLY=load, cached or uncached: the load figures (or one of them) and nothing after. */
+const LOAD_FIGURES_ONLY = ONLY === 'load' || ONLY === 'cached' || ONLY === 'uncached';
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 
@@ -124,7 +127,6 @@ async function cachedFigure(daemon: Started & { url: string }, key: string): Pro
     pass: cached.requestsPerSecond / bareRun.requestsPerSecond >= 0.9 && cached.non2xx === 0,
     note: `median of ${ROUNDS} alternating runs, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}`,
   });
-
   return cached;
 }
 
@@ -181,12 +183,12 @@ async function main(): Promise<void> {
   started.push(source);
   const sourceUrl = `${source.match[1]!}/listing.html`;
   // BENCH_ONLY=memory: the start and memory figures alone (1,000 configs, 10,000 fills).
-  if (process.env.BENCH_ONLY === 'memory') {
+  if (ONLY === 'memory') {
     await startAndMemory(sourceUrl);
     return;
   }
   // BENCH_ONLY=scraper2: the scraper 2 figures alone.
-  if (process.env.BENCH_ONLY === 'scraper2') {
+  if (ONLY === 'scraper2') {
     await scraperTwoLatency(sourceUrl);
     return;
   }
@@ -204,13 +206,13 @@ async function main(): Promise<void> {
   process.env.BENCH_LLM_KEY = 'unused';
 
   // BENCH_ONLY=uncached measures the uncached figure alone (profiling one path at a time).
-  const cached = process.env.BENCH_ONLY === 'uncached' ? { requestsPerSecond: 0 } : await cachedFigure(daemon, key);
+  const cached = ONLY === 'uncached' ? { requestsPerSecond: 0 } : await cachedFigure(daemon, key);
 
   // The same load with the dashboard open and busy beside it (issue 18: it must cost retrieval nothing).
-  if (process.env.BENCH_ONLY !== 'cached' && process.env.BENCH_ONLY !== 'uncached') await dashboardOpenFigure(daemon.url, daemon.child.pid, key, project);
+  if (!LOAD_FIGURES_ONLY || ONLY === 'load') await dashboardOpenFigure(daemon.url, daemon.child.pid, key, project);
 
   // BENCH_ONLY=cached measures the cached figure alone (profiling one path at a time).
-  const uncached = process.env.BENCH_ONLY === 'cached' ? { requestsPerSecond: 0 } : await uncachedFigure(daemon.url, daemon.child.pid, key, sourceUrl);
+  const uncached = ONLY === 'cached' ? { requestsPerSecond: 0 } : await uncachedFigure(daemon.url, daemon.child.pid, key, sourceUrl);
 
   // 8. LLM calls per retrieval in steady state.
   const retrievals = (cached.requestsPerSecond + uncached.requestsPerSecond) * SECONDS * ROUNDS;
@@ -219,7 +221,7 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
   let series: Series | undefined;
-  if (process.env.BENCH_ONLY !== 'load' && process.env.BENCH_ONLY !== 'cached' && process.env.BENCH_ONLY !== 'uncached') {
+  if (!LOAD_FIGURES_ONLY) {
     await scraperTwoLatency(sourceUrl);
     await heuristicGenerate();
     await cliWallTimes();

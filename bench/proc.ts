@@ -24,10 +24,12 @@ export async function startUntil(cpu: number | undefined, command: string, args:
   const [cmd, argv] = pinned(cpu, command, args);
   const child = spawn(cmd, argv, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
+  // BENCH_TEE: the daemon's output also goes to that file (a --trace-gc of it, for instance).
+  const tee = args.includes('serve') ? process.env.BENCH_TEE : undefined;
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} not ready after ${options.timeoutMs ?? 30_000} ms:\n${text}`)), options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
-      if (process.env.BENCH_TEE && args.includes('serve')) appendFileSync(process.env.BENCH_TEE, chunk);
+      if (tee) appendFileSync(tee, chunk);
       text += chunk.toString();
       const found = ready.exec(text);
       if (found) {
@@ -43,7 +45,7 @@ export async function startUntil(cpu: number | undefined, command: string, args:
     });
   });
   child.removeAllListeners('exit');
-  if (process.env.BENCH_TEE && args.includes('serve')) child.stdout!.on('data', (chunk: Buffer) => appendFileSync(process.env.BENCH_TEE!, chunk));
+  if (tee) child.stdout!.on('data', (chunk: Buffer) => appendFileSync(tee, chunk));
   return {
     child,
     match,

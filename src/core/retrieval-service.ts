@@ -244,8 +244,33 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     // An answer already in memory cannot fail: it is taken now, and its debit is final at once.
     const inMemory = config.caching ? deps.cache.fromMemory(entryKey) : undefined;
     if (inMemory) return answerFromMemory(inMemory, config, values, key, entryKey, cost, atMs);
-    return answerByLoading(config, values, key, entryKey, cost);
+    return answerByLoading(config, values, key, entryKey, cost, atMs);
   }
+
+  /**
+   * The request's debit: final at once (`reserve`), or with `holdId` a hold the store remembers until the
+   * answer is settled or the failure released. Either applies synchronously inside the store, so no await
+   * separates the balance check from the debit. Refuses with NO_CREDITS; with credits off, only reads the
+   * balance (metering: callers still see it). Returns the balance after it.
+   */
+  async function charge(config: ApiConfig, key: ApiKeyRecord, cost: number, atMs: number, holdId?: string): Promise<number | undefined> {
+    const account = key.account;
+    if (!deps.credits.enabled) return (await deps.store.getAccount(account))?.balance;
+    const reservation = holdId ? await deps.store.hold(account, cost, holdId) : await deps.store.reserve(account, cost);
+    const balance = reservation.balance;
+    if (!reservation.ok) {
+      usage.add(config.apiId, key.id, account, 'ERROR', 0, atMs);
+      throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
+    }
+    emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
+    return balance;
+  }
+
+  /** Model tokens a load spent after its request was answered (a background refresh): keyless, no credits. */
+  const recordLateTokens =
+    (config: ApiConfig, account: string) =>
+    (tokens: TokenUsage): void =>
+      usage.record({ apiId: config.apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
 
   /**
    * The hit path, kept lean (it is most of a daemon's traffic): the answer's bytes are already in hand, so the
@@ -253,32 +278,18 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
    * caller without credits never makes the daemon fetch.
    */
   async function answerFromMemory(answer: CacheAnswer, config: ApiConfig, values: Record<string, unknown>, key: ApiKeyRecord, entryKey: string, cost: number, atMs: number): Promise<RetrievalAnswer> {
-    const account = key.account;
-    let balance: number | undefined;
-    if (deps.credits.enabled) {
-      // reserve() applies the debit synchronously inside the store: no await separates the check from it.
-      const reservation = await deps.store.reserve(account, cost);
-      balance = reservation.balance;
-      if (!reservation.ok) {
-        usage.add(config.apiId, key.id, account, 'ERROR', 0, atMs);
-        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
-      }
-      emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
-    } else {
-      // Metering only: nothing is debited, but callers still see the balance header.
-      balance = (await deps.store.getAccount(account))?.balance;
-    }
+    const balance = await charge(config, key, cost, atMs);
     if (answer.state === 'STALE') {
-      const recordTokens = (tokens: TokenUsage): void => usage.record({ apiId: config.apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
+      const recordTokens = recordLateTokens(config, key.account);
       deps.cache.refreshLater(entryKey, () => fetchAndRecord(config, values, recordTokens, entryKey));
     }
-    usage.add(config.apiId, key.id, account, answer.state, cost, atMs);
+    usage.add(config.apiId, key.id, key.account, answer.state, cost, atMs);
     emit({ kind: 'health', apiId: config.apiId, state: 'healthy' });
     return new Answered(answer, balance, config, 'healthy');
   }
 
   /** Everything but a hit in memory: the store's cache, a shared or own fetch, or no caching at all. */
-  async function answerByLoading(config: ApiConfig, values: Record<string, unknown>, key: ApiKeyRecord, entryKey: string, cost: number): Promise<RetrievalAnswer> {
+  async function answerByLoading(config: ApiConfig, values: Record<string, unknown>, key: ApiKeyRecord, entryKey: string, cost: number, atMs: number): Promise<RetrievalAnswer> {
     const wait = failureRate.retryAfter(key.id);
     if (wait > 0) {
       throw new PagejsonError('RATE_LIMITED', `too many failed retrievals with this key; try again in ${wait} s`, {
@@ -288,31 +299,14 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     }
 
     const account = key.account;
-    let charged = 0;
-    let holdId: string | undefined;
-    let balance: number | undefined;
-    if (deps.credits.enabled) {
-      // This answer may still fail after the debit: it is a hold the store remembers until the answer is settled
-      // or the failure refunded. hold() applies the debit synchronously inside the store.
-      holdId = randomUUID();
-      const reservation = await deps.store.hold(account, cost, holdId);
-      balance = reservation.balance;
-      if (!reservation.ok) {
-        usage.add(config.apiId, key.id, account, 'ERROR', 0, nowMs());
-        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
-      }
-      charged = cost;
-      emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
-    } else {
-      // Metering only: nothing is debited, but callers still see the balance header.
-      balance = (await deps.store.getAccount(account))?.balance;
-    }
+    // This answer may still fail after the debit: it is a hold, settled once answered or released on failure.
+    const holdId = deps.credits.enabled ? randomUUID() : undefined;
+    let balance = await charge(config, key, cost, atMs, holdId);
 
     // Model tokens of a load this request ran (MISS, BYPASS) go into its own usage event. A load that ends after
     // the answer (a STALE hit's background refresh) records them on its own, with no key and no credits.
     const spent: { answered: boolean; tokens?: TokenUsage } = { answered: false };
-    const recordRefreshTokens = (tokens: TokenUsage): void =>
-      usage.record({ apiId: config.apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: deps.now(), ...tokens });
+    const recordRefreshTokens = recordLateTokens(config, account);
     const onTokens = (tokens: TokenUsage): void => {
       if (spent.answered) recordRefreshTokens(tokens);
       else spent.tokens = tokens;
@@ -329,9 +323,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
       spent.answered = true;
       const tokens = spent.tokens;
       if (tokens && answer.state === 'STALE') recordRefreshTokens(tokens);
-      const milliCredits = deps.credits.enabled ? charged : cost;
-      if (tokens && answer.state !== 'STALE') usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits, outcome: answer.state, at: deps.now(), ...tokens });
-      else usage.add(config.apiId, key.id, account, answer.state, milliCredits, nowMs());
+      // With credits off the cost is recorded all the same: usage says what the request would have cost.
+      if (tokens && answer.state !== 'STALE') usage.record({ apiId: config.apiId, keyId: key.id, account, milliCredits: cost, outcome: answer.state, at: deps.now(), ...tokens });
+      else usage.add(config.apiId, key.id, account, answer.state, cost, nowMs());
       const health = answer.note === 'degraded' ? 'degraded' : 'healthy';
       emit({ kind: 'health', apiId: config.apiId, state: health });
       return new Answered(answer, balance, config, health);
@@ -342,7 +336,7 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
         failureRate.count(key.id);
         if (holdId) {
           balance = (await deps.store.release(holdId)) ?? balance;
-          emit({ kind: 'refund', apiId: config.apiId, milliCredits: charged });
+          emit({ kind: 'refund', apiId: config.apiId, milliCredits: cost });
         }
         usage.add(config.apiId, key.id, account, 'ERROR', 0, nowMs());
       } else if (holdId) {

@@ -1,3 +1,4 @@
+import { HOUR_MS } from './storage/state-rules.js';
 import type { StateStore, UsageEvent } from './storage/types.js';
 
 /**
@@ -18,7 +19,6 @@ export interface UsageBuffer {
   close(): Promise<void>;
 }
 
-const HOUR_MS = 3_600_000;
 /** Past this many distinct sums or events, the buffer flushes at once. */
 const MAX_PENDING = 10_000;
 

@@ -5,6 +5,7 @@
  * `TextDecoder` knows windows-1252, Shift_JIS, EUC-KR, GBK and the rest by their WHATWG labels.
  */
 import { TextDecoder } from 'node:util';
+import type { PageBody } from '../scrapers/types.js';
 
 export type CharsetSource = 'bom' | 'header' | 'meta' | 'default';
 
@@ -91,10 +92,8 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
  * worker and never needs the text on its own thread (a 100 KB page decoded there was 7% of a miss's main
  * thread, and the string its largest garbage).
  */
-export function pageFromBytes<T extends object>(fields: T, bytes: Uint8Array, contentType: string | undefined): T & { readonly html: string; body: { bytes: Uint8Array; contentType: string | undefined } } {
+export function pageFromBytes<T extends object>(fields: T, bytes: Uint8Array, contentType: string | undefined): T & { readonly html: string; body: PageBody } {
   let html: string | undefined;
-  return Object.defineProperty({ ...fields, body: { bytes, contentType } }, 'html', {
-    enumerable: true,
-    get: () => (html ??= decodeHtmlBody(bytes, contentType).text),
-  }) as T & { readonly html: string; body: { bytes: Uint8Array; contentType: string | undefined } };
+  const body: PageBody = { bytes, contentType };
+  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= decodeHtmlBody(bytes, contentType).text) }) as T & { readonly html: string; body: PageBody };
 }

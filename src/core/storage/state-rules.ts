@@ -22,7 +22,7 @@ export function dayOf(at: Date): string {
 
 /** Hourly usage is kept this long (8 days: a week of hours plus today), daily usage for a year and more. */
 export const HOURLY_USAGE_RETENTION_HOURS = 192;
-const HOUR_MS = 3_600_000;
+export const HOUR_MS = 3_600_000;
 
 /** Usage hours are UTC, `YYYY-MM-DDTHH:00Z` (sorts as text). The last hour is remembered, as the last day is. */
 let lastHour = { start: 0, end: 0, text: '' };
