@@ -3,6 +3,7 @@ import { formatCredits } from '../../core/credits.js';
 import { PagejsonError } from '../../core/errors.js';
 import { MESSAGES } from '../errors.js';
 import type { Runtime } from '../../core/runtime.js';
+import { createBackstop, type Backstop } from '../backstop.js';
 import type { DaemonMetrics } from '../metrics.js';
 
 /**
@@ -20,35 +21,25 @@ interface ExternalRoute {
 /**
  * The backstop of /external: a request still unanswered after `backstopMs` gets the 503 Fastify's handler
  * timeout would give. Fastify's own costs an AbortController, a timer and a socket listener per request (about
- * a tenth of a cache hit's CPU); this costs a map entry, swept by one timer. The retrieval's own answer
+ * a tenth of a cache hit's CPU); this costs a list node, swept by one timer. The retrieval's own answer
  * deadline (which refunds) comes first; this only catches what has none (a state store that stops answering).
  */
-function createBackstop(app: FastifyInstance, backstopMs: number) {
-  const inFlight = new Map<FastifyReply, number>();
-  const sweepMs = Math.max(10, Math.min(1_000, Math.floor(backstopMs / 4)));
-  let tick = 0;
-  const timer = setInterval(() => {
-    tick += 1;
-    for (const [reply, started] of inFlight) {
-      // A request entered up to one sweep after its tick began: count whole sweeps since, never early.
-      if ((tick - started - 1) * sweepMs < backstopMs) break;
-      inFlight.delete(reply);
+function createReplyBackstop(app: FastifyInstance, backstopMs: number): Backstop<FastifyReply> {
+  const backstop = createBackstop<FastifyReply>({
+    deadlineMs: backstopMs,
+    sweepMs: Math.max(10, Math.min(1_000, Math.floor(backstopMs / 4))),
+    expire: (reply) => {
       if (!reply.sent) void reply.send(Object.assign(new Error(`no answer after ${backstopMs} ms`), { code: 'FST_ERR_HANDLER_TIMEOUT' }));
-    }
-  }, sweepMs);
-  timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
-  return {
-    // A Map keeps insertion order: the sweep stops at the first request young enough.
-    enter: (reply: FastifyReply) => inFlight.set(reply, tick),
-    leave: (reply: FastifyReply) => inFlight.delete(reply),
-  };
+    },
+  });
+  app.addHook('onClose', async () => backstop.close());
+  return backstop;
 }
 
 export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics, backstopMs: number): void {
-  const backstop = createBackstop(app, backstopMs);
+  const backstop = createReplyBackstop(app, backstopMs);
   const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<Buffer | FastifyReply> => {
-    backstop.enter(reply);
+    const entry = backstop.enter(reply);
     try {
       const body = await respond(request, reply);
       // Answered by the backstop meanwhile: nothing more to send.
@@ -57,7 +48,7 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
       if (reply.sent) return reply;
       throw error;
     } finally {
-      backstop.leave(reply);
+      backstop.leave(entry);
     }
   };
 
