@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,12 +144,31 @@ describe('response cache (SPEC 4.3)', () => {
 
   it('bounds memory by bytes too: large bodies push older ones out to SQLite, where they are still hits', async () => {
     const cache = await openCache({ memoryEntries: 1_000, memoryBytes: 50_000 });
-    const big = (id: number) => async () => ({ id, text: 'x'.repeat(20_000) });
+    // Random text: gzip takes it only to ~3/4 (a repeated letter would be packed to almost nothing).
+    const big = (id: number) => async () => ({ id, text: randomBytes(15_000).toString('base64') });
     for (let id = 0; id < 5; id += 1) await cache.get(cacheKey(`big${id}`, 1, 'u'), big(id), { caching: true });
     expect(cache.memorySize).toBe(2);
     const first = await cache.get(cacheKey('big0', 1, 'u'), big(99), { caching: true });
     expect(first.state).toBe('HIT');
     expect(JSON.parse(first.body).data.id).toBe(0);
+  });
+
+  it('keeps bodies gzipped in memory: a budget under a fifth of 200 bodies holds all 200, each answered byte for byte', async () => {
+    const cache = await openCache({ memoryEntries: 1_000, memoryBytes: 190_000 });
+    const listing = (id: number) => async () => ({ id, items: Array.from({ length: 60 }, (_, i) => ({ name: `Product ${i} of page ${id}`, price: 10 + i, url: `https://shop.example/p/${id}/${i}` })) });
+    const expected = new Map<number, string>();
+    for (let id = 0; id < 200; id += 1) {
+      const answer = await cache.get(cacheKey(`list${id}`, 1, 'u'), listing(id), { caching: true });
+      expected.set(id, answer.body);
+    }
+    expect([...expected.values()].reduce((sum, body) => sum + Buffer.byteLength(body), 0)).toBeGreaterThan(5 * 190_000);
+    expect(cache.memorySize).toBe(200);
+    // Every entry answers from memory (a load here would throw), the cold ones unpacked, with the very same bytes.
+    for (let id = 0; id < 200; id += 1) {
+      const hit = cache.fromMemory(cacheKey(`list${id}`, 1, 'u'));
+      expect(hit?.state).toBe('HIT');
+      expect(hit?.body).toBe(expected.get(id));
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { createMemoryBodies, type MemoryEntry } from './memory-bodies.js';
 import type Keyv from 'keyv';
 
 /**
@@ -64,15 +65,6 @@ interface CacheEntry {
   fetchedAt: number;
 }
 
-/** An entry as memory keeps it: the bytes to send. */
-interface MemoryEntry {
-  bytes: Buffer;
-  fetchedAt: number;
-  /** Set only on answers that were not stored (Uncacheable). */
-  note?: string;
-}
-
-const toMemoryEntry = (entry: CacheEntry): MemoryEntry => ({ bytes: Buffer.from(entry.body, 'utf8'), fetchedAt: entry.fetchedAt });
 
 export interface ResponseCacheOptions {
   /** SQLite file; absent = memory only (the `run` command, some tests). */
@@ -133,12 +125,16 @@ export function envelopeBody(data: unknown): string {
 export async function createResponseCache(options: ResponseCacheOptions): Promise<ResponseCache> {
   const now = options.now ?? Date.now;
   const report = options.onError ?? (() => undefined);
-  // Bounded by count and by bytes: 10,000 entries of a 10 KB body would otherwise hold 100 MB.
+  // Bounded by count and by bytes: 10,000 entries of a 10 KB body would otherwise hold 100 MB. Bodies are
+  // kept gzipped, the ones read lately also as they are (memory-bodies.ts); both count against the budget.
+  const bodies = createMemoryBodies(options.memoryBytes ?? 64 * 1024 * 1024);
   const memory = new LRUCache<string, MemoryEntry>({
     max: options.memoryEntries,
-    maxSize: options.memoryBytes ?? 64 * 1024 * 1024,
-    sizeCalculation: (entry) => entry.bytes.length + 64,
+    maxSize: bodies.storedBudget,
+    sizeCalculation: (entry) => entry.stored.length + 64,
+    dispose: (entry) => bodies.forget(entry),
   });
+  const toMemoryEntry = (entry: CacheEntry): MemoryEntry => bodies.make(Buffer.from(entry.body, 'utf8'), entry.fetchedAt);
   const inflight = new Map<string, Promise<MemoryEntry>>();
   const refreshes = new Set<Promise<unknown>>();
   const store = options.keyv ?? (options.sqlitePath ? await openSqliteKeyv(options.sqlitePath) : undefined);
@@ -166,7 +162,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
 
   /** An answer that is not kept (caching off, or an Uncacheable load). */
   const unstored = (loaded: unknown): MemoryEntry =>
-    loaded instanceof Uncacheable ? { bytes: Buffer.from(envelopeBody(loaded.data), 'utf8'), fetchedAt: now(), note: loaded.note } : { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now() };
+    loaded instanceof Uncacheable ? bodies.unkept(Buffer.from(envelopeBody(loaded.data), 'utf8'), now(), loaded.note) : bodies.unkept(Buffer.from(envelopeBody(loaded), 'utf8'), now());
 
   async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
     const loaded = await load();
@@ -265,7 +261,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   }
 
   const answer = (entry: MemoryEntry, state: CacheState, at = now()): CacheAnswer =>
-    new Answer(entry.bytes, state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.note);
+    new Answer(bodies.bytesOf(entry), state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.note);
 
   const cache: ResponseCache = {
     async get(key, load, { caching }) {
@@ -339,6 +335,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     async close() {
       await Promise.allSettled([...refreshes]);
       memory.clear();
+      bodies.clear();
       await store?.disconnect();
     },
   };
