@@ -150,7 +150,7 @@ export const ProjectSettingsSchema = z
         freshMinutes: z.number().positive().default(15),
         keepHours: z.number().positive().default(24),
         memoryEntries: z.number().int().positive().default(10_000),
-        memoryMegabytes: z.number().positive().default(64).describe('Bound of the in-memory cache in bytes of response bodies; the rest is read from SQLite'),
+        memoryMegabytes: z.number().positive().default(64).describe('Bound of the in-memory cache in bytes of response bodies (kept gzipped; an eighth of it keeps the bytes of those read lately); the rest is read from SQLite'),
       })
       .strict()
       .default({ freshMinutes: 15, keepHours: 24, memoryEntries: 10_000, memoryMegabytes: 64 }),
