@@ -43,6 +43,8 @@ export interface RetrievalRequest {
 export interface RetrievalAnswer {
   /** The pre-serialised envelope `{"data":…,"errors":null}` as UTF-8 bytes: sent as is. */
   bytes: Buffer;
+  /** The same bytes gzipped, when the cache keeps them so (see CacheAnswer). */
+  gzipped: Buffer | undefined;
   /** The same as text, made only when asked for (see CacheAnswer). */
   readonly body: string;
   cache: CacheState;
@@ -161,6 +163,7 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
 /** A RetrievalAnswer as a class: `body` is a prototype getter, not a closure made per answer (the hit path is hot). */
 class Answered implements RetrievalAnswer {
   readonly bytes: Buffer;
+  readonly gzipped: Buffer | undefined;
   readonly cache: CacheState;
   readonly ageSeconds: number;
 
@@ -171,6 +174,7 @@ class Answered implements RetrievalAnswer {
     readonly health: 'healthy' | 'degraded',
   ) {
     this.bytes = answer.bytes;
+    this.gzipped = answer.gzipped;
     this.cache = answer.state;
     this.ageSeconds = answer.ageSeconds;
   }

@@ -36,6 +36,8 @@ export interface CacheAnswer {
    * would be joined to the headers and copied for every answer (a third of a hit's allocations).
    */
   bytes: Buffer;
+  /** The same body gzipped, when memory keeps it so: sent as it is to a client that accepts gzip. */
+  readonly gzipped: Buffer | undefined;
   /** The same body as text, made when asked for (MCP, monitors); the wire never asks. */
   readonly body: string;
   state: CacheState;
@@ -52,6 +54,7 @@ class Answer implements CacheAnswer {
     readonly state: CacheState,
     readonly ageSeconds: number,
     readonly fetchedAt: number,
+    readonly gzipped: Buffer | undefined,
     readonly note?: string,
   ) {}
 
@@ -262,7 +265,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   }
 
   const answer = (entry: MemoryEntry, state: CacheState, at = now()): CacheAnswer =>
-    new Answer(bodies.bytesOf(entry), state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.note);
+    new Answer(bodies.bytesOf(entry), state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.packed ? entry.stored : undefined, entry.note);
 
   const cache: ResponseCache = {
     async get(key, load, { caching }) {

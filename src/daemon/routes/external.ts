@@ -3,6 +3,7 @@ import { formatCredits } from '../../core/credits.js';
 import { PagejsonError } from '../../core/errors.js';
 import { MESSAGES } from '../errors.js';
 import type { Runtime } from '../../core/runtime.js';
+import { acceptsGzip } from '../accepts-gzip.js';
 import { createBackstop, type Backstop } from '../backstop.js';
 import type { DaemonMetrics } from '../metrics.js';
 
@@ -74,6 +75,15 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, m
     // Only on degraded answers: the hit path (always healthy) sends no extra header.
     if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
     reply.code(200).type(JSON_UTF8);
+    // The cache keeps most bodies gzipped (memory-bodies.ts): a client that accepts gzip gets those bytes as
+    // they are: a fraction of the JSON's bytes to write, and no unpacking.
+    if (answer.gzipped !== undefined) {
+      reply.header('vary', 'accept-encoding');
+      if (acceptsGzip(request.headers['accept-encoding'])) {
+        reply.header('content-encoding', 'gzip');
+        return answer.gzipped;
+      }
+    }
     return answer.bytes;
   };
 
