@@ -12,7 +12,7 @@
  * node that leaves drops all its pointers, so nothing that has left keeps anything alive.
  */
 export interface Backstop<T> {
-  /** Starts the clock of `item`; pass what it returns to `leave`. */
+  /** Starts the clock of `item` (never undefined); pass what it returns to `leave`. */
   enter(item: T): BackstopEntry;
   /** The item is done (answered): it will not be expired. Idempotent. */
   leave(entry: BackstopEntry): void;

@@ -69,7 +69,6 @@ interface CacheEntry {
   fetchedAt: number;
 }
 
-
 export interface ResponseCacheOptions {
   /** SQLite file; absent = memory only (the `run` command, some tests). */
   sqlitePath?: string;
