@@ -42,9 +42,9 @@ export interface RetrievalRequest {
 
 export interface RetrievalAnswer {
   /** The pre-serialised envelope `{"data":…,"errors":null}` as UTF-8 bytes: sent as is. */
-  bytes: Buffer;
+  readonly bytes: Buffer;
   /** The same bytes gzipped, when the cache keeps them so (see CacheAnswer). */
-  gzipped: Buffer | undefined;
+  readonly gzipped: Buffer | undefined;
   /** The same as text, made only when asked for (see CacheAnswer). */
   readonly body: string;
   cache: CacheState;
@@ -160,10 +160,8 @@ function requestValues(request: RetrievalRequest, config: ApiConfig): Record<str
   return {};
 }
 
-/** A RetrievalAnswer as a class: `body` is a prototype getter, not a closure made per answer (the hit path is hot). */
+/** A RetrievalAnswer as a class: its getters are on the prototype, not closures made per answer (the hit path is hot). */
 class Answered implements RetrievalAnswer {
-  readonly bytes: Buffer;
-  readonly gzipped: Buffer | undefined;
   readonly cache: CacheState;
   readonly ageSeconds: number;
 
@@ -173,10 +171,16 @@ class Answered implements RetrievalAnswer {
     readonly config: ApiConfig,
     readonly health: 'healthy' | 'degraded',
   ) {
-    this.bytes = answer.bytes;
-    this.gzipped = answer.gzipped;
     this.cache = answer.state;
     this.ageSeconds = answer.ageSeconds;
+  }
+
+  get bytes(): Buffer {
+    return this.answer.bytes;
+  }
+
+  get gzipped(): Buffer | undefined {
+    return this.answer.gzipped;
   }
 
   get body(): string {

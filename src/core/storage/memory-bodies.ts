@@ -5,7 +5,8 @@ import { LRUCache } from 'lru-cache';
  * How the in-memory cache keeps response bodies: gzipped, with the bytes of the bodies read lately kept beside
  * them. JSON bodies shrink 3–10× at gzip's fastest level, so the memory budget holds that many more entries
  * (fewer answers read back from SQLite) or the same entries in a fraction of the memory; a hit on a hot entry
- * costs nothing more, and a hit on a cold one one gunzip (~15 µs for a 10 KB body) that makes it hot again.
+ * costs nothing more, and a cold one sent as JSON one gunzip (~15 µs for a 10 KB body) that makes it hot again
+ * (sent gzipped, it is not unpacked at all).
  *
  * One eighth of the budget is for the hot bytes, the rest for the stored (packed) bodies. A body is packed when
  * it is at least 1 KB (below that, gzip's header is a large share) and at most 256 KB (packing runs on the event
@@ -68,6 +69,8 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
     },
   });
 
+  const plain = (bytes: Buffer, fetchedAt: number, note: string | undefined): MemoryEntry => ({ stored: bytes, packed: false, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) });
+
   const warm = (entry: MemoryEntry, raw: Buffer): Buffer => {
     entry.raw = raw;
     hot.set(entry, raw);
@@ -86,11 +89,9 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
           return entry;
         }
       }
-      return { stored: bytes, packed: false, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) };
+      return plain(bytes, fetchedAt, note);
     },
-    unkept(bytes, fetchedAt, note) {
-      return { stored: bytes, packed: false, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) };
-    },
+    unkept: plain,
     bytesOf(entry) {
       return entry.raw ?? warm(entry, ownBuffer(gunzipSync(entry.stored)));
     },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { createMemoryBodies, type MemoryEntry } from './memory-bodies.js';
+import { createMemoryBodies, type MemoryBodies, type MemoryEntry } from './memory-bodies.js';
 import type Keyv from 'keyv';
 
 /**
@@ -35,7 +35,7 @@ export interface CacheAnswer {
    * UTF-8 bytes the wire gets. Sent as a Buffer, the body is written beside the headers as it is; a string
    * would be joined to the headers and copied for every answer (a third of a hit's allocations).
    */
-  bytes: Buffer;
+  readonly bytes: Buffer;
   /** The same body gzipped, when memory keeps it so: sent as it is to a client that accepts gzip. */
   readonly gzipped: Buffer | undefined;
   /** The same body as text, made when asked for (MCP, monitors); the wire never asks. */
@@ -47,16 +47,31 @@ export interface CacheAnswer {
   fetchedAt: number;
 }
 
-/** A CacheAnswer as a class: its `body` getter lives on the prototype, not in a closure made per answer. */
+/**
+ * A CacheAnswer as a class: its getters live on the prototype, not in closures made per answer. The bytes are
+ * taken from the entry when asked for, so an answer sent gzipped never unpacks a cold entry.
+ */
 class Answer implements CacheAnswer {
+  readonly fetchedAt: number;
+  readonly note: string | undefined;
+
   constructor(
-    readonly bytes: Buffer,
+    private readonly entry: MemoryEntry,
+    private readonly bodies: MemoryBodies,
     readonly state: CacheState,
     readonly ageSeconds: number,
-    readonly fetchedAt: number,
-    readonly gzipped: Buffer | undefined,
-    readonly note?: string,
-  ) {}
+  ) {
+    this.fetchedAt = entry.fetchedAt;
+    this.note = entry.note;
+  }
+
+  get bytes(): Buffer {
+    return this.bodies.bytesOf(this.entry);
+  }
+
+  get gzipped(): Buffer | undefined {
+    return this.entry.packed ? this.entry.stored : undefined;
+  }
 
   get body(): string {
     return this.bytes.toString('utf8');
@@ -264,7 +279,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   }
 
   const answer = (entry: MemoryEntry, state: CacheState, at = now()): CacheAnswer =>
-    new Answer(bodies.bytesOf(entry), state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)), entry.fetchedAt, entry.packed ? entry.stored : undefined, entry.note);
+    new Answer(entry, bodies, state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)));
 
   const cache: ResponseCache = {
     async get(key, load, { caching }) {
