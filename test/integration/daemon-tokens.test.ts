@@ -15,7 +15,10 @@ let llm: FakeLlm;
 let temp: TempProject;
 let runtime: Runtime;
 let app: DaemonApp;
-let clock = Date.now();
+// Noon (UTC) of today: the test moves the clock 16 minutes on, and usage rows are per day, so a start in the
+// last minutes before midnight would split one key's requests over two rows.
+const DAY_MS = 24 * 60 * 60_000;
+let clock = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS / 2;
 
 const structure = [
   { name: 'title', type: 'string' as const, selector: 'h1' },
