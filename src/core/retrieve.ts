@@ -1,6 +1,7 @@
 import type { ApiConfig, Field, ScraperNumber } from './config/schema.js';
 import { resolveSourceUrl } from './config/url-template.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
+import { forgetJsonText } from './json-text.js';
 import { HEURISTIC_MODEL } from './models/index.js';
 import type { Model, TokenUsage } from './models/types.js';
 import { scraperByNumber, type Scraper } from './scrapers/types.js';
@@ -71,6 +72,8 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   let usage: TokenUsage | undefined;
 
   if (fillsModelFields && deps.modelFor) {
+    // The data changes below: JSON text made for it before (by an extraction thread) no longer holds.
+    forgetJsonText(data);
     const keyed = modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
     const { values: filled, usage: spent } = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), extraction.sectionHtml ?? page.html, page.finalUrl, deps.modelFor, options.signal);
     for (const { key, entry } of keyed) {

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiConfig } from '../../src/core/config/schema.js';
+import { ApiConfigSchema, type ApiConfig } from '../../src/core/config/schema.js';
 import { createWorkerPoolExtractor } from '../../src/core/extraction/worker-pool.js';
+import { createModelResolver } from '../../src/core/models/index.js';
 import { retrieve } from '../../src/core/retrieve.js';
+import { envelopeBody } from '../../src/core/storage/response-cache.js';
+import { startFakeLlm } from '../support/fake-llm.js';
 import { createHttpScraper } from '../../src/core/scrapers/http.js';
 import type { FetchResult, Scraper } from '../../src/core/scrapers/types.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../../src/core/structure/dom.js';
@@ -62,5 +65,46 @@ describe('extraction in the worker pool', () => {
     // Asked for, the text is there (a snapshot keeps it).
     expect(japanese.html).toContain('東京の天気は晴れです');
     expect(reads.count).toBe(1);
+  });
+});
+
+describe('what crosses between the threads', () => {
+  it('sends the data back as JSON text the response body reuses, and a model field filled afterwards is in the body', async () => {
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
+    pools.push(extractor);
+    const llm = await startFakeLlm();
+    try {
+      const resolver = createModelResolver({ models: { local: { baseURL: llm.baseURL, model: 'fake-model' } }, env: {}, timeoutMs: 5_000, maxRetries: 0 });
+      const deps = { scraperFor: () => http, extractor, modelFor: (name: string) => resolver.get(name) };
+      const structure = [
+        { name: 'title', type: 'string', selector: 'h1' },
+        { name: 'summary', type: 'string', description: 'one sentence about the product' },
+      ];
+      // Without a model (heuristic) the body is the worker's text as it came, equal to stringifying the data.
+      const plain = await retrieve(ApiConfigSchema.parse({ apiId: 'plain', url: `${site.origin}/product.html`, model: 'heuristic', structure }), {}, deps);
+      expect(plain.data).toEqual({ title: 'Aeropress Coffee Maker', summary: null });
+      expect(envelopeBody(plain.data)).toBe(`{"data":${JSON.stringify(plain.data)},"errors":null}`);
+      // With a model the data changes after the worker answered: the body must say what the data says now.
+      llm.script([{ json: { summary: 'A small coffee press.' } }]);
+      const filled = await retrieve(ApiConfigSchema.parse({ apiId: 'filled', url: `${site.origin}/product.html`, model: 'local', structure }), {}, deps);
+      expect(filled.data).toEqual({ title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' });
+      expect(JSON.parse(envelopeBody(filled.data))).toEqual({ data: { title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' }, errors: null });
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('extracts with the structure a job carries, even when a config was edited without a new revision', async () => {
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
+    pools.push(extractor);
+    const deps = { scraperFor: () => http, extractor };
+    const url = `${site.origin}/product.html`;
+    const first = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }), {}, deps);
+    expect(first.data).toEqual({ title: 'Aeropress Coffee Maker' });
+    // Same apiId and revision, another field and another selector section: the worker's memo must not answer with the first.
+    const edited = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'heading', type: 'string', selector: 'h1' }] }), {}, deps);
+    expect(edited.data).toEqual({ heading: 'Aeropress Coffee Maker' });
+    const narrowed = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, selector: 'head', structure: [{ name: 'heading', type: 'string', selector: 'title' }] }), {}, deps);
+    expect(narrowed.data).toEqual({ heading: 'Aeropress Coffee Maker | Fixture Kitchen' });
   });
 });

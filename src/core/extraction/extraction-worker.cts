@@ -9,14 +9,14 @@
 import workerThreads = require('node:worker_threads');
 import type { DocumentLimits } from '../structure/dom.js';
 import type * as RunExtraction from './run-extraction.js';
-import type { ExtractionJob, ExtractionReply } from './types.js';
+import type { WireExtractionJob, WireExtractionReply } from './types.js';
 
 const limits = (workerThreads.workerData as { limits: DocumentLimits }).limits;
 let loading: Promise<typeof RunExtraction> | undefined;
 
-async function extract(job: ExtractionJob): Promise<ExtractionReply> {
+async function extract(job: WireExtractionJob): Promise<WireExtractionReply> {
   loading ??= import('./run-extraction.js');
-  return (await loading).runExtraction(job, limits);
+  return (await loading).runWireExtraction(job, limits);
 }
 
 export = extract;

@@ -1,17 +1,31 @@
-import { getCompiledStructure } from '../structure/memo.js';
+import { getCompiledStructure, getCompiledStructureByFingerprint } from '../structure/memo.js';
 import { getOuterHTML } from 'domutils';
+import type { CompiledStructure } from '../structure/compile.js';
 import { decodeHtmlBody } from '../net/charset.js';
 import { DocumentLimitError, parseHtml, sectionRoots, type DocumentLimits } from '../structure/dom.js';
-import type { ExtractionJob, ExtractionReply } from './types.js';
+import type { ExtractionFailure, ExtractionJob, ExtractionReply, WireExtractionJob, WireExtractionReply } from './types.js';
 
 /**
  * One extraction, as data in and data out, so that a worker thread and the main thread run the very same
- * code. Compiled structures come from the structure memo (per apiId + revision, confirmed by their JSON when a
- * job arrives as a structured clone).
+ * code. Compiled structures come from the structure memo (per apiId + revision, confirmed by the structure
+ * object or its fingerprint).
  */
 export function runExtraction(job: ExtractionJob, limits: DocumentLimits): ExtractionReply {
+  return extractWith(getCompiledStructure, job, limits);
+}
+
+/** The same in a worker thread: the structure known by its fingerprint, the data sent back as JSON text. */
+export function runWireExtraction(job: WireExtractionJob, limits: DocumentLimits): WireExtractionReply {
+  const { apiId, revision, fingerprint } = job.config;
+  const reply = extractWith(() => getCompiledStructureByFingerprint(apiId, revision, fingerprint), job, limits);
+  if (!reply.ok) return reply;
+  const { data, ...rest } = reply.outcome;
+  return { ok: true, outcome: { ...rest, dataJson: JSON.stringify(data) } };
+}
+
+function extractWith<Job extends ExtractionJob | WireExtractionJob>(structureOf: (config: Job['config']) => CompiledStructure, job: Job, limits: DocumentLimits): ExtractionReply {
   try {
-    const structure = getCompiledStructure(job.config);
+    const structure = structureOf(job.config);
     const html = job.html ?? decodeHtmlBody(job.body!.bytes, job.body!.contentType).text;
     const doc = parseHtml(html, limits);
     const extraction = structure.extractFromDocument(doc, job.finalUrl);
@@ -20,10 +34,14 @@ export function runExtraction(job: ExtractionJob, limits: DocumentLimits): Extra
     const sectionHtml = roots.length === 1 && roots[0] === doc ? html : roots.map((root) => getOuterHTML(root)).join('\n');
     return { ok: true, outcome: { ...extraction, sectionHtml } };
   } catch (error) {
-    if (error instanceof DocumentLimitError) {
-      return { ok: false, error: { code: 'EXTRACTION_LIMIT', message: error.message, context: { limit: error.limit, value: error.value } } };
-    }
-    // A RangeError (call stack) or anything else the page provoked: reported, never a crashed thread.
-    return { ok: false, error: { code: 'EXTRACTION_FAILED', message: (error as Error)?.message ?? String(error), context: {} } };
+    return failure(error);
   }
+}
+
+function failure(error: unknown): ExtractionFailure {
+  if (error instanceof DocumentLimitError) {
+    return { ok: false, error: { code: 'EXTRACTION_LIMIT', message: error.message, context: { limit: error.limit, value: error.value } } };
+  }
+  // A RangeError (call stack) or anything else the page provoked: reported, never a crashed thread.
+  return { ok: false, error: { code: 'EXTRACTION_FAILED', message: (error as Error)?.message ?? String(error), context: {} } };
 }

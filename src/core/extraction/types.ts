@@ -35,4 +35,21 @@ export interface Extractor {
 }
 
 /** What crosses the thread boundary: an Error loses its code and context there, so failures travel as data. */
-export type ExtractionReply = { ok: true; outcome: ExtractionOutcome } | { ok: false; error: { code: 'EXTRACTION_LIMIT' | 'EXTRACTION_FAILED'; message: string; context: Record<string, unknown> } };
+export type ExtractionFailure = { ok: false; error: { code: 'EXTRACTION_LIMIT' | 'EXTRACTION_FAILED'; message: string; context: Record<string, unknown> } };
+export type ExtractionReply = { ok: true; outcome: ExtractionOutcome } | ExtractionFailure;
+
+/**
+ * A job as it is posted to a worker thread: the structure goes as its fingerprint, the JSON text of
+ * `[selector, structure]` made once per loaded config. A string crosses as one copy where a structured clone
+ * of the field tree cost ~60 µs per job, and the worker's memo compares it as it is, parsing it only for a
+ * revision it has not compiled yet.
+ */
+export interface WireExtractionJob extends Omit<ExtractionJob, 'config'> {
+  config: { apiId: string; revision: number; selector: string; fingerprint: string };
+}
+
+/** A worker's outcome: the data as JSON text (one string copy back; the response body reuses the text). */
+export interface WireExtractionOutcome extends Omit<ExtractionOutcome, 'data'> {
+  dataJson: string;
+}
+export type WireExtractionReply = { ok: true; outcome: WireExtractionOutcome } | ExtractionFailure;

@@ -5,7 +5,9 @@ import { Piscina } from 'piscina';
 import { isPagejsonError, PagejsonError } from '../errors.js';
 import { startDeadline } from '../net/deadline.js';
 import { extractionError, extractionTimeout } from './errors.js';
-import type { ExtractionReply, ExtractionSettings, Extractor } from './types.js';
+import { rememberJsonText } from '../json-text.js';
+import { structureFingerprint } from '../structure/memo.js';
+import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, WireExtractionJob, WireExtractionOutcome, WireExtractionReply } from './types.js';
 
 /**
  * Extraction in a pool of worker threads (piscina), sized to the cores: parsing and selecting never run on
@@ -52,9 +54,9 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
     async extract(job, signal) {
       if (closed) throw new PagejsonError('SHUTTING_DOWN', 'the extraction pool is closed');
       const { deadline: budget, signal: combined, dispose } = startDeadline(options.timeoutMs, signal);
-      let reply: ExtractionReply;
+      let reply: WireExtractionReply;
       try {
-        reply = (await pool.run(job, { signal: combined })) as ExtractionReply;
+        reply = (await pool.run(toWire(job), { signal: combined })) as WireExtractionReply;
       } catch (error) {
         if (budget.aborted) throw extractionTimeout(options.timeoutMs, job.config.apiId);
         if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new PagejsonError('FETCH_TIMEOUT', 'the request was cancelled');
@@ -68,7 +70,7 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
         dispose();
       }
       if (!reply.ok) throw extractionError(reply, job.config.apiId);
-      return reply.outcome;
+      return fromWire(reply.outcome);
     },
     async close() {
       if (closed) return;
@@ -76,4 +78,21 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
       await pool.destroy();
     },
   };
+}
+
+/** Fingerprints made once per loaded config (its structure array is the same object from one request to the next). */
+const fingerprints = new WeakMap<object, { selector: string; fingerprint: string }>();
+
+function toWire(job: ExtractionJob): WireExtractionJob {
+  const { apiId, revision, selector, structure } = job.config;
+  let known = fingerprints.get(structure);
+  if (known === undefined || known.selector !== selector) fingerprints.set(structure, (known = { selector, fingerprint: structureFingerprint(selector, structure) }));
+  return { ...job, config: { apiId, revision, selector, fingerprint: known.fingerprint } };
+}
+
+/** The data parsed for whoever reads it; its JSON text kept for the response body. */
+function fromWire({ dataJson, ...rest }: WireExtractionOutcome): ExtractionOutcome {
+  const data = JSON.parse(dataJson) as ExtractionOutcome['data'];
+  rememberJsonText(data, dataJson);
+  return { ...rest, data };
 }

@@ -7,6 +7,12 @@ export function tooLargeError(maxBytes: number): PagejsonError {
   });
 }
 
+/** The body length a Content-Length header announces, when it is one plain number of bytes. */
+export function announcedLength(contentLength: string | undefined): number | undefined {
+  if (contentLength === undefined || !/^\s*\d{1,15}\s*$/.test(contentLength)) return undefined;
+  return Number(contentLength);
+}
+
 /** Refuses up front when the server announces more than the cap, before a single body byte is read. */
 export function assertAnnouncedLength(contentLength: string | undefined, maxBytes: number): void {
   if (contentLength === undefined) return;

@@ -35,13 +35,19 @@ export function notHtmlError(): PagejsonError {
   return new PagejsonError('FETCH_NOT_HTML', 'response is not HTML', { hint: 'point the config at an HTML page' });
 }
 
+/** No Content-Encoding, or `identity`: the body's bytes are the page's. */
+export function isIdentityEncoding(contentEncoding: string | undefined): boolean {
+  const encoding = contentEncoding?.trim().toLowerCase() ?? '';
+  return encoding === '' || encoding === 'identity';
+}
+
 /**
  * The body as sent (identity) or decompressed. The byte cap applies to what comes out, so a small gzip
  * bomb cannot inflate past `maxBytes`. Errors of either stream end the iteration with that error.
  */
 export function decodedStream(body: Readable, contentEncoding: string | undefined): Readable {
-  const encoding = contentEncoding?.trim().toLowerCase() ?? '';
-  if (encoding === '' || encoding === 'identity') return body;
+  if (isIdentityEncoding(contentEncoding)) return body;
+  const encoding = contentEncoding!.trim().toLowerCase();
   const decompressor =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? createGunzip()

@@ -1,13 +1,13 @@
 import type { Readable } from 'node:stream';
-import { request, type Agent } from 'undici';
+import { request, type Agent, type Dispatcher } from 'undici';
 import type { CookieJar } from 'tough-cookie';
 import { PagejsonError, isPagejsonError } from '../errors.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
-import { assertAnnouncedLength, readBodyWithLimit } from '../net/body-limit.js';
+import { announcedLength, assertAnnouncedLength, readBodyWithLimit } from '../net/body-limit.js';
 import { pageFromBytes } from '../net/charset.js';
 import { startDeadline } from '../net/deadline.js';
 import { createGuardedAgent } from '../net/guarded-agent.js';
-import { assertHtmlContentType, decodedStream, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
+import { assertHtmlContentType, decodedStream, isIdentityEncoding, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
 import { createSessionStore } from '../net/session-store.js';
 import type { FetchRequest, FetchResult, Scraper, ScraperOptions } from './types.js';
 
@@ -37,7 +37,7 @@ interface FinalResponse {
   url: string;
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Readable;
+  body: Dispatcher.ResponseData['body'];
 }
 
 export function createHttpScraper(options: ScraperOptions): Scraper {
@@ -99,9 +99,18 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
         });
       }
       assertHtmlContentType(headers['content-type']);
-      if (!headers['content-encoding']) assertAnnouncedLength(headers['content-length'], options.maxBytes);
-      stream = decodedStream(response.body, headers['content-encoding']);
-      const bytes = await readBodyWithLimit(stream, options.maxBytes);
+      const identity = isIdentityEncoding(headers['content-encoding']);
+      if (identity) assertAnnouncedLength(headers['content-length'], options.maxBytes);
+      const announced = identity ? announcedLength(headers['content-length']) : undefined;
+      let bytes: Buffer;
+      if (announced !== undefined) {
+        // As sent, with a length already checked against the cap: the body cannot be longer (the parser
+        // reads exactly that many bytes), so it is taken whole, without a stream iterator per chunk.
+        bytes = Buffer.from(await response.body.arrayBuffer());
+      } else {
+        stream = decodedStream(response.body, headers['content-encoding']);
+        bytes = await readBodyWithLimit(stream, options.maxBytes);
+      }
       if (mediaType(headers['content-type']) === undefined && !sniffsAsHtml(bytes)) throw notHtmlError();
       return pageFromBytes({ finalUrl: response.url, status: response.status, headers }, bytes, headers['content-type']);
     } catch (error) {
@@ -172,7 +181,7 @@ async function storeCookies(jar: CookieJar, url: string, setCookie: string | str
 }
 
 /** Drains a body we do not need (small ones keep the socket reusable; big ones get the socket closed). */
-async function discard(body: Readable & { dump?: (options?: { limit?: number }) => Promise<void> }): Promise<void> {
+async function discard(body: Readable & { dump?: (options: { limit: number }) => Promise<void> }): Promise<void> {
   try {
     if (body.dump) await body.dump({ limit: 64 * 1024 });
     else release(body);

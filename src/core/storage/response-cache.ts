@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { jsonText } from '../json-text.js';
 import { createMemoryBodies, type MemoryBodies, type MemoryEntry } from './memory-bodies.js';
 import type Keyv from 'keyv';
 
@@ -136,8 +137,9 @@ export function cacheKey(apiId: string, revision: number, url: string): string {
   return `${apiId}:${revision}:${createHash('sha256').update(url).digest('base64url').slice(0, 32)}`;
 }
 
+/** The response body; data that came from an extraction thread brings its JSON text along (json-text.ts). */
 export function envelopeBody(data: unknown): string {
-  return `{"data":${JSON.stringify(data)},"errors":null}`;
+  return `{"data":${jsonText(data)},"errors":null}`;
 }
 
 export async function createResponseCache(options: ResponseCacheOptions): Promise<ResponseCache> {

@@ -28,7 +28,7 @@ export function getCompiledStructure(config: StructureSource): CompiledStructure
   const selector = config.selector ?? 'body';
   const entry = compiledByRevision.get(key);
   if (entry && entry.structure === config.structure && entry.selector === selector) return entry.compiled;
-  const fingerprint = JSON.stringify([selector, config.structure]);
+  const fingerprint = structureFingerprint(selector, config.structure);
   if (entry && entry.fingerprint === fingerprint) {
     entry.structure = config.structure;
     entry.selector = selector;
@@ -36,6 +36,25 @@ export function getCompiledStructure(config: StructureSource): CompiledStructure
   }
   const compiled = compileStructure({ selector, structure: config.structure });
   compiledByRevision.set(key, { structure: config.structure, selector, fingerprint, compiled });
+  return compiled;
+}
+
+/** The fingerprint the memo confirms a structure by: the JSON text of `[selector, structure]`. */
+export function structureFingerprint(selector: string | undefined, structure: ApiConfig['structure']): string {
+  return JSON.stringify([selector ?? 'body', structure]);
+}
+
+/**
+ * The compiled structure for a fingerprint (a job posted to a worker thread carries no field tree): the memo's
+ * entry when its fingerprint is the same text, else the structure parsed from the fingerprint and compiled.
+ */
+export function getCompiledStructureByFingerprint(apiId: string, revision: number, fingerprint: string): CompiledStructure {
+  const key = `${apiId}\u0000${revision}`;
+  const entry = compiledByRevision.get(key);
+  if (entry && entry.fingerprint === fingerprint) return entry.compiled;
+  const [selector, structure] = JSON.parse(fingerprint) as [string, ApiConfig['structure']];
+  const compiled = compileStructure({ selector, structure });
+  compiledByRevision.set(key, { structure, selector, fingerprint, compiled });
   return compiled;
 }
 

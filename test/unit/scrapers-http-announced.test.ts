@@ -1,0 +1,101 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PagejsonError } from '../../src/core/errors.js';
+import { announcedLength } from '../../src/core/net/body-limit.js';
+import { createHttpScraper } from '../../src/core/scrapers/http.js';
+import type { Scraper } from '../../src/core/scrapers/types.js';
+
+/**
+ * Scraper 1 takes a body whose length the server announced in one read (no stream iterator per chunk). The
+ * announced length is the bound then: these pages lie about it, over raw TCP, to show the cap and the
+ * length still hold.
+ */
+const PAGE = '<!doctype html><html><body><h1>Announced</h1></body></html>';
+const MAX_BYTES = 64 * 1024;
+
+/** Each path answers with raw bytes, exactly as written here. */
+const answers: Record<string, (socket: Socket) => void> = {
+  '/exact': (socket) => socket.end(head({ 'content-length': Buffer.byteLength(PAGE) }) + PAGE),
+  // Content-Encoding identity is no encoding: the announced length is checked against the cap all the same.
+  '/identity-too-large': (socket) => socket.end(head({ 'content-length': MAX_BYTES + 1, 'content-encoding': 'identity' }) + 'x'.repeat(1000)),
+  '/too-large': (socket) => socket.end(head({ 'content-length': MAX_BYTES + 1 }) + 'x'.repeat(1000)),
+  // Fewer bytes than announced, then the connection closes: a failed fetch, never half a page.
+  '/short': (socket) => socket.end(head({ 'content-length': Buffer.byteLength(PAGE) + 500 }) + PAGE),
+  // More bytes than announced: the page is what was announced; the rest is not part of it.
+  '/long': (socket) => socket.end(head({ 'content-length': Buffer.byteLength(PAGE) }) + PAGE + '<p>smuggled</p>'.repeat(50)),
+  // A length that is not one number: the body is read as a stream, under the cap.
+  '/odd-length': (socket) => socket.end(head({ 'transfer-encoding': 'chunked' }) + `${Buffer.byteLength(PAGE).toString(16)}\r\n${PAGE}\r\n0\r\n\r\n`),
+};
+
+function head(headers: Record<string, string | number>): string {
+  const lines = Object.entries({ 'content-type': 'text/html; charset=utf-8', ...headers }).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 200 OK\r\n${lines.join('\r\n')}\r\nconnection: close\r\n\r\n`;
+}
+
+let server: Server;
+let origin: string;
+let scraper: Scraper;
+
+beforeAll(async () => {
+  server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', (data) => {
+      const path = /^GET (\S+)/.exec(String(data))?.[1] ?? '';
+      const answer = Object.hasOwn(answers, path) ? answers[path] : undefined;
+      if (answer) answer(socket);
+      else socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  scraper = createHttpScraper({ timeoutMs: 5_000, maxBytes: MAX_BYTES, allowPrivateNetworks: true, perOriginConcurrency: 4 });
+});
+
+afterAll(async () => {
+  await scraper?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+async function fetchError(path: string): Promise<PagejsonError> {
+  const error: unknown = await scraper.fetch({ url: `${origin}${path}` }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PagejsonError);
+  return error as PagejsonError;
+}
+
+describe('a body of announced length', () => {
+  it('is read whole, byte for byte', async () => {
+    const page = await scraper.fetch({ url: `${origin}/exact` });
+    expect(page.html).toBe(PAGE);
+  });
+
+  it('is refused before it is read when the announced length passes the cap, with or without Content-Encoding: identity', async () => {
+    for (const path of ['/too-large', '/identity-too-large']) {
+      const error = await fetchError(path);
+      expect(error.code).toBe('FETCH_TOO_LARGE');
+      expect(error.message).toBe(`response is larger than ${MAX_BYTES} bytes`);
+    }
+  });
+
+  it('fails when the connection ends before the announced length, and stops at it when more comes', async () => {
+    const short = await fetchError('/short');
+    expect(short.code).toMatch(/^FETCH_/);
+    const long = await scraper.fetch({ url: `${origin}/long` });
+    expect(long.html).toBe(PAGE);
+  });
+
+  it('without one plain length, is streamed under the cap as before', async () => {
+    const page = await scraper.fetch({ url: `${origin}/odd-length` });
+    expect(page.html).toBe(PAGE);
+  });
+});
+
+describe('announcedLength', () => {
+  it('reads one plain number of bytes and nothing else', () => {
+    expect(announcedLength('1234')).toBe(1234);
+    expect(announcedLength(' 0 ')).toBe(0);
+    for (const odd of [undefined, '', '1e3', '-1', '12, 12', '0x10', '1.5', '9'.repeat(16)]) expect(announcedLength(odd)).toBeUndefined();
+  });
+});
