@@ -95,7 +95,7 @@ async function startDaemon(dir: string): Promise<Started & { url: string }> {
 
 async function load(url: string, key: string, connections = 50, serverPid?: number): Promise<LoadResult> {
   // A short warm-up first: JIT, keep-alive sockets, the cache's first miss.
-  await runLoad({ url, headers: { apikey: key }, connections, seconds: QUICK ? 0.5 : 1, cpu: LOAD_CPU });
+  await runLoad({ url, headers: { apikey: key }, connections, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? (QUICK ? 0.5 : 1)), cpu: LOAD_CPU });
   return runLoad({ url, headers: { apikey: key }, connections, seconds: SECONDS, cpu: LOAD_CPU, serverPid });
 }
 
