@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { removeSubsets } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { describe, expect, test } from 'vitest';
-import { compileSelector, documentBaseUrl, parseHtml, sectionRoots } from '../../src/core/structure/dom.js';
+import { compileSelector, documentBaseUrl, parseHtml, sectionRoots, type Element } from '../../src/core/structure/dom.js';
 
 /**
  * Two shortcuts of the DOM layer checked against the plain walks they replace: a section's top-most matches
@@ -39,7 +39,7 @@ describe('top-most matches of a section selector', () => {
 
   test('a section inside a section is left to its outer one, and template contents are not searched', () => {
     const doc = parseHtml('<main><div class="a"><div class="b"></div></div><template><div class="t"></div></template><div class="c"></div></main>');
-    expect(sectionRoots(doc, 'div').map((element) => element.attribs.class)).toEqual(['a', 'c']);
+    expect(sectionRoots(doc, 'div').map((element) => (element as Element).attribs.class)).toEqual(['a', 'c']);
   });
 });
 

@@ -2,6 +2,7 @@ import type { ScalarType } from '../config/schema.js';
 import { parseDateToIso } from './dates.js';
 import { parseJsonPath, resolveJsonPath } from './json-path.js';
 import { parseLocaleNumber } from './numbers.js';
+import { memoizeText } from './text-memo.js';
 
 /**
  * Transforms turn the raw value (an attribute, or the element's text) into the field's value, in order;
@@ -123,9 +124,11 @@ function scalarText(value: unknown): string | null {
   return null;
 }
 
+const parseNumberText = memoizeText(parseLocaleNumber);
+
 export function toNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string') return parseLocaleNumber(value);
+  if (typeof value === 'string') return parseNumberText(value);
   return null;
 }
 
@@ -155,13 +158,20 @@ export function toBoolean(value: unknown): boolean | null {
   return null;
 }
 
+/** `<length of base>:<base><href>` (one string key, split by the length, whatever the two hold) to the absolute URL. */
+const resolveUrlText = memoizeText((key) => {
+  const colon = key.indexOf(':');
+  const baseEnd = colon + 1 + Number(key.slice(0, colon));
+  try {
+    return new URL(key.slice(baseEnd), key.slice(colon + 1, baseEnd)).href;
+  } catch {
+    return null;
+  }
+});
+
 export function toAbsoluteUrl(value: unknown, baseUrl: string): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   if (trimmed === '') return null;
-  try {
-    return new URL(trimmed, baseUrl).href;
-  } catch {
-    return null;
-  }
+  return resolveUrlText(`${baseUrl.length}:${baseUrl}${trimmed}`);
 }
