@@ -11,21 +11,22 @@ import type { ExtractionFailure, ExtractionJob, ExtractionReply, WireExtractionJ
  * object or its fingerprint).
  */
 export function runExtraction(job: ExtractionJob, limits: DocumentLimits): ExtractionReply {
-  return extractWith(getCompiledStructure, job, limits);
+  return extractWith(job, limits, () => getCompiledStructure(job.config));
 }
 
 /** The same in a worker thread: the structure known by its fingerprint, the data sent back as JSON text. */
 export function runWireExtraction(job: WireExtractionJob, limits: DocumentLimits): WireExtractionReply {
   const { apiId, revision, fingerprint } = job.config;
-  const reply = extractWith(() => getCompiledStructureByFingerprint(apiId, revision, fingerprint), job, limits);
+  const reply = extractWith(job, limits, () => getCompiledStructureByFingerprint(apiId, revision, fingerprint));
   if (!reply.ok) return reply;
   const { data, ...rest } = reply.outcome;
   return { ok: true, outcome: { ...rest, dataJson: JSON.stringify(data) } };
 }
 
-function extractWith<Job extends ExtractionJob | WireExtractionJob>(structureOf: (config: Job['config']) => CompiledStructure, job: Job, limits: DocumentLimits): ExtractionReply {
+/** `structureOf` runs inside the guard: a structure that does not compile is a failed extraction, not a crash. */
+function extractWith(job: ExtractionJob | WireExtractionJob, limits: DocumentLimits, structureOf: () => CompiledStructure): ExtractionReply {
   try {
-    const structure = structureOf(job.config);
+    const structure = structureOf();
     const html = job.html ?? decodeHtmlBody(job.body!.bytes, job.body!.contentType).text;
     const doc = parseHtml(html, limits);
     const extraction = structure.extractFromDocument(doc, job.finalUrl);

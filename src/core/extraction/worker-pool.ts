@@ -3,10 +3,10 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { isPagejsonError, PagejsonError } from '../errors.js';
-import { startDeadline } from '../net/deadline.js';
-import { extractionError, extractionTimeout } from './errors.js';
 import { rememberJsonText } from '../json-text.js';
+import { startDeadline } from '../net/deadline.js';
 import { structureFingerprint } from '../structure/memo.js';
+import { extractionError, extractionTimeout } from './errors.js';
 import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, WireExtractionJob, WireExtractionOutcome, WireExtractionReply } from './types.js';
 
 /**
