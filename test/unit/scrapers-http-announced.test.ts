@@ -31,6 +31,12 @@ const answers: Record<string, (socket: Socket) => void> = {
     for (let i = 0; i < 6; i += 1) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     socket.end('0\r\n\r\n');
   },
+  // The length announced, then a byte now and then: only the fetch's total deadline ends the whole-body read.
+  '/drip': (socket) => {
+    socket.write(head({ 'content-length': 10_000 }) + '<!doctype html><p>');
+    const timer = setInterval(() => socket.write('.'), 50);
+    socket.on('close', () => clearInterval(timer));
+  },
   // A length that is not one number: the body is read as a stream, under the cap.
   '/odd-length': (socket) => socket.end(head({ 'transfer-encoding': 'chunked' }) + `${Buffer.byteLength(PAGE).toString(16)}\r\n${PAGE}\r\n0\r\n\r\n`),
 };
@@ -97,6 +103,24 @@ describe('a body of announced length', () => {
   it('beside Transfer-Encoding, does not bound the read: the response fails rather than pass the cap', async () => {
     const error = await fetchError('/both');
     expect(['FETCH_TOO_LARGE', 'FETCH_FAILED']).toContain(error.code);
+  });
+
+  it('is still bounded by the fetch deadline when it trickles in', async () => {
+    const hurried = createHttpScraper({ timeoutMs: 600, maxBytes: MAX_BYTES, allowPrivateNetworks: true, perOriginConcurrency: 4 });
+    try {
+      const started = Date.now();
+      const error: unknown = await hurried.fetch({ url: `${origin}/drip` }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(PagejsonError);
+      expect((error as PagejsonError).code).toBe('FETCH_TIMEOUT');
+      expect((error as PagejsonError).message).toBe('timed out after 600 ms');
+      // Ended by the deadline, not by the page (which would drip for 10,000 × 50 ms).
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await hurried.close();
+    }
   });
 
   it('without one plain length, is streamed under the cap as before', async () => {
