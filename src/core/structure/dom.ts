@@ -4,6 +4,7 @@ import { getOuterHTML } from 'domutils';
 import { Parser } from 'htmlparser2';
 import { PagejsonError } from '../errors.js';
 import { expandRowSpans, isSuperscriptCents, isUnreadElement } from './reading.js';
+import { parserOptions } from './skipping-tokenizer.js';
 
 /**
  * The DOM layer of the structure engine: htmlparser2 documents (about 6x faster than cheerio's default parse5
@@ -77,7 +78,7 @@ const documentsWithoutBase = new WeakSet<Document>();
 
 export function parseHtml(html: string, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): Document {
   const handler = new BoundedHandler(limits);
-  new Parser(handler).end(html);
+  new Parser(handler, parserOptions()).end(html);
   const doc = handler.root;
   if (!handler.sawBase) documentsWithoutBase.add(doc);
   // Row-spanning cells are copied into the rows they span (reading.ts); the copies count against maxElements.
