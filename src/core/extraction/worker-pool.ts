@@ -43,9 +43,13 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
     maxThreads: threads,
     idleTimeout: 60_000,
     workerData: { limits: options.limits },
-    // A page that makes a worker balloon ends that worker, not the daemon. The young generation is kept small:
-    // a parse's garbage dies young either way, and V8's default let each idle worker hold ~35 MB more.
-    resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8 },
+    // A page that makes a worker balloon ends that worker, not the daemon. The young generation must hold one
+    // parse's live document: at 8 MB (semi-spaces of ~1 MB) a 100 KB page's tree outlived the scavenges that
+    // ran while it was built, was promoted, and filled the old generation with dead trees (a full collection
+    // every ~27 extractions; GC half of an extraction's time, 2.9 ms against 1.3 ms at 16 MB, and 5.7 against
+    // 2.8 ms for a 300 KB page). 16 MB holds pages of a few hundred KB; V8's default (up to 48 MB) would let an
+    // idle worker keep ~35 MB more (docs/performance.md, "Profiles" 19).
+    resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 },
   });
   let closed = false;
 
