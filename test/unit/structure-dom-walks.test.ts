@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { removeSubsets } from 'domutils';
+import { getOuterHTML, removeSubsets } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { describe, expect, test } from 'vitest';
 import { compileSelector, documentBaseUrl, parseHtml, sectionRoots, type Element } from '../../src/core/structure/dom.js';
@@ -64,5 +64,20 @@ describe('the base URL of a parsed document', () => {
     expect(documentBaseUrl(parseHtml(pages[1]!), FINAL)).toBe('https://shop.example/catalogue/');
     expect(documentBaseUrl(parseHtml(pages[2]!), FINAL)).toBe('https://cdn.example/root/');
     expect(documentBaseUrl(parseHtml(pages[3]!), FINAL)).toBe('https://shop.example/list/sub/');
+  });
+});
+
+describe('row-spanning cells, found by the parse rather than by a scan of the text', () => {
+  const copies = (html: string) => (getOuterHTML(parseHtml(html)).match(/data-pagejson-span="row"/g) ?? []).length;
+
+  test('a cell spanning rows is copied into the rows it spans, whatever the case of the attribute', () => {
+    expect(copies('<table><tr><td rowspan="2">a</td><td>b</td></tr><tr><td>c</td></tr></table>')).toBe(1);
+    expect(copies('<TABLE><TR><TD ROWSPAN=3>a</TD><TD>b</TD></TR><TR><TD>c</TD></TR><TR><TD>d</TD></TR></TABLE>')).toBe(2);
+    expect(copies('<table><tr><th RowSpan="2">a</th><td>b</td></tr><tr><td>c</td></tr></table>')).toBe(1);
+  });
+
+  test('the word in text, a comment or another attribute changes nothing', () => {
+    const html = '<table><tr><td title="rowspan">rowspan</td><td>b</td></tr><!-- rowspan="2" --><tr><td>c</td></tr></table>';
+    expect(getOuterHTML(parseHtml(html))).toBe(getOuterHTML(parseDocument(html)));
   });
 });

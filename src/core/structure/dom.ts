@@ -51,6 +51,8 @@ class BoundedHandler extends DomHandler {
   private elements = 0;
   /** Whether a <base> element was opened: most pages have none, and then no query needs to look for one. */
   sawBase = false;
+  /** Whether any element has a rowspan attribute: only then can a cell span rows (read here, not by a scan of the text). */
+  sawRowSpan = false;
 
   get elementCount(): number {
     return this.elements;
@@ -66,6 +68,7 @@ class BoundedHandler extends DomHandler {
     // tagStack holds the root too: its length is the depth of the element being opened.
     if (this.tagStack.length > this.limits.maxDepth) throw new DocumentLimitError('maxDepth', this.limits.maxDepth);
     if (name === 'base') this.sawBase = true;
+    if (!this.sawRowSpan && Object.hasOwn(attribs, 'rowspan')) this.sawRowSpan = true;
     super.onopentag(name, attribs);
   }
 }
@@ -82,7 +85,7 @@ export function parseHtml(html: string, limits: DocumentLimits = DEFAULT_DOCUMEN
   const doc = handler.root;
   if (!handler.sawBase) documentsWithoutBase.add(doc);
   // Row-spanning cells are copied into the rows they span (reading.ts); the copies count against maxElements.
-  if (/rowspan/i.test(html)) {
+  if (handler.sawRowSpan) {
     try {
       expandRowSpans(doc, limits.maxElements - handler.elementCount);
     } catch {
