@@ -27,10 +27,12 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '10' },
     connections: { type: 'string' },
+    // Node/V8 flags for B's daemon only: the same checkout twice then compares a flag (NODE_OPTIONS refuses most V8 flags).
+    'b-node-args': { type: 'string', default: '' },
   },
 });
 if (positionals.length !== 2 || (values.path !== 'cached' && values.path !== 'uncached')) {
-  process.stderr.write('usage: node dist/bench/compare.js <checkout A> <checkout B> [--path cached|uncached] [--rounds 6] [--seconds 4] [--warmup 10] [--connections N]\n');
+  process.stderr.write('usage: node dist/bench/compare.js <checkout A> <checkout B> [--path cached|uncached] [--rounds 6] [--seconds 4] [--warmup 10] [--connections N] [--b-node-args="--flag ..."]\n');
   process.exit(2);
 }
 const path = values.path;
@@ -92,7 +94,8 @@ async function main(): Promise<void> {
     const created = spawnSync(process.execPath, [build.cli, 'keys', 'create', '--json'], { cwd: dir, encoding: 'utf8' });
     if (created.status !== 0) throw new Error(`build ${build.name}: keys create failed: ${created.stderr}`);
     build.key = (JSON.parse(created.stdout) as { key: string }).key;
-    build.daemon = await startUntil(SERVER_CPU, process.execPath, [build.cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, { cwd: dir, env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' } });
+    const nodeArgs = build.name === 'B' ? values['b-node-args'].split(' ').filter(Boolean) : [];
+    build.daemon = await startUntil(SERVER_CPU, process.execPath, [...nodeArgs, build.cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, { cwd: dir, env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' } });
     started.push(build.daemon);
     build.url = `${build.daemon.match[1]!}/external/${path}`;
   }
