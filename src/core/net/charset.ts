@@ -57,8 +57,8 @@ const WINDOWS_1252_C1 = [
  * bytes that are not valid UTF-8 keep TextDecoder, whose replacement of bad sequences is the WHATWG one.
  */
 function decodeUtf8(decoder: TextDecoder, bytes: Uint8Array): string {
-  // Short texts gain nothing; a leading byte order mark is TextDecoder's to drop (the callers strip theirs first).
-  if (bytes.length < 1024 || (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) || isAscii(bytes) || !isUtf8(bytes)) return decoder.decode(bytes);
+  // Short texts gain nothing. A byte order mark never reaches here: decodeHtmlBody reads and strips it first.
+  if (bytes.length < 1024 || isAscii(bytes) || !isUtf8(bytes)) return decoder.decode(bytes);
   try {
     return transcode(bytes, 'utf8', 'ucs2').toString('ucs2');
   } catch {

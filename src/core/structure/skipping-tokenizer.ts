@@ -89,8 +89,8 @@ export class SkippingTokenizer extends Stock {
    * one before the end of the buffer when not.
    */
   override fastForwardTo(c: number): boolean {
-    const found = this.buffer.indexOf(String.fromCharCode(c), this.next());
-    if (found >= 0) {
+    const found = this.nextOf(String.fromCharCode(c), this.next());
+    if (found !== Infinity) {
       this.index = found + this.offset;
       return true;
     }
@@ -147,6 +147,9 @@ export class SkippingTokenizer extends Stock {
   }
 }
 
+/** The subclass as htmlparser2's `Tokenizer` option takes it (its typings know only the stock class). */
+const SKIPPING_OPTION = { Tokenizer: SkippingTokenizer as unknown as typeof Tokenizer };
+
 type ParserCallbacks = Partial<Handler>;
 
 /**
@@ -175,7 +178,7 @@ export function parseEvents(html: string, tokenizer: 'stock' | 'skipping', chunk
     onend: record('end'),
   };
   // The callbacks read `parser` only once it exists: the constructor calls none of them.
-  const parser = new Parser(callbacks, tokenizer === 'skipping' ? { Tokenizer: SkippingTokenizer as unknown as typeof Tokenizer } : {});
+  const parser = new Parser(callbacks, tokenizer === 'skipping' ? SKIPPING_OPTION : {});
   const size = Math.max(1, Math.ceil(html.length / chunks));
   for (let at = 0; at < html.length; at += size) parser.write(html.slice(at, at + size));
   parser.end();
@@ -203,6 +206,6 @@ export function parserOptions(): { Tokenizer?: typeof Tokenizer } {
   } catch {
     // Internals that changed shape: the stock tokenizer reads every page.
   }
-  chosen = same ? { Tokenizer: SkippingTokenizer as unknown as typeof Tokenizer } : {};
+  chosen = same ? SKIPPING_OPTION : {};
   return chosen;
 }
