@@ -45,6 +45,12 @@ describe('the skipping tokenizer', () => {
     );
   });
 
+  it('reads a page streamed in equal chunks as the stock tokenizer does (an `&` in the second of two equal chunks)', () => {
+    const html = '<div id="a&amp;b"><div id="a&amp;b">';
+    expect(parseEvents(html, 'skipping', 4)).toEqual(parseEvents(html, 'stock', 4));
+    expect(parseEvents('a&amp;a&amp;a&amp;', 'skipping', 3)).toEqual(parseEvents('a&amp;a&amp;a&amp;', 'stock', 3));
+  });
+
   it('makes the same callbacks on every page of the fixtures', () => {
     const files = htmlFiles(fixtures);
     expect(files.length).toBeGreaterThan(10);

@@ -53,8 +53,11 @@ export function hasTokenizerInternals(): boolean {
 const Stock = Tokenizer as unknown as TokenizerClass;
 
 export class SkippingTokenizer extends Stock {
-  /** The next `&` at or after the last position asked about, in `ampBuffer` (Infinity: none left). */
-  private ampBuffer: string | null = null;
+  /**
+   * The next `&` at or after the last position asked about (Infinity: none left), in the chunk written at
+   * `ampOffset`: by offset, since two chunks of a streamed page can be equal strings.
+   */
+  private ampOffset = -1;
   private ampAt = -1;
 
   /** The parse loop increments `index` after each state call: leave it one before the next character to read. */
@@ -69,8 +72,8 @@ export class SkippingTokenizer extends Stock {
 
   /** Position of the next `&` at or after `from`: one scan per `&` found, not one per text run. */
   private nextAmpersand(from: number): number {
-    if (this.ampBuffer !== this.buffer || this.ampAt < from) {
-      this.ampBuffer = this.buffer;
+    if (this.ampOffset !== this.offset || this.ampAt < from) {
+      this.ampOffset = this.offset;
       const found = this.buffer.indexOf('&', from);
       this.ampAt = found < 0 ? Infinity : found;
     }
