@@ -31,6 +31,11 @@ export interface RetrieveOptions {
   scraper?: ScraperNumber;
   /** What the config is known to extract (a snapshot's data); default: its `generated.sample`. */
   expected?: unknown;
+  /**
+   * The caller never reads the result's `html`: the page's bytes may move to the extraction thread instead of
+   * being copied there (the daemon). Reading `html` afterwards is an error.
+   */
+  handOverPage?: boolean;
 }
 
 export interface RetrieveResult {
@@ -64,7 +69,14 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
   const fillsModelFields = modelFields.length > 0 && deps.modelFor !== undefined && config.model !== HEURISTIC_MODEL;
   const extraction = await (deps.extractor ?? inProcess).extract(
-    { config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, ...(page.body ? { body: page.body } : { html: page.html }), finalUrl: page.finalUrl, wantSection: fillsModelFields },
+    {
+      config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure },
+      ...(page.body ? { body: page.body } : { html: page.html }),
+      finalUrl: page.finalUrl,
+      wantSection: fillsModelFields,
+      // Model fields may fall back to the whole page's text below: then the bytes stay here.
+      handOver: options.handOverPage === true && !fillsModelFields,
+    },
     options.signal,
   );
   const data = extraction.data;

@@ -198,7 +198,8 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs,
     store,
     cache,
-    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name), extractor }),
+    // The daemon never reads a retrieval's page text: its bytes go to the extraction thread as they are.
+    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name), extractor }, { handOverPage: true }),
     failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
     failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
     credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },

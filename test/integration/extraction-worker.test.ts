@@ -69,6 +69,45 @@ describe('extraction in the worker pool', () => {
 });
 
 describe('what crosses between the threads', () => {
+  it('moves a handed-over page to the thread instead of copying it; reading its text afterwards is a clear error', async () => {
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
+    pools.push(extractor);
+    const pages: FetchResult[] = [];
+    const keeping: Scraper = { name: 'http', fetch: async (request) => pages[pages.push(await http.fetch(request)) - 1]!, close: async () => undefined };
+    const deps = { scraperFor: () => keeping, extractor };
+    const url = `${site.origin}/charset/windows-1252.html`;
+
+    const handed = await retrieve(config(url), {}, deps, { handOverPage: true });
+    expect(handed.data.text).toBe('Café crème — “quoted” costs €5 ‰ naïve');
+    // Moved: the bytes are detached on this thread (a copy would have left them here).
+    expect(pages[0]!.body!.bytes.byteLength).toBe(0);
+    expect(() => handed.html).toThrow(/handed to the extraction thread/);
+
+    // Not handed over (a snapshot reads the page): copied, and the text is still here.
+    const kept = await retrieve(config(url), {}, deps);
+    expect(kept.data).toEqual(handed.data);
+    expect(pages[1]!.body!.bytes.byteLength).toBeGreaterThan(0);
+    expect(kept.html).toContain('Café crème');
+  });
+
+  it('copies a handed-over page whose bytes are a slice of a shared buffer, leaving the buffer whole', async () => {
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
+    pools.push(extractor);
+    // A small page as Node's buffer pool hands it out: a view into an 8 KB buffer that other buffers share.
+    const neighbour = Buffer.from('neighbour bytes');
+    const bytes = Buffer.from('<html><body><p class="text">pooled</p></body></html>');
+    expect(bytes.buffer).toBe(neighbour.buffer);
+    const pooled: Scraper = {
+      name: 'http',
+      fetch: async () => ({ finalUrl: `${site.origin}/pooled.html`, status: 200, headers: {}, html: bytes.toString(), body: { bytes, contentType: 'text/html' } }) as FetchResult,
+      close: async () => undefined,
+    };
+    const result = await retrieve(config(`${site.origin}/pooled.html`), {}, { scraperFor: () => pooled, extractor }, { handOverPage: true });
+    expect(result.data.text).toBe('pooled');
+    expect(bytes.byteLength).toBeGreaterThan(0);
+    expect(neighbour.toString()).toBe('neighbour bytes');
+  });
+
   it('sends the data back as JSON text the response body reuses, and a model field filled afterwards is in the body', async () => {
     const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
     pools.push(extractor);

@@ -16,6 +16,11 @@ export interface ExtractionJob {
   finalUrl: string;
   /** Also return the outer HTML of the config's section (a model fills model fields from it). */
   wantSection?: boolean;
+  /**
+   * The caller gives up the page's bytes: an extractor in another thread may take them there without a copy
+   * (they are then detached here, and the page's text can no longer be read from them).
+   */
+  handOver?: boolean;
 }
 
 export interface ExtractionOutcome extends Extraction {

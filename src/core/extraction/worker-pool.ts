@@ -60,7 +60,8 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
       const { deadline: budget, signal: combined, dispose } = startDeadline(options.timeoutMs, signal);
       let reply: WireExtractionReply;
       try {
-        reply = (await pool.run(toWire(job), { signal: combined })) as WireExtractionReply;
+        const moved = handedOverBuffer(job);
+        reply = (await pool.run(toWire(job), { signal: combined, ...(moved ? { transferList: [moved] } : {}) })) as WireExtractionReply;
       } catch (error) {
         if (budget.aborted) throw extractionTimeout(options.timeoutMs, job.config.apiId);
         if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new PagejsonError('FETCH_TIMEOUT', 'the request was cancelled');
@@ -82,6 +83,21 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
       await pool.destroy();
     },
   };
+}
+
+/**
+ * The page's memory, when the caller handed it over and it is the page's alone: moved to the thread instead of
+ * copied through the message. Once posted it is freed by the thread as soon as its parse is done, where a
+ * copy left here would wait for a full collection of the daemon's heap (pages wait in the pool's queue long
+ * enough to be promoted): hundreds of pages' bytes held between collections (docs/performance.md, "Memory").
+ * A buffer that is a slice of a shared one (Node's pool for small buffers) is copied: moving it would take
+ * its neighbours with it.
+ */
+function handedOverBuffer(job: ExtractionJob): ArrayBuffer | undefined {
+  const bytes = job.body?.bytes;
+  if (!job.handOver || bytes === undefined) return undefined;
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength > 0;
+  return whole && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : undefined;
 }
 
 /** Fingerprints made once per loaded config (its structure array is the same object from one request to the next). */

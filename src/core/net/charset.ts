@@ -7,6 +7,7 @@
 import { isAscii, isUtf8, transcode } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import type { PageBody } from '../scrapers/types.js';
+import { PagejsonError } from '../errors.js';
 
 export type CharsetSource = 'bom' | 'header' | 'meta' | 'default';
 
@@ -114,5 +115,11 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
 export function pageFromBytes<T extends object>(fields: T, bytes: Uint8Array, contentType: string | undefined): T & { readonly html: string; body: PageBody } {
   let html: string | undefined;
   const body: PageBody = { bytes, contentType };
-  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= decodeHtmlBody(bytes, contentType).text) }) as T & { readonly html: string; body: PageBody };
+  const length = bytes.byteLength;
+  const text = (): string => {
+    // Bytes handed over to the extraction thread are detached here: decoding them would give an empty page.
+    if (bytes.byteLength !== length) throw new PagejsonError('INTERNAL', 'the page was handed to the extraction thread: its text cannot be read here', { hint: 'retrieve without handOverPage to read the page' });
+    return decodeHtmlBody(bytes, contentType).text;
+  };
+  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= text()) }) as T & { readonly html: string; body: PageBody };
 }
