@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { allocatorTrims } from './allocator-trim.js';
 import type { Runtime } from '../core/runtime.js';
 
 /**
@@ -64,6 +65,24 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
 
   const monitorRuns = new Counter({ name: 'pagejson_monitor_runs_total', help: 'Scheduled and manual monitor runs by outcome (ok, degraded, broken, error) and whether the data changed', labelNames: ['api_id', 'outcome', 'changed'], registers: [registry] });
   const webhookAttempts = new Counter({ name: 'pagejson_webhook_attempts_total', help: 'Webhook delivery attempts by event type and outcome (delivered, retry, failed)', labelNames: ['type', 'outcome'], registers: [registry] });
+
+  new Gauge({
+    name: 'pagejson_allocator_trim_available',
+    help: 'Whether the daemon can return freed memory to the system (1: the native/malloc-trim addon was built)',
+    registers: [registry],
+    collect() {
+      this.set(allocatorTrims().available ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'pagejson_allocator_trims_total',
+    help: 'Times the daemon returned freed memory to the system (malloc_trim after the free bytes grew)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(allocatorTrims().trims);
+    },
+  });
 
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
 

@@ -7,6 +7,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../core/runtim
 import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { buildAdminApp } from './admin.js';
 import { buildApp, type BuildAppOptions, type DaemonApp } from './app.js';
+import { startAllocatorTrimmer } from './allocator-trim.js';
 import { acquireDaemonLock, type DaemonLock } from './lock.js';
 import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 
@@ -62,6 +63,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let app: DaemonApp | undefined;
   let admin: FastifyInstance | undefined;
   let metricsListener: MetricsListener | undefined;
+  // Returns what bursts of misses leave free in the allocator's heaps (allocator-trim.ts).
+  const trimmer = startAllocatorTrimmer();
   try {
     runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
     const tokenEnv = project.settings.metrics.tokenEnv;
@@ -88,6 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Schedules and the webhook outbox start once the daemon answers: a monitor's first run fills its cache.
     runtime.watch.start();
   } catch (error) {
+    trimmer.stop();
     await metricsListener?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await runtime?.close().catch(() => undefined);
@@ -116,6 +120,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // Fastify waits for in-flight requests, then closes idle keep-alive connections.
         await Promise.allSettled([live.app.close(), live.admin?.close(), metricsListener?.close()]);
         await live.runtime.close();
+        trimmer.stop();
         if (ownsAdminSocket) await unlink(socketPath).catch(() => undefined);
         await lock.release();
       })();

@@ -120,6 +120,9 @@ describe('observability', () => {
     expect(metrics).toContain('pagejson_requests_total{api_id="_unknown",status="404"} 1');
     expect(metrics).toContain('pagejson_cache_results_total{result="MISS"} 1');
     expect(metrics).toContain('pagejson_cache_results_total{result="HIT"} 2');
+    // The allocator trimmer (native/malloc-trim) is built at install on this Linux machine and says so.
+    expect(metrics).toContain('pagejson_allocator_trim_available 1');
+    expect(metrics).toMatch(/^pagejson_allocator_trims_total \d+$/m);
     expect(metrics).toMatch(/pagejson_credits_debited_total\{api_id="static"\} 1\.2\d*/);
     expect(metrics).toMatch(/pagejson_fetch_duration_seconds_count\{api_id="static",scraper="1",outcome="ok"\} 1/);
   });

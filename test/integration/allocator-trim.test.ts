@@ -1,0 +1,64 @@
+import { execa } from 'execa';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { allocatorTrims, loadAllocator, startAllocatorTrimmer } from '../../src/daemon/allocator-trim.js';
+
+/**
+ * The allocator trimmer gives back to the system the memory glibc keeps after a burst: short-lived page-sized
+ * buffers freed between long-lived small ones leave holes in the heap that glibc never returns by itself.
+ */
+const FRAGMENT = `
+  const { freeBytes, trim } = require(process.argv[1]);
+  const { readFileSync } = require('node:fs');
+  const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+  // 1,200 page-sized buffers (below the size glibc maps on its own); every other one stays.
+  const pages = [];
+  for (let i = 0; i < 1200; i += 1) pages.push(Buffer.allocUnsafeSlow(96 * 1024).fill(1));
+  const kept = pages.filter((_, i) => i % 2 === 1);
+  pages.length = 0;
+  globalThis.gc(); globalThis.gc();
+  const before = rss(), free = freeBytes();
+  const released = trim();
+  process.stdout.write(JSON.stringify({ before, after: rss(), free, released, kept: kept.length }));
+`;
+
+describe('the allocator trimmer', () => {
+  it('is built on this machine, and returns the holes a burst left to the system', async () => {
+    const allocator = loadAllocator();
+    expect(allocator).toBeDefined();
+    const addon = require.resolve('../../native/malloc-trim/build/Release/malloc_trim.node');
+    const { stdout } = await execa(process.execPath, ['--expose-gc', '-e', FRAGMENT, addon]);
+    const { before, after, free, released } = JSON.parse(stdout) as { before: number; after: number; free: number; released: boolean };
+    // ~56 MB of freed pages sat between the kept ones: glibc held them, counted in RSS, until the trim.
+    expect(free).toBeGreaterThan(40 * 1024 * 1024);
+    expect(released).toBe(true);
+    expect(before - after).toBeGreaterThan(30 * 1024 * 1024);
+  });
+
+  it('trims once the free bytes grew, and not again until they grow again', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const start = allocatorTrims().trims;
+    const trimmer = startAllocatorTrimmer({ intervalMs: 20, minGrowthBytes: 8 * 1024 * 1024 });
+    try {
+      // Nothing freed yet: a few looks, no trim.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(allocatorTrims().trims).toBe(start);
+      // 400 page-sized buffers, every other one dropped: ~19 MB of holes between the ones that stay.
+      let pages: Buffer[] = [];
+      for (let i = 0; i < 400; i += 1) pages.push(Buffer.allocUnsafeSlow(96 * 1024).fill(1));
+      const kept = pages.filter((_, i) => i % 2 === 1);
+      pages = [];
+      gc();
+      await expect.poll(() => allocatorTrims().trims, { timeout: 5_000, interval: 20 }).toBe(start + 1);
+      // The free chunks stay free after a trim (only their pages went): no second trim without new growth.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(allocatorTrims().trims).toBe(start + 1);
+      expect(kept).toHaveLength(200);
+      expect(pages).toHaveLength(0);
+    } finally {
+      trimmer.stop();
+    }
+  });
+});
