@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +85,9 @@ async function makeProject(name: string, settings: Record<string, unknown>, conf
 const profile = process.env.BENCH_PROFILE_DIR ? [process.env.BENCH_HEAP ? '--heap-prof' : '--cpu-prof', `--${process.env.BENCH_HEAP ? 'heap' : 'cpu'}-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
 
 async function startDaemon(dir: string): Promise<Started & { url: string }> {
-  const daemon = await startUntil(SERVER_CPU, process.execPath, [...profile, ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
+  // BENCH_DAEMON_WRAP: a program the daemon runs under (BENCH_DAEMON_WRAP=heaptrack to see its allocations).
+  const wrap = process.env.BENCH_DAEMON_WRAP;
+  const daemon = await startUntil(SERVER_CPU, wrap ?? process.execPath, [...(wrap ? [process.execPath] : []), ...profile, ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
     cwd: dir,
     env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1', ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {}) },
   });
@@ -378,6 +380,9 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   const readyMs = performance.now() - begin;
   record({ figure: 'daemon start to ready with 1,000 configs', value: readyMs, unit: 'ms', baseline: null, ratio: null, target: '< 1500 ms', pass: readyMs < 1500, note: 'includes Node start-up' });
 
+  // BENCH_SMAPS=<file>: the daemon's memory map (/proc/<pid>/smaps) at ready (<file>.ready), after the fills
+  // (<file>.fills) and at the figure (<file>), to see what the RSS is made of.
+  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS + '.ready', await readFile(`/proc/${daemon.child.pid}/smaps`));
   // 10,000 distinct cache entries: 1,000 endpoints × 10 variable values, 16 requests at a time.
   const agent = new Agent({ connections: 16 });
   const jobs = Array.from({ length: 10_000 }, (_, i) => ({ apiId: `endpoint-${i % 1_000}`, v: String(Math.floor(i / 1_000)) }));
@@ -391,8 +396,10 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   await agent.close();
+  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS + '.fills', await readFile(`/proc/${daemon.child.pid}/smaps`));
   await load(`${daemon.url}/external/endpoint-1?v=1`, key);
   const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
+  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS, await readFile(`/proc/${daemon.child.pid}/smaps`));
   record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '≤ 200 MB', pass: rss <= 200 && failures === 0, note: `${failures} failed fills` });
   await daemon.stop();
 }
