@@ -1,4 +1,7 @@
-import { CookieJar } from 'tough-cookie';
+import type { CookieJar } from 'tough-cookie';
+
+/** tough-cookie (~1 MB of heap with its public-suffix list) loads with the first session, not at start. */
+let cookies: Promise<typeof import('tough-cookie')> | undefined;
 
 /**
  * Sessions of "Use session" (SPEC 2.2), one cookie jar per origin. A session lives `ttlMs` (10 minutes by
@@ -48,7 +51,7 @@ export function createSessionStore(options: { ttlMs?: number; now?: () => number
     forgetExpired();
 
     const creating = (async () => {
-      const jar = new CookieJar();
+      const jar = new (await (cookies ??= import('tough-cookie'))).CookieJar();
       await establish(jar);
       return { jar, createdAt: now() };
     })();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endpointTool } from '../../core/endpoint-tools.js';
@@ -8,7 +8,17 @@ import type { Runtime } from '../../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES } from '../errors.js';
 import { inScope, keyScope } from '../key-scope.js';
 import { JSON_UTF8 } from '../routes/external.js';
-import { createEndpointMcpServer } from './server.js';
+
+/**
+ * The MCP SDK (and the zod it brings) is ~4 MB of the daemon's heap once loaded, code and sources: it loads
+ * with the first MCP session, not at every start.
+ */
+let sdk: Promise<{ Transport: typeof StreamableHTTPServerTransport; createServer: typeof import('./server.js').createEndpointMcpServer }> | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]).then(([transport, server]) => ({
+    Transport: transport.StreamableHTTPServerTransport,
+    createServer: server.createEndpointMcpServer,
+  })));
 
 /**
  * Streamable HTTP MCP at `/mcp`: every active endpoint the `apikey` may call is a tool, and a tool call is a
@@ -84,8 +94,9 @@ export function registerMcpRoute(app: FastifyInstance, runtime: Runtime): void {
     if (!session) {
       if (request.method !== 'POST') return refuse(reply, 400, 'start an MCP session with an initialize request', 'MCP_SESSION');
       if (sessions.size >= MAX_SESSIONS) return refuse(reply, 503, 'too many MCP sessions, try again shortly', 'MCP_SESSIONS');
-      const server = createEndpointMcpServer(sourceFor(apikey));
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const { Transport, createServer } = await loadSdk();
+      const server = createServer(sourceFor(apikey));
+      const transport: StreamableHTTPServerTransport = new Transport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, { transport, server, keyDigest });
