@@ -1,7 +1,8 @@
+import type * as ToughCookie from 'tough-cookie';
 import type { CookieJar } from 'tough-cookie';
 
 /** tough-cookie (~1 MB of heap with its public-suffix list) loads with the first session, not at start. */
-let cookies: Promise<typeof import('tough-cookie')> | undefined;
+let cookies: Promise<typeof ToughCookie> | undefined;
 
 /**
  * Sessions of "Use session" (SPEC 2.2), one cookie jar per origin. A session lives `ttlMs` (10 minutes by

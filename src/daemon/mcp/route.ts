@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { createEndpointMcpServer } from './server.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endpointTool } from '../../core/endpoint-tools.js';
@@ -13,7 +14,7 @@ import { JSON_UTF8 } from '../routes/external.js';
  * The MCP SDK (and the zod it brings) is ~4 MB of the daemon's heap once loaded, code and sources: it loads
  * with the first MCP session, not at every start.
  */
-let sdk: Promise<{ Transport: typeof StreamableHTTPServerTransport; createServer: typeof import('./server.js').createEndpointMcpServer }> | undefined;
+let sdk: Promise<{ Transport: typeof StreamableHTTPServerTransport; createServer: typeof createEndpointMcpServer }> | undefined;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]).then(([transport, server]) => ({
     Transport: transport.StreamableHTTPServerTransport,
