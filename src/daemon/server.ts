@@ -8,6 +8,7 @@ import { resolveRedisUrl } from '../core/storage/redis-connection.js';
 import { buildAdminApp } from './admin.js';
 import { buildApp, type BuildAppOptions, type DaemonApp } from './app.js';
 import { startAllocatorTrimmer } from './allocator-trim.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { acquireDaemonLock, type DaemonLock } from './lock.js';
 import { listenMetrics, type MetricsListener } from './metrics-listener.js';
 
@@ -63,7 +64,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let app: DaemonApp | undefined;
   let admin: FastifyInstance | undefined;
   let metricsListener: MetricsListener | undefined;
-  // Returns what bursts of misses leave free in the allocator's heaps (allocator-trim.ts).
+  // Bounds what bursts of misses leave behind: V8 collects its old generation sooner (heap-growth.ts), and
+  // what that frees in the allocator's heaps goes back to the system (allocator-trim.ts).
+  limitHeapGrowth();
   const trimmer = startAllocatorTrimmer();
   try {
     runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
