@@ -8,7 +8,7 @@ import { scraperByNumber, type Scraper } from './scrapers/types.js';
 import { createInProcessExtractor, type Extractor } from './extraction/index.js';
 import { assessHealth, expectedData, type Health } from './health/index.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './structure/dom.js';
-import { dataJsonSchema, getCompiledStructure } from './structure/index.js';
+import { dataJsonSchema, getStructureOutline } from './structure/index.js';
 
 /**
  * The retrieval pipeline, shared by the daemon and `pagejson run`: resolve the URL → fetch → compiled
@@ -61,12 +61,12 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   const page = await deps.scraperFor(scraperNumber).fetch({ url: sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
   const fetchedAt = new Date();
 
-  // Compiled here only for what it says about the structure (model fields, emptiness); the page itself is
-  // parsed and selected by the extractor, off the event loop in the daemon.
-  const compiled = getCompiledStructure(config);
+  // Only what the structure says (model fields, emptiness) is needed here: the page is parsed and selected by
+  // the extractor, which compiles the selectors (off the event loop in the daemon).
+  const outline = getStructureOutline(config.structure);
   // Fields inside array items have one value per item and no single place in the page to describe; they stay
   // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
-  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray);
+  const modelFields = outline.modelFields.filter((entry) => !entry.inArray);
   const fillsModelFields = modelFields.length > 0 && deps.modelFor !== undefined && config.model !== HEURISTIC_MODEL;
   const extraction = await (deps.extractor ?? inProcess).extract(
     {
@@ -91,7 +91,7 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
     for (const { key, entry } of keyed) {
       if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
     }
-    assessment = compiled.assess(data);
+    assessment = outline.assess(data);
     usage = spent;
   }
 

@@ -8,6 +8,11 @@ import { LRUCache } from 'lru-cache';
  * costs nothing more, and a cold one sent as JSON one gunzip (~15 µs for a 10 KB body) that makes it hot again
  * (sent gzipped, it is not unpacked at all).
  *
+ * A new entry's bytes are only fresh: they answer the request that made the entry (and any that joined it)
+ * from a small part of their own, and become hot only when the entry is read again after leaving it. A burst
+ * of fills is no sign that its entries will be read again; made hot, its last 8 MB of bodies stayed in memory
+ * beside their gzip (the memory figure's fills, docs/performance.md "Memory").
+ *
  * One eighth of the budget is for the hot bytes, the rest for the stored (packed) bodies. A body is packed when
  * it is at least 1 KB (below that, gzip's header is a large share) and at most 256 KB (packing runs on the event
  * loop at the fill: ~50 µs for 10 KB, too long for megabytes; such bodies are kept as they are), and only when
@@ -30,6 +35,12 @@ const PACK_MAX_BYTES = 256 * 1024;
 const PACKING = { level: 1 } as const;
 /** The share of the budget that keeps the bytes of packed bodies read lately. */
 const HOT_SHARE = 1 / 8;
+/**
+ * Bytes of new entries kept for the requests answered with them: a miss, the requests that joined it, and a
+ * hit that follows soon after. Taken from the hot share; at most 1 MB (about a hundred 10 KB bodies).
+ */
+const FRESH_SHARE_OF_HOT = 1 / 8;
+const FRESH_MAX_BYTES = 1024 * 1024;
 
 /**
  * zlib's sync calls return a view of their 16 KB output chunk: a 1 KB gzip kept as it came would hold 16 KB
@@ -43,7 +54,7 @@ function ownBuffer(view: Buffer): Buffer {
 }
 
 export interface MemoryBodies {
-  /** A new entry; its bytes start hot (the request that made it answers with them). */
+  /** A new entry; its bytes start fresh (the requests answered as it is made take them without unpacking). */
   make(bytes: Buffer, fetchedAt: number, note?: string): MemoryEntry;
   /** An entry without packing or a place in the hot part (an answer that is not kept). */
   unkept(bytes: Buffer, fetchedAt: number, note?: string): MemoryEntry;
@@ -53,21 +64,22 @@ export interface MemoryBodies {
   forget(entry: MemoryEntry): void;
   /** Bytes the stored part may hold (the budget minus the hot part). */
   readonly storedBudget: number;
-  /** Bytes in the hot part now (tests, metrics). */
+  /** Bytes kept as they are now, in the hot and the fresh part (tests, metrics). */
   readonly hotBytes: number;
+  /** Of those, the bytes of new entries not read since (the fresh part). */
+  readonly freshBytes: number;
   clear(): void;
 }
 
 export function createMemoryBodies(budgetBytes: number): MemoryBodies {
   const hotBudget = Math.max(1, Math.floor(budgetBytes * HOT_SHARE));
-  const hot = new LRUCache<MemoryEntry, Buffer>({
-    maxSize: hotBudget,
-    sizeCalculation: (raw) => Math.max(1, raw.length),
-    // A packed entry pushed out of the hot part keeps only its stored bytes.
-    dispose: (raw, entry) => {
-      if (entry.packed && entry.raw === raw) entry.raw = undefined;
-    },
-  });
+  const freshBudget = Math.max(1, Math.min(FRESH_MAX_BYTES, Math.floor(hotBudget * FRESH_SHARE_OF_HOT)));
+  // A packed entry pushed out of the hot or the fresh part keeps only its stored bytes.
+  const coolDown = (raw: Buffer, entry: MemoryEntry) => {
+    if (entry.packed && entry.raw === raw) entry.raw = undefined;
+  };
+  const hot = new LRUCache<MemoryEntry, Buffer>({ maxSize: hotBudget - freshBudget || 1, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
+  const fresh = new LRUCache<MemoryEntry, Buffer>({ maxSize: freshBudget, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
 
   const plain = (bytes: Buffer, fetchedAt: number, note: string | undefined): MemoryEntry => ({ stored: bytes, packed: false, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) });
 
@@ -84,8 +96,10 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
       if (bytes.length >= PACK_MIN_BYTES && bytes.length <= PACK_MAX_BYTES) {
         const packed = ownBuffer(gzipSync(bytes, PACKING));
         if (packed.length <= bytes.length * 0.9) {
-          const entry: MemoryEntry = { stored: packed, packed: true, raw: undefined, fetchedAt, ...(note !== undefined ? { note } : {}) };
-          warm(entry, bytes);
+          const entry: MemoryEntry = { stored: packed, packed: true, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) };
+          fresh.set(entry, bytes);
+          // Larger than the whole fresh part: answered from the bytes the caller holds, not kept.
+          if (!fresh.has(entry)) entry.raw = undefined;
           return entry;
         }
       }
@@ -96,14 +110,20 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
       return entry.raw ?? warm(entry, ownBuffer(gunzipSync(entry.stored)));
     },
     forget(entry) {
-      if (entry.packed) hot.delete(entry);
+      if (!entry.packed) return;
+      hot.delete(entry);
+      fresh.delete(entry);
     },
     storedBudget: Math.max(1, budgetBytes - hotBudget),
     get hotBytes() {
-      return hot.calculatedSize;
+      return hot.calculatedSize + fresh.calculatedSize;
+    },
+    get freshBytes() {
+      return fresh.calculatedSize;
     },
     clear() {
       hot.clear();
+      fresh.clear();
     },
   };
 }

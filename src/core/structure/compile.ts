@@ -82,30 +82,75 @@ export function compileStructure(input: { selector?: string | undefined; structu
   };
 }
 
+/**
+ * How a field is read, decided in one place for the compiled plan and for the outline: an object with fields
+ * is read field by field; a field without a selector is the model's (an object without fields too, which
+ * nothing can read from the page); an array reads its items' objects or texts; anything else is one value.
+ */
+function kindOf(field: Field): FieldPlan['kind'] {
+  if (field.type === 'object' && field.fields && field.fields.length > 0) return 'object';
+  if (field.selector === undefined || field.type === 'object') return 'model';
+  if (field.type === 'array') return field.fields && field.fields.length > 0 ? 'objects' : 'scalars';
+  return 'scalar';
+}
+
+/** The model fills the fields without a selector (an object without fields but with a selector stays null). */
+const isModelField = (field: Field, kind: FieldPlan['kind']): boolean => kind === 'model' && field.selector === undefined;
+
 function planFields(fields: Field[], prefix: string, inArray: boolean, modelFields: ModelField[], at: string): FieldPlan[] {
-  return fields.map((field, index) => {
+  return fields.map((field, index): FieldPlan => {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const where = `${at}[${index}]`;
     const base = { name: field.name, path, required: field.required === true };
+    const kind = kindOf(field);
     const selector = field.selector === undefined ? null : compileSelectorAt(field.selector, `${where}.selector`);
-    if (field.type === 'object' && field.fields && field.fields.length > 0) {
-      return { ...base, kind: 'object', selector, fields: planFields(field.fields, path, inArray, modelFields, `${where}.fields`) };
-    }
-    if (selector === null) {
-      modelFields.push({ path, field, inArray });
+    if (kind === 'object') return { ...base, kind, selector, fields: planFields(field.fields!, path, inArray, modelFields, `${where}.fields`) };
+    if (kind === 'model' || selector === null) {
+      if (isModelField(field, kind)) modelFields.push({ path, field, inArray });
       return { ...base, kind: 'model', isArray: field.type === 'array' };
     }
-    if (field.type === 'array') {
-      if (field.fields && field.fields.length > 0) {
-        return { ...base, kind: 'objects', selector, fields: planFields(field.fields, path, true, modelFields, `${where}.fields`) };
-      }
+    if (kind === 'objects') return { ...base, kind, selector, fields: planFields(field.fields!, path, true, modelFields, `${where}.fields`) };
+    if (kind === 'scalars') {
       // An array without items is an array of texts.
       const items = field.items ?? { type: 'string' as const };
-      return { ...base, kind: 'scalars', selector, spec: scalarSpec(items.type, items.attribute, [...(field.transform ?? []), ...(items.transform ?? [])], `${where}.items`) };
+      return { ...base, kind, selector, spec: scalarSpec(items.type, items.attribute, [...(field.transform ?? []), ...(items.transform ?? [])], `${where}.items`) };
     }
-    if (field.type === 'object') return { ...base, kind: 'model', isArray: false };
-    return { ...base, kind: 'scalar', selector, spec: scalarSpec(field.type, field.attribute, field.transform ?? [], where) };
+    return { ...base, kind: 'scalar', selector, spec: scalarSpec(field.type as ScalarType, field.attribute, field.transform ?? [], where) };
   });
+}
+
+/** What `assess` reads of a plan: the compiled plan has it, and so has the outline. */
+interface OutlinePlan {
+  kind: FieldPlan['kind'];
+  name: string;
+  path: string;
+  required: boolean;
+  fields?: OutlinePlan[];
+}
+
+/**
+ * What the daemon's main thread needs of a structure: its model fields, and `assess` for data the model filled
+ * in. It extracts nothing (the extraction threads do), so it compiles no selector, regex or json path: compiled,
+ * 1,000 configs' structures held a few MB of the main heap for nothing.
+ */
+export interface StructureOutline {
+  modelFields: ModelField[];
+  assess(data: Record<string, unknown>): Omit<Extraction, 'data'>;
+}
+
+export function outlineStructure(structure: Field[]): StructureOutline {
+  const modelFields: ModelField[] = [];
+  const outline = (fields: Field[], prefix: string, inArray: boolean): OutlinePlan[] =>
+    fields.map((field) => {
+      const path = prefix ? `${prefix}.${field.name}` : field.name;
+      const kind = kindOf(field);
+      if (isModelField(field, kind)) modelFields.push({ path, field, inArray });
+      const plan: OutlinePlan = { kind, name: field.name, path, required: field.required === true };
+      if (kind === 'object' || kind === 'objects') plan.fields = outline(field.fields!, path, inArray || kind === 'objects');
+      return plan;
+    });
+  const plans = outline(structure, '', false);
+  return { modelFields, assess: (data) => assess(plans, data) };
 }
 
 function scalarSpec(type: ScalarType, attribute: string | undefined, transforms: string[], at: string): ScalarSpec {
@@ -242,17 +287,17 @@ function keepItem(plans: FieldPlan[], item: Record<string, unknown>): boolean {
   return missing.length === 0;
 }
 
-function assess(plans: FieldPlan[], data: Record<string, unknown>): Omit<Extraction, 'data'> {
+function assess(plans: OutlinePlan[], data: Record<string, unknown>): Omit<Extraction, 'data'> {
   const missingRequired: string[] = [];
   collectMissing(plans, data, missingRequired, false);
   return { empty: plans.every((plan) => isEmptyValue(data[plan.name])), missingRequired };
 }
 
-function collectMissing(plans: FieldPlan[], record: Record<string, unknown>, missing: string[], skipModelFields: boolean): void {
+function collectMissing(plans: OutlinePlan[], record: Record<string, unknown>, missing: string[], skipModelFields: boolean): void {
   for (const plan of plans) {
     const value = record[plan.name];
     if (plan.required && isEmptyValue(value) && !(skipModelFields && plan.kind === 'model')) missing.push(plan.path);
-    else if (plan.kind === 'object' && isPlainObject(value)) collectMissing(plan.fields, value, missing, skipModelFields);
+    else if (plan.kind === 'object' && plan.fields && isPlainObject(value)) collectMissing(plan.fields, value, missing, skipModelFields);
   }
 }
 

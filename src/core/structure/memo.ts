@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ApiConfig } from '../config/schema.js';
-import { compileStructure, type CompiledStructure } from './compile.js';
+import { compileStructure, outlineStructure, type CompiledStructure, type StructureOutline } from './compile.js';
 
 /**
  * Compiled structures memoised per apiId + revision (DESIGN.md section 10: compile once per revision, not
@@ -37,6 +37,22 @@ export function getCompiledStructure(config: StructureSource): CompiledStructure
   const compiled = compileStructure({ selector, structure: config.structure });
   compiledByRevision.set(key, { structure: config.structure, selector, fingerprint, compiled });
   return compiled;
+}
+
+/**
+ * Outlines are kept per structure object: a config's structure is one object for as long as the config is
+ * loaded, and a reloaded or edited config brings a new one, so an outline goes when its config goes.
+ */
+const outlines = new WeakMap<ApiConfig['structure'], StructureOutline>();
+
+/** The structure's outline (model fields, `assess`), for a thread that does not extract (compile.ts). */
+export function getStructureOutline(structure: ApiConfig['structure']): StructureOutline {
+  let outline = outlines.get(structure);
+  if (!outline) {
+    outline = outlineStructure(structure);
+    outlines.set(structure, outline);
+  }
+  return outline;
 }
 
 /** The fingerprint the memo confirms a structure by: the JSON text of `[selector, structure]`. */
