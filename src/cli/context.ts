@@ -10,6 +10,11 @@ export interface CliContext {
   interactive: boolean;
   /** Exit code set by a command that finished without throwing but must report failure (validate). */
   exitCode: number;
+  /**
+   * The command runs as the process itself (bin/pagejson.js), not inside a test or another program: `serve`
+   * may then replace the process to give the daemon its V8 flags (daemon-flags.ts).
+   */
+  ownsProcess?: boolean;
 }
 
 export function createProcessContext(): CliContext {
@@ -20,6 +25,7 @@ export function createProcessContext(): CliContext {
     stderr: process.stderr,
     interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) && process.env.CI !== 'true',
     exitCode: 0,
+    ownsProcess: true,
   };
 }
 

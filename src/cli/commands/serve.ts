@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { PagejsonError } from '../../core/errors.js';
 import { writeLine, type CliContext } from '../context.js';
+import { execWithDaemonFlags } from '../daemon-flags.js';
 import { projectFor } from '../project-option.js';
 
 /**
@@ -41,6 +42,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--redis <url>', 'keep state and cache in Redis, shared by every daemon pointed at it (default: PAGEJSON_REDIS_URL)')
     .option('--no-watch', 'do not reload configs when their files change (SIGHUP still reloads)')
     .action(async (options: ServeOptions, command: Command) => {
+      // First of all: the process may be replaced by itself with the daemon's V8 flags (daemon-flags.ts).
+      if (ctx.ownsProcess) execWithDaemonFlags(ctx.env);
       const project = await projectFor(command, ctx);
       // Loaded here, not at the top: the daemon's dependencies (Fastify, the stores, prom-client) would
       // otherwise slow down every other command, `--help` included.

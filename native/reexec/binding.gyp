@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "reexec",
+      "sources": ["reexec.c"]
+    }
+  ]
+}
