@@ -43,7 +43,8 @@ describe('the daemon\'s V8 flags', () => {
   });
 
   it('leave an operator\'s own value alone (NODE_OPTIONS), and are not added with PAGEJSON_DAEMON_FLAGS=off', async () => {
-    for (const env of [{ NODE_OPTIONS: '--max_semi_space_size=16' }, { PAGEJSON_DAEMON_FLAGS: 'off' }]) {
+    const environments: Array<Record<string, string>> = [{ NODE_OPTIONS: '--max_semi_space_size=16' }, { PAGEJSON_DAEMON_FLAGS: 'off' }];
+    for (const env of environments) {
       const serve = await spawnServe(temp.root, [], env);
       try {
         expect(await commandLine(serve)).not.toContain(DAEMON_NODE_FLAGS[0]);
