@@ -7,6 +7,8 @@ export interface SeriesPoint {
   x: number;
   requestsPerSecond: number;
   p99LatencyMs: number;
+  /** Answers other than 2xx during the point's load (not drawn; a series with any does not pass). */
+  non2xx?: number;
 }
 
 const WIDTH = 640;
