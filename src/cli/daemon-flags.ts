@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon } from '../core/native-addon.js';
 
 /**
  * V8 flags the daemon runs with that only Node's command line can give: V8 reads them once, when it makes the
@@ -16,22 +14,11 @@ export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 
 type Execve = (file: string, args: string[], environment: string[]) => never;
 
-const ADDON = 'native/reexec/build/Release/reexec.node';
-
 /** Node's own execve (22.15 and later), else pagejson's addon (native/reexec), else none. */
 function findExecve(): Execve | undefined {
   const own = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve;
   if (own) return (file, args, environment) => own.call(process, file, args, Object.fromEntries(environment.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])));
-  for (const up of ['../../', '../../../']) {
-    const file = fileURLToPath(new URL(up + ADDON, import.meta.url));
-    if (!existsSync(file)) continue;
-    try {
-      return (createRequire(import.meta.url)(file) as { execve: Execve }).execve;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return loadNativeAddon<{ execve: Execve }>('reexec', 'reexec')?.execve;
 }
 
 /** V8 takes `--max_semi_space_size` as well as `--max-semi-space-size`. */

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { loadNativeAddon } from '../core/native-addon.js';
 
 /**
  * Gives memory the daemon freed back to the system. glibc keeps freed memory for reuse and returns only what
@@ -17,20 +15,9 @@ export interface Allocator {
   trim(): boolean;
 }
 
-const ADDON = 'native/malloc-trim/build/Release/malloc_trim.node';
-
-/** The addon, from the sources (tests) or from dist/; undefined where it was not built. */
+/** The addon (native/malloc-trim); undefined where it was not built. */
 export function loadAllocator(): Allocator | undefined {
-  for (const up of ['../../', '../../../']) {
-    const file = fileURLToPath(new URL(up + ADDON, import.meta.url));
-    if (!existsSync(file)) continue;
-    try {
-      return createRequire(import.meta.url)(file) as Allocator;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return loadNativeAddon<Allocator>('malloc-trim', 'malloc_trim');
 }
 
 export interface TrimmerOptions {
