@@ -34,6 +34,7 @@ const distBench = join(repoRoot, 'dist/bench');
 const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
+// =memory, =scraper2 or =scaling: those figures alone;
 // BENCH_SECONDS shortens each run.
 const ONLY = process.env.BENCH_ONLY;
 /** BENCH_ONLY=load, cached or uncached: the load figures (or one of them) and nothing after. */
@@ -180,6 +181,20 @@ async function compareLoads(ours: () => Promise<LoadResult>, theirs: () => Promi
   return { ours: { ...median(a), non2xx: a.reduce((n, r) => n + r.non2xx, 0) }, theirs: median(b) };
 }
 
+/** The scaling series (issue 11, part 4) against the bench's source server. */
+function scaling(sourceOrigin: string): Promise<Series> {
+  return runScaling({
+    quick: QUICK,
+    sourceOrigin,
+    repoRoot,
+    makeProject,
+    createKey: (dir) => (JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string }).key,
+    startDaemon,
+    load,
+    record,
+  });
+}
+
 async function main(): Promise<void> {
   workDir = await mkdtemp(join(tmpdir(), 'pagejson-bench-'));
   process.stdout.write(`pagejson bench: ${SECONDS}s per load run, ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'no taskset: processes not pinned'}\n\n`);
@@ -195,6 +210,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=scraper2: the scraper 2 figures alone.
   if (ONLY === 'scraper2') {
     await scraperTwoLatency(sourceUrl);
+    return;
+  }
+  // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
+  if (ONLY === 'scaling') {
+    await scaling(source.match[1]!);
     return;
   }
   const llm = await startFakeLlm([]);
@@ -232,16 +252,7 @@ async function main(): Promise<void> {
     await cliWallTimes();
     // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
     if (!QUICK) await startAndMemory(sourceUrl);
-    series = await runScaling({
-      quick: QUICK,
-      sourceOrigin: source.match[1]!,
-      repoRoot,
-      makeProject,
-      createKey: (dir) => (JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string }).key,
-      startDaemon,
-      load,
-      record,
-    });
+    series = await scaling(source.match[1]!);
   }
 
   await llm.close();
