@@ -393,7 +393,10 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
 
   // BENCH_SMAPS=<file>: the daemon's memory map (/proc/<pid>/smaps) at ready (<file>.ready), after the fills
   // (<file>.fills) and at the figure (<file>), to see what the RSS is made of.
-  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS + '.ready', await readFile(`/proc/${daemon.child.pid}/smaps`));
+  const smaps = async (suffix: string) => {
+    if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS + suffix, await readFile(`/proc/${daemon.child.pid}/smaps`));
+  };
+  await smaps('.ready');
   // 10,000 distinct cache entries: 1,000 endpoints × 10 variable values, 16 requests at a time.
   const agent = new Agent({ connections: 16 });
   const jobs = Array.from({ length: 10_000 }, (_, i) => ({ apiId: `endpoint-${i % 1_000}`, v: String(Math.floor(i / 1_000)) }));
@@ -407,10 +410,10 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   await agent.close();
-  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS + '.fills', await readFile(`/proc/${daemon.child.pid}/smaps`));
+  await smaps('.fills');
   await load(`${daemon.url}/external/endpoint-1?v=1`, key);
   const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
-  if (process.env.BENCH_SMAPS) await writeFile(process.env.BENCH_SMAPS, await readFile(`/proc/${daemon.child.pid}/smaps`));
+  await smaps('');
   record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '≤ 200 MB', pass: rss <= 200 && failures === 0, note: `${failures} failed fills` });
   await daemon.stop();
 }

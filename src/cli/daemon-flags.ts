@@ -12,13 +12,17 @@ import { loadNativeAddon } from '../core/native-addon.js';
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 
-type Execve = (file: string, args: string[], environment: string[]) => never;
+type Environment = Record<string, string | undefined>;
+type Execve = (file: string, args: string[], environment: Environment) => never;
 
-/** Node's own execve (22.15 and later), else pagejson's addon (native/reexec), else none. */
+/** Node's own execve (22.15 and later), else pagejson's addon (native/reexec, which takes NAME=value pairs), else none. */
 function findExecve(): Execve | undefined {
-  const own = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve;
-  if (own) return (file, args, environment) => own.call(process, file, args, Object.fromEntries(environment.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])));
-  return loadNativeAddon<{ execve: Execve }>('reexec', 'reexec')?.execve;
+  const own = (process as { execve?: Execve }).execve;
+  if (own) return own.bind(process);
+  const addon = loadNativeAddon<{ execve(file: string, args: string[], pairs: string[]): never }>('reexec', 'reexec');
+  if (!addon) return undefined;
+  return (file, args, environment) =>
+    addon.execve(file, args, Object.entries(environment).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`])));
 }
 
 /** V8 takes `--max_semi_space_size` as well as `--max-semi-space-size`. */
@@ -42,9 +46,8 @@ export function execWithDaemonFlags(env: Record<string, string | undefined>): vo
   if (missing.length === 0) return;
   const execve = findExecve();
   if (!execve) return;
-  const environment = Object.entries(process.env).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]));
   try {
-    execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], environment);
+    execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
   } catch {
     // execve failed (the binary moved, a resource limit): nothing was replaced, so the daemon goes on as it is.
   }

@@ -61,9 +61,10 @@ interface ExtractionContext extends TransformContext {
 
 export function compileStructure(input: { selector?: string | undefined; structure: Field[] }): CompiledStructure {
   const sectionSelector = input.selector?.trim() || 'body';
-  const modelFields: ModelField[] = [];
   compileSelectorAt(sectionSelector, '$.selector');
-  const plans = planFields(input.structure, '', false, modelFields, '$.structure');
+  const plans = planFields(input.structure, '', '$.structure');
+  // Model fields and the assessment are the outline's: one walk decides them for both.
+  const outline = outlineStructure(input.structure);
 
   const extractFromDocument = (doc: Document, finalUrl: string, options: { sectionOnly?: boolean } = {}): Extraction => {
     const context = createContext(doc, finalUrl);
@@ -71,14 +72,14 @@ export function compileStructure(input: { selector?: string | undefined; structu
     // Top-level fields look in the section first, then in the whole page: page-level facts (JSON-LD and
     // meta tags in <head>) are wanted whatever section the config narrows to.
     const data = extractFields(plans, options.sectionOnly ? [roots] : [roots, [doc]], context);
-    return { data, ...assess(plans, data) };
+    return { data, ...outline.assess(data) };
   };
 
   return {
     extract: (html, finalUrl) => extractFromDocument(parseHtml(html), finalUrl),
     extractFromDocument,
-    assess: (data) => assess(plans, data),
-    modelFields,
+    assess: outline.assess,
+    modelFields: outline.modelFields,
   };
 }
 
@@ -94,22 +95,17 @@ function kindOf(field: Field): FieldPlan['kind'] {
   return 'scalar';
 }
 
-/** The model fills the fields without a selector (an object without fields but with a selector stays null). */
-const isModelField = (field: Field, kind: FieldPlan['kind']): boolean => kind === 'model' && field.selector === undefined;
-
-function planFields(fields: Field[], prefix: string, inArray: boolean, modelFields: ModelField[], at: string): FieldPlan[] {
+function planFields(fields: Field[], prefix: string, at: string): FieldPlan[] {
   return fields.map((field, index): FieldPlan => {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const where = `${at}[${index}]`;
     const base = { name: field.name, path, required: field.required === true };
     const kind = kindOf(field);
     const selector = field.selector === undefined ? null : compileSelectorAt(field.selector, `${where}.selector`);
-    if (kind === 'object') return { ...base, kind, selector, fields: planFields(field.fields!, path, inArray, modelFields, `${where}.fields`) };
-    if (kind === 'model' || selector === null) {
-      if (isModelField(field, kind)) modelFields.push({ path, field, inArray });
-      return { ...base, kind: 'model', isArray: field.type === 'array' };
-    }
-    if (kind === 'objects') return { ...base, kind, selector, fields: planFields(field.fields!, path, true, modelFields, `${where}.fields`) };
+    if (kind === 'object') return { ...base, kind, selector, fields: planFields(field.fields!, path, `${where}.fields`) };
+    // (A null selector is always a model field; the test is there for the types below.)
+    if (kind === 'model' || selector === null) return { ...base, kind: 'model', isArray: field.type === 'array' };
+    if (kind === 'objects') return { ...base, kind, selector, fields: planFields(field.fields!, path, `${where}.fields`) };
     if (kind === 'scalars') {
       // An array without items is an array of texts.
       const items = field.items ?? { type: 'string' as const };
@@ -144,7 +140,8 @@ export function outlineStructure(structure: Field[]): StructureOutline {
     fields.map((field) => {
       const path = prefix ? `${prefix}.${field.name}` : field.name;
       const kind = kindOf(field);
-      if (isModelField(field, kind)) modelFields.push({ path, field, inArray });
+      // The model fills the fields without a selector (an object without fields but with one stays null).
+      if (kind === 'model' && field.selector === undefined) modelFields.push({ path, field, inArray });
       const plan: OutlinePlan = { kind, name: field.name, path, required: field.required === true };
       if (kind === 'object' || kind === 'objects') plan.fields = outline(field.fields!, path, inArray || kind === 'objects');
       return plan;
