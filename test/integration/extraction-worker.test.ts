@@ -7,6 +7,7 @@ import { envelopeBody } from '../../src/core/storage/response-cache.js';
 import { startFakeLlm } from '../support/fake-llm.js';
 import { createHttpScraper } from '../../src/core/scrapers/http.js';
 import type { FetchResult, Scraper } from '../../src/core/scrapers/types.js';
+import type { WireReleaseReply } from '../../src/core/extraction/types.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../../src/core/structure/dom.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
@@ -145,5 +146,56 @@ describe('what crosses between the threads', () => {
     expect(edited.data).toEqual({ heading: 'Aeropress Coffee Maker' });
     const narrowed = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, selector: 'head', structure: [{ name: 'heading', type: 'string', selector: 'title' }] }), {}, deps);
     expect(narrowed.data).toEqual({ heading: 'Aeropress Coffee Maker | Fixture Kitchen' });
+  });
+});
+
+describe('an idle pool gives its threads memory back', () => {
+  /** A listing big enough to grow a thread's heap: ~600 KB, 4,000 items. */
+  const bigPage = Buffer.from(`<html><body><ul>${Array.from({ length: 4_000 }, (_, i) => `<li class="item"><p class="text">item ${i} ${'lorem ipsum '.repeat(8)}</p><a href="/p/${i}">more</a></li>`).join('')}</ul></body></html>`);
+  const bigSite: Scraper = {
+    name: 'http',
+    fetch: async () => ({ finalUrl: 'http://127.0.0.1/big.html', status: 200, headers: {}, html: bigPage.toString(), body: { bytes: Buffer.from(bigPage), contentType: 'text/html' } }) as FetchResult,
+    close: async () => undefined,
+  };
+  const listing = ApiConfigSchema.parse({ apiId: 'big', url: 'http://127.0.0.1/big.html', structure: [{ name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'text', type: 'string', selector: 'p.text' }] }] });
+
+  async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  it('releases each thread once the pool has been idle, never while jobs follow each other, and extracts as before after', async () => {
+    const releases: WireReleaseReply[] = [];
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 10_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 300, onIdleRelease: (reply) => releases.push(reply) });
+    pools.push(extractor);
+    const deps = { scraperFor: () => bigSite, extractor };
+    for (let job = 0; job < 15; job += 1) {
+      const result = await retrieve(listing, {}, deps);
+      expect((result.data.items as unknown[]).length).toBe(4_000);
+    }
+    // Jobs one after another: the pool was never idle for 300 ms.
+    expect(releases).toEqual([]);
+
+    await waitFor(() => releases.length > 0, 10_000);
+    expect(releases).toHaveLength(1);
+    const [release] = releases;
+    expect(release!.released).toBe(true);
+    // The thread's heap after fifteen parses of the page, against what it is once collected and shrunk.
+    expect(release!.heapBytesAfter).toBeLessThan(release!.heapBytesBefore);
+
+    // The thread works as before, and a new quiet spell releases again.
+    const after = await retrieve(listing, {}, deps);
+    expect((after.data.items as Array<{ text: string }>)[3_999]!.text).toBe(`item 3999 ${'lorem ipsum '.repeat(8).trim()}`);
+    await waitFor(() => releases.length > 1, 10_000);
+    expect(releases).toHaveLength(2);
+  });
+
+  it('does not release with idleReleaseMs 0', async () => {
+    const releases: WireReleaseReply[] = [];
+    const extractor = createWorkerPoolExtractor({ timeoutMs: 10_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 0, onIdleRelease: (reply) => releases.push(reply) });
+    pools.push(extractor);
+    await retrieve(listing, {}, { scraperFor: () => bigSite, extractor });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(releases).toEqual([]);
   });
 });

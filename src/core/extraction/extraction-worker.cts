@@ -8,13 +8,16 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS on purpose (see above)
 import workerThreads = require('node:worker_threads');
 import type { DocumentLimits } from '../structure/dom.js';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS on purpose (see above)
+import releaseHeapModule = require('./release-heap.cjs');
 import type * as RunExtraction from './run-extraction.js';
-import type { WireExtractionJob, WireExtractionReply } from './types.js';
+import type { WireExtractionJob, WireExtractionReply, WireReleaseReply, WireReleaseTask } from './types.js';
 
 const limits = (workerThreads.workerData as { limits: DocumentLimits }).limits;
 let loading: Promise<typeof RunExtraction> | undefined;
 
-async function extract(job: WireExtractionJob): Promise<WireExtractionReply> {
+async function extract(job: WireExtractionJob | WireReleaseTask): Promise<WireExtractionReply | WireReleaseReply> {
+  if ('release' in job) return releaseHeapModule.releaseHeap();
   loading ??= import('./run-extraction.js');
   return (await loading).runWireExtraction(job, limits);
 }

@@ -58,3 +58,16 @@ export interface WireExtractionOutcome extends Omit<ExtractionOutcome, 'data'> {
   dataJson: string;
 }
 export type WireExtractionReply = { ok: true; outcome: WireExtractionOutcome } | ExtractionFailure;
+
+/**
+ * The other task a worker thread takes: give its heap back while it has nothing to do (worker-pool.ts). Sizes
+ * are V8's committed heap of the thread, before and after.
+ */
+export interface WireReleaseTask {
+  release: true;
+}
+export interface WireReleaseReply {
+  released: boolean;
+  heapBytesBefore: number;
+  heapBytesAfter: number;
+}
