@@ -18,18 +18,21 @@ import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, W
 export interface WorkerPoolOptions extends ExtractionSettings {
   /** Threads (default: the machine's available parallelism). */
   threads?: number;
-  /** After this long with no job, every thread gives its heap back (default 2 s; 0: never). */
+  /** After this long with no job, every thread gives its heap back (default 8 s; 0: never). */
   idleReleaseMs?: number;
   /** Told of each thread's release (for metrics and tests). */
   onIdleRelease?: (reply: WireReleaseReply) => void;
 }
 
 /**
- * 2 s: a release costs its thread 15–35 ms of one core, so at most ~1% of one, and only on a pool that went
- * quiet; a burst of misses never pays it. The next miss after a release runs on a heap grown back from small,
- * which a scavenge or two does.
+ * 8 s, the delay V8 itself waits before its memory reducer starts on a quiet heap. A release is not free: the
+ * memory-reducing collection lets go of what the thread's optimised code held weakly, so that code is thrown
+ * away, and the next miss runs cold (measured on the bench's 100 KB page: ~30 ms for the first extraction
+ * instead of ~2, ~5 ms instead of ~1.5 for the ten after), besides the release's own 20–65 ms of the thread's
+ * time. At 2 s a daemon with a miss every few seconds paid that on every miss; at 8 s, only misses that come
+ * after a quiet spell do.
  */
-const IDLE_RELEASE_MS = 2_000;
+const IDLE_RELEASE_MS = 8_000;
 
 /**
  * The compiled worker. Under the test runner this module runs from TypeScript sources, which a worker
