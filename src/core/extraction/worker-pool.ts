@@ -7,7 +7,8 @@ import { rememberJsonText } from '../json-text.js';
 import { startDeadline } from '../net/deadline.js';
 import { structureFingerprint } from '../structure/memo.js';
 import { extractionError, extractionTimeout } from './errors.js';
-import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, WireExtractionJob, WireExtractionOutcome, WireExtractionReply, WireReleaseReply, WireReleaseTask } from './types.js';
+import { DEFAULT_RELEASE_POLICY, watchIdlePool } from './idle-release.js';
+import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, WireExtractionJob, WireExtractionOutcome, WireExtractionReply, WireReleaseReply } from './types.js';
 
 /**
  * Extraction in a pool of worker threads (piscina), sized to the cores: parsing and selecting never run on
@@ -18,21 +19,15 @@ import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, W
 export interface WorkerPoolOptions extends ExtractionSettings {
   /** Threads (default: the machine's available parallelism). */
   threads?: number;
-  /** After this long with no job, every thread gives its heap back (default 8 s; 0: never). */
+  /**
+   * After this long with no job, at least, every thread gives its heap back (default 2 s; the wait grows when
+   * work keeps coming back soon after a release: idle-release.ts). 0: never.
+   */
   idleReleaseMs?: number;
   /** Told of each thread's release (for metrics and tests). */
   onIdleRelease?: (reply: WireReleaseReply) => void;
 }
 
-/**
- * 8 s, the delay V8 itself waits before its memory reducer starts on a quiet heap. A release is not free: the
- * memory-reducing collection lets go of what the thread's optimised code held weakly, so that code is thrown
- * away, and the next miss runs cold (measured on the bench's 100 KB page: ~30 ms for the first extraction
- * instead of ~2, ~5 ms instead of ~1.5 for the ten after), besides the release's own 20–65 ms of the thread's
- * time. At 2 s a daemon with a miss every few seconds paid that on every miss; at 8 s, only misses that come
- * after a quiet spell do.
- */
-const IDLE_RELEASE_MS = 8_000;
 
 /**
  * The compiled worker. Under the test runner this module runs from TypeScript sources, which a worker
@@ -66,7 +61,7 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
     resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 },
   });
   let closed = false;
-  const idle = idleRelease(pool, threads, options, () => closed);
+  const idle = watchIdlePool(pool, threads, { minMs: options.idleReleaseMs ?? DEFAULT_RELEASE_POLICY.minMs, ...(options.onIdleRelease ? { onRelease: options.onIdleRelease } : {}) }, () => closed);
 
   return {
     name: 'worker-pool',
@@ -99,47 +94,6 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
       closed = true;
       idle.stop();
       await pool.destroy();
-    },
-  };
-}
-
-/**
- * Once the pool has had no job for `idleReleaseMs`, one release task per thread: each idle thread takes one
- * and gives its heap back (release-heap.cts). A thread keeps what a burst of pages grew its heap to otherwise
- * (~33 MB against ~13 MB live in the memory figure), since an idle thread never collects. Releases are not
- * jobs: they do not re-arm the timer, and a job that comes meanwhile waits for one at most.
- */
-function idleRelease(pool: Piscina, threads: number, options: WorkerPoolOptions, isClosed: () => boolean) {
-  const delayMs = options.idleReleaseMs ?? IDLE_RELEASE_MS;
-  const release: WireReleaseTask = { release: true };
-  let running = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const releaseAll = (): void => {
-    timer = undefined;
-    if (isClosed() || running > 0) return;
-    for (let thread = 0; thread < threads; thread += 1) {
-      pool.run(release).then(
-        (reply: WireReleaseReply) => options.onIdleRelease?.(reply),
-        // A pool closed meanwhile: nothing to release.
-        () => undefined,
-      );
-    }
-  };
-  return {
-    jobStarted(): void {
-      running += 1;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-    },
-    jobEnded(): void {
-      running -= 1;
-      if (running > 0 || delayMs <= 0 || isClosed()) return;
-      timer = setTimeout(releaseAll, delayMs);
-      timer.unref();
-    },
-    stop(): void {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
     },
   };
 }
