@@ -419,8 +419,8 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
   await smaps('');
   record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '≤ 200 MB', pass: rss <= 200 && failures === 0, note: `${failures} failed fills` });
-  // The same daemon after a quiet spell: an extraction thread idle for 8 s gives its heap back (worker-pool.ts),
-  // as V8's own memory reducer does on the main thread; 12 s leaves it time to finish.
+  // The same daemon after a quiet spell: an idle extraction thread gives its heap back (idle-release.ts), and
+  // V8's own memory reducer may run on the main thread (after 8 quiet seconds).
   await new Promise((resolve) => setTimeout(resolve, QUIET_SECONDS * 1_000));
   const quietRss = rssMegabytes(daemon.child.pid!) ?? NaN;
   await smaps('.quiet');
