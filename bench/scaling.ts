@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { lineChart, type SeriesPoint } from './chart.js';
 import type { LoadResult } from './load.js';
 import { listingConfig } from './pages.js';
@@ -30,8 +31,27 @@ function point(x: number, result: LoadResult): SeriesPoint {
   return { x, requestsPerSecond: result.requestsPerSecond, p99LatencyMs: result.p99LatencyMs, non2xx: result.non2xx };
 }
 
+/**
+ * The point of a load, and when it had non-2xx answers, what one more request answers right after: the load
+ * generators count failures but keep no bodies, and a series that failed once in a full run and not when run
+ * alone needs its error to be found.
+ */
+async function measuredPoint(x: number, url: string, key: string, result: LoadResult): Promise<SeriesPoint> {
+  const measured = point(x, result);
+  if (result.non2xx === 0) return measured;
+  const sample = await request(url, { headers: { apikey: key } }).then(
+    async (response) => `${response.statusCode} ${(await response.body.text()).slice(0, 300)}`,
+    (error: Error) => `request failed: ${error.message}`,
+  );
+  return { ...measured, sampleFailure: sample };
+}
+
 const failedAnswers = (points: SeriesPoint[]): number => points.reduce((sum, p) => sum + (p.non2xx ?? 0), 0);
-const failureNote = (points: SeriesPoint[]): { note?: string } => (failedAnswers(points) > 0 ? { note: `${failedAnswers(points)} non-2xx answers in the series` } : {});
+const failureNote = (points: SeriesPoint[]): { note?: string } => {
+  if (failedAnswers(points) === 0) return {};
+  const sample = points.find((p) => p.sampleFailure !== undefined)?.sampleFailure;
+  return { note: `${failedAnswers(points)} non-2xx answers in the series${sample ? `; after the first failing point one request answered: ${sample}` : ''}` };
+};
 
 /** d log(time per request) / d log(x) between the first and the last point. */
 function growth(points: SeriesPoint[]): number {
@@ -64,9 +84,15 @@ export async function runScaling(ctx: ScalingContext): Promise<Series> {
   const workKey = ctx.createKey(work);
   const workDaemon = await ctx.startDaemon(work);
   series.pageSize = [];
-  for (const kb of sizes) series.pageSize.push(point(kb, await ctx.load(`${workDaemon.url}/external/size-${kb}`, workKey, 8)));
+  for (const kb of sizes) {
+    const url = `${workDaemon.url}/external/size-${kb}`;
+    series.pageSize.push(await measuredPoint(kb, url, workKey, await ctx.load(url, workKey, 8)));
+  }
   series.fields = [];
-  for (const n of fieldCounts) series.fields.push(point(n, await ctx.load(`${workDaemon.url}/external/fields-${n}`, workKey, 8)));
+  for (const n of fieldCounts) {
+    const url = `${workDaemon.url}/external/fields-${n}`;
+    series.fields.push(await measuredPoint(n, url, workKey, await ctx.load(url, workKey, 8)));
+  }
 
   // Concurrent connections: cached retrievals (the daemon's own overhead).
   series.connections = [];
