@@ -51,7 +51,6 @@ export interface IdleReleaseOptions {
   /** The shortest wait (0: never release). */
   minMs: number;
   onRelease?: (reply: WireReleaseReply) => void;
-  now?: () => number;
 }
 
 /**
@@ -60,7 +59,6 @@ export interface IdleReleaseOptions {
  * meanwhile waits for one release at most.
  */
 export function watchIdlePool(pool: Piscina, threads: number, options: IdleReleaseOptions, isClosed: () => boolean) {
-  const now = options.now ?? Date.now;
   const policy = createReleasePolicy({ ...DEFAULT_RELEASE_POLICY, minMs: options.minMs, maxMs: Math.max(options.minMs, DEFAULT_RELEASE_POLICY.maxMs) });
   const release: WireReleaseTask = { release: true };
   let running = 0;
@@ -68,7 +66,7 @@ export function watchIdlePool(pool: Piscina, threads: number, options: IdleRelea
   const releaseAll = (): void => {
     timer = undefined;
     if (isClosed() || running > 0) return;
-    policy.released(now());
+    policy.released(Date.now());
     for (let thread = 0; thread < threads; thread += 1) {
       pool.run(release).then(
         (reply: WireReleaseReply) => options.onRelease?.(reply),
@@ -80,7 +78,7 @@ export function watchIdlePool(pool: Piscina, threads: number, options: IdleRelea
   return {
     jobStarted(): void {
       running += 1;
-      policy.jobStarted(now());
+      policy.jobStarted(Date.now());
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
     },
@@ -90,8 +88,6 @@ export function watchIdlePool(pool: Piscina, threads: number, options: IdleRelea
       timer = setTimeout(releaseAll, policy.delayMs());
       timer.unref();
     },
-    /** The current wait (tests, metrics). */
-    delayMs: (): number => policy.delayMs(),
     stop(): void {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;

@@ -60,7 +60,7 @@ export interface WireExtractionOutcome extends Omit<ExtractionOutcome, 'data'> {
 export type WireExtractionReply = { ok: true; outcome: WireExtractionOutcome } | ExtractionFailure;
 
 /**
- * The other task a worker thread takes: give its heap back while it has nothing to do (worker-pool.ts). Sizes
+ * The other task a worker thread takes: give its heap back while it has nothing to do (idle-release.ts). Sizes
  * are V8's committed heap of the thread, before and after.
  */
 export interface WireReleaseTask {

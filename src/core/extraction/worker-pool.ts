@@ -28,7 +28,6 @@ export interface WorkerPoolOptions extends ExtractionSettings {
   onIdleRelease?: (reply: WireReleaseReply) => void;
 }
 
-
 /**
  * The compiled worker. Under the test runner this module runs from TypeScript sources, which a worker
  * thread cannot load: the built file of the same path under dist/ is used then.
