@@ -189,6 +189,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     done(null, payload);
   });
 
+  // The failure's code for the "request failed" line: a status alone does not say a timeout from a bad page.
+  const failureCodes = new WeakMap<FastifyRequest, string>();
   app.addHook('onResponse', (request, reply, done) => {
     const isExternal = request.routeOptions.url === '/external/:apiId';
     const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;
@@ -200,7 +202,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     const level = reply.statusCode >= 500 ? 'warn' : 'debug';
     if (logLevelEnabled(app.log.level, level)) {
       // request.log already carries reqId.
-      const line = { method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+      const code = failureCodes.get(request);
+      const line = { method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ...(code ? { code } : {}) };
       request.log[level](line, level === 'warn' ? 'request failed' : 'request');
     }
     done();
@@ -210,6 +213,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     const error = await tableOrder(raised, request);
     const answer = errorReply(error);
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
+    if (answer.status >= 500) failureCodes.set(request, answer.errors[0]?.code ?? 'INTERNAL');
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;

@@ -155,6 +155,10 @@ describe('observability', () => {
     await fetch(`${server.url}/external/static`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body: '{bad' });
     await server.close();
     expect(log.text()).toContain('"status":200');
+    // A failure's line says which failure it was, not only its status.
+    const failed = log.text().split('\n').find((l) => l.includes('request failed'));
+    expect(failed).toContain('"apiId":"broken","status":502');
+    expect(failed).toContain('"code":"FETCH_STATUS"');
     expect(log.text()).not.toContain(key);
     for (const name of await readdir(temp.project.dataDir)) {
       const bytes = await readFile(join(temp.project.dataDir, name)).catch(() => Buffer.alloc(0));
