@@ -1,4 +1,3 @@
-import type { Piscina } from 'piscina';
 import type { WireReleaseReply, WireReleaseTask } from './types.js';
 
 /**
@@ -58,7 +57,7 @@ export interface IdleReleaseOptions {
  * (each idle thread takes one). Releases are not jobs: they do not re-arm the timer, and a job that comes
  * meanwhile waits for one release at most.
  */
-export function watchIdlePool(pool: Piscina, threads: number, options: IdleReleaseOptions, isClosed: () => boolean) {
+export function watchIdlePool(runRelease: (task: WireReleaseTask) => Promise<WireReleaseReply>, threads: number, options: IdleReleaseOptions, isClosed: () => boolean) {
   const policy = createReleasePolicy({ ...DEFAULT_RELEASE_POLICY, minMs: options.minMs, maxMs: Math.max(options.minMs, DEFAULT_RELEASE_POLICY.maxMs) });
   const release: WireReleaseTask = { release: true };
   let running = 0;
@@ -68,8 +67,8 @@ export function watchIdlePool(pool: Piscina, threads: number, options: IdleRelea
     if (isClosed() || running > 0) return;
     policy.released(Date.now());
     for (let thread = 0; thread < threads; thread += 1) {
-      pool.run(release).then(
-        (reply: WireReleaseReply) => options.onRelease?.(reply),
+      runRelease(release).then(
+        (reply) => options.onRelease?.(reply),
         // A pool closed meanwhile: nothing to release.
         () => undefined,
       );
