@@ -9,7 +9,7 @@ export interface SeriesPoint {
   p99LatencyMs: number;
   /** Answers other than 2xx during the point's load (not drawn; a series with any does not pass). */
   non2xx?: number;
-  /** With non-2xx answers: one request made right after the load, its status and the start of its body. */
+  /** With non-2xx answers: what one request made right after the load answered, and the daemon's first failure line. */
   sampleFailure?: string;
 }
 
