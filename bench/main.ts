@@ -118,7 +118,7 @@ async function cachedFigure(daemon: Started & { url: string }, key: string): Pro
     env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
   });
   started.push(bare);
-  const { ours: cached, theirs: bareRun, ratio, warmNote } = await compareLoads(
+  const { ours: cached, theirs: bareRun, ratio, roundsNote } = await compareLoads(
     (seconds) => load(`${daemon.url}/external/cached`, key, 50, daemon.child.pid, seconds),
     (seconds) => load(`${bare.match[1]!}/external/cached`, key, 50, bare.child.pid, seconds),
   );
@@ -134,7 +134,7 @@ async function cachedFigure(daemon: Started & { url: string }, key: string): Pro
     ratio,
     target: '≥ 0.90',
     pass: ratio >= 0.9 && cached.non2xx === 0,
-    note: `median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}${warmNote}; a client sending Accept-Encoding: gzip (one run, informative): ${Math.round(gzipRun.requestsPerSecond)} req/s${gzipCpu}, non-2xx ${gzipRun.non2xx}`,
+    note: `median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s, ${cached.generator}${cached.generatorCpuPercent === null ? '' : `, generator CPU ${cached.generatorCpuPercent}%`}, non-2xx ${cached.non2xx}${cpuNote(cached, bareRun)}${roundsNote}; a client sending Accept-Encoding: gzip (one run, informative): ${Math.round(gzipRun.requestsPerSecond)} req/s${gzipCpu}, non-2xx ${gzipRun.non2xx}`,
   });
   return cached;
 }
@@ -142,7 +142,7 @@ async function cachedFigure(daemon: Started & { url: string }, key: string): Pro
 async function dashboardOpenFigure(url: string, pid: number | undefined, key: string, project: string): Promise<void> {
   const target = `${url}/external/cached`;
   let answered = 0;
-  const { ours, theirs, ratio, warmNote } = await compareLoads(
+  const { ours, theirs, ratio, roundsNote } = await compareLoads(
     async (seconds) => {
       // Links are single-use: each round signs in with a fresh one, outside the measured load.
       const { url: loginUrl } = JSON.parse(runCli(['dashboard', '--json'], project)) as { url: string };
@@ -164,7 +164,7 @@ async function dashboardOpenFigure(url: string, pid: number | undefined, key: st
     ratio,
     target: '≥ 0.95 (no measurable cost)',
     pass: ratio >= 0.95 && ours.non2xx === 0 && answered > 0,
-    note: `baseline: the same daemon with the dashboard closed; median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s; ${answered} dashboard requests answered during the load${cpuNote(ours, theirs)}${warmNote}`,
+    note: `baseline: the same daemon with the dashboard closed; median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s; ${answered} dashboard requests answered during the load${cpuNote(ours, theirs)}${roundsNote}`,
   });
 }
 
@@ -201,8 +201,8 @@ interface Compared {
    * dashboard open read 1.05 against 1.31.
    */
   ratio: number;
-  /** "; first round (warm-up, not counted) 0.75": empty when there was none. */
-  warmNote: string;
+  /** "; ratio of the two medians 0.94, rounds' ratios 0.79–1.14; first round (warm-up, not counted) 0.91". */
+  roundsNote: string;
 }
 
 async function compareLoads(ours: (seconds: number) => Promise<LoadResult>, theirs: (seconds: number) => Promise<LoadResult>): Promise<Compared> {
@@ -222,10 +222,10 @@ async function compareLoads(ours: (seconds: number) => Promise<LoadResult>, thei
   const ratio = ratios[Math.floor(ratios.length / 2)]!;
   const medianOurs = median(a);
   const medianTheirs = median(b);
-  const warmNote =
+  const roundsNote =
     `; ratio of the two medians ${(medianOurs.requestsPerSecond / medianTheirs.requestsPerSecond).toFixed(2)}, rounds' ratios ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}` +
     (warm ? `; first round (warm-up, not counted) ${(warm.ours.requestsPerSecond / warm.theirs.requestsPerSecond).toFixed(2)}` : '');
-  return { ours: { ...medianOurs, non2xx }, theirs: medianTheirs, ratio, warmNote };
+  return { ours: { ...medianOurs, non2xx }, theirs: medianTheirs, ratio, roundsNote };
 }
 
 /** BENCH_PRINT_ROUNDS=1 prints each round, to tell a steady ratio from one bad round. */
@@ -318,7 +318,7 @@ async function main(): Promise<void> {
 async function uncachedFigure(daemonUrl: string, daemonPid: number | undefined, key: string, sourceUrl: string): Promise<LoadResult> {
   const extract = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-extract.js')], /baseline ready on (http:\/\/\S+)/, { env: { BENCH_SOURCE_URL: sourceUrl } });
   started.push(extract);
-  const { ours: uncached, theirs: extractRun, ratio, warmNote } = await compareLoads(
+  const { ours: uncached, theirs: extractRun, ratio, roundsNote } = await compareLoads(
     (seconds) => load(`${daemonUrl}/external/uncached`, key, 8, daemonPid, seconds),
     (seconds) => load(`${extract.match[1]!}/external/uncached`, key, 8, extract.child.pid, seconds),
   );
@@ -331,7 +331,7 @@ async function uncachedFigure(daemonUrl: string, daemonPid: number | undefined, 
     ratio,
     target: '≥ 0.80',
     pass: ratio >= 0.8 && uncached.non2xx === 0,
-    note: `median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s, 8 connections (per-origin queue of 4 in front of the source), non-2xx ${uncached.non2xx}${cpuNote(uncached, extractRun)}${warmNote}`,
+    note: `median ratio of ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s, 8 connections (per-origin queue of 4 in front of the source), non-2xx ${uncached.non2xx}${cpuNote(uncached, extractRun)}${roundsNote}`,
   });
 
   return uncached;
