@@ -169,8 +169,8 @@ async function dashboardOpenFigure(url: string, pid: number | undefined, key: st
 }
 
 /**
- * Runs against pagejson and against its baseline alternate ROUNDS times and the medians are compared: on a
- * shared 2-core machine one run swings by ±15–30% with what the neighbours do, more than the differences
+ * Runs against pagejson and against its baseline alternate ROUNDS times, and the figure is the median of the
+ * rounds' ratios (see `Compared.ratio`): on a shared 2-core machine one run swings by ±15–30% with what the neighbours do, more than the differences
  * measured. With three 5 s rounds one slow baseline run moved the cached ratio from 0.9 to 1.47; with five,
  * full runs of one build still read 0.83–0.98 (one run's bare route took 23–34 µs a request from round to
  * round). So a full run takes many short rounds (15 of 2 s, in about the time five of 5 s took): the
@@ -216,17 +216,20 @@ async function compareLoads(ours: (seconds: number) => Promise<LoadResult>, thei
     b.push(await theirs(ROUND_SECONDS));
     printRound(`round ${round + 1}`, a[round]!, b[round]!);
   }
-  const median = (runs: LoadResult[]) => [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(runs.length / 2)]!;
   const non2xx = a.reduce((n, r) => n + r.non2xx, warm?.ours.non2xx ?? 0);
   const ratios = a.map((run, round) => run.requestsPerSecond / b[round]!.requestsPerSecond).sort((x, y) => x - y);
-  const ratio = ratios[Math.floor(ratios.length / 2)]!;
-  const medianOurs = median(a);
-  const medianTheirs = median(b);
+  const ratio = middle(ratios);
+  const byRate = (runs: LoadResult[]) => [...runs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond);
+  const medianOurs = middle(byRate(a));
+  const medianTheirs = middle(byRate(b));
   const roundsNote =
     `; ratio of the two medians ${(medianOurs.requestsPerSecond / medianTheirs.requestsPerSecond).toFixed(2)}, rounds' ratios ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}` +
     (warm ? `; first round (warm-up, not counted) ${(warm.ours.requestsPerSecond / warm.theirs.requestsPerSecond).toFixed(2)}` : '');
   return { ours: { ...medianOurs, non2xx }, theirs: medianTheirs, ratio, roundsNote };
 }
+
+/** The middle element of a sorted list (the upper one of an even list): the median the figures take. */
+const middle = <T>(sorted: T[]): T => sorted[Math.floor(sorted.length / 2)]!;
 
 /** BENCH_PRINT_ROUNDS=1 prints each round, to tell a steady ratio from one bad round. */
 function printRound(label: string, ours: LoadResult, theirs: LoadResult): void {
