@@ -5,7 +5,7 @@ import type { ApiConfig } from './config/schema.js';
 import { checkVariableValues, isDynamic, resolveSourceUrl } from './config/url-template.js';
 import { retrievalCost } from './credits.js';
 import { isPagejsonError, PagejsonError } from './errors.js';
-import { verifyApiKey } from './key-service.js';
+import { verifyApiKey, type KeyVerdict } from './key-service.js';
 import type { ApiKeyRecord, EndpointRuntimeStatus, StateStore } from './storage/types.js';
 import type { CacheAnswer, CacheState, ResponseCache } from './storage/response-cache.js';
 import { cacheKey, Uncacheable } from './storage/response-cache.js';
@@ -188,6 +188,13 @@ class Answered implements RetrievalAnswer {
   }
 }
 
+/** The key a verdict names (in scope or not), or the wire's key error. */
+function keyOf(verdict: KeyVerdict): ApiKeyRecord {
+  if (verdict.ok || verdict.reason === 'scope') return verdict.record;
+  if (verdict.reason === 'missing') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
+  throw new PagejsonError('KEY_INVALID', 'invalid key');
+}
+
 /** The answer, or a FETCH_TIMEOUT once `ms` have passed (the work goes on; its result may still be cached). */
 function withinDeadline<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
   if (ms === undefined) return work;
@@ -225,20 +232,14 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     ensuredAccounts.add(account);
   }
 
-  async function authenticate(apikey: string | undefined, apiId: string, atMs: number): Promise<{ key: ApiKeyRecord; inScope: boolean }> {
-    if (apikey === undefined || apikey === '') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
-    const verdict = await verifyApiKey(deps.store, apikey, apiId, atMs);
-    if (verdict.ok) return { key: verdict.record, inScope: true };
-    if (verdict.reason === 'scope') return { key: verdict.record, inScope: false };
-    if (verdict.reason === 'missing') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
-    throw new PagejsonError('KEY_INVALID', 'invalid key');
-  }
-
   async function retrieve(request: RetrievalRequest): Promise<RetrievalAnswer> {
     const atMs = nowMs();
-    const { key, inScope } = await authenticate(request.apikey, request.apiId, atMs);
+    if (request.apikey === undefined || request.apikey === '') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
+    // Awaited here rather than in a helper of its own: every async layer of a hit is a promise and a microtask.
+    const verdict = await verifyApiKey(deps.store, request.apikey, request.apiId, atMs);
+    const key = keyOf(verdict);
     const config = deps.configs.get(request.apiId);
-    if (!config || !inScope) throw new PagejsonError('NO_DATA', 'no data', { context: { apiId: request.apiId } });
+    if (!config || !verdict.ok) throw new PagejsonError('NO_DATA', 'no data', { context: { apiId: request.apiId } });
     if (config.status === 'inactive') throw new PagejsonError('ENDPOINT_INACTIVE', 'endpoint is inactive', { context: { apiId: config.apiId } });
 
     const values = requestValues(request, config);
@@ -251,8 +252,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
     if (!ensuredAccounts.has(account)) await ensureAccount(account);
     // An answer already in memory cannot fail: it is taken now, and its debit is final at once.
     const inMemory = config.caching ? deps.cache.fromMemory(entryKey) : undefined;
-    if (inMemory) return answerFromMemory(inMemory, config, values, key, entryKey, cost, atMs);
-    return answerByLoading(config, values, key, entryKey, cost, atMs);
+    // `return await`: an async function returning a promise unwraps it in two more microtasks than an await.
+    if (inMemory) return await answerFromMemory(inMemory, config, values, key, entryKey, cost, atMs);
+    return await answerByLoading(config, values, key, entryKey, cost, atMs);
   }
 
   /**
@@ -261,17 +263,19 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
    * separates the balance check from the debit. Refuses with NO_CREDITS; with credits off, only reads the
    * balance (metering: callers still see it). Returns the balance after it.
    */
-  async function charge(config: ApiConfig, key: ApiKeyRecord, cost: number, atMs: number, holdId?: string): Promise<number | undefined> {
+  function charge(config: ApiConfig, key: ApiKeyRecord, cost: number, atMs: number, holdId?: string): Promise<number | undefined> {
     const account = key.account;
-    if (!deps.credits.enabled) return (await deps.store.getAccount(account))?.balance;
-    const reservation = holdId ? await deps.store.hold(account, cost, holdId) : await deps.store.reserve(account, cost);
-    const balance = reservation.balance;
-    if (!reservation.ok) {
-      usage.add(config.apiId, key.id, account, 'ERROR', 0, atMs);
-      throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
-    }
-    emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
-    return balance;
+    if (!deps.credits.enabled) return deps.store.getAccount(account).then((found) => found?.balance);
+    // A `then` on the store's promise rather than an async function: one promise less on every hit.
+    return (holdId ? deps.store.hold(account, cost, holdId) : deps.store.reserve(account, cost)).then((reservation) => {
+      const balance = reservation.balance;
+      if (!reservation.ok) {
+        usage.add(config.apiId, key.id, account, 'ERROR', 0, atMs);
+        throw new PagejsonError('NO_CREDITS', 'No credits left ⚠. Please buy more credits', { context: { balance, cost, creditsRemaining: balance } });
+      }
+      emit({ kind: 'debit', apiId: config.apiId, milliCredits: cost });
+      return balance;
+    });
   }
 
   /** Model tokens a load spent after its request was answered (a background refresh): keyless, no credits. */

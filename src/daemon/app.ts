@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onSendHookHandler } from 'fastify';
 import { isPagejsonError } from '../core/errors.js';
 import { formatCredits } from '../core/credits.js';
 import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
@@ -163,12 +163,21 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     clientErrorHandler: answerClientError,
   });
 
+  let draining = false;
+  // A keep-alive connection would hold close() open after its in-flight request: tell the client to go. A
+  // route-level hook, not an app-wide one: /external sets the header itself and runs no onSend hook per answer.
+  const closeWhenDraining: onSendHookHandler = (_request, reply, payload, done) => {
+    if (draining) reply.header('connection', 'close');
+    done(null, payload);
+  };
+
   // Every route but /external (which has a cheaper backstop of its own) keeps Fastify's handler timeout.
   app.addHook('onRoute', (route) => {
-    if (route.url !== '/external/:apiId') route.handlerTimeout ??= handlerTimeout;
+    if (route.url === '/external/:apiId') return;
+    route.handlerTimeout ??= handlerTimeout;
+    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), closeWhenDraining];
   });
 
-  let draining = false;
   const metrics = createMetrics(runtime);
   const health = createReadiness(runtime);
   app.addHook('onClose', async () => metrics.close());
@@ -181,12 +190,6 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     if (!draining) return done();
     reply.header('connection', 'close');
     void reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
-  });
-
-  // A keep-alive connection would hold close() open after its in-flight request: tell the client to go.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('connection', 'close');
-    done(null, payload);
   });
 
   // The failure's code for the "request failed" line: a status alone does not say a timeout from a bad page.
@@ -217,6 +220,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;
+    // /external has no onSend hook (see closeWhenDraining); its failures close their connection here.
+    if (draining) void reply.header('connection', 'close');
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     return reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
   });
@@ -248,7 +253,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
   });
 
-  registerExternalRoutes(app, runtime, metrics, handlerTimeout);
+  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;

@@ -81,23 +81,39 @@ describe('the admin socket', () => {
 });
 
 describe('stopping', () => {
-  it('lets an in-flight request finish, answers new ones with a 503 envelope, and flushes the debit', async () => {
-    temp = await makeProject([pageConfig('slow', `${site.origin}/daemon/slow?ms=400`, { caching: false })]);
+  it('lets in-flight requests finish on keep-alive connections told to close, answers new ones with a 503 envelope, and flushes the debit', async () => {
+    temp = await makeProject([
+      pageConfig('slow', `${site.origin}/daemon/slow?ms=400`, { caching: false }),
+      pageConfig('slowfail', `${site.origin}/daemon/slow?ms=400&fail=1`, { caching: false }),
+    ]);
     const server = await start();
     const { key } = await issueKey(server.runtime.store, { freeCredits: 10 });
     site.resetHits();
-    const inflight = fetch(`${server.url}/external/slow`, { headers: { apikey: key } });
-    await until(() => site.hitCount('/daemon/slow') === 1, 'the source fetch');
-    server.app.startDraining();
-    const refused = await server.app.inject({ method: 'GET', url: '/external/slow', headers: { apikey: key } });
-    expect(refused.statusCode).toBe(503);
-    expect(JSON.parse(refused.body)).toMatchObject({ data: null, errors: [{ code: 'SHUTTING_DOWN' }] });
-    const closing = server.close();
-    const response = await inflight;
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: { title: 'Slow page', kind: 'slow' }, errors: null });
-    await closing;
+    // Two keep-alive connections, each with a request in flight when draining starts: one that answers, one
+    // that fails. Both answers must tell the client to close, or close() would wait on the idle connections.
+    const clients = [new Client(server.url, { keepAliveTimeout: 60_000 }), new Client(server.url, { keepAliveTimeout: 60_000 })];
+    try {
+      const inflight = clients.map((client, index) => client.request({ method: 'GET', path: `/external/${index === 0 ? 'slow' : 'slowfail'}`, headers: { apikey: key } }));
+      await until(() => site.hitCount('/daemon/slow') === 2, 'the source fetches');
+      server.app.startDraining();
+      const refused = await server.app.inject({ method: 'GET', url: '/external/slow', headers: { apikey: key } });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers.connection).toBe('close');
+      expect(JSON.parse(refused.body)).toMatchObject({ data: null, errors: [{ code: 'SHUTTING_DOWN' }] });
+      const closing = server.close();
+      const [answered, failed] = await Promise.all(inflight);
+      expect(answered!.statusCode).toBe(200);
+      expect(answered!.headers.connection).toBe('close');
+      expect(await answered!.body.json()).toEqual({ data: { title: 'Slow page', kind: 'slow' }, errors: null });
+      expect(failed!.statusCode).toBe(502);
+      expect(failed!.headers.connection).toBe('close');
+      await failed!.body.dump();
+      await closing;
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
     const reopened = await createLowdbStore({ file: join(temp.project.dataDir, 'state.json') });
+    // The failure was refunded; the answer was charged.
     expect((await reopened.getAccount('default'))!.balance).toBe(10_000 - 400);
     await reopened.close();
   });

@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { Low } from 'lowdb';
 import { PagejsonError } from '../errors.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
-import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
+import { foldingFileOf, JOURNAL_SECTIONS, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
 
@@ -125,9 +125,16 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
   for (const record of [...folding.records, ...current.records]) applyRecord(db.data, record);
   const journal = new StateJournal(journalFile, current);
 
-  const dirty = new Map<string, [JournalSection, string]>();
+  // Entries changed since the last batch, in the order first changed (section, key, section, key, …), and per
+  // section the keys already listed: a key changed again in the same batch (every hit debits the same account)
+  // costs one Set lookup and allocates nothing.
+  const dirty: Array<JournalSection | string> = [];
+  const dirtyKeys = new Map<JournalSection, Set<string>>(JOURNAL_SECTIONS.map((section) => [section, new Set<string>()]));
   const touch = (section: JournalSection, key: string): void => {
-    dirty.set(`${section}\u0000${key}`, [section, key]);
+    const listed = dirtyKeys.get(section)!;
+    if (listed.has(key)) return;
+    listed.add(key);
+    dirty.push(section, key);
   };
 
   // Whole-file snapshots stay cheap only while the file is small: old usage days go (journaled with the next batch).
@@ -170,9 +177,11 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     const batch = next;
     next = undefined;
     try {
-      if (dirty.size > 0) {
+      if (dirty.length > 0) {
         let text = '';
-        for (const [section, key] of dirty.values()) {
+        for (let index = 0; index < dirty.length; index += 2) {
+          const section = dirty[index] as JournalSection;
+          const key = dirty[index + 1]!;
           const entries = db.data[section] as Record<string, object> | undefined;
           const value = entries && Object.hasOwn(entries, key) ? entries[key]! : null;
           text += `${JSON.stringify([section, key, value])}\n`;
@@ -180,7 +189,8 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         // Not `onWrite?.(journal.append(…))`: optional call syntax would skip the append with no callback.
         const bytes = journal.append(text);
         // Only once appended: entries of a failed append stay dirty and go with the next batch.
-        dirty.clear();
+        dirty.length = 0;
+        for (const listed of dirtyKeys.values()) if (listed.size > 0) listed.clear();
         appended = true;
         options.onWrite?.(bytes);
       }

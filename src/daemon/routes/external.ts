@@ -37,54 +37,62 @@ function createReplyBackstop(app: FastifyInstance, backstopMs: number): Backstop
   return backstop;
 }
 
-export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, metrics: DaemonMetrics, backstopMs: number): void {
-  const backstop = createReplyBackstop(app, backstopMs);
+/** What the route asks of the app: whether it is draining (in-flight answers then close their connection). */
+export interface ExternalRouteContext {
+  metrics: DaemonMetrics;
+  backstopMs: number;
+  isDraining(): boolean;
+}
+
+export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, context: ExternalRouteContext): void {
+  const { metrics, isDraining } = context;
+  const backstop = createReplyBackstop(app, context.backstopMs);
+
+  // One async function for the whole answer (each async layer of a hit is a promise and a microtask more).
   const handler = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<Buffer | FastifyReply> => {
     const entry = backstop.enter(reply);
     try {
-      const body = await respond(request, reply);
+      const header = request.headers.apikey;
+      const apikey = Array.isArray(header) ? header[0] : header;
+      // The most common first mistake: the key sent the way most APIs take one. Same answer, plus the way out.
+      if ((apikey === undefined || apikey === '') && /^\s*bearer\s/i.test(request.headers.authorization ?? '')) {
+        throw new PagejsonError('KEY_MISSING', MESSAGES.keyMissing, { context: { wireHint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`' } });
+      }
+      const body = Buffer.isBuffer(request.body) ? { raw: request.body, contentType: request.headers['content-type'] } : undefined;
+      const answer = await runtime.retrieval.retrieve({
+        apiId: request.params.apiId,
+        apikey,
+        method: request.method === 'POST' ? 'POST' : 'GET',
+        body,
+        query: request.query ?? {},
+      });
       // Answered by the backstop meanwhile: nothing more to send.
-      return reply.sent ? reply : body;
+      if (reply.sent) return reply;
+      metrics.countCache(answer.cache);
+      reply.header('x-pagejson-cache', answer.cache);
+      if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
+      if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
+      // Only on degraded answers: the hit path (always healthy) sends no extra header.
+      if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
+      // The app's other routes get this from an onSend hook; /external has none (a hook runner per answer).
+      if (isDraining()) reply.header('connection', 'close');
+      reply.code(200).type(JSON_UTF8);
+      // The cache keeps most bodies gzipped (memory-bodies.ts): a client that accepts gzip gets those bytes as
+      // they are: a fraction of the JSON's bytes to write, and no unpacking.
+      if (answer.gzipped !== undefined) {
+        reply.header('vary', 'accept-encoding');
+        if (acceptsGzip(request.headers['accept-encoding'])) {
+          reply.header('content-encoding', 'gzip');
+          return answer.gzipped;
+        }
+      }
+      return answer.bytes;
     } catch (error) {
       if (reply.sent) return reply;
       throw error;
     } finally {
       backstop.leave(entry);
     }
-  };
-
-  const respond = async (request: FastifyRequest<ExternalRoute>, reply: FastifyReply): Promise<Buffer> => {
-    const header = request.headers.apikey;
-    const apikey = Array.isArray(header) ? header[0] : header;
-    // The most common first mistake: the key sent the way most APIs take one. Same answer, plus the way out.
-    if ((apikey === undefined || apikey === '') && /^\s*bearer\s/i.test(request.headers.authorization ?? '')) {
-      throw new PagejsonError('KEY_MISSING', MESSAGES.keyMissing, { context: { wireHint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`' } });
-    }
-    const body = Buffer.isBuffer(request.body) ? { raw: request.body, contentType: request.headers['content-type'] } : undefined;
-    const answer = await runtime.retrieval.retrieve({
-      apiId: request.params.apiId,
-      apikey,
-      method: request.method === 'POST' ? 'POST' : 'GET',
-      body,
-      query: request.query ?? {},
-    });
-    metrics.countCache(answer.cache);
-    reply.header('x-pagejson-cache', answer.cache);
-    if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
-    if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
-    // Only on degraded answers: the hit path (always healthy) sends no extra header.
-    if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
-    reply.code(200).type(JSON_UTF8);
-    // The cache keeps most bodies gzipped (memory-bodies.ts): a client that accepts gzip gets those bytes as
-    // they are: a fraction of the JSON's bytes to write, and no unpacking.
-    if (answer.gzipped !== undefined) {
-      reply.header('vary', 'accept-encoding');
-      if (acceptsGzip(request.headers['accept-encoding'])) {
-        reply.header('content-encoding', 'gzip');
-        return answer.gzipped;
-      }
-    }
-    return answer.bytes;
   };
 
   // HEAD is not exposed: it would run (and charge) a whole retrieval to send no body.
