@@ -29,6 +29,8 @@ const { values, positionals } = parseArgs({
     connections: { type: 'string' },
     // Node/V8 flags for B's daemon only: the same checkout twice then compares a flag (NODE_OPTIONS refuses most V8 flags).
     'b-node-args': { type: 'string', default: '' },
+    // Both builds under load at once, each with half the connections, sharing one core: see `together` below.
+    together: { type: 'boolean', default: false },
   },
 });
 if (positionals.length !== 2 || (values.path !== 'cached' && values.path !== 'uncached')) {
@@ -99,8 +101,9 @@ async function main(): Promise<void> {
     started.push(build.daemon);
     build.url = `${build.daemon.match[1]!}/external/${path}`;
   }
-  process.stdout.write(`compare: ${path} GET, ${connections} connections, ${rounds} turns each of ${seconds} s after a ${values.warmup} s warm-up\n`);
+  process.stdout.write(`compare: ${path} GET, ${connections} connections, ${rounds} turns each of ${seconds} s after a ${values.warmup} s warm-up${values.together ? ', both builds at once' : ''}\n`);
   for (const build of builds) await runLoad({ url: build.url!, headers: { apikey: build.key! }, connections, seconds: Number(values.warmup), cpu: LOAD_CPU });
+  if (values.together) return together();
 
   for (let round = 0; round < rounds; round += 1) {
     for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
@@ -126,6 +129,30 @@ async function main(): Promise<void> {
   }
   const [a, b] = builds.map((build) => median(build.perRequest));
   process.stdout.write(`\nmedian CPU per request: A ${a!.toFixed(1)} µs, B ${b!.toFixed(1)} µs, B/A ${(b! / a!).toFixed(3)}\n`);
+}
+
+/**
+ * Both builds at once, in every turn: each daemon takes half the connections, both on the same core, so at
+ * any moment they meet the same neighbours. Turns of one build after the other read a change of a few percent
+ * as noise on this VM (one build's CPU per request moved by ±15% from turn to turn); the ratio of two daemons
+ * measured over the same seconds moves far less. The figure is the median of the turns' ratios.
+ */
+async function together(): Promise<void> {
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const loads = await Promise.all(
+      builds.map((build) => runLoad({ url: build.url!, headers: { apikey: build.key! }, connections: Math.max(1, Math.round(connections / 2)), seconds, cpu: LOAD_CPU, serverPid: build.daemon!.child.pid! })),
+    );
+    const [a, b] = loads.map((load) => load.serverCpuMicrosPerRequest ?? NaN);
+    builds.forEach((build, index) => build.perRequest.push(index === 0 ? a! : b!));
+    ratios.push(b! / a!);
+    const describe = (name: string, load: (typeof loads)[number]) => `${name} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s ${(load.serverCpuMicrosPerRequest ?? NaN).toFixed(1).padStart(6)} µs (non-2xx ${load.non2xx})`;
+    process.stdout.write(`turn ${String(round + 1).padStart(2)}  ${describe('A', loads[0]!)}  ${describe('B', loads[1]!)}  B/A ${(b! / a!).toFixed(3)}\n`);
+  }
+  const sorted = [...ratios].sort((x, y) => x - y);
+  process.stdout.write(
+    `\nmedian CPU per request: A ${median(builds[0]!.perRequest).toFixed(1)} µs, B ${median(builds[1]!.perRequest).toFixed(1)} µs; median of the turns' B/A ${median(ratios).toFixed(3)} (range ${sorted[0]!.toFixed(3)}–${sorted.at(-1)!.toFixed(3)})\n`,
+  );
 }
 
 function median(values: number[]): number {

@@ -1,12 +1,14 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onSendHookHandler } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onSendHookHandler } from 'fastify';
 import { isPagejsonError } from '../core/errors.js';
 import { formatCredits } from '../core/credits.js';
 import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
-import { lazyChildLogger } from './lazy-logger.js';
+import { createDaemonLogger, requestLoggers } from './logger.js';
+import { createAnswerLog, EXTERNAL_ROUTE } from './answer-log.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { dashboardPlugin, dashboardSessionsFor } from './dashboard/plugin.js';
 import { registerMcpRoute } from './mcp/route.js';
@@ -129,27 +131,17 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   socket.end(rawErrorResponse(status, rawReason(status), { message, code: status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST' }));
 }
 
-const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-
-function logLevelEnabled(current: string | undefined, level: string): boolean {
-  const threshold = current === undefined ? undefined : LEVEL_VALUES[current];
-  return threshold !== undefined && LEVEL_VALUES[level]! >= threshold;
-}
-
 export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<DaemonApp> {
   // Above the retrieval's own answer deadline (fetch.timeoutMs + ANSWER_GRACE_MS), which refunds credits: this
   // backstop only catches what has no deadline of its own.
   const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + ANSWER_GRACE_MS + 5_000;
-  const logger = options.logger ?? { level: 'info' };
+  // The daemon's own logger in place of Fastify's (logger.ts says why); request lines are the answer log's.
+  const log = createDaemonLogger(options.logger ?? { level: 'info' }, ['req.headers.apikey', 'headers.apikey', 'apikey']);
   const app = Fastify({
-    logger:
-      typeof logger === 'object' && logger !== null
-        ? { ...logger, redact: { paths: ['req.headers.apikey', 'headers.apikey', 'apikey'], censor: '[redacted]' } }
-        : logger,
-    // Request logs are ours (onResponse): hits at debug only, since logging each one costs ~19%.
+    logger: false,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIds(),
-    childLoggerFactory: lazyChildLogger,
+    childLoggerFactory: requestLoggers(log),
     requestIdHeader: false,
     bodyLimit: TRANSPORT_BODY_LIMIT,
     routerOptions: { maxParamLength: 1000 },
@@ -158,65 +150,68 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors: (error, request, reply) => {
       const answer = errorReply(error);
+      answers.answered(request, answer.status);
       void (reply as FastifyReply).code(answer.status).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
     },
     clientErrorHandler: answerClientError,
   });
+  // A plain property of the instance (plugins' instances inherit it): `app.log` is the daemon's logger.
+  (app as { log: FastifyBaseLogger }).log = log;
+  app.decorateRequest('receivedAt', 0);
 
   let draining = false;
-  // A keep-alive connection would hold close() open after its in-flight request: tell the client to go. A
-  // route-level hook, not an app-wide one: /external sets the header itself and runs no onSend hook per answer.
-  const closeWhenDraining: onSendHookHandler = (_request, reply, payload, done) => {
+  const metrics = createMetrics(runtime);
+  const health = createReadiness(runtime);
+  const answers = createAnswerLog({
+    log,
+    countExternal(apiId, status) {
+      metrics.countRequest(apiId, status);
+      health.observe(status);
+    },
+  });
+  // The failure's code for the "request failed" line: a status alone does not say a timeout from a bad page.
+  const failureCodes = new WeakMap<FastifyRequest, string>();
+
+  // Every route but /external answers through this onSend hook: a keep-alive connection would hold close()
+  // open after its in-flight request (tell the client to go), and the answer is logged. A route-level hook,
+  // not an app-wide one: /external does both where it answers, with no hook runner per answer.
+  const routeAnswered: onSendHookHandler = (request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
+    answers.answered(request, reply.statusCode, failureCodes.get(request));
     done(null, payload);
   };
 
   // Every route but /external (which has a cheaper backstop of its own) keeps Fastify's handler timeout.
   app.addHook('onRoute', (route) => {
-    if (route.url === '/external/:apiId') return;
+    if (route.url === EXTERNAL_ROUTE) return;
     route.handlerTimeout ??= handlerTimeout;
-    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), closeWhenDraining];
+    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), routeAnswered];
   });
 
-  const metrics = createMetrics(runtime);
-  const health = createReadiness(runtime);
   app.addHook('onClose', async () => metrics.close());
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.addHook('onRequest', (request, reply, done) => {
+    request.receivedAt = performance.now();
     reply.header('x-request-id', request.id);
     if (!draining) return done();
     reply.header('connection', 'close');
+    // Routes other than /external log their answers in routeAnswered; /external and unknown routes here.
+    const route = request.routeOptions.url;
+    if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, 503);
     void reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
-  });
-
-  // The failure's code for the "request failed" line: a status alone does not say a timeout from a bad page.
-  const failureCodes = new WeakMap<FastifyRequest, string>();
-  app.addHook('onResponse', (request, reply, done) => {
-    const isExternal = request.routeOptions.url === '/external/:apiId';
-    const apiId = isExternal ? (request.params as { apiId?: string }).apiId : undefined;
-    if (isExternal) {
-      metrics.countRequest(apiId, reply.statusCode);
-      health.observe(reply.statusCode);
-    }
-    // Hits are logged at debug only, and the line is built only when someone will read it.
-    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
-    if (logLevelEnabled(app.log.level, level)) {
-      // request.log already carries reqId.
-      const code = failureCodes.get(request);
-      const line = { method: request.method, route: request.routeOptions.url ?? 'none', apiId, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ...(code ? { code } : {}) };
-      request.log[level](line, level === 'warn' ? 'request failed' : 'request');
-    }
-    done();
   });
 
   app.setErrorHandler(async (raised, request, reply) => {
     const error = await tableOrder(raised, request);
     const answer = errorReply(error);
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
-    if (answer.status >= 500) failureCodes.set(request, answer.errors[0]?.code ?? 'INTERNAL');
+    const code = answer.status >= 500 ? (answer.errors[0]?.code ?? 'INTERNAL') : undefined;
+    // /external answers are logged here (it has no onSend hook); other routes' in routeAnswered.
+    if (request.routeOptions.url === EXTERNAL_ROUTE) answers.answered(request, answer.status, code);
+    else if (code) failureCodes.set(request, code);
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;
@@ -232,7 +227,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
    * wire table's order decides (key, apiId, status, then body); it stops at the body row, before any credits.
    */
   async function tableOrder(error: unknown, request: FastifyRequest): Promise<unknown> {
-    if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE' || request.routeOptions.url !== '/external/:apiId') return error;
+    if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE' || request.routeOptions.url !== EXTERNAL_ROUTE) return error;
     const header = request.headers.apikey;
     return runtime.retrieval
       .retrieve({
@@ -250,10 +245,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   }
 
   app.setNotFoundHandler((request, reply) => {
+    answers.answered(request, 404);
     void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
   });
 
-  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining });
+  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining, answered: (request) => answers.answered(request, 200) });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;

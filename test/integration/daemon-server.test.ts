@@ -169,8 +169,21 @@ describe('observability', () => {
       await fetch(`${server.url}${url}`, { headers: { apikey: key } });
     }
     await fetch(`${server.url}/external/static`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body: '{bad' });
+    await fetch(`${server.url}/healthz`);
     await server.close();
-    expect(log.text()).toContain('"status":200');
+    // One request line per answer, made where the answer is made (no Fastify request logging): /external's
+    // hits and failures, unknown routes and the other routes alike, each with its request id and time.
+    const lines = log.text().split('\n').filter((l) => l.includes('"msg":"request"') || l.includes('"msg":"request failed"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const find = (route: string, status: number, apiId?: string) => lines.filter((l) => l.route === route && l.status === status && l.apiId === apiId);
+    expect(find('/external/:apiId', 200, 'static')).toHaveLength(2);
+    expect(find('/external/:apiId', 404, 'nope')).toHaveLength(1);
+    expect(find('/external/:apiId', 400, 'static')).toHaveLength(1);
+    expect(find('none', 404)).toHaveLength(1);
+    expect(find('/healthz', 200)).toHaveLength(1);
+    for (const line of lines) {
+      expect(line.reqId).toMatch(/^[0-9a-f-]{24}[0-9a-f]{12}$/);
+      expect(typeof line.ms).toBe('number');
+    }
     // A failure's line says which failure it was, not only its status.
     const failed = log.text().split('\n').find((l) => l.includes('request failed'));
     expect(failed).toContain('"apiId":"broken","status":502');
