@@ -17,8 +17,12 @@ declare module 'fastify' {
 }
 
 export interface AnswerLog {
-  /** An answer with `status` goes out now. `code`: the failure's code, for a 5xx. */
-  answered(request: FastifyRequest, status: number, code?: string): void;
+  /**
+   * An answer with `status` goes out now. `route`: the request's route pattern (undefined when none matched),
+   * passed in because Fastify's `request.routeOptions` builds an object of a dozen fields at every read.
+   * `code`: the failure's code, for a 5xx.
+   */
+  answered(request: FastifyRequest, status: number, route: string | undefined, code?: string): void;
 }
 
 const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
@@ -30,8 +34,7 @@ function logLevelEnabled(current: string | undefined, level: string): boolean {
 
 export function createAnswerLog(deps: { log: FastifyBaseLogger; countExternal(apiId: string | undefined, status: number): void }): AnswerLog {
   return {
-    answered(request, status, code) {
-      const route = request.routeOptions.url;
+    answered(request, status, route, code) {
       const apiId = route === EXTERNAL_ROUTE ? (request.params as { apiId?: string }).apiId : undefined;
       if (route === EXTERNAL_ROUTE) deps.countExternal(apiId, status);
       // Hits are logged at debug only, and the line is built only when someone will read it.

@@ -150,7 +150,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors: (error, request, reply) => {
       const answer = errorReply(error);
-      answers.answered(request, answer.status);
+      answers.answered(request, answer.status, request.routeOptions.url);
       void (reply as FastifyReply).code(answer.status).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
     },
     clientErrorHandler: answerClientError,
@@ -177,7 +177,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   // not an app-wide one: /external does both where it answers, with no hook runner per answer.
   const routeAnswered: onSendHookHandler = (request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
-    answers.answered(request, reply.statusCode, failureCodes.get(request));
+    answers.answered(request, reply.statusCode, request.routeOptions.url, failureCodes.get(request));
     done(null, payload);
   };
 
@@ -200,7 +200,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     reply.header('connection', 'close');
     // Routes other than /external log their answers in routeAnswered; /external and unknown routes here.
     const route = request.routeOptions.url;
-    if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, 503);
+    if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, 503, route);
     void reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
   });
 
@@ -210,7 +210,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
     const code = answer.status >= 500 ? (answer.errors[0]?.code ?? 'INTERNAL') : undefined;
     // /external answers are logged here (it has no onSend hook); other routes' in routeAnswered.
-    if (request.routeOptions.url === EXTERNAL_ROUTE) answers.answered(request, answer.status, code);
+    const route = request.routeOptions.url;
+    if (route === EXTERNAL_ROUTE) answers.answered(request, answer.status, route, code);
     else if (code) failureCodes.set(request, code);
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
@@ -245,11 +246,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   }
 
   app.setNotFoundHandler((request, reply) => {
-    answers.answered(request, 404);
+    answers.answered(request, 404, undefined);
     void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
   });
 
-  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining, answered: (request) => answers.answered(request, 200) });
+  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining, answered: (request) => answers.answered(request, 200, EXTERNAL_ROUTE) });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;
