@@ -41,7 +41,9 @@ export function createAnswerLog(deps: { log: FastifyBaseLogger; countExternal(ap
       const level = status >= 500 ? 'warn' : 'debug';
       if (!logLevelEnabled(deps.log.level, level)) return;
       // request.log carries reqId.
-      const line = { method: request.method, route: route ?? 'none', apiId, status, ms: Math.round(performance.now() - request.receivedAt), ...(code ? { code } : {}) };
+      // A request refused before the hooks ran (a malformed URL: frameworkErrors) has no arrival time.
+      const ms = request.receivedAt > 0 ? Math.round(performance.now() - request.receivedAt) : 0;
+      const line = { method: request.method, route: route ?? 'none', apiId, status, ms, ...(code ? { code } : {}) };
       request.log[level](line, level === 'warn' ? 'request failed' : 'request');
     },
   };

@@ -216,7 +216,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;
-    // /external has no onSend hook (see closeWhenDraining); its failures close their connection here.
+    // /external has no onSend hook (see routeAnswered): its failures close a draining connection here.
     if (draining) void reply.header('connection', 'close');
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     return reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
