@@ -58,8 +58,9 @@ class LazyChildLogger {
 
 /**
  * The daemon's logger, made here rather than by Fastify. A Fastify app with a logger of its own sets up two
- * listeners on every response, takes two clock readings and runs the completion logging when it finishes
- * (about 6% of a cache hit's CPU, measured with `bench:compare --together`), whether or not anything is logged.
+ * listeners on every response, takes two clock readings and runs the completion logging when it finishes,
+ * whether or not anything is logged (with the app-wide hooks that went with it, 1–4% of a cache hit's CPU in
+ * `bench:compare --together`: decisions.md, "Fastify without a logger of its own").
  * The app is built with `logger: false` and this logger is put in its place: `app.log` is it, and every
  * request's `request.log` a lazy child of it with the request id (`requestLoggers`), so Fastify's own warnings
  * and ours still carry the id. Request lines are logged by the daemon where the answer is made (app.ts).
