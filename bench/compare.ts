@@ -143,11 +143,11 @@ async function together(): Promise<void> {
     const loads = await Promise.all(
       builds.map((build) => runLoad({ url: build.url!, headers: { apikey: build.key! }, connections: Math.max(1, Math.round(connections / 2)), seconds, cpu: LOAD_CPU, serverPid: build.daemon!.child.pid! })),
     );
-    const [a, b] = loads.map((load) => load.serverCpuMicrosPerRequest ?? NaN);
-    builds.forEach((build, index) => build.perRequest.push(index === 0 ? a! : b!));
-    ratios.push(b! / a!);
-    const describe = (name: string, load: (typeof loads)[number]) => `${name} ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s ${(load.serverCpuMicrosPerRequest ?? NaN).toFixed(1).padStart(6)} µs (non-2xx ${load.non2xx})`;
-    process.stdout.write(`turn ${String(round + 1).padStart(2)}  ${describe('A', loads[0]!)}  ${describe('B', loads[1]!)}  B/A ${(b! / a!).toFixed(3)}\n`);
+    loads.forEach((load, index) => builds[index]!.perRequest.push(load.serverCpuMicrosPerRequest ?? NaN));
+    const ratio = builds[1]!.perRequest.at(-1)! / builds[0]!.perRequest.at(-1)!;
+    ratios.push(ratio);
+    const describe = (index: number) => `${builds[index]!.name} ${loads[index]!.requestsPerSecond.toFixed(0).padStart(6)} req/s ${builds[index]!.perRequest.at(-1)!.toFixed(1).padStart(6)} µs (non-2xx ${loads[index]!.non2xx})`;
+    process.stdout.write(`turn ${String(round + 1).padStart(2)}  ${describe(0)}  ${describe(1)}  B/A ${ratio.toFixed(3)}\n`);
   }
   const sorted = [...ratios].sort((x, y) => x - y);
   process.stdout.write(

@@ -234,7 +234,6 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
 
   async function retrieve(request: RetrievalRequest): Promise<RetrievalAnswer> {
     const atMs = nowMs();
-    if (request.apikey === undefined || request.apikey === '') throw new PagejsonError('KEY_MISSING', 'Path: apikey -  Message: Required');
     // Awaited here rather than in a helper of its own: every async layer of a hit is a promise and a microtask.
     const verdict = await verifyApiKey(deps.store, request.apikey, request.apiId, atMs);
     const key = keyOf(verdict);

@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from '../core/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';
 import { createDaemonLogger, requestLoggers } from './logger.js';
-import { createAnswerLog, EXTERNAL_ROUTE } from './answer-log.js';
+import { createAnswers, EXTERNAL_ROUTE } from './answers.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { dashboardPlugin, dashboardSessionsFor } from './dashboard/plugin.js';
 import { registerMcpRoute } from './mcp/route.js';
@@ -136,7 +136,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   // backstop only catches what has no deadline of its own.
   const handlerTimeout = options.handlerTimeoutMs ?? runtime.settings.fetch.timeoutMs + ANSWER_GRACE_MS + 5_000;
   // The daemon's own logger in place of Fastify's (logger.ts says why); request lines are the answer log's.
-  const log = createDaemonLogger(options.logger ?? { level: 'info' }, ['req.headers.apikey', 'headers.apikey', 'apikey']);
+  const log = createDaemonLogger(options.logger, ['req.headers.apikey', 'headers.apikey', 'apikey']);
   const app = Fastify({
     logger: false,
     logController: new LogController({ disableRequestLogging: true }),
@@ -150,20 +150,21 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors: (error, request, reply) => {
       const answer = errorReply(error);
-      answers.answered(request, answer.status, request.routeOptions.url);
-      void (reply as FastifyReply).code(answer.status).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
+      answers.answered(request, (reply as FastifyReply).code(answer.status), request.routeOptions.url);
+      void (reply as FastifyReply).header('x-request-id', request.id).type(JSON_UTF8).send(errorEnvelope(answer.errors));
     },
     clientErrorHandler: answerClientError,
   });
   // A plain property of the instance (plugins' instances inherit it): `app.log` is the daemon's logger.
-  (app as { log: FastifyBaseLogger }).log = log;
+  (app as { log: FastifyBaseLogger }).log = log as unknown as FastifyBaseLogger;
   app.decorateRequest('receivedAt', 0);
 
   let draining = false;
   const metrics = createMetrics(runtime);
   const health = createReadiness(runtime);
-  const answers = createAnswerLog({
+  const answers = createAnswers({
     log,
+    isDraining: () => draining,
     countExternal(apiId, status) {
       metrics.countRequest(apiId, status);
       health.observe(status);
@@ -172,12 +173,10 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   // The failure's code for the "request failed" line: a status alone does not say a timeout from a bad page.
   const failureCodes = new WeakMap<FastifyRequest, string>();
 
-  // Every route but /external answers through this onSend hook: a keep-alive connection would hold close()
-  // open after its in-flight request (tell the client to go), and the answer is logged. A route-level hook,
-  // not an app-wide one: /external does both where it answers, with no hook runner per answer.
+  // Every route but /external answers through this onSend hook. A route-level hook, not an app-wide one:
+  // /external calls `answered` where it answers, with no hook runner per answer.
   const routeAnswered: onSendHookHandler = (request, reply, payload, done) => {
-    if (draining) reply.header('connection', 'close');
-    answers.answered(request, reply.statusCode, request.routeOptions.url, failureCodes.get(request));
+    answers.answered(request, reply, request.routeOptions.url, failureCodes.get(request));
     done(null, payload);
   };
 
@@ -197,11 +196,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     request.receivedAt = performance.now();
     reply.header('x-request-id', request.id);
     if (!draining) return done();
-    reply.header('connection', 'close');
-    // Routes other than /external log their answers in routeAnswered; /external and unknown routes here.
+    reply.code(503);
+    // Routes other than /external answer through routeAnswered; /external and unknown routes here.
     const route = request.routeOptions.url;
-    if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, 503, route);
-    void reply.code(503).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
+    if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, reply, route);
+    void reply.type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
   });
 
   app.setErrorHandler(async (raised, request, reply) => {
@@ -209,17 +208,16 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     const answer = errorReply(error);
     if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
     const code = answer.status >= 500 ? (answer.errors[0]?.code ?? 'INTERNAL') : undefined;
-    // /external answers are logged here (it has no onSend hook); other routes' in routeAnswered.
+    reply.code(answer.status);
+    // /external answers here (it has no onSend hook); other routes through routeAnswered.
     const route = request.routeOptions.url;
-    if (route === EXTERNAL_ROUTE) answers.answered(request, answer.status, route, code);
+    if (route === EXTERNAL_ROUTE) answers.answered(request, reply, route, code);
     else if (code) failureCodes.set(request, code);
     const remaining = isPagejsonError(error) ? error.context.creditsRemaining : undefined;
     if (typeof remaining === 'number') void reply.header('x-pagejson-credits-remaining', formatCredits(remaining));
     const retryAfter = isPagejsonError(error) ? error.context.retryAfterSeconds : undefined;
-    // /external has no onSend hook (see routeAnswered): its failures close a draining connection here.
-    if (draining) void reply.header('connection', 'close');
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
-    return reply.code(answer.status).type(JSON_UTF8).send(errorEnvelope(answer.errors));
+    return reply.type(JSON_UTF8).send(errorEnvelope(answer.errors));
   });
 
   /**
@@ -246,11 +244,11 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   }
 
   app.setNotFoundHandler((request, reply) => {
-    answers.answered(request, 404, undefined);
-    void reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
+    answers.answered(request, reply.code(404), undefined);
+    void reply.type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
   });
 
-  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, isDraining: () => draining, answered: (request) => answers.answered(request, 200, EXTERNAL_ROUTE) });
+  registerExternalRoutes(app, runtime, { metrics, backstopMs: handlerTimeout, answered: (request, reply) => answers.answered(request, reply, EXTERNAL_ROUTE) });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
@@ -65,14 +65,15 @@ class LazyChildLogger {
  * request's `request.log` a lazy child of it with the request id (`requestLoggers`), so Fastify's own warnings
  * and ours still carry the id. Request lines are logged by the daemon where the answer is made (app.ts).
  */
-export function createDaemonLogger(options: FastifyServerOptions['logger'], redact: string[]): FastifyBaseLogger {
-  if (options === false || options === undefined) return pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-  const { stream, ...rest } = (options === true ? {} : options) as LoggerOptions & { stream?: DestinationStream };
+export function createDaemonLogger(options: FastifyServerOptions['logger'], redact: string[]): Logger {
+  if (options === false) return pino({ level: 'silent' });
+  // Absent or `true`: info to stdout, as Fastify's default.
+  const { stream, ...rest } = (typeof options === 'object' ? options : {}) as LoggerOptions & { stream?: DestinationStream };
   const settings: LoggerOptions = { ...rest, level: rest.level ?? 'info', redact: { paths: redact, censor: '[redacted]' } };
-  return (stream ? pino(settings, stream) : pino(settings)) as unknown as FastifyBaseLogger;
+  return stream ? pino(settings, stream) : pino(settings);
 }
 
 /** Fastify's childLoggerFactory: children of `root` (the app's Fastify logger, a no-op, is passed and ignored). */
-export function requestLoggers(root: FastifyBaseLogger): NonNullable<FastifyServerOptions['childLoggerFactory']> {
-  return (_fastifyLogger, bindings, options) => new LazyChildLogger(root, bindings, options) as unknown as FastifyBaseLogger;
+export function requestLoggers(root: Logger): NonNullable<FastifyServerOptions['childLoggerFactory']> {
+  return (_fastifyLogger, bindings, options) => new LazyChildLogger(root as unknown as FastifyBaseLogger, bindings, options) as unknown as FastifyBaseLogger;
 }

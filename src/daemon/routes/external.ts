@@ -37,18 +37,16 @@ function createReplyBackstop(app: FastifyInstance, backstopMs: number): Backstop
   return backstop;
 }
 
-/** What the route asks of the app. Failures are the app's error handler's: it logs and counts those. */
+/** What the route asks of the app. Failures are the app's error handler's: it answers those. */
 export interface ExternalRouteContext {
   metrics: DaemonMetrics;
   backstopMs: number;
-  /** Whether the app is draining: in-flight answers then close their connection. */
-  isDraining(): boolean;
-  /** A 200 goes out now: counted and logged (answer-log.ts). */
-  answered(request: FastifyRequest): void;
+  /** A 200 goes out now: counted, logged, and closing its connection while the app drains (answers.ts). */
+  answered(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, context: ExternalRouteContext): void {
-  const { metrics, isDraining, answered } = context;
+  const { metrics, answered } = context;
   const backstop = createReplyBackstop(app, context.backstopMs);
 
   // One async function for the whole answer (each async layer of a hit is a promise and a microtask more).
@@ -72,15 +70,12 @@ export function registerExternalRoutes(app: FastifyInstance, runtime: Runtime, c
       // Answered by the backstop meanwhile: nothing more to send.
       if (reply.sent) return reply;
       metrics.countCache(answer.cache);
-      answered(request);
       reply.header('x-pagejson-cache', answer.cache);
       if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
       if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
       // Only on degraded answers: the hit path (always healthy) sends no extra header.
       if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
-      // The app's other routes get this (and their request line) from an onSend hook; /external has none.
-      if (isDraining()) reply.header('connection', 'close');
-      reply.code(200).type(JSON_UTF8);
+      answered(request, reply.code(200).type(JSON_UTF8));
       // The cache keeps most bodies gzipped (memory-bodies.ts): a client that accepts gzip gets those bytes as
       // they are: a fraction of the JSON's bytes to write, and no unpacking.
       if (answer.gzipped !== undefined) {
