@@ -1,19 +1,19 @@
-import { didYouMean } from '../core/did-you-mean.js';
+import { didYouMean } from '../core/shared/did-you-mean.js';
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConfigSet } from '../core/config/load.js';
+import type { ConfigSet } from '../core/registry/load.js';
 import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
-import { PagejsonError } from '../core/errors.js';
+import { PagejsonError } from '../core/shared/errors.js';
 import type { CliContext } from './context.js';
 import { projectFor } from './project-option.js';
 
 /** The project of a command and every config in it (invalid ones listed in `set.problems`). */
 export async function loadProjectConfigs(command: Command, ctx: CliContext): Promise<{ project: Project; set: ConfigSet }> {
   const project = await projectFor(command, ctx);
-  const { loadConfigDir } = await import('../core/config/load.js');
+  const { loadConfigDir } = await import('../core/registry/load.js');
   const set = await loadConfigDir(project.configsDir);
   return { project, set };
 }

@@ -1,4 +1,4 @@
-import { loadNativeAddon } from '../core/native-addon.js';
+import { loadNativeAddon } from '../core/shared/native-addon.js';
 
 /**
  * V8 flags the daemon runs with that only Node's command line can give: V8 reads them once, when it makes the

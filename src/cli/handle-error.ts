@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isPagejsonError, type PagejsonError } from '../core/errors.js';
+import { isPagejsonError, type PagejsonError } from '../core/shared/errors.js';
 import type { CliContext } from './context.js';
 import { colors } from './output.js';
 

@@ -3,8 +3,8 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { PROJECT_FILE } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ProjectSettings } from '../core/config/schema.js';
-import { PagejsonError } from '../core/errors.js';
-import { writeFileAtomic } from '../core/fs/atomic-write.js';
+import { PagejsonError } from '../core/shared/errors.js';
+import { writeFileAtomic } from '../core/shared/fs/atomic-write.js';
 import { displayPath, packageRoot } from './config-files.js';
 import type { CliContext } from './context.js';
 

@@ -1,7 +1,7 @@
 import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
 import type { Model } from '../core/models/types.js';
-import type { RetrieveResult } from '../core/retrieve.js';
+import type { RetrieveResult } from '../core/retrieval/retrieve.js';
 
 /**
  * One-off retrievals in the CLI process (`run`, `snapshot`, `check`): the project's scrapers, models and
@@ -18,10 +18,10 @@ export interface LocalRetriever {
 
 export async function createLocalRetriever(project: Project, env: Record<string, string | undefined>): Promise<LocalRetriever> {
   const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }, { createInProcessExtractor }] = await Promise.all([
-    import('../core/retrieve.js'),
-    import('../core/scrapers/index.js'),
+    import('../core/retrieval/retrieve.js'),
+    import('../core/fetch/scrapers/index.js'),
     import('../core/models/index.js'),
-    import('../core/extraction/index.js'),
+    import('../core/extract/workers/index.js'),
   ]);
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, env));
   const models = createModelResolver({ models: project.settings.models, env });

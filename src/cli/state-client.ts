@@ -3,13 +3,13 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { Client } from 'undici';
-import { loadConfigDir } from '../core/config/load.js';
+import { loadConfigDir } from '../core/registry/load.js';
 import type { Project } from '../core/config/project.js';
-import { PagejsonError, type ErrorCode } from '../core/errors.js';
-import { createStateService, type StateOperations } from '../core/state-service.js';
-import { createLowdbStore } from '../core/storage/lowdb-store.js';
-import { resolveRedisUrl } from '../core/storage/redis-connection.js';
-import type { UsageQuery } from '../core/storage/types.js';
+import { PagejsonError, type ErrorCode } from '../core/shared/errors.js';
+import { createStateService, type StateOperations } from '../core/access/state-service.js';
+import { createLowdbStore } from '../core/state/lowdb-store.js';
+import { resolveRedisUrl } from '../core/state/redis-connection.js';
+import type { UsageQuery } from '../core/state/types.js';
 
 /**
  * The CLI's way to the state (DESIGN.md section 7). While a daemon runs it is the only writer, so commands
@@ -171,7 +171,7 @@ export async function openLocalStateClient(project: Project, options: { lockWait
 
 /** The Redis store opened by this command: no lock and no daemon needed, Redis serialises the writes. */
 async function openRedisStateClient(project: Project, url: string): Promise<StateClient> {
-  const { createRedisStore } = await import('../core/storage/redis-store.js');
+  const { createRedisStore } = await import('../core/state/redis-store.js');
   const store = await createRedisStore({ url });
   const service = createStateService({
     store,

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { loadConfigDir, loadConfigFile } from '../core/config/load.js';
+import { loadConfigDir, loadConfigFile } from '../core/registry/load.js';
 import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js';
-import { checkConfigAgainstProject } from '../core/config/validate.js';
+import { checkConfigAgainstProject } from '../core/registry/validate.js';
 import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
 import { findProjectRoot, PROJECT_FILE, projectFromSettings } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
-import { isPagejsonError, PagejsonError } from '../core/errors.js';
+import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { displayPath } from './config-files.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
@@ -44,8 +44,8 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     if (loaded.ok) targets.push({ file: entry.file, config: loaded.config });
   }
   const [{ createScraperPool, scraperOptionsFromSettings }, { liveProblems }, { exampleValues, resolveSourceUrl }] = await Promise.all([
-    import('../core/scrapers/index.js'),
-    import('../core/config/live-check.js'),
+    import('../core/fetch/scrapers/index.js'),
+    import('../core/registry/live-check.js'),
     import('../core/config/url-template.js'),
   ]);
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));

@@ -1,12 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import type { Client } from 'undici';
 import type { Project } from '../core/config/project.js';
-import { createInProcessExtractor } from '../core/extraction/index.js';
+import { createInProcessExtractor } from '../core/extract/workers/index.js';
 import type { MonitorRunOutcome, MonitorView } from '../core/monitor/monitor-service.js';
 import type { Delivery, HistoryEntry } from '../core/monitor/store.js';
 import { createRuntime } from '../core/runtime.js';
-import { resolveRedisUrl } from '../core/storage/redis-connection.js';
-import { DEFAULT_DOCUMENT_LIMITS } from '../core/structure/dom.js';
+import { resolveRedisUrl } from '../core/state/redis-connection.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../core/extract/engine/dom.js';
 import { adminCaller, adminSocketPath, lockState, openAdminConnection, refuseIfDaemonAlive } from './state-client.js';
 
 /**

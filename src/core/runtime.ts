@@ -1,21 +1,16 @@
 import { join } from 'node:path';
-import { ensurePrivateDir, ensurePrivateFile } from './fs/private-files.js';
-import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './config-registry.js';
-import type { Project } from './config/project.js';
-import type { ApiConfig, ProjectSettings } from './config/schema.js';
-import { toMilli } from './credits.js';
+import { ensurePrivateDir, ensurePrivateFile } from './shared/index.js';
+import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './registry/index.js';
+import type { ApiConfig, Project, ProjectSettings } from './config/index.js';
+import { toMilli } from './access/index.js';
 import { createModelResolver, type ModelResolver } from './models/index.js';
-import { createWorkerPoolExtractor, type Extractor } from './extraction/index.js';
-import { createWatch, type Watch, type WatchEvent } from './monitor/watch.js';
-import type { MonitorStore } from './monitor/store.js';
+import { createWorkerPoolExtractor, type Extractor } from './extract/index.js';
+import { createWatch, type MonitorStore, type Watch, type WatchEvent } from './monitor/index.js';
 import { createBackgroundRepair, type BackgroundRepair, type RepairEvent } from './health/index.js';
-import { retrieve } from './retrieve.js';
-import { createRetrievalService, type RetrievalEvent, type RetrievalService } from './retrieval-service.js';
-import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
-import { createLowdbStore } from './storage/lowdb-store.js';
-import { resolveRedisUrl } from './storage/redis-connection.js';
-import { createResponseCache, type ResponseCache } from './storage/response-cache.js';
-import type { EndpointRuntimeStatus, StateStore } from './storage/types.js';
+import { createRetrievalService, retrieve, type RetrievalEvent, type RetrievalService } from './retrieval/index.js';
+import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './fetch/index.js';
+import { createLowdbStore, createRedisStore, resolveRedisUrl, type EndpointRuntimeStatus, type StateStore } from './state/index.js';
+import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
 
 /**
  * createRuntime: the one place where drivers are chosen and wired (DESIGN.md section 2). Settings and the
@@ -112,12 +107,11 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const store =
     options.store ??
     (redisUrl
-      ? await (await import('./storage/redis-store.js')).createRedisStore({ url: redisUrl, now })
+      ? await createRedisStore({ url: redisUrl, now })
       : await createLowdbStore({ file: join(project.dataDir, 'state.json'), now }));
   const redisCache =
     redisUrl && !options.memoryCacheOnly
-      ? await import('./storage/redis-cache.js')
-          .then(({ createRedisCache }) => createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }))
+      ? await createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) })
           .catch(async (error: unknown) => {
             if (!options.store) await store.close();
             throw error;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { API_ID_PATTERN } from '../core/config/constants.js';
-import { PagejsonError } from '../core/errors.js';
+import { PagejsonError } from '../core/shared/errors.js';
 import type { Watch } from '../core/monitor/watch.js';
 
 /**

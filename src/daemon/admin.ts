@@ -1,10 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { ApiConfig, ProjectSettings } from '../core/config/schema.js';
 import { API_ID_PATTERN } from '../core/config/constants.js';
-import { KEY_ID_PATTERN } from '../core/keys.js';
-import { isPagejsonError, PagejsonError, type ErrorCode } from '../core/errors.js';
-import { createStateService } from '../core/state-service.js';
-import type { StateStore, UsageQuery } from '../core/storage/types.js';
+import { KEY_ID_PATTERN } from '../core/access/keys.js';
+import { isPagejsonError, PagejsonError, type ErrorCode } from '../core/shared/errors.js';
+import { createStateService } from '../core/access/state-service.js';
+import type { StateStore, UsageQuery } from '../core/state/types.js';
 import type { Watch } from '../core/monitor/watch.js';
 import { registerMonitorRoutes } from './admin-monitors.js';
 

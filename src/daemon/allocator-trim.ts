@@ -1,4 +1,4 @@
-import { loadNativeAddon } from '../core/native-addon.js';
+import { loadNativeAddon } from '../core/shared/native-addon.js';
 
 /**
  * Gives memory the daemon freed back to the system. glibc keeps freed memory for reuse and returns only what

@@ -1,4 +1,4 @@
-import { isPagejsonError, type ErrorCode } from '../core/errors.js';
+import { isPagejsonError, type ErrorCode } from '../core/shared/errors.js';
 
 /**
  * The one place where error codes become HTTP statuses and envelopes (DESIGN.md section 4). Core throws

@@ -1,4 +1,4 @@
-import { verifyApiKey } from '../core/key-service.js';
+import { verifyApiKey } from '../core/access/key-service.js';
 import type { Runtime } from '../core/runtime.js';
 import { MESSAGES } from './errors.js';
 

@@ -1,5 +1,5 @@
 import { open, readFile, unlink } from 'node:fs/promises';
-import { PagejsonError } from '../core/errors.js';
+import { PagejsonError } from '../core/shared/errors.js';
 
 /**
  * `<dataDir>/daemon.lock`: one daemon per data dir, because the embedded state store has one writer

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, StateStore } from '../../src/core/storage/types.js';
+import type { ApiKeyRecord, StateStore } from '../../src/core/state/types.js';
 
 /**
  * The contract every StateStore driver passes (lowdb now, Redis later): the same arithmetic, the same

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { cacheKey } from '../../src/core/storage/response-cache.js';
+import { cacheKey } from '../../src/core/cache/response-cache.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

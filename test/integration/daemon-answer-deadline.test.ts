@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConfigRegistry, type ConfigRegistry } from '../../src/core/config-registry.js';
-import { createRetrievalService } from '../../src/core/retrieval-service.js';
-import { retrieve } from '../../src/core/retrieve.js';
-import { createScraperPool, type ScraperPool } from '../../src/core/scrapers/index.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import { createResponseCache, type ResponseCache } from '../../src/core/storage/response-cache.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { createConfigRegistry, type ConfigRegistry } from '../../src/core/registry/config-registry.js';
+import { createRetrievalService } from '../../src/core/retrieval/retrieval-service.js';
+import { retrieve } from '../../src/core/retrieval/retrieve.js';
+import { createScraperPool, type ScraperPool } from '../../src/core/fetch/scrapers/index.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import { createResponseCache, type ResponseCache } from '../../src/core/cache/response-cache.js';
+import type { StateStore } from '../../src/core/state/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 

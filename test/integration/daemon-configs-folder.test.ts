@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serializeConfig } from '../../src/core/config/write.js';
-import { writeFileAtomic } from '../../src/core/fs/atomic-write.js';
+import { writeFileAtomic } from '../../src/core/shared/fs/atomic-write.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { makeProject, pageConfig, type TempProject } from './daemon-support.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
 import { ensureBuilt } from '../support/build-once.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, spawnServe, type TempProject } from './daemon-support.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';

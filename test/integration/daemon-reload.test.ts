@@ -2,7 +2,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../src/core/config/write.js';
-import { writeFileAtomic } from '../../src/core/fs/atomic-write.js';
+import { writeFileAtomic } from '../../src/core/shared/fs/atomic-write.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { buildApp, type DaemonApp } from '../../src/daemon/app.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

@@ -7,8 +7,8 @@ import { CLI_BIN } from '../support/build-once.js';
 import { loadProject, type Project } from '../../src/core/config/project.js';
 import type { ApiConfigInput, ProjectSettingsInput } from '../../src/core/config/schema.js';
 import { serializeConfig } from '../../src/core/config/write.js';
-import { createKey } from '../../src/core/key-service.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { createKey } from '../../src/core/access/key-service.js';
+import type { StateStore } from '../../src/core/state/types.js';
 
 /** Shared set-up of the daemon tests: a temp project with real files, keys made through the real service. */
 export interface TempProject {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiConfigSchema, type ApiConfig } from '../../src/core/config/schema.js';
-import { createWorkerPoolExtractor } from '../../src/core/extraction/worker-pool.js';
+import { createWorkerPoolExtractor } from '../../src/core/extract/workers/worker-pool.js';
 import { createModelResolver } from '../../src/core/models/index.js';
-import { retrieve } from '../../src/core/retrieve.js';
-import { envelopeBody } from '../../src/core/storage/response-cache.js';
+import { retrieve } from '../../src/core/retrieval/retrieve.js';
+import { envelopeBody } from '../../src/core/cache/response-cache.js';
 import { startFakeLlm } from '../support/fake-llm.js';
-import { createHttpScraper } from '../../src/core/scrapers/http.js';
-import type { FetchResult, Scraper } from '../../src/core/scrapers/types.js';
-import type { WireReleaseReply } from '../../src/core/extraction/types.js';
-import { DEFAULT_DOCUMENT_LIMITS } from '../../src/core/structure/dom.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/http.js';
+import type { FetchResult, Scraper } from '../../src/core/fetch/scrapers/types.js';
+import type { WireReleaseReply } from '../../src/core/extract/workers/types.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../../src/core/extract/engine/dom.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSchedule } from '../../src/core/monitor/schedule.js';
+import { parseSchedule } from '../../src/core/config/schedule.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

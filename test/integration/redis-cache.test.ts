@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRedisCache } from '../../src/core/storage/redis-cache.js';
-import { cacheKey, createResponseCache, type ResponseCache } from '../../src/core/storage/response-cache.js';
+import { createRedisCache } from '../../src/core/cache/redis-cache.js';
+import { cacheKey, createResponseCache, type ResponseCache } from '../../src/core/cache/response-cache.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 

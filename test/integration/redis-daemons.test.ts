@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeKey } from '../../src/core/key-service.js';
+import { revokeKey } from '../../src/core/access/key-service.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { connectAdminSocket } from '../../src/cli/state-client.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPagejsonError, type PagejsonError } from '../../src/core/errors.js';
-import { createBrowserScraper } from '../../src/core/scrapers/browser.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { isPagejsonError, type PagejsonError } from '../../src/core/shared/errors.js';
+import { createBrowserScraper } from '../../src/core/fetch/scrapers/browser.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { CHROMIUM_PATH, chromiumChildren, skipBrowserTests } from '../support/chromium.js';
 import { FAULT_CASES, FAULT_SCRAPER_OPTIONS, type FaultCase } from '../support/faults.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

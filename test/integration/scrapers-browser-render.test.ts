@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { createBrowserScraper } from '../../src/core/scrapers/browser.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { createBrowserScraper } from '../../src/core/fetch/scrapers/browser.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { CHROMIUM_PATH, chromiumChildren, skipBrowserTests } from '../support/chromium.js';
 import { JS_ITEMS } from '../support/site-routes/js.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { createCrawleeScraper } from '../../src/core/fetch/scrapers/crawlee.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPagejsonError, type PagejsonError } from '../../src/core/errors.js';
-import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { isPagejsonError, type PagejsonError } from '../../src/core/shared/errors.js';
+import { createCrawleeScraper } from '../../src/core/fetch/scrapers/crawlee.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { FAULT_CASES, FAULT_SCRAPER_OPTIONS } from '../support/faults.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { createCrawleeScraper } from '../../src/core/fetch/scrapers/crawlee.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /** Scraper 2 against the fixture site: fingerprinted headers, charsets, no deduplication, typed refusals. */

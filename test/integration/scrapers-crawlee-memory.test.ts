@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heapAfterGc } from '../support/heap.js';
-import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
+import { createCrawleeScraper } from '../../src/core/fetch/scrapers/crawlee.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**

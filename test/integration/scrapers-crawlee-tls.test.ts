@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCrawleeScraper } from '../../src/core/scrapers/crawlee.js';
+import { createCrawleeScraper } from '../../src/core/fetch/scrapers/crawlee.js';
 
 /**
  * Crawlee's HTTP crawler accepts any TLS certificate unless told otherwise. Scraper 2 must verify like

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { createHttpScraper } from '../../src/core/scrapers/http.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/http.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { FAULT_CASES, FAULT_SCRAPER_OPTIONS } from '../support/faults.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { rejection } from '../support/rejection.js';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigDir } from '../../src/core/config/load.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { loadConfigDir } from '../../src/core/registry/load.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import type { StateStore } from '../../src/core/state/types.js';
 import { buildAdminApp } from '../../src/daemon/admin.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../src/core/errors.js';
+import type { ErrorCode } from '../../src/core/shared/errors.js';
 
 /**
  * The fault table every scraper is tested against (test/integration/scrapers-faults-*.test.ts). Each row is

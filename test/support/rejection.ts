@@ -1,4 +1,4 @@
-import type { PagejsonError } from '../../src/core/errors.js';
+import type { PagejsonError } from '../../src/core/shared/errors.js';
 
 /** The error a promise rejects with; fails the test if it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<PagejsonError> {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cacheKey, createResponseCache, type ResponseCache } from '../../src/core/storage/response-cache.js';
+import { cacheKey, createResponseCache, type ResponseCache } from '../../src/core/cache/response-cache.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 const MINUTE = 60_000;

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { accountBalance, chargeCredits, grantCredits } from '../../src/core/accounts.js';
-import { generationCost } from '../../src/core/credits.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { accountBalance, chargeCredits, grantCredits } from '../../src/core/access/accounts.js';
+import { generationCost } from '../../src/core/access/credits.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import type { StateStore } from '../../src/core/state/types.js';
 
 describe('account balances', () => {
   let dir: string;

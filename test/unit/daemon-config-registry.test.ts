@@ -1,9 +1,9 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from '../../src/core/config-registry.js';
+import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from '../../src/core/registry/config-registry.js';
 import { serializeConfig } from '../../src/core/config/write.js';
-import { writeFileAtomic } from '../../src/core/fs/atomic-write.js';
+import { writeFileAtomic } from '../../src/core/shared/fs/atomic-write.js';
 import { makeProject, pageConfig, type TempProject } from '../integration/daemon-support.js';
 
 /** Hot reload (DESIGN.md section 11): watch the folder, debounce, validate, swap, keep the last good revision. */

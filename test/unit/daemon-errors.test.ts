@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
 import { errorEnvelope, errorReply, rawErrorResponse } from '../../src/daemon/errors.js';
 
 /** The one code → status + envelope mapping of the daemon (DESIGN.md section 4). */

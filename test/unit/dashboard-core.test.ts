@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { urlPlaces } from '../../src/core/config/url-template.js';
 import { applyEdits } from '../../src/core/edit/operations.js';
 import { ApiConfigSchema } from '../../src/core/config/schema.js';
-import { usageSeries } from '../../src/core/usage-series.js';
+import { usageSeries } from '../../src/core/access/usage-series.js';
 import { createDashboardSessions, LOGIN_TOKEN_TTL_MS } from '../../src/daemon/dashboard/sessions.js';
 
 /** The pieces under the dashboard's pages: URL places, usage series, and sign-in tokens and sessions. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiConfigSchema } from '../../src/core/config/schema.js';
-import { PagejsonError } from '../../src/core/errors.js';
-import { defaultApiId, generateConfig, parseVarFlag, type GenerateRequest } from '../../src/core/generate.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { defaultApiId, generateConfig, parseVarFlag, type GenerateRequest } from '../../src/core/generation/generate.js';
 import { createModelResolver } from '../../src/core/models/index.js';
-import { createScraperPool, type ScraperPool } from '../../src/core/scrapers/index.js';
+import { createScraperPool, type ScraperPool } from '../../src/core/fetch/scrapers/index.js';
 import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
@@ -112,7 +112,7 @@ describe('generateConfig', () => {
     expect(text).toContain('Line cook');
     for (const outside of ['Harbor Jobs', 'Jobs at the harbor', 'New pier opens', 'Harbor Inc', 'harbor.png']) expect(text).not.toContain(outside);
     // Every field resolves inside the section: the same data without the whole-page fallback.
-    const { compileStructure, parseHtml } = await import('../../src/core/structure/index.js');
+    const { compileStructure, parseHtml } = await import('../../src/core/extract/engine/index.js');
     const html = await (await fetch(`${site.origin}/jobs-board.html`)).text();
     const inside = compileStructure({ selector: '.jobs', structure: narrowed.config.structure }).extractFromDocument(parseHtml(html), `${site.origin}/jobs-board.html`, { sectionOnly: true });
     expect(inside.data).toEqual(narrowed.sample);

@@ -3,12 +3,12 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfigDir, loadConfigFile, MAX_CONFIG_BYTES, parseConfigText } from '../../src/core/config/load.js';
-import { createConfigRegistry } from '../../src/core/config-registry.js';
-import { createKey, revokeKey } from '../../src/core/key-service.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import { parseHtml } from '../../src/core/structure/dom.js';
-import { selectorCostProblem } from '../../src/core/structure/selector-cost.js';
+import { loadConfigDir, loadConfigFile, MAX_CONFIG_BYTES, parseConfigText } from '../../src/core/registry/load.js';
+import { createConfigRegistry } from '../../src/core/registry/config-registry.js';
+import { createKey, revokeKey } from '../../src/core/access/key-service.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import { parseHtml } from '../../src/core/extract/engine/dom.js';
+import { selectorCostProblem } from '../../src/core/extract/engine/selector-cost.js';
 
 /** Hardening (issue 16): files, ids and selectors from outside, checked before they are used. */
 let dir: string;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { assessHealth, healStructure, recoveryOf } from '../../src/core/health/index.js';
 import { createHeuristicModel } from '../../src/core/models/heuristic/index.js';
-import { compileStructure, selectSection } from '../../src/core/structure/index.js';
+import { compileStructure, selectSection } from '../../src/core/extract/engine/index.js';
 import { redesign } from '../support/redesign.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { healStructure } from '../../src/core/health/heal.js';
-import { compileStructure } from '../../src/core/structure/index.js';
+import { compileStructure } from '../../src/core/extract/engine/index.js';
 
 /** Value-anchored repair on a page before and after a redesign written for the test. */
 const BOOKS = [

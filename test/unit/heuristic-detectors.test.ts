@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FieldSchema, type Field } from '../../src/core/config/schema.js';
 import { createHeuristicModel } from '../../src/core/models/heuristic/index.js';
-import { parseHtml, selectIn } from '../../src/core/models/heuristic/dom.js';
+import { parseHtml, selectIn } from '../../src/core/extract/page/dom.js';
 import { verifyProposals } from '../../src/core/models/heuristic/verify.js';
-import { compileStructure, selectSection } from '../../src/core/structure/index.js';
+import { compileStructure, selectSection } from '../../src/core/extract/engine/index.js';
 
 const model = createHeuristicModel();
 const URL_ = 'https://shop.example/catalogue/index.html';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createHeuristicModel } from '../../src/core/models/heuristic/index.js';
-import { compileStructure, selectSection } from '../../src/core/structure/index.js';
+import { compileStructure, selectSection } from '../../src/core/extract/engine/index.js';
 
 /**
  * The heuristic model's measured quality (docs/decisions.md, "Heuristic model quality threshold").

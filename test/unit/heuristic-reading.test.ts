@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { createHeuristicModel } from '../../src/core/models/heuristic/index.js';
-import { compileStructure, selectSection } from '../../src/core/structure/index.js';
+import { compileStructure, selectSection } from '../../src/core/extract/engine/index.js';
 
 /**
  * The general rules of issue 10, each on a page written for it: reading what a reader sees, tables as grids,

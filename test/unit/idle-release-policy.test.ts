@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReleasePolicy, DEFAULT_RELEASE_POLICY } from '../../src/core/extraction/idle-release.js';
+import { createReleasePolicy, DEFAULT_RELEASE_POLICY } from '../../src/core/extract/workers/idle-release.js';
 
 /** The wait before an idle extraction pool gives its heap back, on a clock of our own. */
 describe('the idle release policy', () => {

@@ -2,10 +2,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKey, listKeys, revokeKey, rotateKey, verifyApiKey } from '../../src/core/key-service.js';
-import { generateApiKey } from '../../src/core/keys.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { createKey, listKeys, revokeKey, rotateKey, verifyApiKey } from '../../src/core/access/key-service.js';
+import { generateApiKey } from '../../src/core/access/keys.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import type { StateStore } from '../../src/core/state/types.js';
 
 describe('API key service', () => {
   let dir: string;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMemoryBodies } from '../../src/core/storage/memory-bodies.js';
+import { createMemoryBodies } from '../../src/core/cache/memory-bodies.js';
 
 const jsonBody = (id: number): Buffer =>
   Buffer.from(JSON.stringify({ data: { id, items: Array.from({ length: 40 }, (_, i) => ({ name: `Item ${i} of ${id}`, price: i * 3, url: `https://example.test/${id}/${i}` })) }, errors: null }));

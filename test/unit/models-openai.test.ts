@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createOpenAiModel } from '../../src/core/models/openai.js';
 import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createModelResolver } from '../../src/core/models/index.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 

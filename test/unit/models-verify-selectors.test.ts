@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConfigSchema } from '../../src/core/config/schema.js';
-import { checkConfigRules } from '../../src/core/config/validate.js';
+import { checkConfigRules } from '../../src/core/registry/validate.js';
 import { verifySelectors } from '../../src/core/models/verify-selectors.js';
 
 const html = `<div class="page"><h1>Title</h1>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSchedule, scheduleProblem } from '../../src/core/monitor/schedule.js';
+import { parseSchedule, scheduleProblem } from '../../src/core/config/schedule.js';
 
 /** Schedules as pure functions of time: slots are the same in every daemon, jitter spreads monitors. */
 const MINUTE = 60_000;

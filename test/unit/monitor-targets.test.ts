@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConfigSchema, type ApiConfigInput } from '../../src/core/config/schema.js';
-import { checkConfigRules } from '../../src/core/config/validate.js';
+import { checkConfigRules } from '../../src/core/registry/validate.js';
 import { monitorTargets } from '../../src/core/monitor/targets.js';
 
 const config = (extra: Partial<ApiConfigInput>) => ApiConfigSchema.parse({ apiId: 'weather', url: 'https://example.com/weather/{{ city }}', variables: { city: { example: 'paris', pattern: '^[a-z]+$' } }, structure: [{ name: 't', type: 'string', selector: 'h1' }], ...extra });

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { assertAllowedUrlHost, createGuardedLookup, isAllowedAddress, isPublicAddress } from '../../src/core/net/address-guard.js';
-import { guardConnector } from '../../src/core/net/guarded-agent.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { assertAllowedUrlHost, createGuardedLookup, isAllowedAddress, isPublicAddress } from '../../src/core/fetch/net/address-guard.js';
+import { guardConnector } from '../../src/core/fetch/net/guarded-agent.js';
 
 const NOT_PUBLIC = [
   '127.0.0.1',

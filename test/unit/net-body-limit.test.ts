@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { assertAnnouncedLength, readBodyWithLimit } from '../../src/core/net/body-limit.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { assertAnnouncedLength, readBodyWithLimit } from '../../src/core/fetch/net/body-limit.js';
 import { rejection } from '../support/rejection.js';
 
 function chunks(sizes: number[]): Readable & { produced: () => number } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { charsetFromContentType, charsetFromMeta, decodeHtmlBody } from '../../src/core/net/charset.js';
+import { charsetFromContentType, charsetFromMeta, decodeHtmlBody } from '../../src/core/fetch/net/charset.js';
 
 const latin1Bytes = (text: string) => Buffer.from(text, 'latin1');
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { startDeadline } from '../../src/core/net/deadline.js';
+import { startDeadline } from '../../src/core/fetch/net/deadline.js';
 
 describe('startDeadline', () => {
   it('aborts both signals with a TimeoutError when the time is up', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { createOriginQueue } from '../../src/core/net/origin-queue.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { createOriginQueue } from '../../src/core/fetch/net/origin-queue.js';
 import { rejection } from '../support/rejection.js';
 
 /** A task that runs until the test releases it, recording when it started. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionStore } from '../../src/core/net/session-store.js';
+import { createSessionStore } from '../../src/core/fetch/net/session-store.js';
 
 describe('session store', () => {
   it('shares one handshake between concurrent first requests and reuses it', async () => {

@@ -1,10 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiConfigSchema } from '../../src/core/config/schema.js';
-import { buildOpenApiDocument } from '../../src/core/openapi.js';
-import { retrieve } from '../../src/core/retrieve.js';
-import { createHttpScraper } from '../../src/core/scrapers/index.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { buildOpenApiDocument } from '../../src/core/catalog/openapi.js';
+import { retrieve } from '../../src/core/retrieval/retrieve.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/index.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { EXAMPLE_CONFIG_IDS, EXAMPLE_ORIGIN, exampleConfig } from '../support/example-configs.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 

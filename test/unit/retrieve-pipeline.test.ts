@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiConfigSchema, type ApiConfig, type ApiConfigInput } from '../../src/core/config/schema.js';
-import { PagejsonError } from '../../src/core/errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createModelResolver } from '../../src/core/models/index.js';
 import type { Model } from '../../src/core/models/types.js';
-import { retrieve, type RetrieveDeps } from '../../src/core/retrieve.js';
-import { createHttpScraper } from '../../src/core/scrapers/index.js';
-import type { FetchRequest, Scraper } from '../../src/core/scrapers/types.js';
+import { retrieve, type RetrieveDeps } from '../../src/core/retrieval/retrieve.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/index.js';
+import type { FetchRequest, Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { exampleConfig } from '../support/example-configs.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';

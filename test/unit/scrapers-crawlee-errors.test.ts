@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { isRetryableStatus, statusOfCrawleeError, toFetchError } from '../../src/core/scrapers/crawlee-errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { isRetryableStatus, statusOfCrawleeError, toFetchError } from '../../src/core/fetch/scrapers/crawlee-errors.js';
 
 /** Crawlee, got and Chromium failures mapped onto the FETCH_ family with the short reasons the daemon shows. */
 describe('toFetchError', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheerioCrawler } from '@crawlee/cheerio';
-import { crawleeConfiguration } from '../../src/core/scrapers/crawlee-common.js';
-import { createKeepAliveCrawler, type KeepAliveCrawler } from '../../src/core/scrapers/crawlee-keepalive.js';
+import { crawleeConfiguration } from '../../src/core/fetch/scrapers/crawlee-common.js';
+import { createKeepAliveCrawler, type KeepAliveCrawler } from '../../src/core/fetch/scrapers/crawlee-keepalive.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestQueue } from '@crawlee/cheerio';
-import { crawleeConfiguration } from '../../src/core/scrapers/crawlee-common.js';
-import { createKeepAliveCrawler, type KeepAliveCrawler } from '../../src/core/scrapers/crawlee-keepalive.js';
-import { createMemoryRequestManager, type MemoryRequestManager } from '../../src/core/scrapers/crawlee-request-manager.js';
+import { crawleeConfiguration } from '../../src/core/fetch/scrapers/crawlee-common.js';
+import { createKeepAliveCrawler, type KeepAliveCrawler } from '../../src/core/fetch/scrapers/crawlee-keepalive.js';
+import { createMemoryRequestManager, type MemoryRequestManager } from '../../src/core/fetch/scrapers/crawlee-request-manager.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**

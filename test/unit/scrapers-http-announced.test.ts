@@ -1,9 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { announcedLength } from '../../src/core/net/body-limit.js';
-import { createHttpScraper } from '../../src/core/scrapers/http.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { announcedLength } from '../../src/core/fetch/net/body-limit.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/http.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 
 /**
  * Scraper 1 takes a body whose length the server announced in one read (no stream iterator per chunk). The

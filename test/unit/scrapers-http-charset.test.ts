@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpScraper } from '../../src/core/scrapers/http.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/http.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 const options = { timeoutMs: 5_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { createScraperPool, DEFAULT_CHROMIUM_PATH, scraperOptionsFromSettings } from '../../src/core/scrapers/index.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { createScraperPool, DEFAULT_CHROMIUM_PATH, scraperOptionsFromSettings } from '../../src/core/fetch/scrapers/index.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { slowCountedStats } from '../support/site-routes/faults.js';
 import { rejection } from '../support/rejection.js';

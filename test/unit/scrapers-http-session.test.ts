@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PagejsonError } from '../../src/core/errors.js';
-import { createHttpScraper } from '../../src/core/scrapers/http.js';
-import type { Scraper } from '../../src/core/scrapers/types.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
+import { createHttpScraper } from '../../src/core/fetch/scrapers/http.js';
+import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { SESSION_COOKIE } from '../support/site-routes/session.js';
 import { rejection } from '../support/rejection.js';

@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { execa } from 'execa';
 import { projectFromSettings, type Project } from '../../src/core/config/project.js';
 import { ApiConfigSchema, ProjectSettingsSchema } from '../../src/core/config/schema.js';
-import { verifyApiKey } from '../../src/core/key-service.js';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { verifyApiKey } from '../../src/core/access/key-service.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import type { StateStore } from '../../src/core/state/types.js';
 import { adminSocketPath, connectAdminSocket, openLocalStateClient, openStateClient, type StateClient } from '../../src/cli/state-client.js';
 import { buildAdminApp } from '../../src/daemon/admin.js';
 

@@ -3,9 +3,9 @@ import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import { foldingFileOf, journalFileOf } from '../../src/core/storage/state-journal.js';
-import type { StateStore, UsageRow } from '../../src/core/storage/types.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import { foldingFileOf, journalFileOf } from '../../src/core/state/state-journal.js';
+import type { StateStore, UsageRow } from '../../src/core/state/types.js';
 import { sampleKey } from '../contract/state-store.contract.js';
 
 /**

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import { journalFileOf } from '../../src/core/storage/state-journal.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import { journalFileOf } from '../../src/core/state/state-journal.js';
+import type { StateStore } from '../../src/core/state/types.js';
 import { runStateStoreContract, sampleKey } from '../contract/state-store.contract.js';
 
 runStateStoreContract('lowdb', async () => {

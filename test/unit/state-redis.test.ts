@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore } from '../../src/core/storage/redis-store.js';
-import type { StateStore } from '../../src/core/storage/types.js';
+import { createRedisStore } from '../../src/core/state/redis-store.js';
+import type { StateStore } from '../../src/core/state/types.js';
 import { runStateStoreContract, sampleKey } from '../contract/state-store.contract.js';
 import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf, usageCutoff } from '../../src/core/storage/state-rules.js';
+import { dayOf, usageCutoff } from '../../src/core/state/state-rules.js';
 
 describe('usage days', () => {
   it('are UTC calendar days, also when consecutive calls jump between days', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { getOuterHTML, removeSubsets } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { describe, expect, test } from 'vitest';
-import { compileSelector, documentBaseUrl, parseHtml, sectionRoots, type Element } from '../../src/core/structure/dom.js';
+import { compileSelector, documentBaseUrl, parseHtml, sectionRoots, type Element } from '../../src/core/extract/engine/dom.js';
 
 /**
  * Two shortcuts of the DOM layer checked against the plain walks they replace: a section's top-most matches

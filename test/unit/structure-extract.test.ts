@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
-import { compileStructure, parseHtml } from '../../src/core/structure/index.js';
+import { compileStructure, parseHtml } from '../../src/core/extract/engine/index.js';
 
 const listing = readFileSync(new URL('../fixtures/html/structure-listing.html', import.meta.url), 'utf8');
 // The page was asked for at one address and redirected to another: relative URLs resolve against the final one.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
-import { isPagejsonError } from '../../src/core/errors.js';
-import { compileStructure, getStructureOutline, outlineStructure } from '../../src/core/structure/index.js';
+import { isPagejsonError } from '../../src/core/shared/errors.js';
+import { compileStructure, getStructureOutline, outlineStructure } from '../../src/core/extract/engine/index.js';
 
 /**
  * The daemon's main thread reads a structure's outline (model fields, `assess`) instead of compiling it: the

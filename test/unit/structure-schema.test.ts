@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ApiConfigSchema, type ApiConfig, type Field } from '../../src/core/config/schema.js';
-import { compileStructure, dataJsonSchema, getCompiledStructure, parseHtml, previewSelector, selectSection } from '../../src/core/structure/index.js';
+import { compileStructure, dataJsonSchema, getCompiledStructure, parseHtml, previewSelector, selectSection } from '../../src/core/extract/engine/index.js';
 
 const listing = readFileSync(new URL('../fixtures/html/structure-listing.html', import.meta.url), 'utf8');
 const FINAL_URL = 'https://www.shop.example/list/page-1.html';

@@ -5,8 +5,8 @@ import { DomHandler } from 'domhandler';
 import { getOuterHTML } from 'domutils';
 import { Parser, type Tokenizer } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
-import { parseHtml } from '../../src/core/structure/dom.js';
-import { hasTokenizerInternals, parseEvents, parserOptions, SkippingTokenizer } from '../../src/core/structure/skipping-tokenizer.js';
+import { parseHtml } from '../../src/core/extract/engine/dom.js';
+import { hasTokenizerInternals, parseEvents, parserOptions, SkippingTokenizer } from '../../src/core/extract/engine/skipping-tokenizer.js';
 
 const fixtures = join(import.meta.dirname, '../fixtures');
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { parseLocaleNumber } from '../../src/core/structure/numbers.js';
-import { memoizeText } from '../../src/core/structure/text-memo.js';
-import { toAbsoluteUrl, toNumber } from '../../src/core/structure/transforms.js';
+import { parseLocaleNumber } from '../../src/core/extract/engine/numbers.js';
+import { memoizeText } from '../../src/core/extract/engine/text-memo.js';
+import { toAbsoluteUrl, toNumber } from '../../src/core/extract/engine/transforms.js';
 
 /** Conversions remembered across extractions must answer exactly as the conversion itself, every time. */
 

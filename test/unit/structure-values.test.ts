@@ -11,7 +11,7 @@ import {
   validateSelector,
   validateTransform,
   type TransformContext,
-} from '../../src/core/structure/index.js';
+} from '../../src/core/extract/engine/index.js';
 
 const context: TransformContext = { baseUrl: () => 'https://shop.example/a/b.html', parseJson: (text) => JSON.parse(text) };
 const run = (value: unknown, transforms: string[]) => applyTransforms(value, transforms.map(compileTransform), context);

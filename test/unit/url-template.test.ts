@@ -9,7 +9,7 @@ import {
   templateProblems,
   unmarkVariable,
 } from '../../src/core/config/url-template.js';
-import { PagejsonError } from '../../src/core/errors.js';
+import { PagejsonError } from '../../src/core/shared/errors.js';
 
 const books = {
   url: 'https://shop.example/catalogue/{{ category }}/index.html?page={{page}}&sort=price',

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLowdbStore } from '../../src/core/storage/lowdb-store.js';
-import type { StateStore, UsageEvent } from '../../src/core/storage/types.js';
-import { createUsageBuffer } from '../../src/core/usage-buffer.js';
+import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
+import type { StateStore, UsageEvent } from '../../src/core/state/types.js';
+import { createUsageBuffer } from '../../src/core/access/usage-buffer.js';
 
 /** The usage buffer over a real lowdb store: what reaches the store, and how many events carry it there. */
 describe('usage buffer', () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { exampleValues } from '../../core/config/url-template.js';
-import { isPagejsonError, PagejsonError } from '../../core/errors.js';
+import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
 import type { FieldHealth, HealthState } from '../../core/health/index.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli, toMilli } from '../../core/credits.js';
-import { PagejsonError } from '../../core/errors.js';
-import type { AccountBalance } from '../../core/accounts.js';
+import { formatCredits, fromMilli, toMilli } from '../../core/access/credits.js';
+import { PagejsonError } from '../../core/shared/errors.js';
+import type { AccountBalance } from '../../core/access/accounts.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { projectFor } from '../project-option.js';
 import { withStateClient } from '../state-session.js';

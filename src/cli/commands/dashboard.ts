@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { describeChanges, type ConfigChange } from '../../core/edit/describe-changes.js';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -68,7 +68,7 @@ async function showAt(gitRoot: string, ref: string, pathInRepo: string): Promise
 }
 
 async function loadOldRevision(gitRoot: string, pathInRepo: string, against: string, file: string): Promise<{ before?: ApiConfig; ref: string }> {
-  const { parseConfigText } = await import('../../core/config/load.js');
+  const { parseConfigText } = await import('../../core/registry/load.js');
   if (/^[0-9]+$/.test(against)) {
     const log = await run('git', ['log', '--format=%H', '--', pathInRepo], { cwd: gitRoot }).catch(() => ({ stdout: '' }));
     for (const commit of log.stdout.split('\n').filter(Boolean)) {

@@ -1,7 +1,7 @@
 import type { Project } from '../../core/config/project.js';
-import { noCreditsError, type AccountBalance } from '../../core/accounts.js';
+import { noCreditsError, type AccountBalance } from '../../core/access/accounts.js';
 import type { TokenUsage } from '../../core/models/types.js';
-import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
+import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
 import { openStateClient } from '../state-client.js';
 
 /**

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { exampleValues } from '../../core/config/url-template.js';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -40,7 +40,7 @@ export function register(program: Command, ctx: CliContext): void {
         const page = await retriever.fetchPage(config, exampleValues(config));
         if (stored) {
           // The daemon's proposal, re-measured on the page as it is now.
-          const { compileStructure } = await import('../../core/structure/index.js');
+          const { compileStructure } = await import('../../core/extract/engine/index.js');
           const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(page.html, page.finalUrl).data;
           const { describeChanges } = await import('../../core/edit/describe-changes.js');
           proposal = { apiId, fromRevision: config.revision, config: stored, repaired: [], unrepaired: [], recovery: health.recoveryOf(expected, data), by: 'the daemon (stored proposal)', changes: describeChanges(config, stored) };

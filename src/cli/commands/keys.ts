@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
-import type { CreatedKey, KeyView } from '../../core/key-service.js';
-import { parseDuration } from '../../core/keys.js';
+import { PagejsonError } from '../../core/shared/errors.js';
+import type { CreatedKey, KeyView } from '../../core/access/key-service.js';
+import { parseDuration } from '../../core/access/keys.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
@@ -14,8 +14,8 @@ import { withStateClient } from '../state-session.js';
 /** A scope naming an endpoint the project does not have is a typo, not a wish: refuse it before a key is made. */
 async function checkScope(scope: string[], configsDir: string): Promise<void> {
   if (scope.length === 0) throw new PagejsonError('USAGE', '--scope names no endpoint', { hint: 'write --scope books,jobs, or leave --scope out for a key that may call every endpoint' });
-  const { loadConfigDir } = await import('../../core/config/load.js');
-  const { didYouMean } = await import('../../core/did-you-mean.js');
+  const { loadConfigDir } = await import('../../core/registry/load.js');
+  const { didYouMean } = await import('../../core/shared/did-you-mean.js');
   const known = [...(await loadConfigDir(configsDir)).files.keys()];
   const unknown = scope.find((apiId) => !known.includes(apiId));
   if (unknown !== undefined) {

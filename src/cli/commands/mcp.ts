@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { checkVariableValues } from '../../core/config/url-template.js';
-import { isPagejsonError } from '../../core/errors.js';
+import { isPagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs } from '../config-files.js';
 import type { CliContext } from '../context.js';
 
@@ -20,13 +20,13 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (_options: unknown, command: Command) => {
       const { project } = await loadProjectConfigs(command, ctx);
       // The configs folder is watched, as the daemon watches it: an edited or new config is announced to the agent.
-      const { createConfigRegistry } = await import('../../core/config-registry.js');
+      const { createConfigRegistry } = await import('../../core/registry/config-registry.js');
       let announce = () => undefined as void;
       const registry = await createConfigRegistry({ dir: project.configsDir, watch: true, onEvent: () => announce() });
       const configs = () => registry.list().filter((config) => config.status === 'active').sort((a, b) => a.apiId.localeCompare(b.apiId));
       const [{ createEndpointMcpServer }, { endpointTool }, { StdioServerTransport }] = await Promise.all([
         import('../../daemon/mcp/server.js'),
-        import('../../core/endpoint-tools.js'),
+        import('../../core/catalog/endpoint-tools.js'),
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]);
       const daemonUrl = await runningDaemonUrl(project.dataDir);

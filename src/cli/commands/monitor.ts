@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import type { DataChange } from '../../core/monitor/diff.js';
 import type { HistoryEntry } from '../../core/monitor/store.js';
 import { loadProjectConfigs, requireConfig } from '../config-files.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -26,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { server?: string; json?: boolean }, command: Command) => {
       if (options.server !== undefined) checkServerUrl(options.server);
       const { project, set } = await loadProjectConfigs(command, ctx);
-      const { buildOpenApiDocument } = await import('../../core/openapi.js');
+      const { buildOpenApiDocument } = await import('../../core/catalog/openapi.js');
       const { host, port } = project.settings.server;
       const serverUrl = (options.server ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
       writeJson(ctx.stdout, buildOpenApiDocument([...set.configs.values()], { serverUrl }));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { checkVariableValues, exampleValues, placeholderNames } from '../../core/config/url-template.js';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { collectVar, loadProjectConfigs, parseScraperNumber, parseVarAssignments, requireConfig } from '../config-files.js';
 import { writeJson, type CliContext } from '../context.js';
 

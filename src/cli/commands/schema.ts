@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (apiId: string, _options: unknown, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
-      const { dataJsonSchema } = await import('../../core/structure/index.js');
+      const { dataJsonSchema } = await import('../../core/extract/engine/index.js');
       writeJson(ctx.stdout, { ...dataJsonSchema(config.structure), title: `${config.apiId} data` });
     });
 }

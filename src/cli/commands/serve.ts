@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { writeLine, type CliContext } from '../context.js';
 import { execWithDaemonFlags } from '../daemon-flags.js';
 import { projectFor } from '../project-option.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Field } from '../../core/config/schema.js';
 import { placeholderNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
-import { scraperByNumber } from '../../core/scrapers/types.js';
+import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';

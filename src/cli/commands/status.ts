@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli } from '../../core/credits.js';
+import { formatCredits, fromMilli } from '../../core/access/credits.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
@@ -24,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
       }));
       const daemon = mode === 'daemon';
       // Schedules, only when some config has one (reading them without a daemon opens a runtime).
-      const { loadConfigDir } = await import('../../core/config/load.js');
+      const { loadConfigDir } = await import('../../core/registry/load.js');
       const scheduled = [...(await loadConfigDir(project.configsDir)).configs.values()].some((config) => config.monitor);
       const monitors = scheduled ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list()) : [];
       const monitorsOf = (apiId: string) => monitors.filter((m) => m.apiId === apiId).map(({ apiId: _apiId, ...rest }) => rest);

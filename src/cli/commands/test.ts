@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       for (const apiId of apiIds) {
         if (!set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}` });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData }, { createInProcessExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../../core/extraction/index.js')]);
+      const [{ readSnapshots, compareData, updateSnapshotData }, { createInProcessExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../../core/extract/workers/index.js')]);
       const { maxDepth, maxElements } = project.settings.extraction;
       const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
       const outcomes: Outcome[] = [];

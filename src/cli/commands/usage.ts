@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli } from '../../core/credits.js';
-import { PagejsonError } from '../../core/errors.js';
-import type { UsageQuery } from '../../core/storage/types.js';
+import { formatCredits, fromMilli } from '../../core/access/credits.js';
+import { PagejsonError } from '../../core/shared/errors.js';
+import type { UsageQuery } from '../../core/state/types.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { healthCell } from './status.js';

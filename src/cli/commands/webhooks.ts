@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PagejsonError } from '../../core/errors.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
@@ -37,9 +37,9 @@ export function register(program: Command, ctx: CliContext): void {
       if (!secret) throw new PagejsonError('USAGE', `environment variable ${secretEnv} is empty`, { hint: `set ${secretEnv} to the signing secret (Standard Webhooks form: whsec_ followed by base64)` });
 
       const [{ sendSigned }, { newMessageId }, { createGuardedAgent }] = await Promise.all([
-        import('../../core/webhooks/delivery-worker.js'),
-        import('../../core/webhooks/publisher.js'),
-        import('../../core/net/guarded-agent.js'),
+        import('../../core/monitor/webhooks/delivery-worker.js'),
+        import('../../core/monitor/webhooks/publisher.js'),
+        import('../../core/fetch/net/guarded-agent.js'),
       ]);
       const { allowPrivateNetworks } = project.settings.fetch;
       const { timeoutMs } = project.settings.webhookDelivery;

@@ -1,8 +1,8 @@
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldType } from '../../core/config/constants.js';
 import type { ApiConfig, Field } from '../../core/config/schema.js';
 import type { EditOperation } from '../../core/edit/operations.js';
-import { parseLocaleNumber, validateSelector } from '../../core/structure/index.js';
-import { fieldContexts, fieldMatches, type FieldMatches } from '../../core/structure/field-context.js';
+import { parseLocaleNumber, validateSelector } from '../../core/extract/engine/index.js';
+import { fieldContexts, fieldMatches, type FieldMatches } from '../../core/extract/engine/field-context.js';
 import { writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { backChoice, checkbox, confirm, input, select } from './ask.js';

@@ -1,7 +1,7 @@
 import type { Project } from '../../core/config/project.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.js';
-import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/structure/index.js';
+import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/extract/engine/index.js';
 import type { CliContext } from '../context.js';
 import { startSpinner } from '../spinner.js';
 
@@ -15,7 +15,7 @@ export interface SamplePage {
 
 export async function loadSamplePage(config: ApiConfig, project: Project, ctx: CliContext): Promise<SamplePage> {
   const spinner = await startSpinner(ctx, `fetching ${config.apiId} for a live sample`);
-  const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/scrapers/index.js');
+  const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/fetch/scrapers/index.js');
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   try {
     const url = resolveSourceUrl(config, exampleValues(config));

@@ -5,7 +5,7 @@ import type { ApiConfig } from '../../core/config/schema.js';
 import { describeChanges } from '../../core/edit/describe-changes.js';
 import { problemsOf, saveEditedConfig, textOf, type EditableConfig } from '../../core/edit/config-file.js';
 import { applyEdit, type EditOperation } from '../../core/edit/operations.js';
-import { scheduleProblem } from '../../core/monitor/schedule.js';
+import { scheduleProblem } from '../../core/config/schedule.js';
 import { writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { renderStructureTree } from '../tree.js';

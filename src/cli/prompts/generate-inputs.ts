@@ -1,5 +1,5 @@
 import type { ScraperNumber } from '../../core/config/schema.js';
-import { SCRAPER_CAPABILITIES } from '../../core/scrapers/types.js';
+import { SCRAPER_CAPABILITIES } from '../../core/fetch/scrapers/types.js';
 
 /**
  * The questions `pagejson generate` asks on a terminal for every input its flags left out, one step at a

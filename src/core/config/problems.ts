@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { closest, didYouMean } from '../did-you-mean.js';
+import { closest, didYouMean } from '../shared/index.js';
 
 /** One thing wrong with a file: where (file + JSON path, and line and column when known), what, and what to do. */
 export interface ConfigProblem {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { PagejsonError } from '../errors.js';
+import { PagejsonError } from '../shared/index.js';
 import { formatZodIssues } from './problems.js';
 import { ProjectSettingsSchema, type ProjectSettings } from './schema.js';
 

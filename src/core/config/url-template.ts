@@ -1,4 +1,4 @@
-import { PagejsonError } from '../errors.js';
+import { PagejsonError } from '../shared/index.js';
 import { VARIABLE_NAME_PATTERN } from './constants.js';
 import type { Variable } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { writeFileAtomic } from '../shared/index.js';
 import type { ApiConfig, ApiConfigInput, Field } from './schema.js';
 
 /** Key order of a config file: fixed, so that a one-field change is a one-line git diff. */

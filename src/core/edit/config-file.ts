@@ -1,13 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { PagejsonError } from '../errors.js';
-import { parseConfigText } from '../config/load.js';
-import { ApiConfigSchema, type ApiConfig, type ProjectSettings } from '../config/schema.js';
-import { checkConfigAgainstProject, checkConfigRules } from '../config/validate.js';
-import { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from '../config/write.js';
-import type { ConfigProblem } from '../config/problems.js';
+import { PagejsonError } from '../shared/index.js';
+import { checkConfigAgainstProject, checkConfigRules, parseConfigText } from '../registry/index.js';
+import { ApiConfigSchema, CONFIG_SCHEMA_REF, formatZodIssues, serializeConfig, writeConfigFile, type ApiConfig, type ConfigProblem, type ProjectSettings } from '../config/index.js';
 import { keepRevision } from './revisions.js';
-import { formatZodIssues } from '../config/problems.js';
 
 /**
  * A config file opened for editing. Keeps what the file held so that a save writes back only what the user

@@ -1,5 +1,4 @@
-import type { ApiConfig, Field } from '../config/schema.js';
-import { placeholderNames } from '../config/url-template.js';
+import { placeholderNames, type ApiConfig, type Field } from '../config/index.js';
 
 /**
  * What changed between two revisions of a config, in words a reviewer reads in a pull request

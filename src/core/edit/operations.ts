@@ -1,7 +1,5 @@
-import { PagejsonError } from '../errors.js';
-import { FIELD_TYPES, SCALAR_TYPES, type FieldType } from '../config/constants.js';
-import type { ApiConfig, Field } from '../config/schema.js';
-import { markVariable, unmarkVariable } from '../config/url-template.js';
+import { PagejsonError } from '../shared/index.js';
+import { FIELD_TYPES, markVariable, SCALAR_TYPES, unmarkVariable, type ApiConfig, type Field, type FieldType } from '../config/index.js';
 
 /**
  * Edits of a config as pure functions: each takes a config and returns a new one (never mutating), so the

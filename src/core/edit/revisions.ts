@@ -1,11 +1,9 @@
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { API_ID_PATTERN } from '../config/constants.js';
-import { parseConfigText } from '../config/load.js';
-import type { ApiConfig } from '../config/schema.js';
-import { serializeConfig } from '../config/write.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fs/private-files.js';
+import { API_ID_PATTERN, serializeConfig, type ApiConfig } from '../config/index.js';
+import { parseConfigText } from '../registry/index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/index.js';
 import { describeChanges, type ConfigChange } from './describe-changes.js';
 
 /**

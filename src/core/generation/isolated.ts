@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ProjectSettings, ScraperNumber } from '../config/schema.js';
-import { PagejsonError } from '../errors.js';
-import type { GenerateRequest, GenerateResult } from '../generate.js';
-import type { Scraper } from '../scrapers/types.js';
+import type { ProjectSettings, ScraperNumber } from '../config/index.js';
+import { PagejsonError } from '../shared/index.js';
+import type { GenerateRequest, GenerateResult } from './generate.js';
+import type { Scraper } from '../fetch/index.js';
 import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
 /**

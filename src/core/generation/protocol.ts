@@ -1,7 +1,7 @@
-import type { ProjectSettings } from '../config/schema.js';
-import { isPagejsonError, PagejsonError, type ErrorCode } from '../errors.js';
-import type { GenerateRequest, GenerateResult } from '../generate.js';
-import type { FetchRequest, FetchResult } from '../scrapers/types.js';
+import type { ProjectSettings } from '../config/index.js';
+import { isPagejsonError, PagejsonError, type ErrorCode } from '../shared/index.js';
+import type { GenerateRequest, GenerateResult } from './generate.js';
+import type { FetchRequest, FetchResult } from '../fetch/index.js';
 
 /** What crosses the thread boundary of an isolated generation: data only (errors lose their class there). */
 export interface GenerationJob {

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { generateConfig } from '../generate.js';
+import { generateConfig } from './generate.js';
 import { createModelResolver } from '../models/index.js';
-import type { FetchRequest, FetchResult, Scraper } from '../scrapers/types.js';
+import type { FetchRequest, FetchResult, Scraper } from '../fetch/index.js';
 import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
 /**

@@ -1,12 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { writeFileAtomic } from '../fs/atomic-write.js';
-import type { ApiConfig } from '../config/schema.js';
-import { resolveSourceUrl } from '../config/url-template.js';
-import { openConfigForEdit, saveEditedConfig } from '../edit/config-file.js';
-import type { Model } from '../models/types.js';
-import type { Scraper } from '../scrapers/types.js';
+import { writeFileAtomic } from '../shared/index.js';
+import { resolveSourceUrl, type ApiConfig } from '../config/index.js';
+import { openConfigForEdit, saveEditedConfig } from '../edit/index.js';
+import type { Model } from '../models/index.js';
+import type { Scraper } from '../fetch/index.js';
 import { expectedData } from './field-health.js';
 import { writeProposal } from './proposals.js';
 import { proposeRepair } from './repair.js';

@@ -1,5 +1,5 @@
-import type { Field } from '../config/schema.js';
-import { isEmptyValue } from '../structure/index.js';
+import type { Field } from '../config/index.js';
+import { isEmptyValue } from '../extract/index.js';
 
 /**
  * Field health (drift): what an extraction yielded, field by field, compared with what the config expects

@@ -1,9 +1,6 @@
 import type { AnyNode } from 'domhandler';
-import type { ApiConfig, Field } from '../config/schema.js';
-import { allElements, elementChildren, parentElement, parseHtml, selectIn, stableClasses, textOf, type Element } from '../models/heuristic/dom.js';
-import { groupSelector, relativeCandidates, relativeSelector, uniqueSelector } from '../models/heuristic/selectors.js';
-import { compileStructure } from '../structure/index.js';
-import { parseLocaleNumber } from '../structure/numbers.js';
+import type { ApiConfig, Field } from '../config/index.js';
+import { allElements, compileStructure, elementChildren, groupSelector, parentElement, parseHtml, parseLocaleNumber, relativeCandidates, relativeSelector, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../extract/index.js';
 
 /**
  * Repair by value anchoring (the `heuristic` model's `heal`): the last good values of an endpoint (its

@@ -1,9 +1,7 @@
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { API_ID_PATTERN } from '../config/constants.js';
-import { parseConfigText } from '../config/load.js';
-import type { ApiConfig } from '../config/schema.js';
-import { writeConfigFile } from '../config/write.js';
+import { API_ID_PATTERN, writeConfigFile, type ApiConfig } from '../config/index.js';
+import { parseConfigText } from '../registry/index.js';
 
 /**
  * A repair the daemon proposed (heal: "propose") waits beside the reviewed file as

@@ -1,8 +1,7 @@
-import type { ApiConfig, Field } from '../config/schema.js';
-import { describeChanges, type ConfigChange } from '../edit/describe-changes.js';
-import { HEURISTIC_MODEL } from '../models/index.js';
-import type { Model } from '../models/types.js';
-import { selectSection } from '../structure/index.js';
+import type { ApiConfig, Field } from '../config/index.js';
+import { describeChanges, type ConfigChange } from '../edit/index.js';
+import { HEURISTIC_MODEL, type Model } from '../models/index.js';
+import { selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
 
 /**
@@ -63,7 +62,7 @@ export async function proposeRepair(input: RepairInput): Promise<RepairProposal>
     const output = await input.model.generate({ sectionHtml, pageHtml: input.html, pageUrl: input.pageUrl, selector: config.selector, rule: repairRule(config.structure, input.expected) });
     // Field by field: the model's selector where it brings that field's values back, the heuristic's elsewhere.
     const modelStructure = mergeModelSelectors(config.structure, output.structure);
-    const { compileStructure } = await import('../structure/index.js');
+    const { compileStructure } = await import('../extract/index.js');
     const pick = modelStructure.map((field, index) => {
       const expected = { [field.name]: input.expected[field.name] };
       const tryField = (candidate: Field) => {

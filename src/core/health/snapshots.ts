@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { API_ID_PATTERN } from '../config/constants.js';
-import { PagejsonError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { API_ID_PATTERN } from '../config/index.js';
+import { PagejsonError, writeFileAtomic } from '../shared/index.js';
 
 /**
  * Snapshots: the evidence of what a config extracts, kept in the repo beside it. For each snapshot,

@@ -1,5 +1,5 @@
 import { DomUtils, ElementType, parseDocument } from 'htmlparser2';
-import { isUnreadElement } from '../structure/reading.js';
+import { isUnreadElement } from '../extract/index.js';
 
 // Node types come from htmlparser2's own domhandler (other packages nest different versions): tested by
 // `type`, never by instanceof.

@@ -1,6 +1,5 @@
-import { didYouMean } from '../did-you-mean.js';
-import type { ModelEndpoint } from '../config/schema.js';
-import { PagejsonError } from '../errors.js';
+import { didYouMean, PagejsonError } from '../shared/index.js';
+import type { ModelEndpoint } from '../config/index.js';
 import type { Model } from './types.js';
 
 export type { Model, GenerateInput, GenerateOutput, FillInput, FillOutput, TokenUsage } from './types.js';
@@ -95,3 +94,4 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     },
   };
 }
+export { isNarrowed } from './heuristic/verify.js';

@@ -1,4 +1,4 @@
-import { FIELD_TYPES, SCALAR_TYPES, type Field } from '../config/schema.js';
+import { FIELD_TYPES, SCALAR_TYPES, type Field } from '../config/index.js';
 
 /**
  * What pagejson says to an OpenAI-compatible model, and the JSON Schema its structured output must follow.

@@ -1,8 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { FieldSchema, type Field } from '../config/schema.js';
-import { PagejsonError } from '../errors.js';
+import { FieldSchema, type Field } from '../config/index.js';
+import { PagejsonError } from '../shared/index.js';
 import { cleanHtml, DEFAULT_MAX_HTML_CHARS } from './html-cleaner.js';
 import {
   dropNulls,

@@ -1,4 +1,4 @@
-import type { Field } from '../config/schema.js';
+import type { Field } from '../config/index.js';
 
 /** The model seam: proposes a structure at generation; fills model fields (fields without selector) at retrieval. */
 export interface GenerateInput {

@@ -1,5 +1,5 @@
-import type { Field } from '../config/schema.js';
-import { compileSelector, parseHtml, type HtmlDocument } from '../structure/index.js';
+import type { Field } from '../config/index.js';
+import { compileSelector, parseHtml, type HtmlDocument } from '../extract/index.js';
 
 /**
  * A model may invent selectors. Each one is tried on the real section before the structure is offered, with

@@ -1,4 +1,4 @@
-import { DurableJsonAdapter } from '../storage/lowdb-adapter.js';
+import { DurableJsonAdapter } from '../state/index.js';
 import { FINISHED_DELIVERIES_KEPT, type Delivery, type HealthState, type HistoryEntry, type MonitorRunState, type MonitorStore } from './store.js';
 
 /**

@@ -1,7 +1,6 @@
-import type { ApiConfig, WebhookEventType } from '../config/schema.js';
-import { resolveSourceUrl } from '../config/url-template.js';
-import { isPagejsonError } from '../errors.js';
-import type { WebhookPublisher } from '../webhooks/publisher.js';
+import { resolveSourceUrl, type ApiConfig, type WebhookEventType } from '../config/index.js';
+import { isPagejsonError } from '../shared/index.js';
+import type { WebhookPublisher } from './webhooks/publisher.js';
 import { diffData, isEmptyChange, type DataChange } from './diff.js';
 import type { HealthState, HistoryEntry, MonitorRunState, MonitorStore } from './store.js';
 import { monitorTargets, type MonitorTarget } from './targets.js';

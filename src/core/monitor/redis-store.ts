@@ -1,5 +1,4 @@
-import { closeRedis, commandSender, connectRedis } from '../storage/redis-connection.js';
-import { runScript, type RedisScript } from '../storage/redis-scripts.js';
+import { closeRedis, commandSender, connectRedis, runScript, type RedisScript } from '../state/index.js';
 import { createHash } from 'node:crypto';
 import { FINISHED_DELIVERIES_KEPT, type Delivery, type HealthState, type HistoryEntry, type MonitorRunState, type MonitorStore } from './store.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ApiConfig, ProjectSettings } from '../config/schema.js';
-import { createDeliveryWorker, type DeliveryEvent, type DeliveryWorker } from '../webhooks/delivery-worker.js';
-import { createWebhookPublisher, type WebhookPublisher } from '../webhooks/publisher.js';
+import type { ApiConfig, ProjectSettings } from '../config/index.js';
+import { createDeliveryWorker, type DeliveryEvent, type DeliveryWorker } from './webhooks/delivery-worker.js';
+import { createWebhookPublisher, type WebhookPublisher } from './webhooks/publisher.js';
 import { createEmbeddedMonitorStore } from './embedded-store.js';
 import { createMonitorService, type MonitorRunOutcome, type MonitorService, type RefreshResult } from './monitor-service.js';
 import type { MonitorStore } from './store.js';

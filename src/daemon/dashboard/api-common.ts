@@ -2,11 +2,11 @@ import { relative } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
-import { isPagejsonError, PagejsonError, type ErrorCode } from '../../core/errors.js';
-import { KEY_ID_PATTERN } from '../../core/keys.js';
+import { isPagejsonError, PagejsonError, type ErrorCode } from '../../core/shared/errors.js';
+import { KEY_ID_PATTERN } from '../../core/access/keys.js';
 import type { ConfigProblem } from '../../core/config/problems.js';
 import type { Runtime } from '../../core/runtime.js';
-import type { StateOperations } from '../../core/state-service.js';
+import type { StateOperations } from '../../core/access/state-service.js';
 import type { PageSampler } from './page-sampler.js';
 
 /** What every group of dashboard routes shares: the context they work in, input parsing and error answers. */

@@ -9,10 +9,10 @@ import { openConfigForEdit, problemsOf, saveEditedConfig } from '../../core/edit
 import { applyEdits, type EditOperation } from '../../core/edit/operations.js';
 import { listRevisions } from '../../core/edit/revisions.js';
 import { exampleRequest } from '../../core/config/example-request.js';
-import { describeEndpoint } from '../../core/endpoint-tools.js';
-import { PagejsonError } from '../../core/errors.js';
-import { endpointStatus } from '../../core/state-service.js';
-import { emptyTotals, totalsBy } from '../../core/usage-series.js';
+import { describeEndpoint } from '../../core/catalog/endpoint-tools.js';
+import { PagejsonError } from '../../core/shared/errors.js';
+import { endpointStatus } from '../../core/access/state-service.js';
+import { emptyTotals, totalsBy } from '../../core/access/usage-series.js';
 import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
 
 /**

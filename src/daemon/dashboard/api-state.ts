@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
-import { DEFAULT_ACCOUNT } from '../../core/key-service.js';
-import { KEY_ID_PATTERN } from '../../core/keys.js';
-import { addRow, emptyTotals, totalsBy, usageSeries, type UsageTotals } from '../../core/usage-series.js';
+import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
+import { KEY_ID_PATTERN } from '../../core/access/keys.js';
+import { addRow, emptyTotals, totalsBy, usageSeries, type UsageTotals } from '../../core/access/usage-series.js';
 import { KeyIdParam, parse, type DashboardApiContext } from './api-common.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { isPagejsonError } from '../../core/errors.js';
+import { isPagejsonError } from '../../core/shared/errors.js';
 import type { Runtime } from '../../core/runtime.js';
-import { createStateService } from '../../core/state-service.js';
+import { createStateService } from '../../core/access/state-service.js';
 import { sendError, type DashboardApiContext } from './api-common.js';
 import { registerEndpointRoutes } from './api-endpoints.js';
 import { registerGenerateRoutes } from './api-generate.js';

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { resolveSourceUrl } from '../../core/config/url-template.js';
 import type { Runtime } from '../../core/runtime.js';
-import { scraperByNumber } from '../../core/scrapers/types.js';
+import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 
 /**
  * Live previews while a structure is edited: the page is fetched once (kept a minute, a few pages at most)

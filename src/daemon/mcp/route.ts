@@ -3,8 +3,8 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { createEndpointMcpServer } from './server.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { endpointTool } from '../../core/endpoint-tools.js';
-import { digestKey } from '../../core/keys.js';
+import { endpointTool } from '../../core/catalog/endpoint-tools.js';
+import { digestKey } from '../../core/access/keys.js';
 import type { Runtime } from '../../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES } from '../errors.js';
 import { inScope, keyScope } from '../key-scope.js';

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { EndpointTool } from '../../core/endpoint-tools.js';
+import type { EndpointTool } from '../../core/catalog/endpoint-tools.js';
 
 /**
  * An MCP server whose tools are pagejson endpoints. What the tools are and how a call is answered come from

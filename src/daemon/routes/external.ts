@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatCredits } from '../../core/credits.js';
-import { PagejsonError } from '../../core/errors.js';
+import { formatCredits } from '../../core/access/credits.js';
+import { PagejsonError } from '../../core/shared/errors.js';
 import { MESSAGES } from '../errors.js';
 import type { Runtime } from '../../core/runtime.js';
 import { acceptsGzip } from '../accepts-gzip.js';

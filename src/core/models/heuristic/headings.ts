@@ -1,4 +1,4 @@
-import { selectIn, textOf } from './dom.js';
+import { selectIn, textOf } from '../../extract/index.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /** The main heading: the section's first non-empty h1 (the page's when the section has none). */

@@ -1,5 +1,5 @@
 import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model } from '../types.js';
-import { allElements, isElement, parseHtml, selectIn } from './dom.js';
+import { allElements, isElement, parseHtml, selectIn } from '../../extract/index.js';
 import { detectHeadings } from './headings.js';
 import { detectJsonLd } from './json-ld.js';
 import { detectKeyValues } from './key-values.js';

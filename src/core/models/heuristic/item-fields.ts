@@ -1,7 +1,6 @@
-import type { Field } from '../../config/schema.js';
-import { attr, classesOf, cssModulePrefix, elementChildren, isStableClass, ownText, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { attr, classesOf, cssModulePrefix, elementChildren, isStableClass, ownText, parentElement, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, selectIn, stableClasses, textOf, type Element } from '../../extract/index.js';
 import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
-import { relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf } from './selectors.js';
 
 /**
  * The fields of a repeated region. Elements at the same tag/class path inside every item form a "slot";

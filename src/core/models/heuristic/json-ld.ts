@@ -1,5 +1,5 @@
-import type { Field, ScalarType } from '../../config/schema.js';
-import { rawText, selectIn } from './dom.js';
+import type { Field, ScalarType } from '../../config/index.js';
+import { rawText, selectIn } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 

@@ -1,7 +1,6 @@
-import type { Field } from '../../config/schema.js';
-import { elementChildren, parentElement, selectIn, textOf, type Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { elementChildren, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
-import { uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**

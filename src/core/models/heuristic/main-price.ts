@@ -1,7 +1,6 @@
-import type { Field } from '../../config/schema.js';
-import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { CURRENCY, looksLikePrice } from './naming.js';
-import { uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**

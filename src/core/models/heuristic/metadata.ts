@@ -1,7 +1,7 @@
-import type { Field } from '../../config/schema.js';
+import type { Field } from '../../config/index.js';
 import { is } from 'css-select';
 import type { AnyNode } from 'domhandler';
-import { attr, elementChildren, isElement, selectIn, textOf, type Element } from './dom.js';
+import { attr, elementChildren, isElement, selectIn, textOf, type Element } from '../../extract/index.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**

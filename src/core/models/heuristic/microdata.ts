@@ -1,5 +1,5 @@
-import type { Field, ScalarType } from '../../config/schema.js';
-import { attr, isInside, parentElement, quoteAttributeValue, selectIn, textOf, type Element } from './dom.js';
+import type { Field, ScalarType } from '../../config/index.js';
+import { attr, isInside, parentElement, quoteAttributeValue, selectIn, textOf, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 

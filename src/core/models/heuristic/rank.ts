@@ -1,4 +1,4 @@
-import type { Field } from '../../config/schema.js';
+import type { Field } from '../../config/index.js';
 import { isKnownFieldWord, nameFromText, pluralize, splitWords } from './naming.js';
 import type { Proposal, ProposalKind } from './types.js';
 

@@ -1,8 +1,7 @@
-import type { Field } from '../../config/schema.js';
-import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, type Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { allElements, elementChildren, groupSelector, isInside, parentElement, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
-import { groupSelector, uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**

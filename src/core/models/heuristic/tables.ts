@@ -1,7 +1,6 @@
-import type { Field } from '../../config/schema.js';
-import { attr, elementChildren, parentElement, selectIn, textOf, type Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { attr, elementChildren, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromText, pluralize, splitWords } from './naming.js';
-import { uniqueSelector } from './selectors.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AnyNode } from 'domhandler';
-import type { Field } from '../../config/schema.js';
-import type { Document, Element } from './dom.js';
+import type { Field } from '../../config/index.js';
+import type { Document, Element } from '../../extract/index.js';
 
 /** What every detector sees: the page and the section, each parsed once. */
 export interface DetectContext {

@@ -1,6 +1,5 @@
-import type { Field } from '../../config/schema.js';
-import { compileStructure } from '../../structure/index.js';
-import type { Document } from './dom.js';
+import type { Field } from '../../config/index.js';
+import { compileStructure, type Document } from '../../extract/index.js';
 import type { Proposal } from './types.js';
 
 /**

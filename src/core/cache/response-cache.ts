@@ -1,0 +1,375 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { jsonText } from '../shared/index.js';
+import { createMemoryBodies, type MemoryBodies, type MemoryEntry } from './memory-bodies.js';
+import type Keyv from 'keyv';
+
+/**
+ * The retrieval cache (SPEC 4.3, DESIGN.md sections 4 and 7): stale-while-revalidate over two layers.
+ *
+ * - An in-memory LRU of pre-serialised response bodies (gzipped, the ones read lately also as they are:
+ *   memory-bodies.ts) answers hits: measured at 0.84 of a bare Fastify
+ *   route, against 0.28 for keyv+SQLite on every hit (DESIGN.md section 10).
+ * - keyv over @keyv/sqlite (or Redis) keeps entries across restarts and is the source of truth for stale
+ *   entries. keyv deletes an expired entry on read, so its TTL is `keepMs` and freshness is decided here
+ *   from `fetchedAt`.
+ *
+ * Only successful extractions reach the cache: `load` throws on errors and empty results, and a throw is
+ * never stored. A cache error is a miss, never a failed request.
+ */
+export type CacheState = 'HIT' | 'STALE' | 'MISS' | 'BYPASS';
+
+/**
+ * What a loader returns for data that must be served but not kept (a degraded extraction): the caller gets
+ * it, the cache does not store it, and a stale entry already there stays.
+ */
+export class Uncacheable {
+  constructor(
+    readonly data: unknown,
+    readonly note: string,
+  ) {}
+}
+
+export interface CacheAnswer {
+  /**
+   * The whole response body, `{"data":…,"errors":null}`, serialised once when the entry was made, as the
+   * UTF-8 bytes the wire gets. Sent as a Buffer, the body is written beside the headers as it is; a string
+   * would be joined to the headers and copied for every answer (a third of a hit's allocations).
+   */
+  readonly bytes: Buffer;
+  /** The same body gzipped, when memory keeps it so: sent as it is to a client that accepts gzip. */
+  readonly gzipped: Buffer | undefined;
+  /** The same body as text, made when asked for (MCP, monitors); the wire never asks. */
+  readonly body: string;
+  state: CacheState;
+  /** The note of an Uncacheable answer (`degraded`). */
+  note?: string;
+  ageSeconds: number;
+  fetchedAt: number;
+}
+
+/**
+ * A CacheAnswer as a class: its getters live on the prototype, not in closures made per answer. The bytes are
+ * taken from the entry when asked for, so an answer sent gzipped never unpacks a cold entry.
+ */
+class Answer implements CacheAnswer {
+  readonly fetchedAt: number;
+  readonly note: string | undefined;
+
+  constructor(
+    private readonly entry: MemoryEntry,
+    private readonly bodies: MemoryBodies,
+    readonly state: CacheState,
+    readonly ageSeconds: number,
+  ) {
+    this.fetchedAt = entry.fetchedAt;
+    this.note = entry.note;
+  }
+
+  get bytes(): Buffer {
+    return this.bodies.bytesOf(this.entry);
+  }
+
+  get gzipped(): Buffer | undefined {
+    return this.entry.packed ? this.entry.stored : undefined;
+  }
+
+  get body(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
+/** An entry as the store (SQLite, Redis) keeps it: JSON. */
+interface CacheEntry {
+  body: string;
+  fetchedAt: number;
+}
+
+export interface ResponseCacheOptions {
+  /** SQLite file; absent = memory only (the `run` command, some tests). */
+  sqlitePath?: string;
+  /** An already-built keyv store (the Redis driver passes one). Takes precedence over sqlitePath. */
+  keyv?: Keyv<CacheEntry>;
+  freshMs: number;
+  keepMs: number;
+  memoryEntries: number;
+  /** Bound on the bodies held in memory (bytes); entries past it are read back from the store. */
+  memoryBytes?: number;
+  now?: () => number;
+  /** Told about refresh failures and cache-store errors, which never fail a request. */
+  onError?: (error: unknown, context: { key: string; phase: 'read' | 'write' | 'refresh' | 'purge' }) => void;
+  /**
+   * Daemons sharing one store (Redis): one refresh per key at a time across all of them. A background
+   * refresh runs only when this lock was obtained (undefined = another daemon holds it), and the returned
+   * function releases it afterwards.
+   */
+  refreshLock?: (key: string) => Promise<(() => Promise<void>) | undefined>;
+  /**
+   * With a shared lock: how long a cold miss waits for the daemon holding the key's lock to store its answer
+   * before it fetches on its own (default 25 s; a dead holder's lock expires sooner).
+   */
+  missWaitMs?: number;
+}
+
+export interface ResponseCache {
+  get(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
+  /**
+   * Loads now whatever the cache holds (a monitor's scheduled run), storing the result as a miss would;
+   * joins a load of the same key already running. With caching off, only loads.
+   */
+  refresh(key: string, load: () => Promise<unknown>, options: { caching: boolean }): Promise<CacheAnswer>;
+  /**
+   * The answer memory holds for `key` (HIT or STALE), synchronously, or undefined. Unlike `get`, a STALE
+   * answer starts no refresh: the caller decides (after charging for it) with `refreshLater`.
+   */
+  fromMemory(key: string): CacheAnswer | undefined;
+  /** Refreshes `key` in the background, unless a load of it is already running (as a STALE `get` does). */
+  refreshLater(key: string, load: () => Promise<unknown>): void;
+  /** Resolves when every background refresh started so far has settled (tests, shutdown). */
+  idle(): Promise<void>;
+  purgeExpired(): Promise<number>;
+  readonly memorySize: number;
+  close(): Promise<void>;
+}
+
+/** The cache key: the revision is part of it, so an edited config never serves data of its old shape. */
+export function cacheKey(apiId: string, revision: number, url: string): string {
+  return `${apiId}:${revision}:${createHash('sha256').update(url).digest('base64url').slice(0, 32)}`;
+}
+
+/** The response body; data that came from an extraction thread brings its JSON text along (json-text.ts). */
+export function envelopeBody(data: unknown): string {
+  return `{"data":${jsonText(data)},"errors":null}`;
+}
+
+export async function createResponseCache(options: ResponseCacheOptions): Promise<ResponseCache> {
+  const now = options.now ?? Date.now;
+  const report = options.onError ?? (() => undefined);
+  // Bounded by count and by bytes: 10,000 entries of a 10 KB body would otherwise hold 100 MB. Bodies are
+  // kept gzipped, the ones read lately also as they are (memory-bodies.ts); both count against the budget.
+  const bodies = createMemoryBodies(options.memoryBytes ?? 64 * 1024 * 1024);
+  const memory = new LRUCache<string, MemoryEntry>({
+    max: options.memoryEntries,
+    maxSize: bodies.storedBudget,
+    sizeCalculation: (entry) => entry.stored.length + 64,
+    dispose: (entry) => bodies.forget(entry),
+  });
+  const toMemoryEntry = (entry: CacheEntry): MemoryEntry => bodies.make(Buffer.from(entry.body, 'utf8'), entry.fetchedAt);
+  const inflight = new Map<string, Promise<MemoryEntry>>();
+  const refreshes = new Set<Promise<unknown>>();
+  const store = options.keyv ?? (options.sqlitePath ? await openSqliteKeyv(options.sqlitePath) : undefined);
+  store?.on('error', (error: unknown) => report(error, { key: '', phase: 'write' }));
+
+  async function readStore(key: string): Promise<MemoryEntry | undefined> {
+    if (!store) return undefined;
+    try {
+      const stored = await store.get(key);
+      return stored ? toMemoryEntry(stored) : undefined;
+    } catch (error) {
+      report(error, { key, phase: 'read' });
+      return undefined;
+    }
+  }
+
+  /** One load per key at a time: concurrent misses and refreshes share it. */
+  function loadOnce(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
+    const running = inflight.get(key);
+    if (running) return running;
+    const promise = loadAndStore(key, load).finally(() => inflight.delete(key));
+    inflight.set(key, promise);
+    return promise;
+  }
+
+  /** An answer that is not kept (caching off, or an Uncacheable load). */
+  const unstored = (loaded: unknown): MemoryEntry =>
+    loaded instanceof Uncacheable ? bodies.unkept(Buffer.from(envelopeBody(loaded.data), 'utf8'), now(), loaded.note) : bodies.unkept(Buffer.from(envelopeBody(loaded), 'utf8'), now());
+
+  async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
+    const loaded = await load();
+    if (loaded instanceof Uncacheable) return unstored(loaded);
+    const stored: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
+    const entry = toMemoryEntry(stored);
+    memory.set(key, entry);
+    if (store) {
+      try {
+        await store.set(key, stored, options.keepMs);
+      } catch (error) {
+        report(error, { key, phase: 'write' });
+      }
+    }
+    return entry;
+  }
+
+  function refreshInBackground(key: string, load: () => Promise<unknown>): void {
+    if (inflight.has(key) || locking.has(key)) return;
+    const work = options.refreshLock ? lockedRefresh(key, load, options.refreshLock) : loadOnce(key, load);
+    // A failed refresh keeps the old entry: it is reported, and the next stale hit tries again.
+    const refresh = work.catch((error: unknown) => report(error, { key, phase: 'refresh' }));
+    refreshes.add(refresh);
+    void refresh.finally(() => refreshes.delete(refresh));
+  }
+
+  /** Keys whose cross-daemon refresh lock is being asked for: one request per key, not one per stale hit. */
+  const locking = new Set<string>();
+
+  /**
+   * Refresh under the shared lock. The holder re-reads the store first: another daemon may have refreshed
+   * between this daemon's stale read and the lock, and then its entry is taken instead of a second fetch.
+   * A lock that cannot be asked for (store down) does not stop the refresh: it degrades to one per daemon.
+   */
+  async function lockedRefresh(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<void> {
+    locking.add(key);
+    try {
+      const release = await lock(key).catch((error: unknown) => {
+        report(error, { key, phase: 'refresh' });
+        return async () => undefined;
+      });
+      if (!release) return;
+      try {
+        const current = await readStore(key);
+        if (current && now() - current.fetchedAt < options.freshMs) memory.set(key, current);
+        else await loadOnce(key, load);
+      } finally {
+        await release().catch((error: unknown) => report(error, { key, phase: 'refresh' }));
+      }
+    } finally {
+      locking.delete(key);
+    }
+  }
+
+  /**
+   * A cold miss among daemons sharing the store: the one that takes the key's lock fetches (after looking
+   * once more: another may have just stored it); the others wait for its entry to appear in the store and
+   * answer from it. A lock whose holder died expires (its TTL), and the next waiter takes it and fetches. One
+   * source fetch per miss across daemons, as one per daemon before. In-process callers share one of these.
+   */
+  function sharedMiss(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<MemoryEntry> {
+    const running = inflight.get(key);
+    if (running) return running;
+    const promise = (async (): Promise<MemoryEntry> => {
+      const giveUpAt = now() + (options.missWaitMs ?? 25_000);
+      const fresh = (entry: MemoryEntry | undefined): entry is MemoryEntry => entry !== undefined && now() - entry.fetchedAt < options.freshMs;
+      for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
+        // A lock that cannot be asked for (store down) does not stop the request: it fetches on its own.
+        const release = await lock(key).catch((error: unknown) => {
+          report(error, { key, phase: 'read' });
+          return async () => undefined;
+        });
+        if (release) {
+          try {
+            const stored = await readStore(key);
+            if (fresh(stored)) {
+              memory.set(key, stored);
+              return stored;
+            }
+            return await loadAndStore(key, load);
+          } finally {
+            await release().catch((error: unknown) => report(error, { key, phase: 'write' }));
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        const stored = await readStore(key);
+        if (fresh(stored)) {
+          memory.set(key, stored);
+          return stored;
+        }
+        if (now() >= giveUpAt) return loadAndStore(key, load);
+      }
+    })().finally(() => inflight.delete(key));
+    inflight.set(key, promise);
+    return promise;
+  }
+
+  const answer = (entry: MemoryEntry, state: CacheState, at = now()): CacheAnswer =>
+    new Answer(entry, bodies, state, Math.max(0, Math.floor((at - entry.fetchedAt) / 1000)));
+
+  const cache: ResponseCache = {
+    async get(key, load, { caching }) {
+      if (!caching) {
+        return answer(unstored(await load()), 'BYPASS');
+      }
+      let entry = memory.get(key);
+      if (!entry) {
+        entry = await readStore(key);
+        if (entry) memory.set(key, entry);
+      }
+      if (entry) {
+        const age = now() - entry.fetchedAt;
+        if (age < options.freshMs) return answer(entry, 'HIT');
+        if (age < options.keepMs) {
+          refreshInBackground(key, load);
+          return answer(entry, 'STALE');
+        }
+        memory.delete(key);
+      }
+      return answer(await (options.refreshLock ? sharedMiss(key, load, options.refreshLock) : loadOnce(key, load)), 'MISS');
+    },
+
+    async refresh(key, load, { caching }) {
+      if (!caching) return cache.get(key, load, { caching });
+      const entry = await loadOnce(key, load);
+      return answer(entry, 'MISS');
+    },
+
+    fromMemory(key) {
+      const entry = memory.get(key);
+      if (entry === undefined) return undefined;
+      const at = now();
+      const age = at - entry.fetchedAt;
+      if (age < options.freshMs) return answer(entry, 'HIT', at);
+      return age < options.keepMs ? answer(entry, 'STALE', at) : undefined;
+    },
+
+    refreshLater(key, load) {
+      refreshInBackground(key, load);
+    },
+
+    async idle() {
+      while (refreshes.size > 0) await Promise.allSettled([...refreshes]);
+    },
+
+    async purgeExpired() {
+      let purged = 0;
+      memory.forEach((entry, key) => {
+        if (now() - entry.fetchedAt >= options.keepMs) {
+          memory.delete(key);
+          purged += 1;
+        }
+      });
+      const sqlite = (store as unknown as { store?: unknown } | undefined)?.store as { query?: (sql: string, ...params: unknown[]) => Promise<unknown> } | undefined;
+      if (sqlite?.query) {
+        try {
+          const rows = (await sqlite.query(`DELETE FROM keyv WHERE json_extract(value, '$.expires') < ? RETURNING key`, now())) as unknown[];
+          purged += rows.length;
+        } catch (error) {
+          report(error, { key: '', phase: 'purge' });
+        }
+      }
+      return purged;
+    },
+
+    get memorySize() {
+      return memory.size;
+    },
+
+    async close() {
+      await Promise.allSettled([...refreshes]);
+      memory.clear();
+      bodies.clear();
+      await store?.disconnect();
+    },
+  };
+  return cache;
+}
+
+/**
+ * keyv over SQLite with WAL and a busy timeout (the defaults lose writes under concurrency) and plain JSON
+ * serialisers (keyv's default parses with a reviver on every read, measured 3× slower).
+ */
+async function openSqliteKeyv(path: string): Promise<Keyv<CacheEntry>> {
+  const [{ default: KeyvClass }, { default: KeyvSqlite }] = await Promise.all([import('keyv'), import('@keyv/sqlite')]);
+  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 5_000 });
+  await sqlite.query('PRAGMA journal_mode=WAL');
+  await sqlite.query('PRAGMA synchronous=NORMAL');
+  return new KeyvClass<CacheEntry>({ store: sqlite, serialize: JSON.stringify, deserialize: JSON.parse });
+}

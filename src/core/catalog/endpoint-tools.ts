@@ -1,0 +1,43 @@
+import { MAX_VARIABLE_LENGTH, ownVariable, placeholderNames, type ApiConfig } from '../config/index.js';
+import { dataJsonSchema } from '../extract/index.js';
+
+/**
+ * Every saved endpoint as a typed tool (MCP, the endpoint listing): a name (its apiId), a description, the
+ * JSON Schema of its inputs (its variables, patterns included) and of its output (its data). Transport-free:
+ * the daemon's /mcp and `pagejson mcp` describe endpoints the same way.
+ */
+export interface EndpointTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
+  outputSchema: Record<string, unknown>;
+}
+
+export function describeEndpoint(config: ApiConfig): string {
+  if (config.description) return config.description;
+  const source = config.url.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '{$1}');
+  const rule = config.rule ? ` ${config.rule}.` : '';
+  return `Data extracted from ${source} as JSON (${config.structure.map((field) => field.name).join(', ')}).${rule}`;
+}
+
+export function endpointTool(config: ApiConfig): EndpointTool {
+  const names = placeholderNames(config.url);
+  const properties: Record<string, unknown> = {};
+  for (const name of names) {
+    const variable = ownVariable(config, name);
+    properties[name] = {
+      type: 'string',
+      maxLength: MAX_VARIABLE_LENGTH,
+      ...(variable?.pattern ? { pattern: variable.pattern } : {}),
+      ...(variable?.description ? { description: variable.description } : {}),
+      ...(variable?.example !== undefined ? { examples: [variable.example] } : {}),
+    };
+  }
+  const { $schema: _dialect, ...output } = dataJsonSchema(config.structure) as Record<string, unknown>;
+  return {
+    name: config.apiId,
+    description: describeEndpoint(config),
+    inputSchema: { type: 'object', properties, required: names, additionalProperties: false },
+    outputSchema: output,
+  };
+}

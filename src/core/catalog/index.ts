@@ -1,0 +1,2 @@
+export { describeEndpoint, endpointTool, type EndpointTool } from './endpoint-tools.js';
+export { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';

@@ -1,0 +1,157 @@
+import { MAX_VARIABLE_LENGTH, ownVariable, placeholderNames, type ApiConfig } from '../config/index.js';
+import { dataJsonSchema } from '../extract/index.js';
+
+/**
+ * The OpenAPI 3.1 document of a project's endpoints (`pagejson openapi`): one path per config, GET for static
+ * configs, POST with the variables as a JSON body (and GET with them as query parameters) for dynamic ones,
+ * the `apikey` header as the security scheme, and every status and message of DESIGN.md section 4. Schemas
+ * are JSON Schema 2020-12, which OpenAPI 3.1 embeds as is.
+ */
+export interface OpenApiOptions {
+  /** Where the daemon answers, e.g. http://127.0.0.1:8080. */
+  serverUrl: string;
+  title?: string;
+  version?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const ERROR_RESPONSES: Record<string, { description: string; messages: string[]; only?: 'post' | 'dynamic' }> = {
+  '400': {
+    description: 'The request body or a variable is not acceptable (one error object per problem).',
+    messages: ['request body is not valid JSON', 'request body must be a JSON object', 'missing variable: <name>', 'unknown variable: <name>', 'variable <name> must be a string', 'variable <name> does not match <pattern>', 'variable <name> is too long'],
+    only: 'dynamic',
+  },
+  '401': { description: 'The apikey header is absent, or the key is unknown or revoked.', messages: ['Path: apikey -  Message: Required', 'invalid key'] },
+  '402': { description: 'The account balance is below the cost of the request.', messages: ['No credits left ⚠. Please buy more credits'] },
+  '403': { description: 'The endpoint is inactive.', messages: ['endpoint is inactive'] },
+  '404': { description: 'No endpoint with this apiId, or the key may not use it.', messages: ['no data'] },
+  '413': { description: 'The request body is over 16 KiB.', messages: ['request body is too large'], only: 'post' },
+  '415': { description: 'A body was sent with a Content-Type other than application/json.', messages: ['Content-Type must be application/json'], only: 'post' },
+  '500': { description: 'An unexpected failure; details are in the daemon log under the X-Request-Id.', messages: ['something went wrong'] },
+  '502': { description: 'The source page could not be fetched, or nothing could be extracted from it.', messages: ['source page could not be fetched: <reason>', 'no data could be extracted from the source page'] },
+};
+
+const SUCCESS_HEADERS: Json = {
+  'X-Request-Id': { description: 'Identifies the request in the daemon log.', schema: { type: 'string' } },
+  'X-Pagejson-Cache': { description: 'HIT, STALE (served, refreshed in the background), MISS or BYPASS (caching disabled).', schema: { type: 'string', enum: ['HIT', 'STALE', 'MISS', 'BYPASS'] } },
+  Age: { description: 'Seconds since the cached data was fetched (cached answers only).', schema: { type: 'integer', minimum: 0 } },
+  'X-Pagejson-Credits-Remaining': { description: 'Balance of the key\'s account after this request, in credits.', schema: { type: 'string' } },
+};
+
+export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptions): Json {
+  const schemas: Json = {
+    Error: {
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' }, code: { type: 'string', description: 'Stable error code; an addition that callers may ignore.' } },
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      required: ['data', 'errors'],
+      properties: { data: { type: 'null' }, errors: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Error' } } },
+    },
+  };
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
+    responses[`Error${status}`] = {
+      description: `${spec.description} Messages: ${spec.messages.map((m) => `"${m}"`).join(', ')}.`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
+  }
+
+  const paths: Json = {};
+  for (const config of [...configs].sort((a, b) => a.apiId.localeCompare(b.apiId))) {
+    const names = placeholderNames(config.url);
+    const dynamic = names.length > 0;
+    const { $schema: _ignored, ...dataSchema } = dataJsonSchema(config.structure) as Json;
+    schemas[`${config.apiId}.data`] = dataSchema;
+    schemas[`${config.apiId}.envelope`] = {
+      type: 'object',
+      required: ['data', 'errors'],
+      properties: { data: { $ref: `#/components/schemas/${config.apiId}.data` }, errors: { type: 'null' } },
+    };
+    const summary = `${config.apiId}: data extracted from ${config.url}`;
+    const description = [
+      `Source: ${config.url} (scraper ${config.scraper}${config.session ? ', use session' : ''}).`,
+      config.caching ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.' : 'Not cached: every request fetches the source page.',
+      config.status === 'inactive' ? 'This endpoint is inactive and answers 403.' : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    const operation = (method: 'get' | 'post'): Json => ({
+      operationId: `${method}_${config.apiId.replace(/-/g, '_')}`,
+      summary,
+      description,
+      tags: ['endpoints'],
+      ...(config.status === 'inactive' ? { deprecated: true } : {}),
+      responses: responsesFor(config.apiId, method, dynamic),
+    });
+    const item: Json = {};
+    if (dynamic) {
+      const variableSchemas: Json = {};
+      for (const name of names) variableSchemas[name] = variableSchema(config, name);
+      schemas[`${config.apiId}.variables`] = { type: 'object', required: names, additionalProperties: false, properties: variableSchemas };
+      item.post = {
+        ...operation('post'),
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${config.apiId}.variables` } } } },
+      };
+      item.get = {
+        ...operation('get'),
+        description: `${description} The variables may also be sent as query parameters.`,
+        parameters: names.map((name) => ({ name, in: 'query', required: true, schema: variableSchema(config, name) })),
+      };
+    } else {
+      item.get = operation('get');
+    }
+    paths[`/external/${config.apiId}`] = item;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.title ?? 'pagejson endpoints',
+      version: options.version ?? '1',
+      description: 'Web pages served as JSON. Every response is the envelope {"data": …, "errors": null} or {"data": null, "errors": [{"message": …}]}.',
+    },
+    // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with the OAS vocabulary, which
+    // our schemas are; naming 2020-12 bare made reference renderers (swagger-ui) refuse the document.
+    servers: [{ url: options.serverUrl }],
+    security: [{ apikey: [] }],
+    tags: [{ name: 'endpoints', description: 'One per config file in configs/.' }],
+    paths,
+    components: {
+      securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'An API key created with `pagejson keys create`.' } },
+      schemas,
+      responses,
+    },
+  };
+}
+
+function variableSchema(config: ApiConfig, name: string): Json {
+  const variable = ownVariable(config, name);
+  return {
+    type: 'string',
+    maxLength: MAX_VARIABLE_LENGTH,
+    // Values must match the whole pattern (url-template.ts wraps it the same way).
+    ...(variable?.pattern !== undefined ? { pattern: `^(?:${variable.pattern})$` } : {}),
+    ...(variable?.description ? { description: variable.description } : {}),
+    ...(variable ? { examples: [variable.example] } : {}),
+  };
+}
+
+function responsesFor(apiId: string, method: 'get' | 'post', dynamic: boolean): Json {
+  const out: Json = {
+    '200': {
+      description: 'The extracted data in the configured structure.',
+      headers: SUCCESS_HEADERS,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${apiId}.envelope` } } },
+    },
+  };
+  for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
+    if (spec.only === 'post' && method !== 'post') continue;
+    if (spec.only === 'dynamic' && !dynamic) continue;
+    out[status] = { $ref: `#/components/responses/Error${status}` };
+  }
+  return out;
+}

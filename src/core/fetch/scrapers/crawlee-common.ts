@@ -1,0 +1,59 @@
+import type * as CrawleeBasic from '@crawlee/cheerio';
+import { PagejsonError } from '../../shared/index.js';
+import { SCRAPER_CAPABILITIES, type ScraperName } from './types.js';
+
+/** What scrapers 2 and 3 share: Crawlee's configuration, retry pacing, and input checks. */
+
+type CrawleeModule = Pick<typeof CrawleeBasic, 'Configuration' | 'log' | 'LogLevel'>;
+
+/**
+ * In-memory storage only (nothing under ./storage: a long-running crawler with persisted storage grows by
+ * ~1.5 MB per request) and no Crawlee logging: the daemon and the CLI own the output. Crawlee's log is a
+ * process-wide singleton, so silencing it here silences the browser pool and the autoscaler too.
+ */
+export function crawleeConfiguration(crawlee: CrawleeModule): InstanceType<CrawleeModule['Configuration']> {
+  crawlee.log.setLevel(crawlee.LogLevel.OFF);
+  return new crawlee.Configuration({
+    persistStorage: false,
+    purgeOnStart: false,
+    logLevel: crawlee.LogLevel.OFF,
+    // A fetch never waits for the autoscaler's CPU/memory sampling to allow it.
+    systemInfoIntervalMillis: 60_000,
+  });
+}
+
+/** Exponential backoff before a retry: 250 ms, 500 ms, 1 s… always cut by the fetch's deadline. */
+export function retryBackoffMs(retryCount: number): number {
+  return 250 * 2 ** Math.min(retryCount, 5);
+}
+
+/** Waits out a retry's backoff, or less when the fetch is aborted meanwhile (deadline, caller, close). */
+export function waitForBackoff(ms: number, abort: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    abort.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
+
+export function sessionUnsupportedError(name: ScraperName): PagejsonError {
+  return new PagejsonError('USAGE', `scraper ${SCRAPER_CAPABILITIES[name].number} (${name}) does not support Use session`, {
+    context: { scraper: name },
+    hint: 'use scraper 1 (http) for session-protected pages, or turn session off',
+  });
+}
+
+export function sourceUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new PagejsonError('FETCH_FAILED', `invalid URL ${raw}`, { hint: 'the source URL must be an absolute http(s) URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PagejsonError('FETCH_FAILED', `unsupported protocol ${url.protocol}`, { hint: 'the source URL must use http or https' });
+  }
+  return url;
+}

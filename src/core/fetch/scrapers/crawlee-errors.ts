@@ -1,0 +1,79 @@
+import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import { notHtmlError } from '../net/html-response.js';
+import { timeoutError } from './crawlee-keepalive.js';
+
+/**
+ * Crawlee and got report failures as plain errors with messages meant for a crawl log. This maps them onto
+ * the FETCH_ family, with the short reasons the daemon shows in `source page could not be fetched: <reason>`.
+ */
+
+export function statusError(status: number): PagejsonError {
+  return new PagejsonError('FETCH_STATUS', `HTTP ${status}`, {
+    context: { status },
+    hint: status === 403 || status === 429 ? 'the source refuses automated clients; try another scraper' : 'check that the source URL still exists',
+  });
+}
+
+export function tooManyRedirectsError(): PagejsonError {
+  return new PagejsonError('FETCH_TOO_MANY_REDIRECTS', 'too many redirects', { hint: 'the source redirects in a loop or more than 5 times' });
+}
+
+/** Statuses worth another try: the source is overloaded or blocked this fingerprint/session. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 403 || status === 429 || status >= 500;
+}
+
+interface ErrorLike {
+  message?: string;
+  code?: string;
+  name?: string;
+  cause?: unknown;
+}
+
+/** The status a Crawlee error was raised for, if any: `500 - Internal Server Error: …`, `… received 403 status code`. */
+export function statusOfCrawleeError(error: unknown): number | undefined {
+  const message = (error as ErrorLike | undefined)?.message ?? '';
+  const leading = /^(\d{3}) - /.exec(message);
+  if (leading) return Number(leading[1]);
+  const blocked = /received (\d{3}) status code/.exec(message);
+  if (blocked) return Number(blocked[1]);
+  return undefined;
+}
+
+/** A PagejsonError hidden in an error's cause chain (got wraps errors thrown from hooks and lookups). */
+function findPagejsonError(error: unknown): PagejsonError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    if (isPagejsonError(current)) return current;
+    current = (current as ErrorLike).cause;
+  }
+  return undefined;
+}
+
+export function toFetchError(error: unknown, timeoutMs: number): PagejsonError {
+  const known = findPagejsonError(error);
+  if (known) return known;
+  const { message = String(error), code, name } = (error ?? {}) as ErrorLike;
+  const status = statusOfCrawleeError(error);
+  if (status !== undefined) return statusError(status);
+  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS' || message.includes('net::ERR_TOO_MANY_REDIRECTS')) return tooManyRedirectsError();
+  // Chromium's network errors (`page.goto: net::ERR_CONNECTION_RESET at …`).
+  const chromiumCode = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
+  if (chromiumCode === 'ERR_CONTENT_DECODING_FAILED') {
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${chromiumCode})`, { context: { code: chromiumCode }, cause: error });
+  }
+  if (chromiumCode && chromiumCode !== 'ERR_ABORTED') {
+    return new PagejsonError('FETCH_FAILED', `connection failed (${chromiumCode})`, { context: { code: chromiumCode }, cause: error, hint: 'check that the source is reachable from this machine' });
+  }
+  if (/timed out|timeout/i.test(message) || name === 'TimeoutError') return timeoutError(timeoutMs);
+  if (/served Content-Type/.test(message)) return notHtmlError();
+  if (code?.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${code})`, { context: { code }, cause: error, hint: 'the source sent a corrupt compressed body' });
+  }
+  const reason = code ? `connection failed (${code})` : (message.split('\n')[0]?.slice(0, 200) ?? 'unknown error');
+  return new PagejsonError('FETCH_FAILED', reason, {
+    context: { code },
+    cause: error,
+    hint: 'check that the source is reachable from this machine',
+  });
+}

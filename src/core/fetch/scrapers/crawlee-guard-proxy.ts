@@ -1,0 +1,151 @@
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { isPagejsonError, type PagejsonError } from '../../shared/index.js';
+import { assertAllowedUrlHost, createGuardedLookup } from '../net/address-guard.js';
+
+/**
+ * Scraper 3's address guard: a small forward proxy on 127.0.0.1 that Chromium sends all of its traffic
+ * through (loopback included). Chromium resolves nothing itself then; every connection, be it the document,
+ * a redirect hop, a script, an XHR or a WebSocket, is opened here with the same guarded lookup as scraper 1,
+ * i.e. checked on the address actually connected to. `page.route` cannot do this: redirect hops bypass it.
+ *
+ * A refused plain-HTTP request is answered 403 with `x-pagejson-blocked: <address>` so the scraper can tell
+ * a refusal from a real 403; a refused CONNECT (HTTPS) is remembered by host for the same purpose.
+ */
+export const BLOCKED_HEADER = 'x-pagejson-blocked';
+
+const MAX_REMEMBERED_BLOCKS = 256;
+const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+export interface GuardProxy {
+  /** `http://127.0.0.1:<port>`, for Chromium's `--proxy-server`. */
+  readonly url: string;
+  /** The refused address for a host whose HTTPS tunnel was refused, if any. */
+  blockedHost(hostname: string): string | undefined;
+  close(): Promise<void>;
+}
+
+function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const kept: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) kept[name] = value;
+  return kept;
+}
+
+function blockedAddressOf(error: unknown): string | undefined {
+  const known = isPagejsonError(error) ? error : undefined;
+  return known?.code === 'FETCH_BLOCKED_ADDRESS' ? String((known as PagejsonError).context.address) : undefined;
+}
+
+function refuse(res: ServerResponse, address: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(403, { 'content-type': 'text/plain', [BLOCKED_HEADER]: address, connection: 'close' });
+  res.end(`address ${address} is not public\n`);
+}
+
+export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<GuardProxy> {
+  const lookup = createGuardedLookup(allowPrivateNetworks);
+  const sockets = new Set<Socket>();
+  const blockedHosts = new Map<string, string>();
+  const rememberBlocked = (host: string, address: string): void => {
+    // Only the latest refusals matter (they explain the failure of a page being fetched now).
+    if (blockedHosts.size >= MAX_REMEMBERED_BLOCKS) blockedHosts.delete(blockedHosts.keys().next().value as string);
+    blockedHosts.set(host, address);
+  };
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+
+  const server = createServer((req, res) => {
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+      if (target.protocol !== 'http:') throw new Error('not a proxy request');
+      assertAllowedUrlHost(target, allowPrivateNetworks);
+    } catch (error) {
+      const address = blockedAddressOf(error);
+      if (address) refuse(res, address);
+      else res.writeHead(400, { connection: 'close' }).end();
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        host: target.hostname.replace(/^\[|\]$/g, ''),
+        port: target.port || 80,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: endToEndHeaders(req.headers),
+        lookup,
+        // One upstream connection per request: nothing idles at the source after the page is done.
+        agent: false,
+      },
+      (response) => {
+        res.writeHead(response.statusCode ?? 502, response.statusMessage, endToEndHeaders(response.headers));
+        response.pipe(res);
+        response.once('error', () => res.destroy());
+      },
+    );
+    upstream.on('socket', track);
+    upstream.on('error', (error) => {
+      const address = blockedAddressOf(error);
+      if (address) refuse(res, address);
+      else if (!res.headersSent) res.writeHead(502, { connection: 'close' }).end();
+      else res.destroy();
+    });
+    // The page went away (closed, deadline): stop talking to the source as well.
+    res.once('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+
+  server.on('connect', (req, client: Socket, head: Buffer) => {
+    track(client);
+    const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(req.url ?? '');
+    const fail = (status: string): void => {
+      client.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
+    };
+    if (!match) return fail('400 Bad Request');
+    const [, host = '', port = '443'] = match;
+    try {
+      assertAllowedUrlHost(`https://${host.includes(':') ? `[${host}]` : host}:${port}/`, allowPrivateNetworks);
+    } catch (error) {
+      rememberBlocked(host, blockedAddressOf(error) ?? host);
+      return fail('403 Forbidden');
+    }
+    const upstream = connect({ host, port: Number(port), lookup });
+    track(upstream);
+    upstream.once('connect', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (error) => {
+      const address = blockedAddressOf(error);
+      if (address) rememberBlocked(host, address);
+      if (client.writable && upstream.bytesRead === 0) fail(address ? '403 Forbidden' : '502 Bad Gateway');
+      client.destroy();
+    });
+    client.on('error', () => upstream.destroy());
+    client.once('close', () => upstream.destroy());
+  });
+  server.on('connection', track);
+  // WebSocket upgrades over plain HTTP are not proxied; Chromium reports them as failed.
+  server.on('upgrade', (_req, socket: Socket) => socket.destroy());
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The browser it serves keeps the process busy while it runs; the listening socket alone must not.
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    blockedHost: (hostname) => blockedHosts.get(hostname.replace(/^\[|\]$/g, '')),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,171 @@
+import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import { startDeadline } from '../net/deadline.js';
+import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
+import { createHttpScraper } from './http.js';
+import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
+
+export { createHttpScraper } from './http.js';
+export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
+export { SCRAPER_CAPABILITIES, scraperByNumber } from './types.js';
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * Every scraper, by name. A mapped type over `ScraperName`, so adding a name without wiring its factory
+ * fails to compile. Scraper 1 is always loaded; 2 and 3 pull in Crawlee (and Playwright), which take most
+ * of a second to import, so they load only when first used.
+ */
+const scraperFactories: { [K in ScraperName]: () => Promise<ScraperFactory> } = {
+  http: () => Promise.resolve(createHttpScraper),
+  crawlee: async () => (await import('./crawlee.js')).createCrawleeScraper,
+  browser: async () => (await import('./browser.js')).createBrowserScraper,
+};
+
+export interface ScraperPool {
+  /** Scraper by its SPEC number, created on first use and shared; every fetch waits its turn per origin. */
+  get(number: 1 | 2 | 3): Scraper;
+  /** Close every scraper created so far (sockets, crawlers, browsers). Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ScraperPoolOptions extends ScraperOptions {
+  /** Shared queue; by default one is made with `perOriginConcurrency`. */
+  queue?: OriginQueue;
+}
+
+export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
+  const queue = options.queue ?? createOriginQueue(options.perOriginConcurrency);
+  const created = new Map<ScraperName, Promise<Scraper>>();
+  const facades = new Map<ScraperName, Scraper>();
+  let closed = false;
+
+  function instance(name: ScraperName): Promise<Scraper> {
+    let pending = created.get(name);
+    if (!pending) {
+      pending = scraperFactories[name]().then((factory) => factory(options));
+      // A failed load (e.g. Crawlee missing) is not cached, so a later call can succeed.
+      pending.catch(() => created.delete(name));
+      created.set(name, pending);
+    }
+    return pending;
+  }
+
+  function facade(name: ScraperName): Scraper {
+    return {
+      name,
+      async fetch(request: FetchRequest): Promise<FetchResult> {
+        if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+        const origin = originOf(request.url);
+        // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
+        // request waiting past fetch.timeoutMs before its fetch has even started.
+        const { deadline, signal, dispose } = startDeadline(options.timeoutMs, request.signal);
+        try {
+          return await queue.run(
+            origin,
+            async () => {
+              // Checked again after the wait: a pool closed meanwhile must not start a new scraper.
+              if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+              return (await instance(name)).fetch({ ...request, signal });
+            },
+            signal,
+          );
+        } catch (error) {
+          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw withFetchContext(error, request.url, name);
+          throw withFetchContext(
+            new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
+              context: { timeoutMs: options.timeoutMs, url: request.url },
+              hint: 'the source is slow or many requests wait for it (fetch.perOriginConcurrency); raise fetch.timeoutMs in pagejson.json if it is just slow, or try another scraper',
+              cause: error,
+            }),
+            request.url,
+            name,
+          );
+        } finally {
+          dispose();
+        }
+      },
+      async close() {
+        const pending = created.get(name);
+        created.delete(name);
+        if (pending) await (await pending.catch(() => undefined))?.close();
+      },
+    };
+  }
+
+  return {
+    get(number) {
+      const { name } = scraperByNumber(number);
+      let scraper = facades.get(name);
+      if (!scraper) {
+        scraper = facade(name);
+        facades.set(name, scraper);
+      }
+      return scraper;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const pending = [...created.values()];
+      created.clear();
+      await Promise.all(pending.map(async (p) => (await p.catch(() => undefined))?.close()));
+    },
+  };
+}
+
+/** What to try next, by what went wrong: the CLI prints it under the error (the wire shows only the reason). */
+function fetchHint(error: PagejsonError): string | undefined {
+  if (error.hint) return error.hint;
+  switch (error.code) {
+    case 'FETCH_STATUS':
+      return 'the site may refuse plain requests: try scraper 2 (browser fingerprints) or 3 (headless Chromium), or session (scraper 1 visits the home page first for cookies)';
+    case 'FETCH_FAILED':
+      return 'check the address and that this machine reaches the site; a site that drops unknown clients may answer scraper 2 or 3';
+    case 'FETCH_NOT_HTML':
+      return 'point at the page that shows the data (not a file or an API), or try scraper 3 if the page is built by JavaScript';
+    case 'FETCH_TOO_LARGE':
+      return 'raise fetch.maxBytes in pagejson.json if the page is really that large';
+    case 'BROWSER_UNAVAILABLE':
+      return 'install Chromium (apt-get install chromium) or set PAGEJSON_CHROMIUM, or use scraper 1 or 2';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A fetch failure that names the URL and the scraper in its context (`fetchUrl`, `scraper` as `2 (crawlee)`), so the CLI can say
+ * "could not fetch <url> with scraper 2 (crawlee): <reason>" and what to try. The message, which the daemon
+ * sends on the wire after its fixed prefix, stays the bare reason.
+ */
+function withFetchContext(error: unknown, url: string, scraper: ScraperName): unknown {
+  if (!isPagejsonError(error) || !(error.code.startsWith('FETCH_') || error.code === 'BROWSER_UNAVAILABLE') || error.context.fetchUrl !== undefined) return error;
+  const hint = fetchHint(error);
+  const label = `${SCRAPER_CAPABILITIES[scraper].number} (${scraper})`;
+  return new PagejsonError(error.code, error.message, { context: { ...error.context, fetchUrl: url, scraper: label }, ...(hint ? { hint } : {}), cause: error.cause ?? error });
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new PagejsonError('FETCH_FAILED', `invalid URL ${url}`, { context: { url } });
+  }
+}
+
+export interface FetchSettings {
+  timeoutMs: number;
+  maxBytes: number;
+  perOriginConcurrency: number;
+  allowPrivateNetworks: boolean;
+}
+
+/** `pagejson.json`'s `fetch` block plus the environment (PAGEJSON_CHROMIUM) → options of every scraper. */
+export function scraperOptionsFromSettings(fetchSettings: FetchSettings, env: Record<string, string | undefined>): ScraperOptions {
+  const chromium = env.PAGEJSON_CHROMIUM?.trim();
+  return {
+    timeoutMs: fetchSettings.timeoutMs,
+    maxBytes: fetchSettings.maxBytes,
+    perOriginConcurrency: fetchSettings.perOriginConcurrency,
+    allowPrivateNetworks: fetchSettings.allowPrivateNetworks,
+    chromiumPath: chromium ? chromium : DEFAULT_CHROMIUM_PATH,
+  };
+}

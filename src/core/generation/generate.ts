@@ -1,0 +1,210 @@
+import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, markVariable, type ApiConfig, type Field, type ScraperNumber } from '../config/index.js';
+import { PagejsonError } from '../shared/index.js';
+import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
+import { scraperByNumber, type Scraper } from '../fetch/index.js';
+import { candidateSections, compileStructure, dataJsonSchema, isEmptyValue, parseHtml, selectSection } from '../extract/index.js';
+
+/**
+ * The generation pipeline: fetch the page → narrow it to the section → the model proposes a structure with
+ * selectors → a sample is extracted with the compiled structure (what retrieval will return) → `--var`
+ * marks URL parts dynamic. The result is a complete config at revision 1; saving it (and charging credits)
+ * is the caller's business.
+ */
+export interface GenerateRequest {
+  url: string;
+  apiId?: string;
+  scraper: ScraperNumber;
+  session: boolean;
+  model: string;
+  selector: string;
+  rule: string | null;
+  caching: boolean;
+  /** `path:N=NAME` or `query:PARAM=NAME`, applied after generation (the example is the URL's current value). */
+  vars: string[];
+}
+
+export interface GenerateDeps {
+  scraperFor(number: ScraperNumber): Scraper;
+  modelFor(name: string): Promise<Model>;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+export interface GenerateResult {
+  config: ApiConfig;
+  sample: Record<string, unknown>;
+  finalUrl: string;
+  /** The page as fetched: the review's editor shows live samples from it without fetching again. */
+  html: string;
+  usage?: TokenUsage;
+}
+
+export const DEFAULT_SELECTOR = 'body';
+
+export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
+  const url = checkSourceUrl(request.url);
+  if (request.session && !scraperByNumber(request.scraper).supportsSession) {
+    throw new PagejsonError('USAGE', `--session works only with scraper 1, not scraper ${request.scraper}`, {
+      hint: 'drop --session, or use --scraper 1',
+    });
+  }
+  const apiId = request.apiId ?? defaultApiId(url);
+  if (!API_ID_PATTERN.test(apiId)) {
+    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, { hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)' });
+  }
+  // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
+  let template: { url: string; variables: ApiConfig['variables'] } = { url, variables: {} };
+  for (const { spec, name } of request.vars.map(parseVarFlag)) template = markVariable(template, spec, name);
+  const selector = request.selector.trim() || DEFAULT_SELECTOR;
+
+  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const { sectionHtml, matched } = selectSection(page.html, selector);
+  if (matched === 0) {
+    const offered = candidateSections(parseHtml(page.html).children);
+    const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
+    throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, candidates: offered },
+      hint: offered.length > 0 ? `sections this page has: ${list}; or leave --selector out for the whole page` : 'check the selector against the page source, or leave --selector out for the whole page',
+    });
+  }
+
+  const model = await deps.modelFor(request.model);
+  const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
+  if (proposal.structure.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract in "${selector}" on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, model: request.model },
+      hint: 'try a narrower --selector, a --rule that says what to extract, or another --model',
+    });
+  }
+
+  // A narrowed section means what it says: a field that only the whole page yields (a proposal from outside
+  // the section) is not offered, whichever model proposed it.
+  // One parse of the page for the check below and the sample.
+  const doc = parseHtml(page.html);
+  const structure = isNarrowed(selector) ? insideSection(proposal.structure, selector, doc, page.finalUrl) : proposal.structure;
+  if (structure.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${page.finalUrl}`, {
+      context: { selector, url: page.finalUrl, model: request.model },
+      hint: 'the section has no data the model recognises: widen --selector, add a --rule that says what to extract, or try another --model',
+    });
+  }
+  proposal.structure = structure;
+  const compiled = compileStructure({ selector, structure: proposal.structure });
+  const sample = compiled.extractFromDocument(doc, page.finalUrl).data;
+  let usage = proposal.usage;
+  // The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
+  // Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
+  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray && !entry.path.includes('.')).map((entry) => entry.field);
+  if (modelFields.length > 0 && request.model !== HEURISTIC_MODEL) {
+    const filled = await model.fill({
+      sectionHtml,
+      pageUrl: page.finalUrl,
+      fields: modelFields,
+      jsonSchema: dataJsonSchema(modelFields),
+      rule: request.rule,
+    });
+    for (const field of modelFields) if (filled.values[field.name] !== undefined) sample[field.name] = filled.values[field.name];
+    usage = addUsage(usage, filled.usage);
+  }
+
+  const description = describeGenerated(page.html, request.rule);
+  const config = ApiConfigSchema.parse({
+    $schema: CONFIG_SCHEMA_REF,
+    apiId,
+    ...(description ? { description } : {}),
+    revision: 1,
+    status: 'active',
+    url: template.url,
+    variables: template.variables,
+    scraper: request.scraper,
+    session: request.session,
+    caching: request.caching,
+    model: request.model,
+    selector,
+    rule: request.rule,
+    structure: proposal.structure,
+    generated: {
+      at: (deps.now?.() ?? new Date()).toISOString(),
+      model: request.model,
+      scraper: request.scraper,
+      sample,
+      ...(usage ? { usage } : {}),
+    },
+  });
+  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}) };
+}
+
+/** The fields that yield something when read inside the section alone (model fields, with no selector, stay). */
+function insideSection(structure: Field[], selector: string, doc: ReturnType<typeof parseHtml>, pageUrl: string): Field[] {
+  return structure.filter((field) => {
+    if (field.selector === undefined) return true;
+    try {
+      const { data } = compileStructure({ selector, structure: [field] }).extractFromDocument(doc, pageUrl, { sectionOnly: true });
+      return !isEmptyValue(data[field.name]);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function checkSourceUrl(text: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(text.trim());
+  } catch {
+    throw new PagejsonError('USAGE', `"${text}" is not a URL`, { hint: 'give the full address, e.g. https://shop.example/catalogue/index.html' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PagejsonError('USAGE', `only http and https pages can be fetched, not ${parsed.protocol}`, { hint: 'give an http:// or https:// address' });
+  }
+  return parsed.href;
+}
+
+/** `path:2=category` → {spec: 'path:2', name: 'category'}. */
+export function parseVarFlag(flag: string): { spec: string; name: string } {
+  const match = /^((?:path|query):[^=]+)=(.+)$/.exec(flag.trim());
+  if (!match) {
+    throw new PagejsonError('USAGE', `cannot read --var "${flag}"`, { hint: 'write --var path:N=NAME (N-th path segment, from 1) or --var query:PARAM=NAME' });
+  }
+  return { spec: match[1]!, name: match[2]! };
+}
+
+/**
+ * An id a user would pick: the host without `www.` and the last meaningful path segment, slugged.
+ * `https://www.shop.example/catalogue/travel/index.html` → `shop-example-travel`.
+ */
+export function defaultApiId(url: string): string {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^www\./, '');
+  const segments = parsed.pathname
+    .split('/')
+    .map((segment) => safeDecode(segment).replace(/\.[a-z0-9]+$/i, ''))
+    .filter((segment) => segment !== '' && segment !== 'index');
+  const last = segments.at(-1);
+  const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const hostSlug = slug(host) || 'page';
+  const lastSlug = last ? slug(last) : '';
+  const id = (lastSlug ? `${hostSlug}-${lastSlug}` : hostSlug).slice(0, 64).replace(/-+$/, '');
+  return API_ID_PATTERN.test(id) ? id : 'page';
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
+}
+
+/** A description for a new endpoint: the page's title, and the rule it was generated with. */
+function describeGenerated(html: string, rule: string | null): string | undefined {
+  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+  const text = [title, rule].filter((part): part is string => Boolean(part)).join(': ');
+  return text.length > 0 ? text.slice(0, 300) : undefined;
+}

@@ -1,0 +1,2 @@
+export { checkSourceUrl, DEFAULT_SELECTOR, defaultApiId, generateConfig, parseVarFlag, type GenerateDeps, type GenerateRequest, type GenerateResult } from './generate.js';
+export { generateIsolated, type IsolatedGenerateDeps } from './isolated.js';

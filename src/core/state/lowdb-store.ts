@@ -1,0 +1,467 @@
+import { existsSync, rmSync } from 'node:fs';
+import { Low } from 'lowdb';
+import { PagejsonError } from '../shared/index.js';
+import { DurableJsonAdapter } from './lowdb-adapter.js';
+import { foldingFileOf, JOURNAL_SECTIONS, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
+import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
+import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
+
+/**
+ * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
+ * written through lowdb with our durable adapter) plus an append-only journal (`state.json.journal`, see
+ * state-journal.ts) of the entries changed since. lowdb is single-process: only one writer (the daemon, or
+ * the CLI when no daemon runs) may open the files.
+ *
+ * Every mutating method applies its change synchronously, before its first await (so two callers can never
+ * both spend the last credits), and returns a promise that resolves when the changed entries are appended to
+ * the journal (kill -9 safe; the power-cut fsync follows in the background). Appends are group-committed:
+ * the changes of one turn of the event loop share one append, and an entry changed many times in a turn is
+ * written once. When the journal outgrows the snapshot it is folded into a new snapshot in the background;
+ * a clean close folds it too, leaving only `state.json`.
+ */
+export interface LowdbStoreOptions {
+  file: string;
+  now?: () => Date;
+  /** Called after each append to the journal with its size (tests count appends to prove group commit). */
+  onWrite?: (bytes: number) => void;
+  /** Usage days older than this are dropped when the store opens, so the file stays small (default 400). */
+  usageRetentionDays?: number;
+  /** Journal size that starts a fold into the snapshot (at least twice the snapshot's size; default 4 MiB). */
+  compactAfterBytes?: number;
+}
+
+const COMPACT_AFTER_BYTES = 4 * 1024 * 1024;
+
+function applyRecord(data: StateFile, [section, key, value]: JournalRecord): void {
+  const entries = (data[section] ??= dictionary()) as Record<string, object>;
+  if (value === null) delete entries[key];
+  else entries[key] = value;
+}
+
+export interface StateFile {
+  version: 1;
+  accounts: Record<string, Account>;
+  keys: Record<string, ApiKeyRecord>;
+  /** One row per (day, apiId, keyId): usage is aggregated, never one row per request. */
+  usage: Record<string, UsageRow>;
+  /** The same per (hour, apiId, keyId), for the dashboard's charts; kept HOURLY_USAGE_RETENTION_HOURS (absent in older files). */
+  usageHours?: Record<string, UsageRow>;
+  endpoints: Record<string, EndpointRuntimeStatus>;
+  /** Reservations of requests in flight (absent in files written before holds existed). */
+  holds?: Record<string, HoldRecord>;
+}
+
+interface HoldRecord {
+  account: string;
+  milliCredits: number;
+  at: string;
+}
+
+/**
+ * Sections are keyed by strings that came from outside at some point (account names, key ids, apiIds): they
+ * are null-prototype objects, so no key (`__proto__`, `constructor`) can reach or change Object.prototype.
+ */
+const dictionary = <T>(from?: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, from);
+const emptyState = (): StateFile => ({ version: 1, accounts: dictionary(), keys: dictionary(), usage: dictionary(), endpoints: dictionary() });
+
+function checkStateFile(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'does not hold a JSON object';
+  const file = value as Record<string, unknown>;
+  if (file.version !== 1) return `has an unknown format version (${JSON.stringify(file.version)})`;
+  for (const part of ['accounts', 'keys', 'usage', 'endpoints']) {
+    const section = file[part];
+    if (typeof section !== 'object' || section === null || Array.isArray(section)) return `has no valid "${part}" section`;
+  }
+  return undefined;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch nobody awaits (fire-and-forget usage counters) must not become an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+function emptyUsageRow(day: string, event: UsageEvent): UsageRow {
+  return { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
+}
+
+function addEvent(row: UsageRow, event: UsageEvent): void {
+  const count = eventCount(event);
+  if (event.outcome !== 'MODEL') row.requests += count;
+  if (event.outcome === 'ERROR') row.errors += count;
+  if (event.outcome === 'HIT' || event.outcome === 'STALE') row.cacheHits += count;
+  row.milliCredits += event.milliCredits;
+  const tokens = eventTokens(event);
+  // Rows from before token counting lack the fields.
+  row.promptTokens = (row.promptTokens ?? 0) + tokens.promptTokens;
+  row.completionTokens = (row.completionTokens ?? 0) + tokens.completionTokens;
+}
+
+export async function createLowdbStore(options: LowdbStoreOptions): Promise<StateStore & { readonly file: string }> {
+  let snapshotBytes = 0;
+  const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
+  const db = new Low<StateFile>(adapter, emptyState());
+  await db.read();
+  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), usageHours: dictionary(db.data.usageHours), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
+  const now = options.now ?? (() => new Date());
+
+  // The snapshot, then the journal being folded when the last writer stopped (if any), then the journal.
+  const journalFile = journalFileOf(options.file);
+  const foldingFile = foldingFileOf(options.file);
+  const folding = readJournal(foldingFile);
+  const current = readJournal(journalFile);
+  for (const record of [...folding.records, ...current.records]) applyRecord(db.data, record);
+  const journal = new StateJournal(journalFile, current);
+
+  // Entries changed since the last batch, in the order first changed (section, key, section, key, …), and per
+  // section the keys already listed: a key changed again in the same batch (every hit debits the same account)
+  // costs one Set lookup and allocates nothing.
+  const dirty: Array<JournalSection | string> = [];
+  const dirtyKeys = new Map<JournalSection, Set<string>>(JOURNAL_SECTIONS.map((section) => [section, new Set<string>()]));
+  const touch = (section: JournalSection, key: string): void => {
+    const listed = dirtyKeys.get(section)!;
+    if (listed.has(key)) return;
+    listed.add(key);
+    dirty.push(section, key);
+  };
+
+  // Whole-file snapshots stay cheap only while the file is small: old usage days go (journaled with the next batch).
+  const oldestKept = usageCutoff(now(), options.usageRetentionDays ?? 400);
+  for (const [rowKey, row] of Object.entries(db.data.usage)) {
+    if (row.day >= oldestKept) continue;
+    delete db.data.usage[rowKey];
+    touch('usage', rowKey);
+  }
+  const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
+  /** Hourly rows past their retention go whenever the oldest hour kept moves (and at open): the section stays bounded. */
+  const oldestHourKept = oldestHourKeeper(now);
+  let prunedBefore = '';
+  const pruneHours = (oldest: string): void => {
+    prunedBefore = oldest;
+    const rows = usageHours(db.data);
+    for (const [rowKey, row] of Object.entries(rows)) {
+      if (row.hour! >= oldest) continue;
+      delete rows[rowKey];
+      touch('usageHours', rowKey);
+    }
+  };
+  pruneHours(oldestHourKept());
+  const byDigest = new Map<string, string>();
+  for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
+
+  // Holds made by this store: every other hold in the file was left by a process that is gone (one writer).
+  const ownHolds = new Set<string>();
+  const holds = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
+
+  let next: Deferred | undefined;
+  let compacting: Promise<void> | undefined;
+  let closed = false;
+  /** Whether this store wrote anything: a store opened only to read leaves the files as they were. */
+  let appended = false;
+  const compactAfterBytes = (): number => Math.max(options.compactAfterBytes ?? COMPACT_AFTER_BYTES, 2 * snapshotBytes);
+
+  /** Appends every entry changed since the last batch, then acknowledges the batch's changes. */
+  function writeBatch(mayFold = true): void {
+    const batch = next;
+    next = undefined;
+    try {
+      if (dirty.length > 0) {
+        let text = '';
+        for (let index = 0; index < dirty.length; index += 2) {
+          const section = dirty[index] as JournalSection;
+          const key = dirty[index + 1]!;
+          const entries = db.data[section] as Record<string, object> | undefined;
+          const value = entries && Object.hasOwn(entries, key) ? entries[key]! : null;
+          text += `${JSON.stringify([section, key, value])}\n`;
+        }
+        // Not `onWrite?.(journal.append(…))`: optional call syntax would skip the append with no callback.
+        const bytes = journal.append(text);
+        // Only once appended: entries of a failed append stay dirty and go with the next batch.
+        dirty.length = 0;
+        for (const listed of dirtyKeys.values()) if (listed.size > 0) listed.clear();
+        appended = true;
+        options.onWrite?.(bytes);
+      }
+      batch?.resolve();
+    } catch (error) {
+      batch?.reject(error);
+      return;
+    }
+    if (mayFold && !compacting && journal.bytes >= compactAfterBytes()) void compact().catch(() => undefined);
+  }
+
+  /** Joins the change just made to the next batch and resolves when the batch is in the journal. */
+  function commit(section: JournalSection, key: string, otherSection?: JournalSection, otherKey?: string): Promise<void> {
+    touch(section, key);
+    if (otherSection !== undefined && otherKey !== undefined) touch(otherSection, otherKey);
+    return nextBatch();
+  }
+
+  function nextBatch(): Promise<void> {
+    if (!next) {
+      next = deferred();
+      // setImmediate: changes made in the same turn of the event loop share one append.
+      setImmediate(() => writeBatch());
+    }
+    return next.promise;
+  }
+
+  /**
+   * Folds the journal into a new snapshot. Pending changes are appended first; then the switch to a fresh
+   * journal and the snapshot's serialisation happen in one synchronous step, so every record is in the
+   * snapshot or in the fresh journal. The folded journal is removed only once the snapshot is fsynced (until
+   * then a restart replays it over the snapshot, which changes nothing: records carry values).
+   */
+  function compact(): Promise<void> {
+    compacting ??= (async () => {
+      writeBatch(false);
+      // A folded journal still aside (a fold that failed, or one a crash cut short) is not in any snapshot yet:
+      // this fold must not overwrite it. It folds without switching journals; the next fold switches.
+      if (!existsSync(foldingFile)) journal.rotate(foldingFile);
+      await db.write();
+      await adapter.durable();
+      rmSync(foldingFile, { force: true });
+    })().finally(() => (compacting = undefined));
+    return compacting;
+  }
+
+  // A fold cut short by a crash is finished first.
+  if (existsSync(foldingFile)) await compact();
+
+  function mutable(): StateFile {
+    if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
+    return db.data;
+  }
+
+  function accountOf(data: StateFile, account: string): Account {
+    const found = data.accounts[account];
+    if (!found) throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+    return found;
+  }
+
+  const store = {
+    name: 'lowdb',
+    file: options.file,
+
+    async ensureAccount(account: string, initialMilliCredits: number): Promise<Account> {
+      const data = mutable();
+      const existing = data.accounts[account];
+      if (existing) return { ...existing };
+      assertAmount(initialMilliCredits);
+      const created: Account = { id: account, balance: initialMilliCredits, createdAt: now().toISOString() };
+      data.accounts[account] = created;
+      await commit('accounts', account);
+      return { ...created };
+    },
+
+    async getAccount(account: string): Promise<Account | undefined> {
+      const found = db.data.accounts[account];
+      return found ? { ...found } : undefined;
+    },
+
+    reserve(account: string, milliCredits: number): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        const found = accountOf(mutable(), account);
+        if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
+        found.balance -= milliCredits;
+        const balance = found.balance;
+        return commit('accounts', account).then(() => ({ ok: true, balance }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    refund(account: string, milliCredits: number): Promise<number> {
+      return addToBalance(account, milliCredits);
+    },
+
+    hold(account: string, milliCredits: number, holdId: string): Promise<ReserveResult> {
+      try {
+        assertAmount(milliCredits);
+        const data = mutable();
+        const found = accountOf(data, account);
+        if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
+        found.balance -= milliCredits;
+        holds(data)[holdId] = { account, milliCredits, at: now().toISOString() };
+        ownHolds.add(holdId);
+        const balance = found.balance;
+        return commit('accounts', account, 'holds', holdId).then(() => ({ ok: true, balance }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    settle(holdId: string): Promise<void> {
+      try {
+        const data = mutable();
+        ownHolds.delete(holdId);
+        if (!Object.hasOwn(holds(data), holdId)) return Promise.resolve();
+        delete holds(data)[holdId];
+        return commit('holds', holdId);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    release(holdId: string): Promise<number | undefined> {
+      try {
+        const data = mutable();
+        ownHolds.delete(holdId);
+        const found = Object.hasOwn(holds(data), holdId) ? holds(data)[holdId] : undefined;
+        if (!found) return Promise.resolve(undefined);
+        delete holds(data)[holdId];
+        const account = data.accounts[found.account];
+        if (!account) return commit('holds', holdId).then(() => undefined);
+        account.balance += found.milliCredits;
+        const balance = account.balance;
+        return commit('holds', holdId, 'accounts', found.account).then(() => balance);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    async releaseOrphanedHolds(): Promise<{ holds: number; milliCredits: number }> {
+      const data = mutable();
+      const released = { holds: 0, milliCredits: 0 };
+      for (const [holdId, found] of Object.entries(holds(data))) {
+        if (ownHolds.has(holdId)) continue;
+        delete holds(data)[holdId];
+        touch('holds', holdId);
+        const account = data.accounts[found.account];
+        if (account) account.balance += found.milliCredits;
+        touch('accounts', found.account);
+        released.holds += 1;
+        released.milliCredits += found.milliCredits;
+      }
+      if (released.holds > 0) await nextBatch();
+      return released;
+    },
+
+    grant(account: string, milliCredits: number): Promise<number> {
+      return addToBalance(account, milliCredits);
+    },
+
+    async addKey(record: ApiKeyRecord): Promise<void> {
+      const data = mutable();
+      if (data.keys[record.id]) throw new PagejsonError('INTERNAL', `key id ${record.id} already exists`);
+      if (byDigest.has(record.digest)) throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
+      data.keys[record.id] = cloneKey(record);
+      byDigest.set(record.digest, record.id);
+      await commit('keys', record.id);
+    },
+
+    async findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
+      const id = byDigest.get(digest);
+      const found = id === undefined ? undefined : db.data.keys[id];
+      return found ? cloneKey(found) : undefined;
+    },
+
+    async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+      const found = db.data.keys[id];
+      return found ? cloneKey(found) : undefined;
+    },
+
+    async listKeys(): Promise<ApiKeyRecord[]> {
+      return Object.values(db.data.keys)
+        .map(cloneKey)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    async updateKey(id: string, patch: Partial<Omit<ApiKeyRecord, 'id' | 'digest'>>): Promise<ApiKeyRecord | undefined> {
+      const data = mutable();
+      const found = data.keys[id];
+      if (!found) return undefined;
+      const { id: _id, digest: _digest, ...allowed } = patch as Partial<ApiKeyRecord>;
+      Object.assign(found, allowed, allowed.scope ? { scope: [...allowed.scope] } : {});
+      const updated = cloneKey(found);
+      await commit('keys', id);
+      return updated;
+    },
+
+    recordUsage(event: UsageEvent): Promise<void> {
+      try {
+        const data = mutable();
+        const day = dayOf(event.at);
+        const hour = hourOf(event.at);
+        const oldest = oldestHourKept();
+        if (oldest !== prunedBefore) pruneHours(oldest);
+        const rowKey = `${day}\t${event.apiId}\t${event.keyId ?? ''}`;
+        addEvent((data.usage[rowKey] ??= emptyUsageRow(day, event)), event);
+        // An event older than the hourly retention (a clock step, a test) counts by the day only.
+        if (hour < oldest) return commit('usage', rowKey);
+        const hourKey = `${hour}\t${event.apiId}\t${event.keyId ?? ''}`;
+        addEvent((usageHours(data)[hourKey] ??= { ...emptyUsageRow(day, event), hour }), event);
+        return commit('usage', rowKey, 'usageHours', hourKey);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    async usage(query: UsageQuery): Promise<UsageRow[]> {
+      const hourly = query.unit === 'hour';
+      const cutoff = usageQueryCutoff(query, now());
+      const rows = Object.values(hourly ? usageHours(db.data) : db.data.usage).filter(
+        (row) =>
+          (query.apiId === undefined || row.apiId === query.apiId) &&
+          (query.keyId === undefined || row.keyId === query.keyId) &&
+          (cutoff === undefined || (hourly ? row.hour! : row.day) >= cutoff),
+      );
+      return groupUsage(rows);
+    },
+
+    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
+      mutable().endpoints[status.apiId] = { ...status };
+      await commit('endpoints', status.apiId);
+    },
+
+    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
+      return Object.values(db.data.endpoints)
+        .map((s) => ({ ...s }))
+        .sort((a, b) => a.apiId.localeCompare(b.apiId));
+    },
+
+    async flush(): Promise<void> {
+      writeBatch(false);
+      // A fold that failed lost nothing (its journal stays aside and is replayed); the appends are what count.
+      if (compacting) await compacting.catch(() => undefined);
+      await journal.durable();
+      await adapter.durable();
+    },
+
+    /** Folds the journal into the snapshot: a cleanly stopped store leaves `state.json` alone. */
+    async close(): Promise<void> {
+      if (closed) return;
+      await store.flush();
+      closed = true;
+      if (appended) await compact();
+      await journal.close();
+    },
+  };
+
+  function addToBalance(account: string, milliCredits: number): Promise<number> {
+    try {
+      assertAmount(milliCredits);
+      const found = accountOf(mutable(), account);
+      found.balance += milliCredits;
+      const balance = found.balance;
+      return commit('accounts', account).then(() => balance);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  return store;
+}
