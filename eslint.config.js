@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
+import local from './eslint-rules/max-own-lines.js';
 
 // src/core is the domain: it must not know about transports or terminals (docs/architecture.md).
 const transportImports = ['fastify', 'fastify/*', '@fastify/*', 'commander', 'inquirer', '@inquirer/*', 'chalk', 'ora', 'cli-table3'];
@@ -25,6 +26,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // Functions small enough to read in one sitting (docs/architecture.md).
+    files: ['src/core/**/*.ts', 'src/daemon/**/*.ts'],
+    plugins: { local },
+    rules: { 'local/max-own-lines': ['error', { max: 60 }] },
   },
   {
     files: ['src/core/**/*.ts', 'src/core/**/*.cts'],

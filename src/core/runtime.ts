@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { ensurePrivateDir, ensurePrivateFile } from './shared/index.js';
+import { ensurePrivateDir, ensurePrivateFile, toMilli } from './shared/index.js';
 import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './registry/index.js';
 import type { ApiConfig, Project, ProjectSettings } from './config/index.js';
-import { toMilli } from './access/index.js';
 import { createModelResolver, type ModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extract/index.js';
 import { createWatch, type MonitorStore, type Watch, type WatchEvent } from './monitor/index.js';

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onSendHookHandler } from 'fastify';
 import { isPagejsonError } from '../core/shared/errors.js';
-import { formatCredits } from '../core/access/credits.js';
+import { formatCredits } from '../core/shared/credit-amounts.js';
 import { MAX_BODY_BYTES } from '../core/retrieval/retrieval-service.js';
 import { ANSWER_GRACE_MS, type Runtime } from '../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES, rawErrorResponse } from './errors.js';

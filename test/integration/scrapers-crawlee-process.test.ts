@@ -29,8 +29,8 @@ const moduleUrl = (path: string): string => pathToFileURL(join(REPO_ROOT, 'dist'
 describe('scrapers 2 and 3 in a CLI-like process', () => {
   it('print nothing, write nothing to the working directory, and let the process exit after close()', async () => {
     const script = `
-      const { createCrawleeScraper } = await import(${JSON.stringify(moduleUrl('src/core/scrapers/crawlee.js'))});
-      const { createBrowserScraper } = await import(${JSON.stringify(moduleUrl('src/core/scrapers/browser.js'))});
+      const { createCrawleeScraper } = await import(${JSON.stringify(moduleUrl('src/core/fetch/scrapers/crawlee.js'))});
+      const { createBrowserScraper } = await import(${JSON.stringify(moduleUrl('src/core/fetch/scrapers/browser.js'))});
       const { startFixtureSite } = await import(${JSON.stringify(moduleUrl('test/support/site.js'))});
       const site = await startFixtureSite();
       const options = { timeoutMs: 30000, maxBytes: 1048576, allowPrivateNetworks: true, perOriginConcurrency: 4 };

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCredits, fromMilli, generationCost, retrievalCost, toMilli } from '../../src/core/access/credits.js';
+import { generationCost, retrievalCost } from '../../src/core/access/credits.js';
+import { formatCredits, fromMilli, toMilli } from '../../src/core/shared/credit-amounts.js';
 
 describe('credit rules (SPEC 8.1)', () => {
   it('charges 0.4 / 0.5 per retrieval and 0.25 / 0.35 per generation, more only when the scraper renders JS', () => {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli, toMilli } from '../../core/access/credits.js';
+import { formatCredits, fromMilli, toMilli } from '../../core/shared/credit-amounts.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import type { AccountBalance } from '../../core/access/accounts.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';

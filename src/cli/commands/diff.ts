@@ -4,7 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { ApiConfig } from '../../core/config/schema.js';
-import { describeChanges, type ConfigChange } from '../../core/edit/describe-changes.js';
+import type { ConfigChange } from '../../core/edit/describe-changes.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -34,6 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       const gitRoot = await gitTopLevel(project.root);
       const pathInRepo = relative(gitRoot, file);
       const { before, ref } = await loadOldRevision(gitRoot, pathInRepo, options.against, file);
+      const { describeChanges } = await import('../../core/edit/describe-changes.js');
       const changes = before ? describeChanges(before, current) : [{ kind: 'added' as const, subject: apiId, text: `new endpoint ${apiId} (not in ${ref})` }];
       const summary = { apiId, file: displayPath(file, ctx.cwd), against: ref, fromRevision: before?.revision ?? null, toRevision: current.revision, changes };
       if (options.format === 'json') writeJson(ctx.stdout, summary);

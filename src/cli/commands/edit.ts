@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { describeChanges } from '../../core/edit/describe-changes.js';
-import { applyEdits, parseAddSpec, splitAssignment, type EditOperation } from '../../core/edit/operations.js';
+import type * as EditModel from '../../core/edit/operations.js';
+import type { EditOperation } from '../../core/edit/operations.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -12,7 +12,11 @@ import { colors } from '../output.js';
  * command line (commander's option events keep that order across different flags), validated as a whole
  * before anything is written. Without change flags on a terminal, the interactive editor opens.
  */
-const FLAG_PARSERS: Record<string, (value: string) => EditOperation> = {
+type FlagParsers = Record<(typeof CHANGE_FLAGS)[number], (value: string) => EditOperation>;
+const CHANGE_FLAGS = ['add', 'remove', 'rename', 'move', 'set', 'var', 'unvar'] as const;
+
+// The edit model (the config schema behind it) loads only when an edit runs, not on every CLI start.
+const flagParsers = ({ parseAddSpec, splitAssignment }: typeof EditModel): FlagParsers => ({
   add: parseAddSpec,
   remove: (value) => ({ kind: 'remove', path: value }),
   rename: (value) => {
@@ -33,7 +37,7 @@ const FLAG_PARSERS: Record<string, (value: string) => EditOperation> = {
     return { kind: 'var', spec, name };
   },
   unvar: (value) => ({ kind: 'unvar', name: value }),
-};
+});
 
 export function register(program: Command, ctx: CliContext): void {
   const command = program
@@ -50,20 +54,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'show what would change without writing')
     .option('--json', 'print {apiId, file, revision, changed, changes} as JSON');
 
-  const operations: EditOperation[] = [];
-  const problems: unknown[] = [];
-  for (const flag of Object.keys(FLAG_PARSERS)) {
-    command.on(`option:${flag}`, (value: string) => {
-      try {
-        operations.push(FLAG_PARSERS[flag]!(value));
-      } catch (error) {
-        problems.push(error);
-      }
-    });
-  }
+  // Commander's option events keep the order of the flags across different flags.
+  const flags: Array<[(typeof CHANGE_FLAGS)[number], string]> = [];
+  for (const flag of CHANGE_FLAGS) command.on(`option:${flag}`, (value: string) => flags.push([flag, value]));
 
   command.action(async (apiId: string, options: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
-    if (problems.length > 0) throw problems[0];
+    const [editModel, { describeChanges }] = await Promise.all([import('../../core/edit/operations.js'), import('../../core/edit/describe-changes.js')]);
+    const parsers = flagParsers(editModel);
+    const operations = flags.map(([flag, value]) => parsers[flag](value));
     const { project, set } = await loadProjectConfigs(cmd, ctx);
     requireConfig(project, set, apiId, ctx.cwd);
     const file = set.files.get(apiId) ?? join(project.configsDir, `${apiId}.json`);
@@ -82,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
       return;
     }
 
-    const { config, changed } = applyEdits(editable.original, operations);
+    const { config, changed } = editModel.applyEdits(editable.original, operations);
     const changes = describeChanges(editable.original, config);
     if (changed) {
       // Checked in a dry run too: a dry run answers "would this work?".

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli } from '../../core/access/credits.js';
+import { formatCredits, fromMilli } from '../../core/shared/credit-amounts.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCredits, fromMilli } from '../../core/access/credits.js';
+import { formatCredits, fromMilli } from '../../core/shared/credit-amounts.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import type { UsageQuery } from '../../core/state/types.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';

@@ -1,5 +1,4 @@
-import { PagejsonError } from '../shared/index.js';
-import { toMilli } from './credits.js';
+import { PagejsonError, toMilli } from '../shared/index.js';
 import { checkAccountName, DEFAULT_ACCOUNT } from './key-service.js';
 import type { StateStore } from '../state/index.js';
 

@@ -2,4 +2,3 @@ export { retrievalCost } from './credits.js';
 export { createFailureRate } from './failure-rate.js';
 export { verifyApiKey, type KeyVerdict } from './key-service.js';
 export { createUsageBuffer } from './usage-buffer.js';
-export { toMilli } from './credits.js';

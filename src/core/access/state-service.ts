@@ -1,7 +1,7 @@
 import { accountBalance, chargeCredits, grantCredits, type AccountBalance, type CreditSettings } from './accounts.js';
 import { placeholderNames, type ApiConfig } from '../config/index.js';
 import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type CreateKeyInput, type KeyView, type RotatedKey } from './key-service.js';
-import { toMilli } from './credits.js';
+import { toMilli } from '../shared/index.js';
 import { scraperByNumber } from '../fetch/index.js';
 import type { StateStore, UsageQuery, UsageRow } from '../state/index.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  */
 export function loadNativeAddon<T>(dir: string, name: string): T | undefined {
   const addon = `native/${dir}/build/Release/${name}.node`;
-  for (const up of ['../../', '../../../']) {
+  for (const up of ['../../../', '../../../../']) {
     const file = fileURLToPath(new URL(up + addon, import.meta.url));
     if (!existsSync(file)) continue;
     try {

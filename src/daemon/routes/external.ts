@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatCredits } from '../../core/access/credits.js';
+import { formatCredits } from '../../core/shared/credit-amounts.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { MESSAGES } from '../errors.js';
 import type { Runtime } from '../../core/runtime.js';
