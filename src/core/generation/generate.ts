@@ -42,71 +42,14 @@ export interface GenerateResult {
 export const DEFAULT_SELECTOR = 'body';
 
 export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
-  const url = checkSourceUrl(request.url);
-  if (request.session && !scraperByNumber(request.scraper).supportsSession) {
-    throw new PagejsonError('USAGE', `--session works only with scraper 1, not scraper ${request.scraper}`, {
-      hint: 'drop --session, or use --scraper 1',
-    });
-  }
-  const apiId = request.apiId ?? defaultApiId(url);
-  if (!API_ID_PATTERN.test(apiId)) {
-    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, { hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)' });
-  }
-  // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
-  let template: { url: string; variables: ApiConfig['variables'] } = { url, variables: {} };
-  for (const { spec, name } of request.vars.map(parseVarFlag)) template = markVariable(template, spec, name);
-  const selector = request.selector.trim() || DEFAULT_SELECTOR;
-
+  const { url, apiId, template, selector } = checkRequest(request);
   const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, ...(deps.signal ? { signal: deps.signal } : {}) });
-  const { sectionHtml, matched } = selectSection(page.html, selector);
-  if (matched === 0) {
-    const offered = candidateSections(parseHtml(page.html).children);
-    const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
-    throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
-      context: { selector, url: page.finalUrl, candidates: offered },
-      hint: offered.length > 0 ? `sections this page has: ${list}; or leave --selector out for the whole page` : 'check the selector against the page source, or leave --selector out for the whole page',
-    });
-  }
-
+  const sectionHtml = sectionOf(page, selector);
   const model = await deps.modelFor(request.model);
   const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
-  if (proposal.structure.length === 0) {
-    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract in "${selector}" on ${page.finalUrl}`, {
-      context: { selector, url: page.finalUrl, model: request.model },
-      hint: 'try a narrower --selector, a --rule that says what to extract, or another --model',
-    });
-  }
-
-  // A narrowed section means what it says: a field that only the whole page yields (a proposal from outside
-  // the section) is not offered, whichever model proposed it.
-  // One parse of the page for the check below and the sample.
-  const doc = parseHtml(page.html);
-  const structure = isNarrowed(selector) ? insideSection(proposal.structure, selector, doc, page.finalUrl) : proposal.structure;
-  if (structure.length === 0) {
-    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${page.finalUrl}`, {
-      context: { selector, url: page.finalUrl, model: request.model },
-      hint: 'the section has no data the model recognises: widen --selector, add a --rule that says what to extract, or try another --model',
-    });
-  }
+  const { structure, doc } = proposedStructure(proposal.structure, request, selector, page);
   proposal.structure = structure;
-  const compiled = compileStructure({ selector, structure: proposal.structure });
-  const sample = compiled.extractFromDocument(doc, page.finalUrl).data;
-  let usage = proposal.usage;
-  // The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
-  // Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
-  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray && !entry.path.includes('.')).map((entry) => entry.field);
-  if (modelFields.length > 0 && request.model !== HEURISTIC_MODEL) {
-    const filled = await model.fill({
-      sectionHtml,
-      pageUrl: page.finalUrl,
-      fields: modelFields,
-      jsonSchema: dataJsonSchema(modelFields),
-      rule: request.rule,
-    });
-    for (const field of modelFields) if (filled.values[field.name] !== undefined) sample[field.name] = filled.values[field.name];
-    usage = addUsage(usage, filled.usage);
-  }
-
+  const { sample, usage } = await sampleOf(proposal, { request, model, selector, sectionHtml, doc, pageUrl: page.finalUrl });
   const description = describeGenerated(page.html, request.rule);
   const config = ApiConfigSchema.parse({
     $schema: CONFIG_SCHEMA_REF,
@@ -132,6 +75,95 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     },
   });
   return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}) };
+}
+
+type UrlTemplate = { url: string; variables: ApiConfig['variables'] };
+
+/** What the request alone decides, checked before the page is fetched. */
+function checkRequest(request: GenerateRequest): { url: string; apiId: string; template: UrlTemplate; selector: string } {
+  const url = checkSourceUrl(request.url);
+  if (request.session && !scraperByNumber(request.scraper).supportsSession) {
+    throw new PagejsonError('USAGE', `--session works only with scraper 1, not scraper ${request.scraper}`, {
+      hint: 'drop --session, or use --scraper 1',
+    });
+  }
+  const apiId = request.apiId ?? defaultApiId(url);
+  if (!API_ID_PATTERN.test(apiId)) {
+    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, { hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)' });
+  }
+  // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
+  let template: UrlTemplate = { url, variables: {} };
+  for (const { spec, name } of request.vars.map(parseVarFlag)) template = markVariable(template, spec, name);
+  return { url, apiId, template, selector: request.selector.trim() || DEFAULT_SELECTOR };
+}
+
+/** The section's HTML; a selector that matches nothing is refused with the sections the page has. */
+function sectionOf(page: { html: string; finalUrl: string }, selector: string): string {
+  const { sectionHtml, matched } = selectSection(page.html, selector);
+  if (matched > 0) return sectionHtml;
+  const offered = candidateSections(parseHtml(page.html).children);
+  const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
+  throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
+    context: { selector, url: page.finalUrl, candidates: offered },
+    hint: offered.length > 0 ? `sections this page has: ${list}; or leave --selector out for the whole page` : 'check the selector against the page source, or leave --selector out for the whole page',
+  });
+}
+
+/**
+ * The model's structure as it will be saved. A narrowed section means what it says: a field that only the
+ * whole page yields (a proposal from outside the section) is not offered, whichever model proposed it.
+ */
+function proposedStructure(proposed: Field[], request: GenerateRequest, selector: string, page: { html: string; finalUrl: string }): { structure: Field[]; doc: ReturnType<typeof parseHtml> } {
+  const pageUrl = page.finalUrl;
+  if (proposed.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract in "${selector}" on ${pageUrl}`, {
+      context: { selector, url: pageUrl, model: request.model },
+      hint: 'try a narrower --selector, a --rule that says what to extract, or another --model',
+    });
+  }
+  // One parse of the page for this check and the sample.
+  const doc = parseHtml(page.html);
+  const structure = isNarrowed(selector) ? insideSection(proposed, selector, doc, pageUrl) : proposed;
+  if (structure.length === 0) {
+    throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${pageUrl}`, {
+      context: { selector, url: pageUrl, model: request.model },
+      hint: 'the section has no data the model recognises: widen --selector, add a --rule that says what to extract, or try another --model',
+    });
+  }
+  return { structure, doc };
+}
+
+interface SampleInput {
+  request: GenerateRequest;
+  model: Model;
+  selector: string;
+  sectionHtml: string;
+  doc: ReturnType<typeof parseHtml>;
+  pageUrl: string;
+}
+
+/**
+ * The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
+ * Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
+ */
+async function sampleOf(proposal: { structure: Field[]; usage?: TokenUsage }, input: SampleInput): Promise<{ sample: Record<string, unknown>; usage: TokenUsage | undefined }> {
+  const { request, model, selector, pageUrl } = input;
+  const compiled = compileStructure({ selector, structure: proposal.structure });
+  const sample = compiled.extractFromDocument(input.doc, pageUrl).data;
+  let usage = proposal.usage;
+  const modelFields = compiled.modelFields.filter((entry) => !entry.inArray && !entry.path.includes('.')).map((entry) => entry.field);
+  if (modelFields.length > 0 && request.model !== HEURISTIC_MODEL) {
+    const filled = await model.fill({
+      sectionHtml: input.sectionHtml,
+      pageUrl,
+      fields: modelFields,
+      jsonSchema: dataJsonSchema(modelFields),
+      rule: request.rule,
+    });
+    for (const field of modelFields) if (filled.values[field.name] !== undefined) sample[field.name] = filled.values[field.name];
+    usage = addUsage(usage, filled.usage);
+  }
+  return { sample, usage };
 }
 
 /** The fields that yield something when read inside the section alone (model fields, with no selector, stay). */
