@@ -151,104 +151,159 @@ const ANALYSED_ITEMS = 200;
 export function itemFields(allItems: Element[]): ItemFields {
   const items = sampleOf(allItems, ANALYSED_ITEMS);
   const names = new NameSet();
-  const fields: Field[] = [];
-  const seenValues = new Set<string>();
-  const hints: string[] = [];
   const slots = collectSlots(items).filter((slot) => slot.byItem.size * 2 >= items.length);
-  const valuesOf = (slot: Slot, read: (element: Element) => string) => items.map((item) => (slot.byItem.get(item)?.[0] ? read(slot.byItem.get(item)![0]!) : ''));
-  const constants = new Set<Element>();
-  for (const slot of slots) {
-    const values = valuesOf(slot, (element) => textOf(element));
-    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
-  }
-  let hasTitle = false;
+  const found: Found = { items, names, fields: [], hints: [], seenValues: new Set(), constants: constantsOf(items, slots), hasTitle: false };
   // Cards that are links themselves (`a.story-card`): the item's own href is the item's URL.
   if (items.every((item) => item.name === 'a' && attr(item, 'href'))) {
-    fields.push({ name: names.take('url'), type: 'url', selector: ':scope', attribute: 'href', transform: ['absoluteUrl'] });
-    hints.push('url link');
+    found.fields.push({ name: names.take('url'), type: 'url', selector: ':scope', attribute: 'href', transform: ['absoluteUrl'] });
+    found.hints.push('url link');
   }
-  const add = (field: Field, values: string[], hint: string) => {
-    // The same values twice (a card link's title attribute and the card's title text) are one field.
-    const signature = `${field.type}|${values.join('\u0000')}`;
-    if (seenValues.has(signature)) return;
-    seenValues.add(signature);
-    if (field.name === 'title') hasTitle = true;
-    fields.push(field);
-    hints.push(field.name, hint, values.slice(0, 3).join(' '));
-  };
+  for (const slot of slots) slotFields(found, slot);
+  return { fields: found.fields, hints: found.hints.join(' ') };
+}
 
+/** The fields found so far, and what the next slot's naming depends on. */
+interface Found {
+  readonly items: Element[];
+  readonly names: NameSet;
+  readonly fields: Field[];
+  readonly hints: string[];
+  /** Signatures of the values of the fields added, so the same values twice make one field. */
+  readonly seenValues: Set<string>;
+  /** Elements whose text is the same in every item (labels such as `Location:`): never fields themselves. */
+  readonly constants: Set<Element>;
+  hasTitle: boolean;
+}
+
+/** Per item, what `read` gives for the slot's first element there ('' where the item lacks it). */
+function valuesOf(items: Element[], slot: Slot, read: (element: Element) => string): string[] {
+  return items.map((item) => (slot.byItem.get(item)?.[0] ? read(slot.byItem.get(item)![0]!) : ''));
+}
+
+function constantsOf(items: Element[], slots: Slot[]): Set<Element> {
+  const constants = new Set<Element>();
   for (const slot of slots) {
-    const first = [...slot.byItem.values()][0]![0]!;
-    const role = roleOf(first);
-    if (!role || constants.has(first)) continue;
-    const occurrences = items.map((item) => ({ item, element: slot.byItem.get(item)?.[0] ?? null }));
-    const multiple = [...slot.byItem.values()].reduce((sum, list) => sum + list.length, 0) / slot.byItem.size > 1.3;
-    const hint = `${stableClasses(first).join(' ')} ${attr(first, 'itemprop') ?? ''}`;
-    if (multiple) {
-      if (role !== 'text') continue;
-      const selector = relativeSelectorAll(items.filter((item) => slot.byItem.has(item)).map((item) => ({ item, elements: slot.byItem.get(item)! })), relativeCandidates(first, [...slot.byItem.keys()][0]!));
-      if (!selector) continue;
-      const parent = parentElement(first);
-      const name = names.take(nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags');
-      add({ name, type: 'array', selector, items: { type: 'string' } }, items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')), hint);
-      continue;
-    }
-    const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
-    const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
-    if (!selector) continue;
-    const fromClasses = nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
-    // `a.Link` says it is a link, which the url field says already: no name for its text.
-    const classNamed = attr(first, 'itemprop') ?? (role === 'link' && fromClasses === 'url' ? null : fromClasses);
-    if (role === 'image') {
-      const attribute = imageAttribute(first)!;
-      add({ name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, attribute) ?? ''), hint);
-      continue;
-    }
-    if (role === 'time') {
-      add({ name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' }, valuesOf(slot, (e) => attr(e, 'datetime') ?? ''), hint);
-      continue;
-    }
-    const inlineLabel = role === 'text' ? leadingLabel(first, constants) : null;
-    const texts = valuesOf(slot, (element) => {
-      if (role === 'link' && readsTitleAttribute(element)) return attr(element, 'title')!;
-      const text = textOf(element);
-      return inlineLabel && text.startsWith(inlineLabel) ? text.slice(inlineLabel.length).trim() : text;
-    });
-    const filled = texts.filter((text) => text.length > 0);
-    const varying = new Set(filled).size > 1 || items.length < 3;
-    // Only a column of prices is a number: "Free" among "$25" and "$40" would come out null.
-    const priced = filled.length > 0 && filled.every(looksLikePrice);
-    const label = inlineLabel ?? labelOf(first, constants);
-    const contentName = nameFromContent(filled[0] ?? '');
-    let name =
-      (label ? nameFromText(label) : null) ??
-      (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
-      (priced ? 'price' : null) ??
-      (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
-      (role === 'link' && readsTitleAttribute(first) && !hasTitle ? 'title' : null) ??
-      contentName ??
-      classNamed ??
-      (role === 'link' && !hasTitle ? 'title' : null) ??
-      (role === 'link' ? nameFromHrefs(valuesOf(slot, (e) => attr(e, 'href') ?? '')) : null) ??
-      (first.name === 'p' ? 'description' : first.name === 'time' || filled.every(looksLikeDate) ? 'date' : 'text');
-    if (name === 'title' && hasTitle) name = 'subtitle';
-    if (role === 'link') {
-      const ownTextUseful = varying && filled.length > 0 && (ownText(first) !== '' || attr(first, 'title'));
-      if (ownTextUseful) {
-        const attribute = readsTitleAttribute(first) ? 'title' : undefined;
-        add({ name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, texts, hint);
-      }
-      const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;
-      add({ name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] }, valuesOf(slot, (e) => attr(e, 'href') ?? ''), hint);
-      continue;
-    }
-    if (!varying) continue;
-    // A label inside the element ("Venue: Town Hall") is cut off, optionally, so a changed label still reads.
-    const labelTransform = inlineLabel ? [`regex:^(?:${escapeRegex(inlineLabel)})?\\s*(.+)$`] : [];
-    const field: Field = priced
-      ? { name: names.take(name), type: 'number', selector, transform: [...labelTransform, 'number'] }
-      : { name: names.take(name), type: 'string', selector, ...(labelTransform.length > 0 ? { transform: labelTransform } : {}) };
-    add(field, texts, hint);
+    const values = valuesOf(items, slot, (element) => textOf(element));
+    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
   }
-  return { fields, hints: hints.join(' ') };
+  return constants;
+}
+
+function addField(found: Found, field: Field, values: string[], hint: string): void {
+  // The same values twice (a card link's title attribute and the card's title text) are one field.
+  const signature = `${field.type}|${values.join('\u0000')}`;
+  if (found.seenValues.has(signature)) return;
+  found.seenValues.add(signature);
+  if (field.name === 'title') found.hasTitle = true;
+  found.fields.push(field);
+  found.hints.push(field.name, hint, values.slice(0, 3).join(' '));
+}
+
+/** The field (or fields) one slot yields, if any. */
+function slotFields(found: Found, slot: Slot): void {
+  const { items, names } = found;
+  const first = [...slot.byItem.values()][0]![0]!;
+  const role = roleOf(first);
+  if (!role || found.constants.has(first)) return;
+  const multiple = [...slot.byItem.values()].reduce((sum, list) => sum + list.length, 0) / slot.byItem.size > 1.3;
+  const hint = `${stableClasses(first).join(' ')} ${attr(first, 'itemprop') ?? ''}`;
+  if (multiple) {
+    if (role === 'text') listField(found, slot, first, hint);
+    return;
+  }
+  const occurrences = items.map((item) => ({ item, element: slot.byItem.get(item)?.[0] ?? null }));
+  const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
+  const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
+  if (!selector) return;
+  const fromClasses = nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
+  // `a.Link` says it is a link, which the url field says already: no name for its text.
+  const classNamed = attr(first, 'itemprop') ?? (role === 'link' && fromClasses === 'url' ? null : fromClasses);
+  if (role === 'image') {
+    const attribute = imageAttribute(first)!;
+    addField(found, { name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(items, slot, (e) => attr(e, attribute) ?? ''), hint);
+    return;
+  }
+  if (role === 'time') {
+    addField(found, { name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' }, valuesOf(items, slot, (e) => attr(e, 'datetime') ?? ''), hint);
+    return;
+  }
+  readableFields(found, { slot, first, role, selector, classNamed, hint });
+}
+
+/** A text repeated within each item (feature bullets, tags): one array of strings. */
+function listField(found: Found, slot: Slot, first: Element, hint: string): void {
+  const { items } = found;
+  const selector = relativeSelectorAll(items.filter((item) => slot.byItem.has(item)).map((item) => ({ item, elements: slot.byItem.get(item)! })), relativeCandidates(first, [...slot.byItem.keys()][0]!));
+  if (!selector) return;
+  const parent = parentElement(first);
+  const name = found.names.take(nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags');
+  addField(found, { name, type: 'array', selector, items: { type: 'string' } }, items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')), hint);
+}
+
+/** A slot read for its text: a link or a text block, with its selector found. */
+interface Readable {
+  slot: Slot;
+  first: Element;
+  role: 'link' | 'text';
+  selector: string;
+  classNamed: string | null;
+  hint: string;
+}
+
+function readableFields(found: Found, readable: Readable): void {
+  const { slot, first, role, selector, hint } = readable;
+  const { items, names } = found;
+  const inlineLabel = role === 'text' ? leadingLabel(first, found.constants) : null;
+  const texts = valuesOf(items, slot, (element) => {
+    if (role === 'link' && readsTitleAttribute(element)) return attr(element, 'title')!;
+    const text = textOf(element);
+    return inlineLabel && text.startsWith(inlineLabel) ? text.slice(inlineLabel.length).trim() : text;
+  });
+  const filled = texts.filter((text) => text.length > 0);
+  const varying = new Set(filled).size > 1 || items.length < 3;
+  // Only a column of prices is a number: "Free" among "$25" and "$40" would come out null.
+  const priced = filled.length > 0 && filled.every(looksLikePrice);
+  let name = readableName(found, readable, { label: inlineLabel ?? labelOf(first, found.constants), filled, priced });
+  if (name === 'title' && found.hasTitle) name = 'subtitle';
+  if (role === 'link') {
+    linkFields(found, readable, name, { texts, filled, varying });
+    return;
+  }
+  if (!varying) return;
+  // A label inside the element ("Venue: Town Hall") is cut off, optionally, so a changed label still reads.
+  const labelTransform = inlineLabel ? [`regex:^(?:${escapeRegex(inlineLabel)})?\\s*(.+)$`] : [];
+  const field: Field = priced
+    ? { name: names.take(name), type: 'number', selector, transform: [...labelTransform, 'number'] }
+    : { name: names.take(name), type: 'string', selector, ...(labelTransform.length > 0 ? { transform: labelTransform } : {}) };
+  addField(found, field, texts, hint);
+}
+
+/** The name of a link or text field, from the strongest sign to the weakest. */
+function readableName(found: Found, { slot, first, role, classNamed }: Readable, seen: { label: string | null; filled: string[]; priced: boolean }): string {
+  const { hasTitle } = found;
+  const contentName = nameFromContent(seen.filled[0] ?? '');
+  return (
+    (seen.label ? nameFromText(seen.label) : null) ??
+    (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
+    (seen.priced ? 'price' : null) ??
+    (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
+    (role === 'link' && readsTitleAttribute(first) && !hasTitle ? 'title' : null) ??
+    contentName ??
+    classNamed ??
+    (role === 'link' && !hasTitle ? 'title' : null) ??
+    (role === 'link' ? nameFromHrefs(valuesOf(found.items, slot, (e) => attr(e, 'href') ?? '')) : null) ??
+    (first.name === 'p' ? 'description' : first.name === 'time' || seen.filled.every(looksLikeDate) ? 'date' : 'text')
+  );
+}
+
+/** A link: its text (when it says something) and its absolute URL. */
+function linkFields(found: Found, { slot, first, selector, hint }: Readable, name: string, read: { texts: string[]; filled: string[]; varying: boolean }): void {
+  const { names } = found;
+  const ownTextUseful = read.varying && read.filled.length > 0 && (ownText(first) !== '' || attr(first, 'title'));
+  if (ownTextUseful) {
+    const attribute = readsTitleAttribute(first) ? 'title' : undefined;
+    addField(found, { name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, read.texts, hint);
+  }
+  const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;
+  addField(found, { name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] }, valuesOf(found.items, slot, (e) => attr(e, 'href') ?? ''), hint);
 }
