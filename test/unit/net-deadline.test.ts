@@ -1,12 +1,17 @@
 import { getEventListeners } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startDeadline } from '../../src/core/fetch/net/deadline.js';
 
+/** The deadline's timer runs on vitest's fake clock: its time is up exactly when the clock says so. */
 describe('startDeadline', () => {
-  it('aborts both signals with a TimeoutError when the time is up', async () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('aborts both signals with a TimeoutError when the time is up', () => {
     const { deadline, signal } = startDeadline(20);
-    await sleep(60);
+    vi.advanceTimersByTime(19);
+    expect(signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
     expect(deadline.aborted).toBe(true);
     expect(signal.aborted).toBe(true);
     expect((signal.reason as DOMException).name).toBe('TimeoutError');
@@ -28,13 +33,14 @@ describe('startDeadline', () => {
     expect(startDeadline(10_000, caller.signal).signal.aborted).toBe(true);
   });
 
-  it('lets go of its timer and of the caller once disposed: nothing fires later, nothing stays attached', async () => {
+  it('lets go of its timer and of the caller once disposed: nothing fires later, nothing stays attached', () => {
     const caller = new AbortController();
     const handles = Array.from({ length: 50 }, () => startDeadline(20, caller.signal));
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(50);
     for (const handle of handles) handle.dispose();
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
-    await sleep(60);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(60);
     // AbortSignal.timeout would have fired here (and kept each signal alive until then).
     expect(handles.some((handle) => handle.deadline.aborted || handle.signal.aborted)).toBe(false);
   });

@@ -5,11 +5,16 @@ describe('session store', () => {
   it('shares one handshake between concurrent first requests and reuses it', async () => {
     const store = createSessionStore();
     let handshakes = 0;
+    // The handshake stays in flight until the test lets it finish: both requests come while it runs.
+    let finishHandshake!: () => void;
+    const handshakeDone = new Promise<void>((resolve) => (finishHandshake = resolve));
     const establish = async () => {
       handshakes += 1;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await handshakeDone;
     };
-    const [a, b] = await Promise.all([store.get('http://o', establish), store.get('http://o', establish)]);
+    const both = Promise.all([store.get('http://o', establish), store.get('http://o', establish)]);
+    finishHandshake();
+    const [a, b] = await both;
     expect(handshakes).toBe(1);
     expect(a.session).toBe(b.session);
     expect(a.reused).toBe(false);
