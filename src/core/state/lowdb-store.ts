@@ -1,8 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Low } from 'lowdb';
 import { PagejsonError } from '../shared/index.js';
 import { DurableJsonAdapter } from './lowdb-adapter.js';
-import { foldingFileOf, JOURNAL_SECTIONS, journalFileOf, readJournal, StateJournal, type JournalRecord, type JournalSection } from './state-journal.js';
+import { createStateBatches, type StateBatches } from './state-batches.js';
+import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
 
@@ -75,24 +76,6 @@ function checkStateFile(value: unknown): string | undefined {
   return undefined;
 }
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A batch nobody awaits (fire-and-forget usage counters) must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
 function emptyUsageRow(day: string, event: UsageEvent): UsageRow {
   return { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
 }
@@ -110,151 +93,142 @@ function addEvent(row: UsageRow, event: UsageEvent): void {
 }
 
 export async function createLowdbStore(options: LowdbStoreOptions): Promise<StateStore & { readonly file: string }> {
-  let snapshotBytes = 0;
-  const adapter = new DurableJsonAdapter<StateFile>(options.file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
-  const db = new Low<StateFile>(adapter, emptyState());
-  await db.read();
-  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), usageHours: dictionary(db.data.usageHours), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
+  const files = await openStateFiles(options.file);
+  const { db, adapter, journal } = files;
   const now = options.now ?? (() => new Date());
-
-  // The snapshot, then the journal being folded when the last writer stopped (if any), then the journal.
-  const journalFile = journalFileOf(options.file);
-  const foldingFile = foldingFileOf(options.file);
-  const folding = readJournal(foldingFile);
-  const current = readJournal(journalFile);
-  for (const record of [...folding.records, ...current.records]) applyRecord(db.data, record);
-  const journal = new StateJournal(journalFile, current);
-
-  // Entries changed since the last batch, in the order first changed (section, key, section, key, …), and per
-  // section the keys already listed: a key changed again in the same batch (every hit debits the same account)
-  // costs one Set lookup and allocates nothing.
-  const dirty: Array<JournalSection | string> = [];
-  const dirtyKeys = new Map<JournalSection, Set<string>>(JOURNAL_SECTIONS.map((section) => [section, new Set<string>()]));
-  const touch = (section: JournalSection, key: string): void => {
-    const listed = dirtyKeys.get(section)!;
-    if (listed.has(key)) return;
-    listed.add(key);
-    dirty.push(section, key);
-  };
-
+  const compactAfterBytes = options.compactAfterBytes ?? COMPACT_AFTER_BYTES;
+  const batches = createStateBatches({
+    journal,
+    foldingFile: files.foldingFile,
+    valueOf: (section, key) => {
+      const entries = db.data[section] as Record<string, object> | undefined;
+      return entries && Object.hasOwn(entries, key) ? entries[key]! : null;
+    },
+    writeSnapshot: async () => {
+      await db.write();
+      await adapter.durable();
+    },
+    compactAfterBytes: () => Math.max(compactAfterBytes, 2 * files.snapshotBytes()),
+    ...(options.onWrite ? { onWrite: options.onWrite } : {}),
+  });
   // Whole-file snapshots stay cheap only while the file is small: old usage days go (journaled with the next batch).
   const oldestKept = usageCutoff(now(), options.usageRetentionDays ?? 400);
   for (const [rowKey, row] of Object.entries(db.data.usage)) {
     if (row.day >= oldestKept) continue;
     delete db.data.usage[rowKey];
-    touch('usage', rowKey);
+    batches.touch('usage', rowKey);
   }
-  const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
-  /** Hourly rows past their retention go whenever the oldest hour kept moves (and at open): the section stays bounded. */
-  const oldestHourKept = oldestHourKeeper(now);
-  let prunedBefore = '';
-  const pruneHours = (oldest: string): void => {
-    prunedBefore = oldest;
-    const rows = usageHours(db.data);
-    for (const [rowKey, row] of Object.entries(rows)) {
-      if (row.hour! >= oldest) continue;
-      delete rows[rowKey];
-      touch('usageHours', rowKey);
-    }
-  };
-  pruneHours(oldestHourKept());
-  const byDigest = new Map<string, string>();
-  for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
-
-  // Holds made by this store: every other hold in the file was left by a process that is gone (one writer).
-  const ownHolds = new Set<string>();
-  const holds = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
-
-  let next: Deferred | undefined;
-  let compacting: Promise<void> | undefined;
   let closed = false;
-  /** Whether this store wrote anything: a store opened only to read leaves the files as they were. */
-  let appended = false;
-  const compactAfterBytes = (): number => Math.max(options.compactAfterBytes ?? COMPACT_AFTER_BYTES, 2 * snapshotBytes);
-
-  /** Appends every entry changed since the last batch, then acknowledges the batch's changes. */
-  function writeBatch(mayFold = true): void {
-    const batch = next;
-    next = undefined;
-    try {
-      if (dirty.length > 0) {
-        let text = '';
-        for (let index = 0; index < dirty.length; index += 2) {
-          const section = dirty[index] as JournalSection;
-          const key = dirty[index + 1]!;
-          const entries = db.data[section] as Record<string, object> | undefined;
-          const value = entries && Object.hasOwn(entries, key) ? entries[key]! : null;
-          text += `${JSON.stringify([section, key, value])}\n`;
-        }
-        // Not `onWrite?.(journal.append(…))`: optional call syntax would skip the append with no callback.
-        const bytes = journal.append(text);
-        // Only once appended: entries of a failed append stay dirty and go with the next batch.
-        dirty.length = 0;
-        for (const listed of dirtyKeys.values()) if (listed.size > 0) listed.clear();
-        appended = true;
-        options.onWrite?.(bytes);
-      }
-      batch?.resolve();
-    } catch (error) {
-      batch?.reject(error);
-      return;
-    }
-    if (mayFold && !compacting && journal.bytes >= compactAfterBytes()) void compact().catch(() => undefined);
-  }
-
-  /** Joins the change just made to the next batch and resolves when the batch is in the journal. */
-  function commit(section: JournalSection, key: string, otherSection?: JournalSection, otherKey?: string): Promise<void> {
-    touch(section, key);
-    if (otherSection !== undefined && otherKey !== undefined) touch(otherSection, otherKey);
-    return nextBatch();
-  }
-
-  function nextBatch(): Promise<void> {
-    if (!next) {
-      next = deferred();
-      // setImmediate: changes made in the same turn of the event loop share one append.
-      setImmediate(() => writeBatch());
-    }
-    return next.promise;
-  }
-
-  /**
-   * Folds the journal into a new snapshot. Pending changes are appended first; then the switch to a fresh
-   * journal and the snapshot's serialisation happen in one synchronous step, so every record is in the
-   * snapshot or in the fresh journal. The folded journal is removed only once the snapshot is fsynced (until
-   * then a restart replays it over the snapshot, which changes nothing: records carry values).
-   */
-  function compact(): Promise<void> {
-    compacting ??= (async () => {
-      writeBatch(false);
-      // A folded journal still aside (a fold that failed, or one a crash cut short) is not in any snapshot yet:
-      // this fold must not overwrite it. It folds without switching journals; the next fold switches.
-      if (!existsSync(foldingFile)) journal.rotate(foldingFile);
-      await db.write();
-      await adapter.durable();
-      rmSync(foldingFile, { force: true });
-    })().finally(() => (compacting = undefined));
-    return compacting;
-  }
-
+  const parts: StoreParts = {
+    db,
+    batches,
+    now,
+    mutable() {
+      if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
+      return db.data;
+    },
+  };
+  // In this order, as the store opens: hourly rows past their retention go, then the keys are indexed.
+  const usage = usageMethods(parts);
+  const keys = keyMethods(parts);
   // A fold cut short by a crash is finished first.
-  if (existsSync(foldingFile)) await compact();
-
-  function mutable(): StateFile {
-    if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
-    return db.data;
-  }
-
-  function accountOf(data: StateFile, account: string): Account {
-    const found = data.accounts[account];
-    if (!found) throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
-    return found;
-  }
+  if (existsSync(files.foldingFile)) await batches.compact();
 
   const store = {
     name: 'lowdb',
     file: options.file,
+    ...accountMethods(parts),
+    ...holdMethods(parts),
+    ...keys,
+    ...usage,
 
+    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
+      parts.mutable().endpoints[status.apiId] = { ...status };
+      await batches.commit('endpoints', status.apiId);
+    },
+
+    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
+      return Object.values(db.data.endpoints)
+        .map((s) => ({ ...s }))
+        .sort((a, b) => a.apiId.localeCompare(b.apiId));
+    },
+
+    async flush(): Promise<void> {
+      batches.writeBatch(false);
+      // A fold that failed lost nothing (its journal stays aside and is replayed); the appends are what count.
+      if (batches.compacting) await batches.compacting.catch(() => undefined);
+      await journal.durable();
+      await adapter.durable();
+    },
+
+    /** Folds the journal into the snapshot: a cleanly stopped store leaves `state.json` alone. */
+    async close(): Promise<void> {
+      if (closed) return;
+      await store.flush();
+      closed = true;
+      if (batches.appended) await batches.compact();
+      await journal.close();
+    },
+  };
+  return store;
+}
+
+interface StateFiles {
+  readonly db: Low<StateFile>;
+  readonly adapter: DurableJsonAdapter<StateFile>;
+  readonly journal: StateJournal;
+  readonly foldingFile: string;
+  /** The size of the last snapshot written. */
+  snapshotBytes(): number;
+}
+
+/** The snapshot, then the journal being folded when the last writer stopped (if any), then the journal. */
+async function openStateFiles(file: string): Promise<StateFiles> {
+  let snapshotBytes = 0;
+  const adapter = new DurableJsonAdapter<StateFile>(file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
+  const db = new Low<StateFile>(adapter, emptyState());
+  await db.read();
+  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), usageHours: dictionary(db.data.usageHours), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
+  const journalFile = journalFileOf(file);
+  const foldingFile = foldingFileOf(file);
+  const folding = readJournal(foldingFile);
+  const current = readJournal(journalFile);
+  for (const record of [...folding.records, ...current.records]) applyRecord(db.data, record);
+  return { db, adapter, journal: new StateJournal(journalFile, current), foldingFile, snapshotBytes: () => snapshotBytes };
+}
+
+/** What the groups of methods below share. */
+interface StoreParts {
+  readonly db: Low<StateFile>;
+  readonly batches: StateBatches;
+  readonly now: () => Date;
+  /** The state, to change it; throws once the store is closed. */
+  mutable(): StateFile;
+}
+
+function accountOf(data: StateFile, account: string): Account {
+  const found = data.accounts[account];
+  if (!found) throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+  return found;
+}
+
+const holdsOf = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
+
+function accountMethods({ db, batches, now, mutable }: StoreParts): Pick<StateStore, 'ensureAccount' | 'getAccount' | 'reserve' | 'refund' | 'grant'> {
+  const { commit } = batches;
+  function addToBalance(account: string, milliCredits: number): Promise<number> {
+    try {
+      assertAmount(milliCredits);
+      const found = accountOf(mutable(), account);
+      found.balance += milliCredits;
+      const balance = found.balance;
+      return commit('accounts', account).then(() => balance);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  return {
     async ensureAccount(account: string, initialMilliCredits: number): Promise<Account> {
       const data = mutable();
       const existing = data.accounts[account];
@@ -288,6 +262,17 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       return addToBalance(account, milliCredits);
     },
 
+    grant(account: string, milliCredits: number): Promise<number> {
+      return addToBalance(account, milliCredits);
+    },
+  };
+}
+
+function holdMethods({ batches, now, mutable }: StoreParts): Pick<StateStore, 'hold' | 'settle' | 'release' | 'releaseOrphanedHolds'> {
+  const { commit, touch } = batches;
+  // Holds made by this store: every other hold in the file was left by a process that is gone (one writer).
+  const ownHolds = new Set<string>();
+  return {
     hold(account: string, milliCredits: number, holdId: string): Promise<ReserveResult> {
       try {
         assertAmount(milliCredits);
@@ -295,7 +280,7 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         const found = accountOf(data, account);
         if (found.balance < milliCredits) return Promise.resolve({ ok: false, balance: found.balance });
         found.balance -= milliCredits;
-        holds(data)[holdId] = { account, milliCredits, at: now().toISOString() };
+        holdsOf(data)[holdId] = { account, milliCredits, at: now().toISOString() };
         ownHolds.add(holdId);
         const balance = found.balance;
         return commit('accounts', account, 'holds', holdId).then(() => ({ ok: true, balance }));
@@ -308,8 +293,8 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       try {
         const data = mutable();
         ownHolds.delete(holdId);
-        if (!Object.hasOwn(holds(data), holdId)) return Promise.resolve();
-        delete holds(data)[holdId];
+        if (!Object.hasOwn(holdsOf(data), holdId)) return Promise.resolve();
+        delete holdsOf(data)[holdId];
         return commit('holds', holdId);
       } catch (error) {
         return Promise.reject(error);
@@ -320,9 +305,9 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       try {
         const data = mutable();
         ownHolds.delete(holdId);
-        const found = Object.hasOwn(holds(data), holdId) ? holds(data)[holdId] : undefined;
+        const found = Object.hasOwn(holdsOf(data), holdId) ? holdsOf(data)[holdId] : undefined;
         if (!found) return Promise.resolve(undefined);
-        delete holds(data)[holdId];
+        delete holdsOf(data)[holdId];
         const account = data.accounts[found.account];
         if (!account) return commit('holds', holdId).then(() => undefined);
         account.balance += found.milliCredits;
@@ -336,9 +321,9 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
     async releaseOrphanedHolds(): Promise<{ holds: number; milliCredits: number }> {
       const data = mutable();
       const released = { holds: 0, milliCredits: 0 };
-      for (const [holdId, found] of Object.entries(holds(data))) {
+      for (const [holdId, found] of Object.entries(holdsOf(data))) {
         if (ownHolds.has(holdId)) continue;
-        delete holds(data)[holdId];
+        delete holdsOf(data)[holdId];
         touch('holds', holdId);
         const account = data.accounts[found.account];
         if (account) account.balance += found.milliCredits;
@@ -346,21 +331,23 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
         released.holds += 1;
         released.milliCredits += found.milliCredits;
       }
-      if (released.holds > 0) await nextBatch();
+      if (released.holds > 0) await batches.nextBatch();
       return released;
     },
+  };
+}
 
-    grant(account: string, milliCredits: number): Promise<number> {
-      return addToBalance(account, milliCredits);
-    },
-
+function keyMethods({ db, batches, mutable }: StoreParts): Pick<StateStore, 'addKey' | 'findKeyByDigest' | 'getKey' | 'listKeys' | 'updateKey'> {
+  const byDigest = new Map<string, string>();
+  for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
+  return {
     async addKey(record: ApiKeyRecord): Promise<void> {
       const data = mutable();
       if (data.keys[record.id]) throw new PagejsonError('INTERNAL', `key id ${record.id} already exists`);
       if (byDigest.has(record.digest)) throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
       data.keys[record.id] = cloneKey(record);
       byDigest.set(record.digest, record.id);
-      await commit('keys', record.id);
+      await batches.commit('keys', record.id);
     },
 
     async findKeyByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
@@ -387,10 +374,30 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       const { id: _id, digest: _digest, ...allowed } = patch as Partial<ApiKeyRecord>;
       Object.assign(found, allowed, allowed.scope ? { scope: [...allowed.scope] } : {});
       const updated = cloneKey(found);
-      await commit('keys', id);
+      await batches.commit('keys', id);
       return updated;
     },
+  };
+}
 
+/** Usage by day and by hour; hourly rows past their retention go at open and whenever the oldest hour kept moves. */
+function usageMethods({ db, batches, now, mutable }: StoreParts): Pick<StateStore, 'recordUsage' | 'usage'> {
+  const { commit } = batches;
+  const usageHours = (data: StateFile): Record<string, UsageRow> => (data.usageHours ??= dictionary());
+  const oldestHourKept = oldestHourKeeper(now);
+  let prunedBefore = '';
+  const pruneHours = (oldest: string): void => {
+    prunedBefore = oldest;
+    const rows = usageHours(db.data);
+    for (const [rowKey, row] of Object.entries(rows)) {
+      if (row.hour! >= oldest) continue;
+      delete rows[rowKey];
+      batches.touch('usageHours', rowKey);
+    }
+  };
+  pruneHours(oldestHourKept());
+
+  return {
     recordUsage(event: UsageEvent): Promise<void> {
       try {
         const data = mutable();
@@ -421,47 +428,5 @@ export async function createLowdbStore(options: LowdbStoreOptions): Promise<Stat
       );
       return groupUsage(rows);
     },
-
-    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
-      mutable().endpoints[status.apiId] = { ...status };
-      await commit('endpoints', status.apiId);
-    },
-
-    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
-      return Object.values(db.data.endpoints)
-        .map((s) => ({ ...s }))
-        .sort((a, b) => a.apiId.localeCompare(b.apiId));
-    },
-
-    async flush(): Promise<void> {
-      writeBatch(false);
-      // A fold that failed lost nothing (its journal stays aside and is replayed); the appends are what count.
-      if (compacting) await compacting.catch(() => undefined);
-      await journal.durable();
-      await adapter.durable();
-    },
-
-    /** Folds the journal into the snapshot: a cleanly stopped store leaves `state.json` alone. */
-    async close(): Promise<void> {
-      if (closed) return;
-      await store.flush();
-      closed = true;
-      if (appended) await compact();
-      await journal.close();
-    },
   };
-
-  function addToBalance(account: string, milliCredits: number): Promise<number> {
-    try {
-      assertAmount(milliCredits);
-      const found = accountOf(mutable(), account);
-      found.balance += milliCredits;
-      const balance = found.balance;
-      return commit('accounts', account).then(() => balance);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  return store;
 }

@@ -6,7 +6,7 @@ import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hou
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
- * The Redis StateStore (DESIGN.md section 7): any number of daemons and CLI commands share it, so there is
+ * The Redis StateStore (docs/redis.md): any number of daemons and CLI commands share it, so there is
  * no single-writer rule. Every read-check-write is one Lua script (redis-scripts.ts); everything else is a
  * single command or a MULTI. Redis is the durable store here: a change is "issued" when Redis has answered.
  *
@@ -67,13 +67,9 @@ export function accountNotFound(account: string): PagejsonError {
   return new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
 }
 
-export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
-  const prefix = options.prefix ?? 'pagejson:';
-  const now = options.now ?? (() => new Date());
-  const retentionSeconds = (options.usageRetentionDays ?? 400) * 86_400;
-  const client: RedisClient = await connectRedis({ url: options.url, ...(options.onError ? { onError: options.onError } : {}) });
-  const sender = commandSender(client);
-  const k = {
+/** The keys of the layout above under one prefix. */
+function redisKeys(prefix: string) {
+  return {
     account: (id: string) => `${prefix}account:${id}`,
     key: (id: string) => `${prefix}key:${id}`,
     keys: `${prefix}keys`,
@@ -87,13 +83,28 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     owner: (id: string) => `${prefix}owner:${id}`,
     accountPrefix: `${prefix}account:`,
   };
-  let closed = false;
-  const oldestHourKept = oldestHourKeeper(now);
-  const owner = randomBytes(8).toString('hex');
-  const beat = (): Promise<unknown> => client.set(k.owner(owner), String(process.pid), { PX: OWNER_TTL_MS });
+}
+
+/** This store's heartbeat: while it lives, the holds of this store are not taken for a dead daemon's. */
+async function startHeartbeat(client: RedisClient, key: string): Promise<NodeJS.Timeout> {
+  const beat = (): Promise<unknown> => client.set(key, String(process.pid), { PX: OWNER_TTL_MS });
   await beat();
   const heartbeat = setInterval(() => void beat().catch(() => undefined), OWNER_TTL_MS / 3);
   heartbeat.unref();
+  return heartbeat;
+}
+
+export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
+  const prefix = options.prefix ?? 'pagejson:';
+  const now = options.now ?? (() => new Date());
+  const retentionSeconds = (options.usageRetentionDays ?? 400) * 86_400;
+  const client: RedisClient = await connectRedis({ url: options.url, ...(options.onError ? { onError: options.onError } : {}) });
+  const sender = commandSender(client);
+  const k = redisKeys(prefix);
+  let closed = false;
+  const oldestHourKept = oldestHourKeeper(now);
+  const owner = randomBytes(8).toString('hex');
+  const heartbeat = await startHeartbeat(client, k.owner(owner));
 
   function guard(): void {
     if (closed) throw new PagejsonError('INTERNAL', 'the state store is closed', { hint: 'this is a bug in pagejson; please report it' });
