@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../src/core/config/schedule.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
-import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { elapseRedisExpiries, skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { jobsConfig } from '../support/site-routes/watch.js';
 import { startWebhookReceiver, TEST_SECRET, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -53,11 +53,12 @@ describe.skipIf(skip)('monitors across daemons on Redis', () => {
   it('takes over a slot whose daemon died holding it, once its lease runs out', async () => {
     const [view] = await daemons[0]!.watch.monitors.list();
     clock = Date.parse(view!.nextRunAt);
-    // A daemon took this slot and died before finishing it: its lease is left with a short life.
+    // A daemon took this slot and died before finishing it: its lease is left to run out.
     const current = parseSchedule('15m', 'jobs').current(clock)!;
-    expect(await daemons[0]!.watch.store.acquireLease(`jobs@${current.id}`, 'a-daemon-that-died', 300)).toBe(true);
+    expect(await daemons[0]!.watch.store.acquireLease(`jobs@${current.id}`, 'a-daemon-that-died', 60_000)).toBe(true);
     expect(await daemons[1]!.watch.monitors.tick()).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The lease lives in Redis, on Redis's clock: its time to live runs out as if a minute had passed.
+    await elapseRedisExpiries(redis.url, `*mon:lease:jobs@${current.id}`, 60_000);
     const taken = await daemons[1]!.watch.monitors.tick();
     expect(taken).toMatchObject([{ monitorId: 'jobs', slot: current.id, outcome: 'ok' }]);
     expect(await daemons[2]!.watch.monitors.tick()).toEqual([]);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { isExecutable, skipWithoutBinary } from './required-binary.js';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -58,28 +58,55 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once the server answers PING with PONG over a raw socket (no client library in the way). */
-function pingOnce(port: number): Promise<boolean> {
+/**
+ * Resolves true once the server prints that it accepts connections (it listens by then), false when it exits,
+ * cannot be spawned, or says nothing of the kind within `ms`.
+ */
+function announcedReady(child: ChildProcess, output: () => string, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let reply = '';
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
+    const check = () => {
+      if (output().includes('Ready to accept connections')) done(true);
     };
-    socket.setTimeout(1_000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.on('data', (chunk) => {
-      reply += String(chunk);
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-    socket.once('connect', () => socket.write('PING\r\n'));
+    const failed = () => done(false);
+    const timer = setTimeout(failed, ms);
+    function done(ready: boolean): void {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.off('exit', failed);
+      child.off('error', failed);
+      resolve(ready);
+    }
+    child.stdout?.on('data', check);
+    child.once('exit', failed);
+    child.once('error', failed);
+    check();
   });
 }
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/**
+ * Moves Redis's expiry clock forward by `ms` for the keys matching `pattern`, as `ms` of waiting would: every
+ * time to live is shortened by `ms`, and a key whose time runs out goes (PEXPIRE to a time not in the future
+ * deletes it). redis-server keeps its own clock, which a test cannot set.
+ */
+export async function elapseRedisExpiries(url: string, pattern: string, ms: number): Promise<void> {
+  const { createClient } = await import('redis');
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 100 })) {
+      for (const key of keys) {
+        const left = await client.pTTL(key);
+        if (left >= 0) await client.pExpire(key, Math.max(0, left - ms));
+      }
+    }
+  } finally {
+    await client.close();
+  }
 }
 
 /** `port`: restart on the port of a server stopped earlier (reconnection tests); default a free one. */
@@ -97,13 +124,7 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     child.stderr?.on('data', (chunk) => (output += String(chunk)));
     let spawnError: Error | undefined;
     child.once('error', (error) => (spawnError = error));
-    const deadline = Date.now() + 10_000;
-    let ready = false;
-    while (!ready && !spawnError && child.exitCode === null && Date.now() < deadline) {
-      ready = await pingOnce(port);
-      if (!ready) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    if (ready) {
+    if (await announcedReady(child, () => output, 10_000)) {
       let stopping: Promise<void> | undefined;
       return {
         url: `redis://127.0.0.1:${port}`,

@@ -6,19 +6,27 @@ import { createEmbeddedMonitorStore } from '../../src/core/monitor/embedded-stor
 import { createRedisMonitorStore } from '../../src/core/monitor/redis-store.js';
 import type { MonitorStore } from '../../src/core/monitor/store.js';
 import { runMonitorStoreContract } from '../contract/monitor-store.contract.js';
-import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { elapseRedisExpiries, skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
-/** Both MonitorStore drivers against the same contract: a real file in a temp dir, a real redis-server. */
+/**
+ * Both MonitorStore drivers against the same contract: a real file in a temp dir, a real redis-server. Lease
+ * expiry runs on a clock of the test's (embedded: an injected `now`; Redis: TTLs shortened as waiting would).
+ */
 runMonitorStoreContract('embedded', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'pagejson-monitors-'));
   const file = join(dir, 'monitors.json');
-  let current: MonitorStore = await createEmbeddedMonitorStore({ file });
+  let clock = Date.parse('2026-03-02T10:00:00.000Z');
+  const now = () => clock;
+  let current: MonitorStore = await createEmbeddedMonitorStore({ file, now });
   return {
     store: current,
     async reopen() {
       await current.close();
-      current = await createEmbeddedMonitorStore({ file });
+      current = await createEmbeddedMonitorStore({ file, now });
       return current;
+    },
+    async elapse(ms) {
+      clock += ms;
     },
     async cleanup() {
       await current.close();
@@ -47,6 +55,7 @@ describe.skipIf(skip)('Redis monitor store', () => {
         opened.push(next);
         return next;
       },
+      elapse: (ms) => elapseRedisExpiries(server.url, `${prefix}*`, ms),
       async cleanup() {
         await Promise.all(opened.map((store) => store.close()));
       },
