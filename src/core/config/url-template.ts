@@ -1,5 +1,6 @@
 import { PagejsonError } from '../shared/index.js';
 import { VARIABLE_NAME_PATTERN } from './constants.js';
+import { compileSafePattern, PatternProblem } from './safe-pattern.js';
 import type { Variable } from './schema.js';
 
 /**
@@ -80,9 +81,18 @@ export function templateProblems(url: string): string[] {
   return problems;
 }
 
-/** Wraps a pattern so it must match the whole value: users write `[0-9]+` and mean all of it. */
-function fullMatch(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`, 'u');
+/**
+ * The value matches the whole pattern (users write `[0-9]+` and mean all of it), on the linear-time engine:
+ * this runs on the daemon's main thread for every request (safe-pattern.ts). A pattern that is refused (a
+ * config that was never validated) matches nothing.
+ */
+function matchesPattern(pattern: string, value: string): boolean {
+  try {
+    return compileSafePattern(pattern, 'variable').matchesWhole(value);
+  } catch (error) {
+    if (error instanceof PatternProblem) return false;
+    throw error;
+  }
 }
 
 /** A variable entry of the config, own properties only (`constructor` must not find Object.prototype's). */
@@ -140,7 +150,7 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
       problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}` });
       continue;
     }
-    if (pattern !== undefined && !fullMatch(pattern).test(value)) {
+    if (pattern !== undefined && !matchesPattern(pattern, value)) {
       problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern}` });
       continue;
     }

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { scraperByNumber } from '../fetch/index.js';
 import { selectorCostProblem, validateSelector, validateTransform } from '../extract/index.js';
-import { jsonPath, monitorProblems, placeholderNames, templateProblems, type ApiConfig, type ConfigProblem, type Field, type ProjectSettings } from '../config/index.js';
+import { jsonPath, monitorProblems, placeholderNames, safePatternProblem, templateProblems, type ApiConfig, type ConfigProblem, type Field, type ProjectSettings } from '../config/index.js';
 import { closest } from '../shared/index.js';
 
 /**
@@ -30,13 +30,9 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
   }
   for (const [name, variable] of Object.entries(config.variables)) {
     if (!names.includes(name)) add(['variables', name], `variable "${name}" has no {{ ${name} }} placeholder in the url`, 'remove the variable or put its placeholder in the url');
-    if (variable.pattern !== undefined) {
-      try {
-        new RegExp(variable.pattern, 'u');
-      } catch (error) {
-        add(['variables', name, 'pattern'], `pattern does not compile: ${(error as Error).message}`, 'write a JavaScript regular expression');
-      }
-    }
+    // Refused here and so at load: a pattern that could run slowly never reaches a request (safe-pattern.ts).
+    const problem = variable.pattern === undefined ? null : safePatternProblem(variable.pattern, 'variable');
+    if (problem) add(['variables', name, 'pattern'], `pattern ${problem.message}`, problem.hint);
   }
 
   const sectionProblem = validateSelector(config.selector);
@@ -98,7 +94,10 @@ function checkSelectorCost(selector: string, at: Array<string | number>, add: Ad
 function checkTransforms(transforms: string[] | undefined, at: Array<string | number>, add: AddProblem): void {
   transforms?.forEach((transform, index) => {
     const problem = validateTransform(transform);
-    if (problem) add([...at, index], `transform "${transform}" is invalid: ${problem}`, 'regex transforms need exactly one capture group; json paths are dotted names');
+    if (!problem) return;
+    // A refused regex says what to write instead (safe-pattern.ts); other problems get the general hint.
+    const refused = transform.startsWith('regex:') ? safePatternProblem(transform.slice('regex:'.length), 'transform') : null;
+    add([...at, index], `transform "${transform}" is invalid: ${problem}`, refused?.hint ?? 'regex transforms need exactly one capture group; json paths are dotted names');
   });
 }
 

@@ -1,4 +1,4 @@
-import type { ScalarType } from '../../config/index.js';
+import { compileSafePattern, PatternProblem, type SafePattern, type ScalarType } from '../../config/index.js';
 import { parseDateToIso } from './dates.js';
 import { parseJsonPath, resolveJsonPath } from './json-path.js';
 import { parseLocaleNumber } from './numbers.js';
@@ -57,17 +57,20 @@ export function compileTransform(transform: string): CompiledTransform {
   }
 }
 
+/** On the linear-time engine (config/safe-pattern.ts): a page's text must never make a transform slow. */
 function compileRegex(pattern: string): CompiledTransform {
   if (pattern === '') throw new Error('the regex is empty');
-  // No `u` flag: it rejects the harmless escapes (`\:`, `\-`) people write in patterns.
-  const regex = new RegExp(pattern);
-  const groups = new RegExp(`${pattern}|`).exec('')!.length - 1;
-  if (groups !== 1) throw new Error(`the regex needs exactly one capture group, it has ${groups}`);
+  let regex: SafePattern;
+  try {
+    regex = compileSafePattern(pattern, 'transform');
+  } catch (error) {
+    if (error instanceof PatternProblem) throw new Error(`the regex ${error.message}`);
+    throw error;
+  }
+  if (regex.groups !== 1) throw new Error(`the regex needs exactly one capture group, it has ${regex.groups}`);
   return (value) => {
     const text = scalarText(value);
-    if (text === null) return null;
-    const match = regex.exec(text);
-    return match?.[1] ?? null;
+    return text === null ? null : regex.firstGroup(text);
   };
 }
 
@@ -96,7 +99,7 @@ export function coerceToType(value: unknown, type: ScalarType, context: Transfor
     case 'boolean':
       return toBoolean(scalar);
     case 'url':
-      return toAbsoluteUrl(scalar, context.baseUrl());
+      return webUrl(toAbsoluteUrl(scalar, context.baseUrl()));
     case 'date':
       return parseDateToIso(scalar);
   }
@@ -168,6 +171,14 @@ const resolveUrlText = memoizeText((key) => {
     return null;
   }
 });
+
+/**
+ * A `url` value is an http(s) URL or null: `javascript:`, `data:` and the like from a page must not reach API
+ * consumers that put values into links (docs/security.md).
+ */
+function webUrl(url: string | null): string | null {
+  return url !== null && (url.startsWith('https:') || url.startsWith('http:')) ? url : null;
+}
 
 export function toAbsoluteUrl(value: unknown, baseUrl: string): string | null {
   if (typeof value !== 'string') return null;
