@@ -11,6 +11,7 @@ import { createDaemonLogger, requestLoggers } from './logger.js';
 import { createAnswers, EXTERNAL_ROUTE } from './answers.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { dashboardPlugin, dashboardSessionsFor } from './dashboard/plugin.js';
+import { registerHostCheck } from './host-check.js';
 import { registerMcpRoute } from './mcp/route.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { JSON_UTF8, registerExternalRoutes } from './routes/external.js';
@@ -202,6 +203,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     if (route === undefined || route === EXTERNAL_ROUTE) answers.answered(request, reply, route);
     void reply.type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.shuttingDown, code: 'SHUTTING_DOWN' }]));
   });
+  registerHostCheck(app, runtime);
 
   app.setErrorHandler(async (raised, request, reply) => {
     const error = await tableOrder(raised, request);

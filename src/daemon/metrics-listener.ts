@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { DaemonMetrics } from './metrics.js';
+import { createHostCheck } from './host-check.js';
 
 /**
  * /metrics on a listener of its own (`metrics.listen`, default 127.0.0.1:9464): the metrics name every
@@ -20,7 +21,13 @@ export function parseListen(listen: string): { host: string; port: number } {
 
 export async function listenMetrics(metrics: DaemonMetrics, listen: string, warn: (message: string) => void): Promise<MetricsListener> {
   const { host, port } = parseListen(listen);
+  // The same Host check as the public port (host-check.ts): a rebinding page must not read the apiIds here.
+  const hostAllowed = createHostCheck({ configured: [host], bound: () => (server.address() as { address?: string } | null)?.address });
   const server: Server = createServer((request, response) => {
+    if (!hostAllowed(request.headers.host)) {
+      response.writeHead(421, { 'content-type': 'text/plain' }).end('this listener does not answer for that host\n');
+      return;
+    }
     if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;

@@ -142,9 +142,17 @@ export const ProjectSettingsSchema = z
     configs: z.string().default('configs'),
     dataDir: z.string().default('.pagejson'),
     server: z
-      .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8080) })
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8080),
+        allowedHosts: z
+          .array(z.string().min(1).max(253).regex(/^[^\s/@]+$/, 'write a host name, e.g. api.example.com'))
+          .max(50)
+          .default([])
+          .describe('Further names the daemon answers for (the Host header); loopback names, the bound address and dashboard.publicUrl always count. Others get 421 (docs/security.md)'),
+      })
       .strict()
-      .default({ host: '127.0.0.1', port: 8080 }),
+      .default({ host: '127.0.0.1', port: 8080, allowedHosts: [] }),
     cache: z
       .object({
         freshMinutes: z.number().positive().default(15),
@@ -185,9 +193,12 @@ export const ProjectSettingsSchema = z
       .strict()
       .default({ failedRetrievalsPerMinute: 30 }),
     docs: z
-      .object({ enabled: z.boolean().default(true).describe('Serve /openapi.json and the /docs reference page') })
+      .object({
+        enabled: z.boolean().default(true).describe('Serve /openapi.json and the /docs reference page (to callers with an API key, showing the endpoints the key may call)'),
+        sourceUrls: z.boolean().default(false).describe('Show each endpoint\'s source URL in /openapi.json and /docs (they may name intranet hosts or carry secrets in query strings)'),
+      })
       .strict()
-      .default({ enabled: true }),
+      .default({ enabled: true, sourceUrls: false }),
     dashboard: z
       .object({
         enabled: z.boolean().default(true).describe('Serve the web dashboard at /ui/ (sign in with a link from `pagejson dashboard`)'),
