@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import lockfile from 'proper-lockfile';
 import type { FastifyInstance } from 'fastify';
 import { execa } from 'execa';
 import { projectFromSettings, type Project } from '../../src/core/config/project.js';
@@ -129,17 +130,21 @@ describe('state client fallback', () => {
 
   it('serialises local clients: a second one waits for the first to close and then sees its changes', async () => {
     const first = await openLocalStateClient(project);
+    // Every try at state.lock, settled or not: the second's refused tries are what the test waits for.
+    const tries = vi.spyOn(lockfile, 'lock');
     let secondOpened = false;
     const second = openLocalStateClient(project).then((client) => {
       secondOpened = true;
       return client;
     });
     await first.grantCredits(undefined, 5_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = () => tries.mock.settledResults.filter((result) => result.type === 'rejected').length;
+    await vi.waitFor(() => expect(refused()).toBeGreaterThanOrEqual(5), { timeout: 15_000, interval: 10 });
     // However long we wait, the second cannot open while the first holds state.lock.
     expect(secondOpened).toBe(false);
     await first.close();
     const client = await second;
+    tries.mockRestore();
     expect(await client.credits()).toEqual({ account: 'default', milliCredits: 105_000 });
     await client.close();
     await expect(openLocalStateClient(project).then((c) => c.close())).resolves.toBeUndefined();
