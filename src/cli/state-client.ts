@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { Client } from 'undici';
 import { loadConfigDir } from '../core/registry/load.js';
 import type { Project } from '../core/config/project.js';
 import { PagejsonError, type ErrorCode } from '../core/shared/errors.js';
+import { isProcessAlive } from '../core/shared/process-alive.js';
+import { prepareDataDir } from '../core/shared/fs/data-dir.js';
 import { createStateService, type StateOperations } from '../core/access/state-service.js';
 import { createLowdbStore } from '../core/state/lowdb-store.js';
 import { resolveRedisUrl } from '../core/state/redis-connection.js';
@@ -44,6 +46,8 @@ export async function openStateClient(project: Project, options: OpenStateClient
   // With Redis there is no single writer to go through: every command and daemon talks to Redis itself.
   const redisUrl = resolveRedisUrl(undefined, options.env ?? process.env);
   if (redisUrl) return openRedisStateClient(project, redisUrl);
+  // Before trusting a socket or a file in it: a data dir others can write is refused (docs/security.md).
+  await prepareDataDir(project.dataDir);
   const remote = await connectAdminSocket(adminSocketPath(project.dataDir), options.probeTimeoutMs ?? 5_000);
   if (remote) return remote;
   await refuseIfDaemonAlive(project.dataDir);
@@ -133,12 +137,7 @@ export async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
   } catch {
     return;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return;
-  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isProcessAlive(pid)) return;
   throw new PagejsonError('DAEMON_UNREACHABLE', `a pagejson daemon (pid ${pid}) holds ${dataDir} but its admin socket does not answer`, {
     context: { pid, dataDir },
     hint: 'wait for the daemon to finish starting, or stop it and run the command again',
@@ -151,7 +150,7 @@ export async function refuseIfDaemonAlive(dataDir: string): Promise<void> {
  * `<dataDir>/state.lock` from before it reads the file until it has flushed and closed it.
  */
 export async function openLocalStateClient(project: Project, options: { lockWaitMs?: number } = {}): Promise<StateClient> {
-  await mkdir(project.dataDir, { recursive: true });
+  await prepareDataDir(project.dataDir);
   const release = await lockState(project.dataDir, options.lockWaitMs ?? 15_000);
   try {
     const store = await createLowdbStore({ file: stateFilePath(project.dataDir) });

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { loadConfigDir, loadConfigFile } from '../core/registry/load.js';
+import { loadConfigDir, loadConfigFile, readConfigFileText } from '../core/registry/load.js';
 import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js';
 import { checkConfigAgainstProject } from '../core/registry/validate.js';
 import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
-import { findProjectRoot, PROJECT_FILE, projectFromSettings } from '../core/config/project.js';
+import { findProjectRoot, placementProblems, PROJECT_FILE, projectFromSettings, readProjectFileText, type Project } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { displayPath } from './config-files.js';
@@ -35,7 +34,7 @@ export async function runValidate(files: string[], formatOption: string, project
 async function checkLive(checked: Checked, projectDir: string | undefined, ctx: CliContext): Promise<ConfigProblem[]> {
   const root = projectDir ? resolve(ctx.cwd, projectDir) : findProjectRoot(ctx.cwd);
   const settings = root ? (await checkProjectFile(resolve(root, PROJECT_FILE))).settings : undefined;
-  const project = projectFromSettings(root ?? ctx.cwd, settings ?? ProjectSettingsSchema.parse({}), ctx.env);
+  const project = usableProject(root ?? ctx.cwd, settings, ctx.env);
   const invalid = new Set(checked.problems.map((problem) => problem.file));
   const targets: Array<{ file: string; config: ApiConfig }> = [];
   for (const entry of checked.files) {
@@ -82,7 +81,8 @@ async function withPositions(problems: ConfigProblem[]): Promise<ConfigProblem[]
   const texts = new Map<string, string | undefined>();
   for (const problem of problems) {
     if (problem.line !== undefined || texts.has(problem.file)) continue;
-    texts.set(problem.file, await readFile(problem.file, 'utf8').catch(() => undefined));
+    // Read as the loader reads (a FIFO or a link out of the folder is never opened): the file may be one it refused.
+    texts.set(problem.file, basename(problem.file) === PROJECT_FILE ? await readProjectFileText(problem.file).then((read) => ('text' in read ? read.text : undefined)) : await readConfigFileText(problem.file).then((read) => ('text' in read ? read.text : undefined)));
   }
   return problems.map((problem) => {
     const text = texts.get(problem.file);
@@ -104,8 +104,10 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
   const checked: Checked = { files: [{ file: settingsPath }], problems: [] };
   const { settings, problems } = await checkProjectFile(settingsPath);
   checked.problems.push(...problems);
+  // A configs folder outside the project is reported, never read (docs/decisions.md, "Files and folders from outside").
+  if (settings) checked.problems.push(...placementProblems(root, settings, ctx.env).map((problem) => ({ file: settingsPath, ...problem })));
   // With broken settings the configs folder is still checked, at its default place.
-  const project = projectFromSettings(root, settings ?? ProjectSettingsSchema.parse({}), ctx.env);
+  const project = usableProject(root, settings, ctx.env);
   const set = await loadConfigDir(project.configsDir);
   const invalidFiles = new Set(set.problems.map((p) => p.file));
   for (const [apiId, file] of set.files) checked.files.push({ file, apiId });
@@ -140,14 +142,18 @@ async function checkFiles(files: string[]): Promise<Checked> {
   return checked;
 }
 
+/** The project as validate uses it: settings pagejson.json got wrong (or sent out of the project) at their defaults. */
+function usableProject(root: string, settings: ProjectSettings | undefined, env: Record<string, string | undefined>): Project {
+  const defaults = ProjectSettingsSchema.parse({});
+  if (!settings) return projectFromSettings(root, defaults, env);
+  const outside = new Set(placementProblems(root, settings, env).map((problem) => problem.path));
+  return projectFromSettings(root, { ...settings, ...(outside.has('$.configs') ? { configs: defaults.configs } : {}), ...(outside.has('$.dataDir') ? { dataDir: defaults.dataDir } : {}) }, env);
+}
+
 export async function checkProjectFile(path: string): Promise<{ settings?: ProjectSettings; problems: ConfigProblem[] }> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot be read: ${(error as Error).message}`;
-    return { problems: [{ file: path, path: '$', message: reason, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
-  }
+  const read = await readProjectFileText(path);
+  if ('error' in read) return { problems: [{ file: path, path: '$', message: read.error, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
+  const { text } = read;
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -1,24 +1,15 @@
 import { open, readFile, unlink } from 'node:fs/promises';
 import { PagejsonError } from '../core/shared/errors.js';
+import { isProcessAlive } from '../core/shared/process-alive.js';
 
 /**
  * `<dataDir>/daemon.lock`: one daemon per data dir, because the embedded state store has one writer
- * (DESIGN.md section 7). The file holds the owner's pid; a lock whose pid is dead (the daemon was killed)
- * is taken over, a live one makes the second daemon fail fast with a message saying who holds it.
+ * (docs/state.md). The file holds the owner's pid; a lock whose pid is dead (the daemon was killed, also when
+ * it is a zombie nobody reaped yet) is taken over, a live one makes the second daemon fail fast with a message saying who holds it.
  */
 export interface DaemonLock {
   path: string;
   release(): Promise<void>;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function readOwner(path: string): Promise<number | undefined> {
@@ -50,7 +41,7 @@ export async function acquireDaemonLock(path: string, dataDir: string): Promise<
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = await readOwner(path);
-    if (owner !== undefined && isAlive(owner)) {
+    if (owner !== undefined && isProcessAlive(owner)) {
       throw new PagejsonError('DAEMON_RUNNING', `another pagejson daemon (pid ${owner}) is already serving the data dir ${dataDir}`, {
         context: { pid: owner, lock: path },
         hint: 'stop that daemon first, or give this one its own data dir with PAGEJSON_DATA_DIR',

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Project } from '../../core/config/project.js';
 import { writeConfigFile } from '../../core/config/write.js';
+import { readConfigFileText } from '../../core/registry/load.js';
 import { generationCost } from '../../core/access/credits.js';
 import { formatCredits } from '../../core/shared/credit-amounts.js';
 import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
@@ -193,7 +194,8 @@ async function existingRevision(file: string, apiId: string, force: boolean, ctx
     });
   }
   try {
-    const revision = (JSON.parse(await readFile(file, 'utf8')) as { revision?: unknown }).revision;
+    const read = await readConfigFileText(file);
+    const revision = 'text' in read ? (JSON.parse(read.text) as { revision?: unknown }).revision : undefined;
     return typeof revision === 'number' && Number.isInteger(revision) && revision >= 1 ? revision : 1;
   } catch {
     return 1;

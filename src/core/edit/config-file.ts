@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { PagejsonError } from '../shared/index.js';
-import { checkConfigAgainstProject, checkConfigRules, parseConfigText } from '../registry/index.js';
+import { checkConfigAgainstProject, checkConfigRules, parseConfigText, readConfigFileText } from '../registry/index.js';
 import { ApiConfigSchema, CONFIG_SCHEMA_REF, formatZodIssues, serializeConfig, writeConfigFile, type ApiConfig, type ConfigProblem, type ProjectSettings } from '../config/index.js';
 import { keepRevision } from './revisions.js';
 
@@ -20,8 +19,10 @@ export interface EditableConfig {
 }
 
 export async function openConfigForEdit(file: string, settings?: Pick<ProjectSettings, 'models'>): Promise<EditableConfig> {
-  const text = await readFile(file, 'utf8');
-  const result = parseConfigText(text, file);
+  // Read as the loader reads: a FIFO or a link out of the folder is refused, never opened.
+  const read = await readConfigFileText(file);
+  const text = 'text' in read ? read.text : '';
+  const result = 'text' in read ? parseConfigText(text, file) : { ok: false as const, problems: read.problems };
   if (!result.ok) {
     const first = result.problems[0]!;
     throw new PagejsonError('CONFIG_INVALID', `${file} at ${first.path}: ${first.message}`, {

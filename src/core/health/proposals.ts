@@ -1,7 +1,7 @@
-import { readFile, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_ID_PATTERN, writeConfigFile, type ApiConfig } from '../config/index.js';
-import { parseConfigText } from '../registry/index.js';
+import { parseConfigText, readConfigFileText } from '../registry/index.js';
 
 /**
  * A repair the daemon proposed (heal: "propose") waits beside the reviewed file as
@@ -24,12 +24,10 @@ export async function writeProposal(configsDir: string, config: ApiConfig): Prom
 
 /** The stored proposal for this apiId, if it parses and is one revision above `currentRevision`. */
 export async function readProposal(configsDir: string, apiId: string, currentRevision: number): Promise<ApiConfig | undefined> {
-  let text: string;
-  try {
-    text = await readFile(proposalFile(configsDir, apiId), 'utf8');
-  } catch {
-    return undefined;
-  }
+  // Read as configs are: a FIFO or a link out of the folder is no proposal.
+  const read = await readConfigFileText(proposalFile(configsDir, apiId), configsDir);
+  if (!('text' in read)) return undefined;
+  const { text } = read;
   // Parsed as if it were the config's own file, so the apiId/file-name rule holds.
   const parsed = parseConfigText(text, join(configsDir, `${apiId}.json`));
   return parsed.ok && parsed.config.revision === currentRevision + 1 ? parsed.config : undefined;

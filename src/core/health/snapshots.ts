@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gzipSync } from 'node:zlib';
 import { API_ID_PATTERN } from '../config/index.js';
-import { PagejsonError, writeFileAtomic } from '../shared/index.js';
+import { describeRefusal, PagejsonError, readChecked, writeFileAtomic } from '../shared/index.js';
 
 /**
  * Snapshots: the evidence of what a config extracts, kept in the repo beside it. For each snapshot,
@@ -43,10 +44,77 @@ export function snapshotName(variables: Record<string, string>): string {
   return NAME_PATTERN.test(text) && text.length <= 80 ? text : `v-${createHash('sha256').update(JSON.stringify(names.map((name) => [name, variables[name]]))).digest('hex').slice(0, 16)}`;
 }
 
-function folderOf(configsDir: string, apiId: string): string {
+/**
+ * Snapshots arrive with pull requests, and `pagejson test` prints what they hold into CI logs: they are read as
+ * configs are (docs/security.md). No link anywhere (the folders included), regular files only, bounded sizes,
+ * and a page decompressed at most to SNAPSHOT_MAX_PAGE_BYTES and SNAPSHOT_MAX_RATIO times its compressed size.
+ */
+/** The largest page a snapshot holds once decompressed: fetch.maxBytes's default, the largest page fetched. */
+export const SNAPSHOT_MAX_PAGE_BYTES = 10 * 1024 * 1024;
+/** HTML compresses 5–20:1 (50:1 for very repetitive pages); a gzip bomb about 1000:1. */
+export const SNAPSHOT_MAX_RATIO = 100;
+/** Below this a page is never refused for its ratio: it cannot hurt, whatever it compresses to. */
+const RATIO_FLOOR_BYTES = 1024 * 1024;
+/** A record holds the data extracted from one page. */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+const READ_TIMEOUT_MS = 2_000;
+
+function unreadable(apiId: string, name: string, reason: string, cause?: unknown): PagejsonError {
+  return new PagejsonError('CONFIG_INVALID', `snapshot ${apiId}/${name} cannot be read: ${reason}`, {
+    context: { apiId, name },
+    hint: `take it again with \`pagejson snapshot ${apiId}\`, or delete ${join(SNAPSHOT_DIR, apiId, name)}.*`,
+    cause,
+  });
+}
+
+/** `configs/__snapshots__/<apiId>`, refused when either folder is a link or not a folder (absent is fine). */
+async function folderOf(configsDir: string, apiId: string): Promise<string> {
   // apiIds come from validated configs; checked again because they become a path.
   if (!API_ID_PATTERN.test(apiId)) throw new PagejsonError('USAGE', `"${apiId}" is not an apiId`, { hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -' });
+  for (const folder of [join(configsDir, SNAPSHOT_DIR), join(configsDir, SNAPSHOT_DIR, apiId)]) {
+    const info = await lstat(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (info && !info.isDirectory()) {
+      throw new PagejsonError('CONFIG_INVALID', `${folder} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: snapshots are read from real folders inside the configs folder only`, {
+        context: { apiId, folder },
+        hint: `remove it and take the snapshots again with \`pagejson snapshot ${apiId}\``,
+      });
+    }
+  }
   return join(configsDir, SNAPSHOT_DIR, apiId);
+}
+
+async function readSnapshotFile(folder: string, file: string, maxBytes: number, apiId: string, name: string): Promise<Buffer> {
+  const read = await readChecked(join(folder, file), { root: folder, maxBytes, timeoutMs: READ_TIMEOUT_MS, links: 'refuse' });
+  if ('refused' in read) throw unreadable(apiId, name, `${file} is ${describeRefusal(read.refused)}`);
+  return read.bytes;
+}
+
+/** Gunzips a snapshot's page, stopping at the size and ratio bounds instead of growing without end. */
+async function pageOf(gzipped: Buffer, maxPageBytes: number, apiId: string, name: string): Promise<string> {
+  const limit = Math.min(maxPageBytes, Math.max(gzipped.length * SNAPSHOT_MAX_RATIO, RATIO_FLOOR_BYTES));
+  try {
+    return (await promisify(gunzip)(gzipped, { maxOutputLength: limit })).toString('utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw unreadable(apiId, name, `${name}.html.gz is not gzip (${(error as Error).message})`, error);
+    throw unreadable(apiId, name, `${name}.html.gz decompresses to more than ${limit} bytes (a snapshot page is at most ${maxPageBytes} bytes and ${SNAPSHOT_MAX_RATIO} times its compressed size)`, error);
+  }
+}
+
+function recordOf(bytes: Buffer, apiId: string, name: string): SnapshotRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    // Not the parser's message: it quotes the file's text.
+    throw unreadable(apiId, name, `${name}.json is not valid JSON`);
+  }
+  const record = value as Partial<SnapshotRecord> | null;
+  const isObject = (entry: unknown) => typeof entry === 'object' && entry !== null && !Array.isArray(entry);
+  if (!isObject(record) || typeof record!.url !== 'string' || !isObject(record!.data)) throw unreadable(apiId, name, `${name}.json is not a snapshot (no url or data)`);
+  return { apiId: record!.apiId ?? apiId, revision: record!.revision ?? 0, url: record!.url, variables: record!.variables ?? {}, data: record!.data! };
 }
 
 /** Stable JSON: 2 spaces, keys of the record in a fixed order, a trailing newline. */
@@ -56,7 +124,7 @@ function recordText(record: SnapshotRecord): string {
 }
 
 export async function writeSnapshot(configsDir: string, record: SnapshotRecord, html: string): Promise<{ name: string; dataFile: string; pageFile: string }> {
-  const folder = folderOf(configsDir, record.apiId);
+  const folder = await folderOf(configsDir, record.apiId);
   await mkdir(folder, { recursive: true });
   const name = snapshotName(record.variables);
   const dataFile = join(folder, `${name}.json`);
@@ -69,12 +137,14 @@ export async function writeSnapshot(configsDir: string, record: SnapshotRecord, 
 
 /** Rewrites only the expected data of a snapshot (`pagejson test --update`). */
 export async function updateSnapshotData(configsDir: string, snapshot: StoredSnapshot, data: Record<string, unknown>, revision: number): Promise<void> {
-  const folder = folderOf(configsDir, snapshot.record.apiId);
+  const folder = await folderOf(configsDir, snapshot.record.apiId);
   await writeFileAtomic(join(folder, `${snapshot.name}.json`), recordText({ ...snapshot.record, revision, data }));
 }
 
-export async function readSnapshots(configsDir: string, apiId: string): Promise<StoredSnapshot[]> {
-  const folder = folderOf(configsDir, apiId);
+/** Every snapshot of an endpoint, read with the checks above; one that cannot be read throws CONFIG_INVALID. */
+export async function readSnapshots(configsDir: string, apiId: string, options: { maxPageBytes?: number } = {}): Promise<StoredSnapshot[]> {
+  const folder = await folderOf(configsDir, apiId);
+  const maxPageBytes = options.maxPageBytes ?? SNAPSHOT_MAX_PAGE_BYTES;
   let names: string[];
   try {
     names = await readdir(folder);
@@ -87,16 +157,10 @@ export async function readSnapshots(configsDir: string, apiId: string): Promise<
     if (!NAME_PATTERN.test(name) && !/^v-[0-9a-f]{16}$/.test(name)) continue;
     // Reviewed revisions kept by the daemon's repairs (`revision-<n>.json`) live here too; they are not snapshots.
     if (/^revision-\d+$/.test(name)) continue;
-    try {
-      const record = JSON.parse(await readFile(join(folder, file), 'utf8')) as SnapshotRecord;
-      const html = gunzipSync(await readFile(join(folder, `${name}.html.gz`))).toString('utf8');
-      snapshots.push({ name, record, html });
-    } catch (error) {
-      throw new PagejsonError('CONFIG_INVALID', `snapshot ${apiId}/${name} cannot be read: ${(error as Error).message}`, {
-        context: { apiId, name },
-        hint: `take it again with \`pagejson snapshot ${apiId}\`, or delete ${join(SNAPSHOT_DIR, apiId, name)}.*`,
-      });
-    }
+    const record = recordOf(await readSnapshotFile(folder, file, MAX_RECORD_BYTES, apiId, name), apiId, name);
+    // The compressed page is never larger than the page.
+    const html = await pageOf(await readSnapshotFile(folder, `${name}.html.gz`, maxPageBytes, apiId, name), maxPageBytes, apiId, name);
+    snapshots.push({ name, record, html });
   }
   return snapshots;
 }

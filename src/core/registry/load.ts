@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { lstat, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import type { Stats } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { ApiConfigSchema, formatZodIssues, jsonSyntaxProblems, locateProblems, type ApiConfig, type ConfigProblem } from '../config/index.js';
+import { describeRefusal, readChecked, readCheckedSync, type Refusal } from '../shared/index.js';
 import { checkConfigRules } from './validate.js';
 
 export type ConfigLoadResult = { ok: true; config: ApiConfig; file: string } | { ok: false; file: string; problems: ConfigProblem[] };
@@ -77,75 +78,26 @@ function skipped(file: string, message: string, hint: string): ConfigLoadResult 
   return { ok: false, file, problems: [{ file, path: '$', message: `skipped: ${message}`, hint }] };
 }
 
-function kindOf(info: Stats): string {
-  if (info.isFIFO()) return 'a named pipe (FIFO)';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isDirectory()) return 'a folder';
-  return 'not a regular file';
+const HINTS: Record<Refusal['kind'], string | undefined> = {
+  'link-outside': 'configs must live inside the configs folder; copy the file in instead of linking it',
+  link: 'configs must live inside the configs folder; copy the file in instead of linking it',
+  'not-regular': 'only regular files are read as configs: remove it from the configs folder',
+  'too-large': 'a config is a few KB: is this really a config file?',
+  unreadable: undefined,
+};
+
+/** The checked read's refusal as the problem the loader reports (docs/security.md, "a config file"). */
+function refusedResult(file: string, refusal: Refusal): ConfigLoadResult {
+  if (refusal.kind === 'unreadable') return { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${refusal.code}` }] };
+  return skipped(file, describeRefusal(refusal, 'the configs folder'), HINTS[refusal.kind]!);
 }
 
-// What readConfigText and readConfigTextSync refuse, in the same words.
-const linkOutside = (file: string): { result: ConfigLoadResult } => ({
-  result: skipped(file, 'a symbolic link that leads outside the configs folder', 'configs must live inside the configs folder; copy the file in instead of linking it'),
-});
-const notRegular = (file: string, info: Stats): { result: ConfigLoadResult } => ({
-  result: skipped(file, kindOf(info), 'only regular files are read as configs: remove it from the configs folder'),
-});
-const tooLarge = (file: string): { result: ConfigLoadResult } => ({
-  result: skipped(file, `larger than ${MAX_CONFIG_BYTES} bytes`, 'a config is a few KB: is this really a config file?'),
-});
-const cannotRead = (file: string, error: unknown): { result: ConfigLoadResult } => ({
-  result: { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] },
-});
-/** The checks on a file's stat before it is opened, and on the opened descriptor's after. */
-const refusal = (file: string, info: Stats): { result: ConfigLoadResult } | undefined =>
-  !info.isFile() ? notRegular(file, info) : info.size > MAX_CONFIG_BYTES ? tooLarge(file) : undefined;
+const readOptions = (root: string, known: Stats | undefined) => ({ root, maxBytes: MAX_CONFIG_BYTES, ...(known ? { known } : {}) });
 
-function isInside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-}
-
-/**
- * Reads one config file safely: only regular files (a FIFO would block the open forever), no symbolic link
- * that leads out of `root` (its contents would end up in error messages), at most MAX_CONFIG_BYTES, within
- * CONFIG_READ_TIMEOUT_MS. The open is non-blocking and the opened descriptor is checked again, so a file
- * swapped for a pipe between the check and the open is still refused.
- */
+/** Reads one config file with the checks of shared/fs/checked-read.ts, within CONFIG_READ_TIMEOUT_MS. */
 async function readConfigText(file: string, root: string, known?: Stats): Promise<{ text: string } | { result: ConfigLoadResult }> {
-  let target = file;
-  try {
-    let info = known ?? (await lstat(file));
-    if (info.isSymbolicLink()) {
-      target = await realpath(file);
-      if (!isInside(await realpath(root).catch(() => root), target)) return linkOutside(file);
-      info = await stat(target);
-    }
-    const refused = refusal(file, info);
-    if (refused) return refused;
-  } catch (error) {
-    return cannotRead(file, error);
-  }
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    const opened = await handle.stat();
-    if (!opened.isFile()) return notRegular(file, opened);
-    const buffer = Buffer.alloc(Math.min(opened.size, MAX_CONFIG_BYTES) + 1);
-    const read = handle.read(buffer, 0, buffer.length, 0);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' })), CONFIG_READ_TIMEOUT_MS);
-    });
-    const { bytesRead } = await Promise.race([read, timeout]).finally(() => clearTimeout(timer));
-    if (bytesRead > MAX_CONFIG_BYTES) return tooLarge(file);
-    return { text: buffer.subarray(0, bytesRead).toString('utf8') };
-  } catch (error) {
-    return cannotRead(file, error);
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+  const read = await readChecked(file, { ...readOptions(root, known), timeoutMs: CONFIG_READ_TIMEOUT_MS });
+  return 'refused' in read ? { result: refusedResult(file, read.refused) } : { text: read.bytes.toString('utf8') };
 }
 
 /**
@@ -155,35 +107,8 @@ async function readConfigText(file: string, root: string, known?: Stats): Promis
  * filesystem that hangs holds the start (a FIFO never does: it is opened non-blocking and refused unread).
  */
 function readConfigTextSync(file: string, root: string, known?: Stats): { text: string } | { result: ConfigLoadResult } {
-  let target = file;
-  let fd: number | undefined;
-  try {
-    let info = known ?? lstatSync(file);
-    if (info.isSymbolicLink()) {
-      target = realpathSync(file);
-      let realRoot = root;
-      try {
-        realRoot = realpathSync(root);
-      } catch {
-        /* the folder as given */
-      }
-      if (!isInside(realRoot, target)) return linkOutside(file);
-      info = statSync(target);
-    }
-    const refused = refusal(file, info);
-    if (refused) return refused;
-    fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) return notRegular(file, opened);
-    const buffer = Buffer.alloc(Math.min(opened.size, MAX_CONFIG_BYTES) + 1);
-    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_CONFIG_BYTES) return tooLarge(file);
-    return { text: buffer.subarray(0, bytesRead).toString('utf8') };
-  } catch (error) {
-    return cannotRead(file, error);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const read = readCheckedSync(file, readOptions(root, known));
+  return 'refused' in read ? { result: refusedResult(file, read.refused) } : { text: read.bytes.toString('utf8') };
 }
 
 /** loadConfigFile with blocking reads: only for a load that nothing else waits on (see readConfigTextSync). */
@@ -191,6 +116,15 @@ export function loadConfigFileSync(file: string, root: string, known?: Stats): C
   const read = readConfigTextSync(file, root, known);
   if ('result' in read) return read.result;
   return parseConfigText(read.text, file);
+}
+
+/**
+ * The text of a config file read with the loader's checks, or the problems saying why not: for readers that
+ * need the text itself (line and column of a problem, an edit, a proposal), so that none hangs on a FIFO.
+ */
+export async function readConfigFileText(file: string, root: string = dirname(file)): Promise<{ text: string } | { problems: ConfigProblem[] }> {
+  const read = await readConfigText(file, root);
+  return 'text' in read ? read : { problems: read.result.ok ? [] : read.result.problems };
 }
 
 /**

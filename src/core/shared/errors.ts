@@ -55,6 +55,7 @@ export type ErrorCode =
   | 'DAEMON_UNREACHABLE'
   | 'STATE_CORRUPT'
   | 'STATE_LOCKED'
+  | 'DATA_DIR_UNSAFE'
   | 'REDIS_UNAVAILABLE'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';

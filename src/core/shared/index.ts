@@ -5,4 +5,7 @@ export { coalescedSync, syncDirectory } from './fs/durable-sync.js';
 export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './fs/private-files.js';
 export { forgetJsonText, jsonText, rememberJsonText } from './json-text.js';
 export { ensurePrivateDir, ensurePrivateFile } from './fs/private-files.js';
+export { describeRefusal, isInside, kindOf, readChecked, readCheckedSync, type CheckedRead, type CheckedReadOptions, type Refusal } from './fs/checked-read.js';
+export { checkDataDir, linkRefused, openAppendNoFollowSync, prepareDataDir, readNoFollow, readNoFollowSync } from './fs/data-dir.js';
+export { isProcessAlive } from './process-alive.js';
 export { formatCredits, fromMilli, toMilli } from './credit-amounts.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { coalescedSync, PagejsonError, syncDirectory } from '../shared/index.js';
+import { coalescedSync, isPagejsonError, PagejsonError, readNoFollow, syncDirectory } from '../shared/index.js';
 
 /**
  * lowdb's own JSONFile adapter never fsyncs and writes in place, so a crash can leave an empty or torn state
@@ -36,10 +36,12 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
   async read(): Promise<T | null> {
     let text: string;
     try {
-      text = await readFile(this.file, 'utf8');
+      // Never through a link (docs/security.md, "Files of the data dir").
+      text = (await readNoFollow(this.file)).toString('utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
+      if (isPagejsonError(error)) throw error;
       throw corrupt(this.file, `cannot be read (${code ?? (error as Error).message})`, error);
     }
     let value: unknown;
@@ -72,7 +74,7 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
     }
     const temp = join(dir, `.${basename(this.file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      writeFileSync(temp, text, { mode: 0o600 });
+      writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
       renameSync(temp, this.file);
     } catch (error) {
       rmSync(temp, { force: true });

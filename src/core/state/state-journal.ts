@@ -1,6 +1,6 @@
-import { closeSync, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, mkdirSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { coalescedSync, PagejsonError, syncDirectory } from '../shared/index.js';
+import { coalescedSync, openAppendNoFollowSync, PagejsonError, readNoFollowSync, syncDirectory } from '../shared/index.js';
 
 /**
  * The append-only journal in front of the state snapshot (`state.json`).
@@ -86,10 +86,11 @@ export class StateJournal {
   }
 
   private openFile(): number {
-    if (this.tornBytes > 0) truncateSync(this.file, this.bytes);
-    this.tornBytes = 0;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const fd = openSync(this.file, 'a', 0o600);
+    // Never through a link: one left in the data dir would take the key and balance lines elsewhere.
+    const fd = openAppendNoFollowSync(this.file);
+    if (this.tornBytes > 0) ftruncateSync(fd, this.bytes);
+    this.tornBytes = 0;
     // A new journal file must survive a power cut as a directory entry too.
     void syncDirectory(dirname(this.file));
     return fd;
@@ -102,7 +103,7 @@ export class StateJournal {
  */
 export function readJournal(file: string): { records: JournalRecord[]; validBytes: number; tornBytes: number } {
   if (!existsSync(file)) return { records: [], validBytes: 0, tornBytes: 0 };
-  const bytes = readFileSync(file);
+  const bytes = readNoFollowSync(file);
   if (bytes.length > MAX_REPLAY_BYTES) throw corruptJournal(file, `is larger than ${MAX_REPLAY_BYTES} bytes`);
   const records: JournalRecord[] = [];
   let start = 0;
