@@ -1,7 +1,7 @@
 /**
- * The one error type of the domain. `code` is stable (scripts and the daemon's HTTP mapping depend on it),
- * `context` carries the facts, and `hint` tells the user what to do next. Core never knows HTTP statuses:
- * the daemon maps codes to statuses in one place (src/daemon/errors.ts), the CLI maps them to exit codes.
+ * The one error type of the domain. `code` is stable (scripts and the wire depend on it), `context` carries
+ * the facts, and `hint` tells the user what to do next. What a code means on the wire (status, message, refund)
+ * is one table, error-table.ts, which the daemon's error handler reads; the CLI maps codes to exit codes.
  */
 export type ErrorCode =
   // project and config files
