@@ -94,7 +94,7 @@ function exited(child: ChildProcess): Promise<void> {
  * deletes it). redis-server keeps its own clock, which a test cannot set.
  */
 export async function elapseRedisExpiries(url: string, pattern: string, ms: number): Promise<void> {
-  const { createClient } = await import('redis');
+  const { createClient } = await import('@redis/client');
   const client = createClient({ url });
   await client.connect();
   try {
