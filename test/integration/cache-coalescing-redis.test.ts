@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { cacheKey } from '../../src/core/cache/response-cache.js';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { skipRedisTests, startRedisServer, type RedisServer } from '../support/redis-server.js';

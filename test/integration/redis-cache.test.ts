@@ -69,7 +69,7 @@ describe.skipIf(skip)('response cache over Redis (several daemons)', () => {
     expect(site.hitCount('/slow.html')).toBe(1);
 
     // Stored under the prefix, as plain JSON (no keyv reviver format), with a TTL of keepHours.
-    const { createClient } = await import('redis');
+    const { createClient } = await import('@redis/client');
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {
@@ -115,7 +115,7 @@ describe.skipIf(skip)('response cache over Redis (several daemons)', () => {
     clock += 16 * MINUTE;
 
     // A third daemon took the lock and was killed mid-refresh: the lock stands until it expires.
-    const { createClient } = await import('redis');
+    const { createClient } = await import('@redis/client');
     const raw = createClient({ url: server.url });
     await raw.connect();
     try {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyNode, Element } from 'domhandler';
 import { Element as DomElement, Text } from 'domhandler';
-import render from 'dom-serializer';
+import { getOuterHTML } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 
 /**
@@ -71,5 +71,5 @@ export function redesign(html: string): string {
     if (span.prev) span.prev.next = span;
     if (span.next) span.next.prev = span;
   }
-  return render(doc, { encodeEntities: 'utf8' });
+  return getOuterHTML(doc, { encodeEntities: 'utf8' });
 }

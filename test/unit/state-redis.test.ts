@@ -137,7 +137,7 @@ describe.skipIf(skip)('Redis state store', () => {
   it('reads usage hashes written before token counting as 0 tokens', async () => {
     const prefix = nextPrefix();
     const store = await createRedisStore({ url: server.url, prefix });
-    const { createClient } = await import('redis');
+    const { createClient } = await import('@redis/client');
     const admin = createClient({ url: server.url });
     await admin.connect();
     try {
@@ -156,7 +156,7 @@ describe.skipIf(skip)('Redis state store', () => {
 
   it('re-sends its scripts when the server forgot them (SCRIPT FLUSH after a restart)', async () => {
     const store = await createRedisStore({ url: server.url, prefix: nextPrefix() });
-    const { createClient } = await import('redis');
+    const { createClient } = await import('@redis/client');
     const admin = createClient({ url: server.url });
     await admin.connect();
     try {

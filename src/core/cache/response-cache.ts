@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { jsonText } from '../shared/index.js';
+import { keyvStore, type DurableStore, type KeyvEntry, type StoredAnswer } from './durable-store.js';
 import { createMemoryBodies, type MemoryBodies, type MemoryEntry } from './memory-bodies.js';
+import { openSqliteStore } from './sqlite-store.js';
 import type Keyv from 'keyv';
 
 /**
- * The retrieval cache (SPEC 4.3, DESIGN.md sections 4 and 7): stale-while-revalidate over two layers.
+ * The retrieval cache: stale-while-revalidate over two layers (docs/performance.md has its figures).
  *
  * - An in-memory LRU of pre-serialised response bodies (gzipped, the ones read lately also as they are:
- *   memory-bodies.ts) answers hits: measured at 0.84 of a bare Fastify
- *   route, against 0.28 for keyv+SQLite on every hit (DESIGN.md section 10).
- * - keyv over @keyv/sqlite (or Redis) keeps entries across restarts and is the source of truth for stale
- *   entries. keyv deletes an expired entry on read, so its TTL is `keepMs` and freshness is decided here
- *   from `fetchedAt`.
+ *   memory-bodies.ts) answers hits: measured at 0.84 of a bare Fastify route, against 0.28 when every hit
+ *   read keyv+SQLite.
+ * - A durable store (durable-store.ts: the cache's own SQLite file, or Redis through keyv) keeps entries
+ *   across restarts and is the source of truth for stale entries. An entry there lives `keepMs` (read past
+ *   it, it is absent); freshness is decided here from `fetchedAt`.
  *
  * Only successful extractions reach the cache: `load` throws on errors and empty results, and a throw is
  * never stored. A cache error is a miss, never a failed request.
@@ -79,17 +81,11 @@ class Answer implements CacheAnswer {
   }
 }
 
-/** An entry as the store (SQLite, Redis) keeps it: JSON. */
-interface CacheEntry {
-  body: string;
-  fetchedAt: number;
-}
-
 export interface ResponseCacheOptions {
   /** SQLite file; absent = memory only (the `run` command, some tests). */
   sqlitePath?: string;
   /** An already-built keyv store (the Redis driver passes one). Takes precedence over sqlitePath. */
-  keyv?: Keyv<CacheEntry>;
+  keyv?: Keyv<KeyvEntry>;
   freshMs: number;
   keepMs: number;
   memoryEntries: number;
@@ -154,11 +150,10 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     sizeCalculation: (entry) => entry.stored.length + 64,
     dispose: (entry) => bodies.forget(entry),
   });
-  const toMemoryEntry = (entry: CacheEntry): MemoryEntry => bodies.make(Buffer.from(entry.body, 'utf8'), entry.fetchedAt);
+  const toMemoryEntry = (stored: StoredAnswer): MemoryEntry => bodies.make(stored.bytes, stored.fetchedAt);
   const inflight = new Map<string, Promise<MemoryEntry>>();
   const refreshes = new Set<Promise<unknown>>();
-  const store = options.keyv ?? (options.sqlitePath ? await openSqliteKeyv(options.sqlitePath) : undefined);
-  store?.on('error', (error: unknown) => report(error, { key: '', phase: 'write' }));
+  const store = await openDurableStore(options, now, report);
 
   async function readStore(key: string): Promise<MemoryEntry | undefined> {
     if (!store) return undefined;
@@ -187,7 +182,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
     const loaded = await load();
     if (loaded instanceof Uncacheable) return unstored(loaded);
-    const stored: CacheEntry = { body: envelopeBody(loaded), fetchedAt: now() };
+    const stored: StoredAnswer = { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now() };
     const entry = toMemoryEntry(stored);
     memory.set(key, entry);
     if (store) {
@@ -336,11 +331,9 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
           purged += 1;
         }
       });
-      const sqlite = (store as unknown as { store?: unknown } | undefined)?.store as { query?: (sql: string, ...params: unknown[]) => Promise<unknown> } | undefined;
-      if (sqlite?.query) {
+      if (store) {
         try {
-          const rows = (await sqlite.query(`DELETE FROM keyv WHERE json_extract(value, '$.expires') < ? RETURNING key`, now())) as unknown[];
-          purged += rows.length;
+          purged += await store.purgeExpired();
         } catch (error) {
           report(error, { key: '', phase: 'purge' });
         }
@@ -356,20 +349,14 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
       await Promise.allSettled([...refreshes]);
       memory.clear();
       bodies.clear();
-      await store?.disconnect();
+      await store?.close();
     },
   };
   return cache;
 }
 
-/**
- * keyv over SQLite with WAL and a busy timeout (the defaults lose writes under concurrency) and plain JSON
- * serialisers (keyv's default parses with a reviver on every read, measured 3× slower).
- */
-async function openSqliteKeyv(path: string): Promise<Keyv<CacheEntry>> {
-  const [{ default: KeyvClass }, { default: KeyvSqlite }] = await Promise.all([import('keyv'), import('@keyv/sqlite')]);
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 5_000 });
-  await sqlite.query('PRAGMA journal_mode=WAL');
-  await sqlite.query('PRAGMA synchronous=NORMAL');
-  return new KeyvClass<CacheEntry>({ store: sqlite, serialize: JSON.stringify, deserialize: JSON.parse });
+/** The durable layer: the keyv store given (Redis), else the cache's own SQLite file, else none (memory only). */
+async function openDurableStore(options: ResponseCacheOptions, now: () => number, report: NonNullable<ResponseCacheOptions['onError']>): Promise<DurableStore | undefined> {
+  if (options.keyv) return keyvStore(options.keyv, (error) => report(error, { key: '', phase: 'write' }));
+  return options.sqlitePath ? openSqliteStore(options.sqlitePath, now) : undefined;
 }

@@ -1,10 +1,11 @@
-import type { RedisClientType } from 'redis';
+import type { RedisClientType } from '@redis/client';
 import { PagejsonError } from '../shared/index.js';
 import { loadScripts, type CommandSender } from './redis-scripts.js';
 
 /**
- * One connection to Redis for the state store or the cache. The `redis` package is imported here, lazily:
- * only a process that was given a Redis URL pays for loading it.
+ * One connection to Redis for the state store or the cache. The client, `@redis/client` (the core of the
+ * `redis` package, without its modules), is imported here, lazily: only a process that was given a Redis URL
+ * pays for loading it.
  *
  * - The offline queue is off: while the connection is down a command fails at once (the daemon answers an
  *   error envelope) instead of waiting, unbounded, for Redis to come back.
@@ -39,7 +40,7 @@ export async function connectRedis(options: RedisConnectionOptions): Promise<Red
       hint: 'set PAGEJSON_REDIS_URL or --redis to e.g. redis://127.0.0.1:6379',
     });
   }
-  const { createClient } = await import('redis');
+  const { createClient } = await import('@redis/client');
   let connectedOnce = false;
   const client = createClient({
     url: options.url,
