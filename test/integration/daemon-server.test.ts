@@ -33,14 +33,6 @@ async function start(extra: Partial<Parameters<typeof startServer>[0]> = {}): Pr
   return server;
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('the data-dir lock', () => {
   it('makes a second daemon on the same data dir fail fast, naming the running one', async () => {
     temp = await makeProject([]);
@@ -94,7 +86,7 @@ describe('stopping', () => {
     const clients = [new Client(server.url, { keepAliveTimeout: 60_000 }), new Client(server.url, { keepAliveTimeout: 60_000 })];
     try {
       const inflight = clients.map((client, index) => client.request({ method: 'GET', path: `/external/${index === 0 ? 'slow' : 'slowfail'}`, headers: { apikey: key } }));
-      await until(() => site.hitCount('/daemon/slow') === 2, 'the source fetches');
+      await site.whenHits('/daemon/slow', 2);
       server.app.startDraining();
       const refused = await server.app.inject({ method: 'GET', url: '/external/slow', headers: { apikey: key } });
       expect(refused.statusCode).toBe(503);

@@ -25,6 +25,8 @@ export interface FixtureSite {
   /** Requests seen per pathname (query string ignored). */
   hits: Map<string, number>;
   hitCount(pathname: string): number;
+  /** Resolves once `pathname` has been requested `count` times (since the last reset): at the request itself. */
+  whenHits(pathname: string, count: number): Promise<void>;
   resetHits(): void;
   /** Open sockets right now: tests check that nothing was leaked after faults. */
   openSockets(): number;
@@ -51,6 +53,7 @@ function contentTypeFor(path: string): string {
 
 export async function startFixtureSite(options: { port?: number; host?: string } = {}): Promise<FixtureSite> {
   const hits = new Map<string, number>();
+  const hitWaiters = new Set<{ pathname: string; count: number; resolve: () => void }>();
   const sockets = new Set<Socket>();
   const host = options.host ?? '127.0.0.1';
   // eslint-disable-next-line prefer-const
@@ -59,6 +62,11 @@ export async function startFixtureSite(options: { port?: number; host?: string }
   const server = createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://fixture').pathname;
     hits.set(pathname, (hits.get(pathname) ?? 0) + 1);
+    for (const waiter of hitWaiters) {
+      if (waiter.pathname !== pathname || hits.get(pathname)! < waiter.count) continue;
+      hitWaiters.delete(waiter);
+      waiter.resolve();
+    }
     const route = siteRoutes[pathname];
     if (route) {
       Promise.resolve(route(req, res, site)).catch((error: unknown) => {
@@ -90,6 +98,8 @@ export async function startFixtureSite(options: { port?: number; host?: string }
     server,
     hits,
     hitCount: (pathname) => hits.get(pathname) ?? 0,
+    whenHits: (pathname, count) =>
+      (hits.get(pathname) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => hitWaiters.add({ pathname, count, resolve })),
     resetHits: () => hits.clear(),
     openSockets: () => sockets.size,
     state: new Map(),
