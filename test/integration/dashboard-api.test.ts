@@ -144,11 +144,13 @@ describe('dashboard API', () => {
     const created = await call<{ key: string }>('POST', '/keys', {});
     expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
     const order: string[] = [];
+    const fetched = site.whenHits('/hostile/many-items', site.hitCount('/hostile/many-items') + 1);
     const generation = call<{ error: { code: string; message: string } }>('POST', '/generate', { url: `${site.origin}/hostile/many-items`, apiId: 'many' }).then((answer) => {
       order.push('generation');
       return answer;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The generation has its page: from here on it is working on it.
+    await fetched;
     const [health, cached] = await Promise.all([fetch(`${server.url}/healthz`), fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })]);
     order.push('others');
     expect(health.status).toBe(200);
