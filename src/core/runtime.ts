@@ -1,18 +1,18 @@
 import { join } from 'node:path';
 import { ensurePrivateDir, ensurePrivateFile, toMilli } from './shared/index.js';
 import { createConfigRegistry, type ConfigRegistry, type ConfigRegistryEvent } from './registry/index.js';
-import type { ApiConfig, Project, ProjectSettings } from './config/index.js';
+import type { ApiConfig, Project, ProjectSettings, ScraperNumber } from './config/index.js';
 import { createModelResolver, type ModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extract/index.js';
 import { createWatch, type MonitorStore, type Watch, type WatchEvent } from './monitor/index.js';
-import { createBackgroundRepair, type BackgroundRepair, type RepairEvent } from './health/index.js';
+import { createBackgroundRepair, type BackgroundRepair, type HealthState, type RepairEvent } from './health/index.js';
 import { createRetrievalService, retrieve, type RetrievalEvent, type RetrievalService } from './retrieval/index.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './fetch/index.js';
 import { createLowdbStore, createRedisStore, resolveRedisUrl, type EndpointRuntimeStatus, type StateStore } from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
 
 /**
- * createRuntime: the one place where drivers are chosen and wired (DESIGN.md section 2). Settings and the
+ * createRuntime: the one place where drivers are chosen and wired (docs/architecture.md). Settings and the
  * environment come in as arguments; nothing here reads globals at import time. The daemon builds its app
  * over a Runtime, and tests build one over a temp project.
  */
@@ -79,173 +79,229 @@ export interface RuntimeOptions {
  */
 export const ANSWER_GRACE_MS = 5_000;
 
-export async function createRuntime(project: Project, options: RuntimeOptions = {}): Promise<Runtime> {
-  const env = options.env ?? {};
-  const settings = project.settings;
-  const now = options.now ?? (() => new Date());
-  // The same clock in ms without making a Date (three per cache hit otherwise); tests' fake clocks still rule.
-  const givenNow = options.now;
-  const nowMs = givenNow ? () => givenNow().getTime() : Date.now;
-  const listeners = new Set<(event: RuntimeEvent) => void>();
-  const emit = (event: RuntimeEvent): void => {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A broken listener (metrics, logging) must never fail a request.
-      }
-    }
-  };
+/** The clocks, the event listeners and the environment every part of the runtime shares. */
+interface Basics {
+  env: Record<string, string | undefined>;
+  settings: ProjectSettings;
+  now: () => Date;
+  /** The same clock in ms without making a Date (three per cache hit otherwise); tests' fake clocks still rule. */
+  nowMs: () => number;
+  listeners: Set<(event: RuntimeEvent) => void>;
+  emit(event: RuntimeEvent): void;
+}
 
-  // Late-bound: the watch refreshes through the retrieval service, which tells it every extraction's health.
-  let watch: Watch | undefined;
-  await ensurePrivateDir(project.dataDir);
-  const cachePath = join(project.dataDir, 'cache.sqlite');
-  // The Redis drivers load the redis client only when a URL was given (DESIGN.md section 2).
-  const redisUrl = resolveRedisUrl(options.redisUrl, env);
-  const store =
-    options.store ??
-    (redisUrl
-      ? await createRedisStore({ url: redisUrl, now })
-      : await createLowdbStore({ file: join(project.dataDir, 'state.json'), now }));
+function basics(project: Project, options: RuntimeOptions): Basics {
+  const givenNow = options.now;
+  const listeners = new Set<(event: RuntimeEvent) => void>();
+  return {
+    env: options.env ?? {},
+    settings: project.settings,
+    now: givenNow ?? (() => new Date()),
+    nowMs: givenNow ? () => givenNow().getTime() : Date.now,
+    listeners,
+    emit(event) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch {
+          // A broken listener (metrics, logging) must never fail a request.
+        }
+      }
+    },
+  };
+}
+
+/** The state store: the one given, else Redis with a URL (its client loads only then), else the embedded lowdb store. */
+async function openStore(project: Project, options: RuntimeOptions, base: Basics, redisUrl: string | undefined): Promise<StateStore> {
+  if (options.store) return options.store;
+  if (redisUrl) return createRedisStore({ url: redisUrl, now: base.now });
+  return createLowdbStore({ file: join(project.dataDir, 'state.json'), now: base.now });
+}
+
+/** The response cache: memory over Redis with a URL, else over `<dataDir>/cache.sqlite` (or memory only). */
+async function openCache(project: Project, options: RuntimeOptions, base: Basics, store: StateStore, redisUrl: string | undefined): Promise<ResponseCache> {
+  const { settings, emit } = base;
   const redisCache =
     redisUrl && !options.memoryCacheOnly
-      ? await createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) })
-          .catch(async (error: unknown) => {
-            if (!options.store) await store.close();
-            throw error;
-          })
+      ? await createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }).catch(async (error: unknown) => {
+          if (!options.store) await store.close();
+          throw error;
+        })
       : undefined;
-  const cache = await createResponseCache({
-    ...(redisCache
-      ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock }
-      : options.memoryCacheOnly
-        ? {}
-        : { sqlitePath: await ensurePrivateFile(cachePath).then(() => cachePath) }),
+  const cachePath = join(project.dataDir, 'cache.sqlite');
+  return createResponseCache({
+    ...(redisCache ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock } : options.memoryCacheOnly ? {} : { sqlitePath: await ensurePrivateFile(cachePath).then(() => cachePath) }),
     freshMs: settings.cache.freshMinutes * 60_000,
     keepMs: settings.cache.keepHours * 3_600_000,
     memoryEntries: settings.cache.memoryEntries,
     memoryBytes: settings.cache.memoryMegabytes * 1024 * 1024,
-    now: nowMs,
+    now: base.nowMs,
     // A cold miss waits for another daemon's fetch of the same page no longer than a fetch may take.
     missWaitMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onError: (error, context) => emit({ kind: 'cache-error', phase: context.phase, error }),
   });
+}
+
+/** Scrapers, models and the extraction pool: what a load runs on. */
+function pageDrivers(options: RuntimeOptions, base: Basics): { scrapers: ScraperPool; models: ModelResolver; extractor: Extractor } {
+  const { settings, env } = base;
+  const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
+  // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
+  const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
+  // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
+  // selector must never stop the daemon from answering).
+  const { timeoutMs: extractionMs, maxDepth, maxElements, threads } = settings.extraction;
+  const extractor = options.extractor ?? createWorkerPoolExtractor({ timeoutMs: extractionMs, limits: { maxDepth, maxElements }, ...(threads !== undefined ? { threads } : {}) });
+  return { scrapers, models, extractor };
+}
+
+/** What the store knows of every endpoint at start: its last fetch, its health since when, its latest repair. */
+async function knownEndpoints(store: StateStore) {
+  const lastFetchAt: Record<string, string> = {};
+  const healthAtStart: Record<string, { state: HealthState; since: string; failing: string[] }> = {};
+  const repairs = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
+  for (const status of await store.listEndpointStatus()) {
+    if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
+    if (status.health && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
+    if (status.repair) repairs.set(status.apiId, status.repair);
+  }
+  return { lastFetchAt, healthAtStart, repairs };
+}
+
+/** Repairs of endpoints whose pages changed, worked out in the background (pagejson.json `heal`), kept in each endpoint's status. */
+function backgroundRepairs(project: Project, base: Basics, parts: { store: StateStore; drivers: ReturnType<typeof pageDrivers>; repairs: Map<string, NonNullable<EndpointRuntimeStatus['repair']>>; watch: () => Watch | undefined }): BackgroundRepair {
+  const { store, drivers, repairs } = parts;
+  return createBackgroundRepair({
+    mode: base.settings.heal,
+    configsDir: project.configsDir,
+    scraperFor: (config) => drivers.scrapers.get(config.scraper),
+    modelFor: (name) => drivers.models.get(name),
+    timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
+    onEvent: (event) => {
+      base.emit(event);
+      if (event.outcome === 'proposed') void parts.watch()?.monitors.healProposed(event).catch(() => undefined);
+      if (event.outcome !== 'proposed' && event.outcome !== 'applied') return;
+      const repair = { outcome: event.outcome, file: event.file, revision: event.revision, at: base.now().toISOString() };
+      repairs.set(event.apiId, repair);
+      void store
+        .listEndpointStatus()
+        .then((all) => all.find((status) => status.apiId === event.apiId))
+        .then((status) => status && store.setEndpointStatus({ ...status, repair }))
+        .catch(() => undefined);
+    },
+  });
+}
+
+/** The retrieval service over the parts; its loads fetch the URL its `locate` stage resolved. */
+function retrievalService(base: Basics, parts: { configs: ConfigRegistry; store: StateStore; cache: ResponseCache; drivers: ReturnType<typeof pageDrivers>; known: Awaited<ReturnType<typeof knownEndpoints>>; repairs: BackgroundRepair; watch: () => Watch | undefined }): RetrievalService {
+  const { settings, emit } = base;
+  const { scrapers, models, extractor } = parts.drivers;
+  const pipeline = { scraperFor: (n: ScraperNumber) => scrapers.get(n), modelFor: (name: string) => models.get(name), extractor };
+  return createRetrievalService({
+    onHealth: (config, state, failing) => void parts.watch()?.monitors.observeHealth(config, state, failing).catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
+    onUnhealthy: (config, values) => parts.repairs.unhealthy(config, values),
+    repairOf: (apiId) => parts.known.repairs.get(apiId),
+    lastFetchAt: parts.known.lastFetchAt,
+    healthAtStart: parts.known.healthAtStart,
+    configs: parts.configs,
+    store: parts.store,
+    cache: parts.cache,
+    // The daemon never reads a retrieval's page text: its bytes go to the extraction thread as they are.
+    load: (config: ApiConfig, values, sourceUrl) => retrieve(config, values, pipeline, { handOverPage: true, sourceUrl }),
+    failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
+    failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
+    credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
+    now: base.now,
+    nowMs: base.nowMs,
+    onEvent: emit,
+    answerTimeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
+  });
+}
+
+/** Monitors and the webhook outbox, refreshing through the retrieval service. */
+function startWatch(project: Project, options: RuntimeOptions, base: Basics, parts: { configs: ConfigRegistry; retrieval: RetrievalService; redisUrl: string | undefined }): Promise<Watch> {
+  const { settings } = base;
+  return createWatch({
+    settings,
+    dataDir: project.dataDir,
+    configs: () => parts.configs.list(),
+    refresh: (config, values) => parts.retrieval.refresh(config, values),
+    env: base.env,
+    now: () => base.now().getTime(),
+    ...(parts.redisUrl ? { redisUrl: parts.redisUrl } : {}),
+    ...(options.monitorStore ? { store: options.monitorStore } : {}),
+    ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
+    leaseMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS + 30_000,
+    onEvent: base.emit,
+  });
+}
+
+export async function createRuntime(project: Project, options: RuntimeOptions = {}): Promise<Runtime> {
+  const base = basics(project, options);
+  // Late-bound: the watch refreshes through the retrieval service, which tells it every extraction's health.
+  let watch: Watch | undefined;
+  const currentWatch = () => watch;
+  await ensurePrivateDir(project.dataDir);
+  // The Redis drivers load the redis client only when a URL was given.
+  const redisUrl = resolveRedisUrl(options.redisUrl, base.env);
+  const store = await openStore(project, options, base, redisUrl);
+  const cache = await openCache(project, options, base, store, redisUrl);
   const configs = await createConfigRegistry({
     dir: project.configsDir,
     watch: options.watch ?? true,
     ...(options.watchDebounceMs !== undefined ? { debounceMs: options.watchDebounceMs } : {}),
     onEvent: (change) => {
-      emit({ kind: 'config', change });
+      base.emit({ kind: 'config', change });
       watch?.monitors.wake();
     },
   });
-  const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
-  // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
-  const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
-
-  // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
-  // selector must never stop the daemon from answering).
-  const { timeoutMs: extractionMs, maxDepth, maxElements, threads } = settings.extraction;
-  const extractor =
-    options.extractor ??
-    createWorkerPoolExtractor({ timeoutMs: extractionMs, limits: { maxDepth, maxElements }, ...(threads !== undefined ? { threads } : {}) });
+  const drivers = pageDrivers(options, base);
   // Reservations left by a process that died mid-request go back to their accounts before anything is served.
   const orphaned = await store.releaseOrphanedHolds();
-
-  const lastFetchAt: Record<string, string> = {};
-  const healthAtStart: Record<string, { state: 'healthy' | 'degraded' | 'broken'; since: string; failing: string[] }> = {};
-  for (const status of await store.listEndpointStatus()) {
-    if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
-    if (status.health && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
-  }
-  // Repairs of endpoints whose pages changed, worked out in the background (pagejson.json `heal`).
-  const repairs = createBackgroundRepair({
-    mode: settings.heal,
-    configsDir: project.configsDir,
-    scraperFor: (config) => scrapers.get(config.scraper),
-    modelFor: (name) => models.get(name),
-    timeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
-    onEvent: (event) => {
-      emit(event);
-      if (event.outcome === 'proposed') void watch?.monitors.healProposed(event).catch(() => undefined);
-      if (event.outcome === 'proposed' || event.outcome === 'applied') {
-        const repair = { outcome: event.outcome, file: event.file, revision: event.revision, at: now().toISOString() };
-        repairInfo.set(event.apiId, repair);
-        void store
-          .listEndpointStatus()
-          .then((all) => all.find((status) => status.apiId === event.apiId))
-          .then((status) => status && store.setEndpointStatus({ ...status, repair }))
-          .catch(() => undefined);
-      }
-    },
-  });
-  const repairInfo = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
-  for (const status of await store.listEndpointStatus()) if (status.repair) repairInfo.set(status.apiId, status.repair);
-  const retrieval = createRetrievalService({
-    onHealth: (config, state, failing) => void watch?.monitors.observeHealth(config, state, failing).catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
-    onUnhealthy: (config, values) => repairs.unhealthy(config, values),
-    repairOf: (apiId) => repairInfo.get(apiId),
-    lastFetchAt,
-    healthAtStart,
-    configs,
-    store,
-    cache,
-    // The daemon never reads a retrieval's page text: its bytes go to the extraction thread as they are.
-    load: (config: ApiConfig, values) => retrieve(config, values, { scraperFor: (n) => scrapers.get(n), modelFor: (name) => models.get(name), extractor }, { handOverPage: true }),
-    failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
-    failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
-    credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
-    now,
-    nowMs,
-    onEvent: emit,
-    answerTimeoutMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS,
-  });
-
-  let ready: Watch;
+  const known = await knownEndpoints(store);
+  const repairs = backgroundRepairs(project, base, { store, drivers, repairs: known.repairs, watch: currentWatch });
+  const retrieval = retrievalService(base, { configs, store, cache, drivers, known, repairs, watch: currentWatch });
   try {
-    ready = watch = await createWatch({
-      settings,
-      dataDir: project.dataDir,
-      configs: () => configs.list(),
-      refresh: (config, values) => retrieval.refresh(config, values),
-      env,
-      now: () => now().getTime(),
-      ...(redisUrl ? { redisUrl } : {}),
-      ...(options.monitorStore ? { store: options.monitorStore } : {}),
-      ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
-      leaseMs: settings.fetch.timeoutMs + ANSWER_GRACE_MS + 30_000,
-      onEvent: emit,
-    });
+    watch = await startWatch(project, options, base, { configs, retrieval, redisUrl });
   } catch (error) {
-    await Promise.allSettled([cache.close(), scrapers.close(), extractor.close(), retrieval.close()]);
+    await Promise.allSettled([cache.close(), drivers.scrapers.close(), drivers.extractor.close(), retrieval.close()]);
     if (!options.store) await store.close();
     configs.close();
     throw error;
   }
+  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned });
+}
 
+/** The Runtime over its parts, with the purge timer and the one way to close them all. */
+function assemble(
+  project: Project,
+  options: RuntimeOptions,
+  base: Basics,
+  parts: { configs: ConfigRegistry; store: StateStore; cache: ResponseCache; drivers: ReturnType<typeof pageDrivers>; retrieval: RetrievalService; repairs: BackgroundRepair; watch: Watch; orphaned: { holds: number; milliCredits: number } },
+): Runtime {
+  const { configs, store, cache, retrieval, repairs, watch } = parts;
+  const { scrapers, models, extractor } = parts.drivers;
   const purgeTimer = setInterval(() => void cache.purgeExpired().catch(() => undefined), options.purgeEveryMs ?? 600_000);
   purgeTimer.unref();
-
   let closing: Promise<void> | undefined;
   return {
     project,
-    settings,
+    settings: base.settings,
     configs,
     store,
     cache,
     scrapers,
     extractor,
     models,
-    env,
+    env: base.env,
     retrieval,
-    releasedHolds: orphaned,
+    releasedHolds: parts.orphaned,
     repairs,
-    watch: ready,
-    now,
+    watch,
+    now: base.now,
     subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      base.listeners.add(listener);
+      return () => base.listeners.delete(listener);
     },
     close() {
       closing ??= (async () => {
@@ -253,12 +309,12 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
         await repairs.idle();
-        await ready.close().catch(() => undefined);
+        await watch.close().catch(() => undefined);
         await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close(), extractor.close()]);
         await retrieval.close();
         await store.flush();
         await store.close();
-        listeners.clear();
+        base.listeners.clear();
       })();
       return closing;
     },

@@ -1,14 +1,15 @@
 import { resolveSourceUrl, type ApiConfig, type Field, type ScraperNumber } from '../config/index.js';
-import { forgetJsonText, isPagejsonError, PagejsonError } from '../shared/index.js';
+import { forgetJsonText, isPagejsonError, PagejsonError, wireText } from '../shared/index.js';
 import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
-import { scraperByNumber, type Scraper } from '../fetch/index.js';
+import { scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
 import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, type Extractor } from '../extract/index.js';
 import { assessHealth, expectedData, type Health } from '../health/index.js';
 
 /**
- * The retrieval pipeline, shared by the daemon and `pagejson run`: resolve the URL → fetch → compiled
- * extraction → model fields (only those without a selector, and never with `heuristic`) → emptiness check.
- * No credits, no cache, no HTTP here: the callers wrap it.
+ * The page pipeline, shared by the daemon (as the `load` stage, stages/answer.ts) and `pagejson run`, as named
+ * steps over one page context: fetch → classify → extract → fill → assess. The URL is resolved by the caller's
+ * `locate` stage when there is one (options.sourceUrl), else here. No credits, no cache, no HTTP here: the
+ * callers wrap it.
  */
 export interface RetrieveDeps {
   scraperFor(number: ScraperNumber): Scraper;
@@ -31,6 +32,8 @@ export interface RetrieveOptions {
    * being copied there (the daemon). Reading `html` afterwards is an error.
    */
   handOverPage?: boolean;
+  /** The source URL, already resolved from the values by the caller (the daemon's `locate` stage). */
+  sourceUrl?: string;
 }
 
 export interface RetrieveResult {
@@ -46,63 +49,113 @@ export interface RetrieveResult {
   readonly html: string;
 }
 
-export const EXTRACTION_EMPTY_MESSAGE = 'no data could be extracted from the source page';
+export const EXTRACTION_EMPTY_MESSAGE = wireText('EXTRACTION_EMPTY');
 
-export async function retrieve(config: ApiConfig, values: Record<string, unknown>, deps: RetrieveDeps, options: RetrieveOptions = {}): Promise<RetrieveResult> {
-  const sourceUrl = resolveSourceUrl(config, values);
+type StructureOutline = ReturnType<typeof getStructureOutline>;
+
+/** One page on its way through the steps; each step fills its fields. */
+interface PageContext {
+  readonly config: ApiConfig;
+  readonly deps: RetrieveDeps;
+  readonly options: RetrieveOptions;
+  readonly sourceUrl: string;
+  page: FetchResult;
+  fetchedAt: Date;
+  /** classify: the structure's outline, and the model fields (outside array items) the model fills. */
+  outline: StructureOutline;
+  modelFields: StructureOutline['modelFields'];
+  fillsModelFields: boolean;
+  data: Record<string, unknown>;
+  sectionHtml: string | undefined;
+  assessment: { empty: boolean; missingRequired: string[] };
+  usage: TokenUsage | undefined;
+}
+
+/** fetch: the page, with the config's scraper or the one asked for (session only where the scraper has one). */
+async function fetchStep(page: PageContext): Promise<void> {
+  const { config, options } = page;
   const scraperNumber = options.scraper ?? config.scraper;
-  // Session is a scraper-1 feature (SPEC 2.2); a one-off override to another scraper simply fetches without it.
+  // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
-  const page = await deps.scraperFor(scraperNumber).fetch({ url: sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
-  const fetchedAt = new Date();
+  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
+  page.fetchedAt = new Date();
+}
 
-  // Only what the structure says (model fields, emptiness) is needed here: the page is parsed and selected by
-  // the extractor, which compiles the selectors (off the event loop in the daemon).
-  const outline = getStructureOutline(config.structure);
-  // Fields inside array items have one value per item and no single place in the page to describe; they stay
-  // null. The rest go to the model in one call, keyed by their path so that equal names at two levels differ.
-  const modelFields = outline.modelFields.filter((entry) => !entry.inArray);
-  const fillsModelFields = modelFields.length > 0 && deps.modelFor !== undefined && config.model !== HEURISTIC_MODEL;
-  const extraction = await (deps.extractor ?? inProcess).extract(
+/**
+ * classify: what the structure asks of this page beyond selecting: which fields the model fills (those inside
+ * array items have one value per item and no single place in the page to describe: they stay null), and so
+ * whether the extraction must send the section back.
+ */
+function classifyStep(page: PageContext): void {
+  page.outline = getStructureOutline(page.config.structure);
+  page.modelFields = page.outline.modelFields.filter((entry) => !entry.inArray);
+  page.fillsModelFields = page.modelFields.length > 0 && page.deps.modelFor !== undefined && page.config.model !== HEURISTIC_MODEL;
+}
+
+/** extract: the compiled selectors, by the extractor (off the event loop in the daemon). */
+async function extractStep(page: PageContext): Promise<void> {
+  const { config, options } = page;
+  const fetched = page.page;
+  const extraction = await (page.deps.extractor ?? inProcess).extract(
     {
       config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure },
-      ...(page.body ? { body: page.body } : { html: page.html }),
-      finalUrl: page.finalUrl,
-      wantSection: fillsModelFields,
+      ...(fetched.body ? { body: fetched.body } : { html: fetched.html }),
+      finalUrl: fetched.finalUrl,
+      wantSection: page.fillsModelFields,
       // Model fields may fall back to the whole page's text below: then the bytes stay here.
-      handOver: options.handOverPage === true && !fillsModelFields,
+      handOver: options.handOverPage === true && !page.fillsModelFields,
     },
     options.signal,
   );
-  const data = extraction.data;
-  let assessment: { empty: boolean; missingRequired: string[] } = extraction;
-  let usage: TokenUsage | undefined;
+  page.data = extraction.data;
+  page.sectionHtml = extraction.sectionHtml;
+  page.assessment = extraction;
+}
 
-  if (fillsModelFields && deps.modelFor) {
-    // The data changes below: JSON text made for it before (by an extraction thread) no longer holds.
-    forgetJsonText(data);
-    const keyed = modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
-    const { values: filled, usage: spent } = await fillModelFields(config, keyed.map(({ key, entry }) => ({ ...entry.field, name: key })), extraction.sectionHtml ?? page.html, page.finalUrl, deps.modelFor, options.signal);
-    for (const { key, entry } of keyed) {
-      if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
-    }
-    assessment = outline.assess(data);
-    usage = spent;
+/** fill: the model fields, in one call keyed by their path (equal names at two levels differ). */
+async function fillStep(page: PageContext): Promise<void> {
+  const modelFor = page.deps.modelFor;
+  if (!page.fillsModelFields || !modelFor) return;
+  const data = page.data;
+  // The data changes below: JSON text made for it before (by an extraction thread) no longer holds.
+  forgetJsonText(data);
+  const keyed = page.modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
+  const fields = keyed.map(({ key, entry }) => ({ ...entry.field, name: key }));
+  const { values: filled, usage } = await fillModelFields(page.config, fields, page.sectionHtml ?? page.page.html, page.page.finalUrl, modelFor, page.options.signal);
+  for (const { key, entry } of keyed) {
+    if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
   }
+  page.assessment = page.outline.assess(data);
+  page.usage = usage;
+}
 
+/** assess: nothing (or a required field missing) is a failure, EXTRACTION_EMPTY; else the data's health against what is expected. */
+function assessStep(page: PageContext): Health {
+  const { config, assessment } = page;
   if (assessment.empty || assessment.missingRequired.length > 0) {
     const { missingRequired } = assessment;
     throw new PagejsonError('EXTRACTION_EMPTY', EXTRACTION_EMPTY_MESSAGE, {
-      context: { apiId: config.apiId, sourceUrl, finalUrl: page.finalUrl, missingRequired },
+      context: { apiId: config.apiId, sourceUrl: page.sourceUrl, finalUrl: page.page.finalUrl, missingRequired },
       hint:
         missingRequired.length > 0
           ? `required field(s) ${missingRequired.join(', ')} came out empty: check their selectors with \`pagejson show ${config.apiId}\` and \`pagejson edit ${config.apiId}\``
           : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     });
   }
-  const health = assessHealth(config.structure, data, options.expected ?? expectedData(config));
+  return assessHealth(config.structure, page.data, page.options.expected ?? expectedData(config));
+}
+
+export async function retrieve(config: ApiConfig, values: Record<string, unknown>, deps: RetrieveDeps, options: RetrieveOptions = {}): Promise<RetrieveResult> {
+  const page = { config, deps, options, sourceUrl: options.sourceUrl ?? resolveSourceUrl(config, values) } as PageContext;
+  await fetchStep(page);
+  classifyStep(page);
+  await extractStep(page);
+  await fillStep(page);
+  const health = assessStep(page);
+  const fetched = page.page;
+  const result = { data: page.data, sourceUrl: page.sourceUrl, finalUrl: fetched.finalUrl, fetchedAt: page.fetchedAt, health, ...(page.usage ? { usage: page.usage } : {}) };
   // The page's text is decoded only if a caller reads it (a snapshot does; the daemon does not).
-  return Object.defineProperty({ data, sourceUrl, finalUrl: page.finalUrl, fetchedAt, health, ...(usage ? { usage } : {}) }, 'html', { enumerable: true, get: () => page.html }) as RetrieveResult;
+  return Object.defineProperty(result, 'html', { enumerable: true, get: () => fetched.html }) as RetrieveResult;
 }
 
 async function fillModelFields(

@@ -1,0 +1,64 @@
+import { performance } from 'node:perf_hooks';
+import type { ApiConfig } from '../config/index.js';
+import { isPagejsonError } from '../shared/index.js';
+import { Uncacheable, type CacheAnswer } from '../cache/index.js';
+import type { TokenUsage } from '../models/index.js';
+import type { RetrievalEnv } from './env.js';
+import type { LoadOutcome } from './types.js';
+
+/** Failures that cost the daemon real work (a budget run out, a hostile page): remembered, not repeated. */
+const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
+
+/**
+ * The cache's note on data served but not kept. The cache carries it for requests that joined another's load;
+ * here it becomes the answer's typed health again (healthOf), in this one place.
+ */
+const DEGRADED = 'degraded';
+
+/**
+ * One load of an endpoint: the page pipeline (deps.load: fetch → classify → extract → assess, retrieve.ts),
+ * then what every load records, whoever started it (a request, a STALE answer's refresh, a monitor): the fetch
+ * event, the endpoint's status and health, and a costly failure to remember. Runs once per cache key at a time
+ * (the cache coalesces), and may outlive the request that started it.
+ */
+export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, entryKey: string): Promise<LoadOutcome> {
+  const started = performance.now();
+  const fetched = (ok: boolean) => env.emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok });
+  try {
+    const result = await env.deps.load(config, values, sourceUrl);
+    fetched(true);
+    const { state, failing } = result.health;
+    env.endpoints.loaded(config, values, result.fetchedAt, state, failing);
+    const usage = result.usage;
+    const tokens = usage && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : undefined;
+    return { data: result.data, health: state, failing, tokens };
+  } catch (error) {
+    fetched(false);
+    if (env.failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) env.recentFailures.set(entryKey, error);
+    env.endpoints.failed(config, values, error);
+    throw error;
+  }
+}
+
+/** What the cache keeps of an outcome: the data, or (degraded) data served but never kept, so the next request tries the source again. */
+export function cacheValue(outcome: LoadOutcome): unknown {
+  return outcome.health === 'degraded' ? new Uncacheable(outcome.data, DEGRADED) : outcome.data;
+}
+
+/** The health of a cache answer: degraded only when a load said so; anything the cache kept was healthy. */
+export function healthOf(answer: CacheAnswer): 'healthy' | 'degraded' {
+  return answer.note === DEGRADED ? 'degraded' : 'healthy';
+}
+
+/** Model tokens spent outside any request's answer (a background refresh, a load its request stopped waiting for): keyless, no credits. */
+export function recordLateTokens(env: RetrievalEnv, apiId: string, account: string, tokens: TokenUsage | undefined): void {
+  if (tokens) env.usage.record({ apiId, keyId: null, account, milliCredits: 0, outcome: 'MODEL', at: env.deps.now(), ...tokens });
+}
+
+/** A load whose tokens are never a request's (a STALE answer's refresh, a monitor's run). */
+export function backgroundLoad(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, entryKey: string, account: string): Promise<unknown> {
+  return loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => {
+    recordLateTokens(env, config.apiId, account, outcome.tokens);
+    return cacheValue(outcome);
+  });
+}

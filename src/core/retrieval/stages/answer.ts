@@ -1,0 +1,83 @@
+import { PagejsonError } from '../../shared/index.js';
+import type { CacheAnswer } from '../../cache/index.js';
+import type { RetrievalContext } from '../context.js';
+import type { RetrievalEnv } from '../env.js';
+import { backgroundLoad, cacheValue, healthOf, loadEndpoint, recordLateTokens } from '../load.js';
+
+/** cache: the answer memory holds (HIT or STALE), taken now; it decides the rest of the way (no limit, a final debit). */
+export function lookUp(ctx: RetrievalContext, env: RetrievalEnv): undefined {
+  if (ctx.config.caching) ctx.inMemory = env.deps.cache.fromMemory(ctx.entryKey);
+  return undefined;
+}
+
+/** The request's own load, when the cache asks it for one: its outcome (tokens included) stays on the context. */
+function ownLoad(ctx: RetrievalContext, env: RetrievalEnv): Promise<unknown> {
+  const outcome = loadEndpoint(env, ctx.config, ctx.values, ctx.sourceUrl, ctx.entryKey);
+  ctx.ownLoad = outcome;
+  return outcome.then((loaded) => {
+    ctx.loaded = loaded;
+    return cacheValue(loaded);
+  });
+}
+
+/**
+ * The request's one deadline: it waits for its data no longer than `answerTimeoutMs`, then fails as a
+ * FETCH_TIMEOUT (refunded). The load goes on (it is shared with the requests that joined it) and may still fill
+ * the cache. Answers from memory never start it: they involve no I/O.
+ */
+function withinDeadline(work: Promise<CacheAnswer>, ms: number | undefined): Promise<CacheAnswer> {
+  if (ms === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new PagejsonError('FETCH_TIMEOUT', `timed out after ${ms} ms`, { context: { timeoutMs: ms }, hint: 'the source or the model is slow; raise fetch.timeoutMs in pagejson.json if it is just slow' })), ms);
+  });
+  // A late failure of the work after the deadline answered must not become an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * load: the answer. From memory as it is (a STALE one refreshed in the background, after its debit, so a caller
+ * without credits never makes the daemon fetch); else from the cache's store, a load another request started,
+ * or a load of its own (fetch → classify → extract → assess, retrieve.ts), within the request's deadline. A
+ * costly failure of the same page a moment ago is answered again without a load.
+ */
+export function load(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> | undefined {
+  const inMemory = ctx.inMemory;
+  if (inMemory) {
+    ctx.answer = inMemory;
+    if (inMemory.state === 'STALE') {
+      const { config, values, sourceUrl, entryKey, key } = ctx;
+      env.deps.cache.refreshLater(entryKey, () => backgroundLoad(env, config, values, sourceUrl, entryKey, key.account));
+    }
+    return undefined;
+  }
+  const remembered = env.recentFailures.get(ctx.entryKey);
+  if (remembered) throw remembered;
+  const answer = env.deps.cache.get(ctx.entryKey, () => ownLoad(ctx, env), { caching: ctx.config.caching });
+  return withinDeadline(answer, env.deps.answerTimeoutMs).then((found) => {
+    ctx.answer = found;
+  });
+}
+
+/**
+ * record: usage (with the model's tokens when the request's own load spent them on its answer), the health
+ * event. Tokens of a load that outlives its answer (a STALE answer's refresh) go into a keyless row.
+ */
+export function record(ctx: RetrievalContext, env: RetrievalEnv): undefined {
+  const answer = ctx.answer!;
+  const { config, key } = ctx;
+  const state = answer.state;
+  const health = answer === ctx.inMemory ? 'healthy' : healthOf(answer);
+  ctx.health = health;
+  const own = state === 'MISS' || state === 'BYPASS' ? ctx.loaded : undefined;
+  if (own === undefined && ctx.ownLoad !== undefined) {
+    void ctx.ownLoad.then((late) => recordLateTokens(env, config.apiId, key.account, late.tokens), () => undefined);
+  }
+  const tokens = own?.tokens;
+  // With credits off the cost is recorded all the same: usage says what the request would have cost.
+  if (tokens) env.usage.record({ apiId: config.apiId, keyId: key.id, account: key.account, milliCredits: ctx.cost, outcome: state, at: env.deps.now(), ...tokens });
+  else env.usage.add(config.apiId, key.id, key.account, state, ctx.cost, answer === ctx.inMemory ? ctx.atMs : env.nowMs());
+  env.emit({ kind: 'health', apiId: config.apiId, state: health });
+  return undefined;
+}

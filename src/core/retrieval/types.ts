@@ -1,0 +1,113 @@
+import type { ConfigRegistry } from '../registry/index.js';
+import type { ApiConfig } from '../config/index.js';
+import type { EndpointRuntimeStatus, StateStore } from '../state/index.js';
+import type { CacheState, ResponseCache } from '../cache/index.js';
+import type { HealthState } from '../health/index.js';
+import type { TokenUsage } from '../models/index.js';
+import type { RetrieveResult } from './retrieve.js';
+
+/** The body row's limit (docs/wire.md): a POST body over it is `request body is too large`. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * A request's body: bytes already read (MCP), or a reader the retrieval calls once the rows before the body
+ * (key, endpoint, status) have passed, so that a body never decides an answer those rows decide first.
+ */
+export type RequestBody =
+  | { raw: Buffer; contentType: string | undefined }
+  | {
+      /** At most `maxBytes` of the body; undefined when it is longer (the rest is then not read). */
+      read(maxBytes: number): Promise<Buffer | undefined>;
+      contentType: string | undefined;
+    };
+
+/** One retrieval request in core terms, transport-free. */
+export interface RetrievalRequest {
+  apiId: string;
+  apikey: string | undefined;
+  method: 'GET' | 'POST';
+  body: RequestBody | undefined;
+  query: Record<string, unknown>;
+  /** The caller sent a bearer token instead of the key (the commonest first mistake): the missing-key answer says where the key goes. */
+  keyAsBearer?: boolean;
+}
+
+export interface RetrievalAnswer {
+  /** The pre-serialised envelope `{"data":…,"errors":null}` as UTF-8 bytes: sent as is. */
+  readonly bytes: Buffer;
+  /** The same bytes gzipped, when the cache keeps them so (see CacheAnswer). */
+  readonly gzipped: Buffer | undefined;
+  /** The same as text, made only when asked for (see CacheAnswer). */
+  readonly body: string;
+  readonly cache: CacheState;
+  readonly ageSeconds: number;
+  /** Balance after this request, milli-credits (undefined when the account is unknown). */
+  readonly creditsRemaining: number | undefined;
+  readonly config: ApiConfig;
+  /** `degraded`: served, flagged, not cached (see src/core/health). Cached answers are always healthy. */
+  readonly health: 'healthy' | 'degraded';
+}
+
+export type RetrievalEvent =
+  | { kind: 'fetch'; apiId: string; scraper: number; seconds: number; ok: boolean }
+  | { kind: 'debit'; apiId: string; milliCredits: number }
+  | { kind: 'refund'; apiId: string; milliCredits: number }
+  | { kind: 'health'; apiId: string; state: HealthState };
+
+/** What one load of an endpoint produced: the data and, as typed fields, its health and the model's tokens. */
+export interface LoadOutcome {
+  data: Record<string, unknown>;
+  /** `healthy` or `degraded` (a broken extraction is a failure, EXTRACTION_EMPTY). */
+  health: HealthState;
+  failing: string[];
+  /** Tokens the model spent filling model fields (absent when it made no call or reported none). */
+  tokens: TokenUsage | undefined;
+}
+
+export interface RetrievalDeps {
+  configs: ConfigRegistry;
+  store: StateStore;
+  cache: ResponseCache;
+  /** The page pipeline: fetch + extract one config with these variable values, at the URL already resolved from them. */
+  load(config: ApiConfig, values: Record<string, unknown>, sourceUrl: string): Promise<RetrieveResult>;
+  credits: { enabled: boolean; freeMilliCredits: number };
+  now(): Date;
+  /** The same clock in ms (default: from `now`); the daemon passes Date.now, so a hit makes no Date. */
+  nowMs?: () => number;
+  onEvent?: (event: RetrievalEvent) => void;
+  /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
+  lastFetchAt?: Record<string, string>;
+  /** Health per apiId as the store knows it at start, so "since when" survives restarts. */
+  healthAtStart?: Record<string, { state: HealthState; since: string; failing: string[] }>;
+  /**
+   * The request's one deadline: the longest it waits for its data (fetch, extraction, model fill). Past it the
+   * request fails as a 502 timeout and its credits are refunded; the load itself may finish and fill the cache
+   * for the next one.
+   */
+  answerTimeoutMs?: number;
+  /** How long usage counters wait in memory before they go to the store (default 1 s). */
+  usageFlushMs?: number;
+  /** How long a costly extraction failure is answered from memory for the same endpoint and variables (default 30 s; 0: never). */
+  failureCacheMs?: number;
+  /** Failures (the service's, and bad requests) one key may cause per minute before its uncached requests are refused (default 30). */
+  failedRetrievalsPerMinute?: number;
+  /** Told about degraded and broken extractions (the daemon's background repair). */
+  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>) => void;
+  /** Every extraction's health, healthy ones too (monitors turn changes of it into webhook events). */
+  onHealth?: (config: ApiConfig, state: HealthState, failing: string[]) => void;
+  /** The daemon's latest repair per apiId, kept in every endpoint status written. */
+  repairOf?: (apiId: string) => EndpointRuntimeStatus['repair'] | undefined;
+}
+
+/** A refresh outside any request (a monitor's run): no key, no credits; the cache is filled as by a miss. */
+export type RefreshOutcome =
+  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[] }
+  | { ok: false; error: string; health?: HealthState };
+
+export interface RetrievalService {
+  retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
+  refresh(config: ApiConfig, values: Record<string, unknown>): Promise<RefreshOutcome>;
+  /** Hand buffered usage counters to the store (done every `usageFlushMs` and on close). */
+  flushUsage(): Promise<void>;
+  close(): Promise<void>;
+}
