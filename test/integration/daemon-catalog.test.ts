@@ -62,18 +62,43 @@ describe('endpoint listing and schemas on the wire', () => {
     expect((await server.runtime.store.getAccount('default'))?.balance).toBe(100_000);
   });
 
-  it('serves /openapi.json, and none of it with docs.enabled false', async () => {
+  it('serves /openapi.json to a key only, with the endpoints it may call and no source URLs; none of it with docs.enabled false', async () => {
     const server = await start();
-    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown>; servers: Array<{ url: string }> };
+    // The probe's request (issue 40, item 8): no key, and the whole API with its source URLs came back.
+    const anonymous = await fetch(`${server.url}/openapi.json`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({ data: null, errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING' }] });
+    expect((await fetch(`${server.url}/openapi.json`, { headers: { apikey: 'pj_wrong' } })).status).toBe(401);
+    const all = await issueKey(server.runtime.store);
+    const response = await fetch(`${server.url}/openapi.json`, { headers: { apikey: all.key } });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown>; servers: Array<{ url: string }>; components: { schemas: Record<string, unknown> } };
     expect(doc.openapi).toMatch(/^3\.1/);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/external/books', '/external/static']));
     expect(doc.servers[0]!.url).toBe(server.url);
+    // What the key may call: active endpoints only; and nowhere the pages they come from.
+    expect(Object.keys(doc.paths)).toEqual(['/external/books', '/external/static']);
+    expect(JSON.stringify(doc)).not.toContain(site.origin);
+    expect(JSON.stringify(doc)).not.toContain('/daemon/echo');
+    const scoped = await issueKey(server.runtime.store, { scope: ['static'] });
+    const narrow = (await (await fetch(`${server.url}/openapi.json`, { headers: { apikey: scoped.key } })).json()) as typeof doc;
+    expect(Object.keys(narrow.paths)).toEqual(['/external/static']);
+    expect(Object.keys(narrow.components.schemas).filter((name) => name.startsWith('books.'))).toEqual([]);
+    expect(JSON.stringify(narrow)).not.toContain('^[a-z]+$');
     await server.close();
     servers.length = 0;
     await temp.cleanup();
     const off = await start({ docs: { enabled: false } });
     expect((await fetch(`${off.url}/openapi.json`)).status).toBe(404);
     expect((await fetch(`${off.url}/docs`)).status).toBe(404);
+  });
+
+  it('shows the source URLs when the operator turns docs.sourceUrls on', async () => {
+    const server = await start({ docs: { sourceUrls: true } });
+    const { key } = await issueKey(server.runtime.store);
+    const doc = (await (await fetch(`${server.url}/openapi.json`, { headers: { apikey: key } })).json()) as { paths: Record<string, { get: { summary: string; description: string } }> };
+    expect(doc.paths['/external/static']!.get.summary).toBe(`static: data extracted from ${site.origin}/daemon/echo?name=fixed`);
+    expect(doc.paths['/external/static']!.get.description).toContain(`Source: ${site.origin}/daemon/echo?name=fixed (scraper 1)`);
   });
 
   it.skipIf(skipBrowserTests())('renders /docs in Chromium, offline, with every operation (screenshot kept)', async () => {
@@ -87,6 +112,14 @@ describe('endpoint listing and schemas on the wire', () => {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${server.url}/docs`);
+      // The page holds nothing until a key is given; a wrong one is told in the page.
+      expect(await page.locator('.opblock').count()).toBe(0);
+      await page.fill('#pagejson-apikey', 'pj_wrong');
+      await page.click('#pagejson-key button');
+      await page.waitForFunction(() => document.getElementById('pagejson-key-error')?.textContent === 'invalid key');
+      const { key } = await issueKey(server.runtime.store);
+      await page.fill('#pagejson-apikey', key);
+      await page.click('#pagejson-key button');
       await page.waitForSelector('.opblock', { timeout: 15_000 });
       expect(await page.title()).toBe('pagejson API reference');
       const operations = await page.locator('.opblock-summary-path').allTextContents();

@@ -29,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { buildOpenApiDocument } = await import('../../core/catalog/openapi.js');
       const { host, port } = project.settings.server;
       const serverUrl = (options.server ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-      writeJson(ctx.stdout, buildOpenApiDocument([...set.configs.values()], { serverUrl }));
+      writeJson(ctx.stdout, buildOpenApiDocument([...set.configs.values()], { serverUrl, sourceUrls: project.settings.docs.sourceUrls }));
       const invalid = new Set(set.problems.map((p) => p.file)).size;
       if (invalid > 0) {
         writeLine(ctx.stderr, colors(ctx.stderr, ctx.env).yellow(`${invalid} invalid config file${invalid === 1 ? '' : 's'} left out: run \`pagejson validate\` for details`));

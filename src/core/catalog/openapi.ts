@@ -12,6 +12,8 @@ export interface OpenApiOptions {
   serverUrl: string;
   title?: string;
   version?: string;
+  /** Show each endpoint's source URL (`docs.sourceUrls`; default false). */
+  sourceUrls?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -40,73 +42,11 @@ const SUCCESS_HEADERS: Json = {
 };
 
 export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptions): Json {
-  const schemas: Json = {
-    Error: {
-      type: 'object',
-      required: ['message'],
-      properties: { message: { type: 'string' }, code: { type: 'string', description: 'Stable error code; an addition that callers may ignore.' } },
-    },
-    ErrorEnvelope: {
-      type: 'object',
-      required: ['data', 'errors'],
-      properties: { data: { type: 'null' }, errors: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Error' } } },
-    },
-  };
-  const responses: Json = {};
-  for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
-    responses[`Error${status}`] = {
-      description: `${spec.description} Messages: ${spec.messages.map((m) => `"${m}"`).join(', ')}.`,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-    };
-  }
-
+  const schemas: Json = { ...ENVELOPE_SCHEMAS };
   const paths: Json = {};
   for (const config of [...configs].sort((a, b) => a.apiId.localeCompare(b.apiId))) {
-    const names = placeholderNames(config.url);
-    const dynamic = names.length > 0;
-    const { $schema: _ignored, ...dataSchema } = dataJsonSchema(config.structure) as Json;
-    schemas[`${config.apiId}.data`] = dataSchema;
-    schemas[`${config.apiId}.envelope`] = {
-      type: 'object',
-      required: ['data', 'errors'],
-      properties: { data: { $ref: `#/components/schemas/${config.apiId}.data` }, errors: { type: 'null' } },
-    };
-    const summary = `${config.apiId}: data extracted from ${config.url}`;
-    const description = [
-      `Source: ${config.url} (scraper ${config.scraper}${config.session ? ', use session' : ''}).`,
-      config.caching ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.' : 'Not cached: every request fetches the source page.',
-      config.status === 'inactive' ? 'This endpoint is inactive and answers 403.' : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
-    const operation = (method: 'get' | 'post'): Json => ({
-      operationId: `${method}_${config.apiId.replace(/-/g, '_')}`,
-      summary,
-      description,
-      tags: ['endpoints'],
-      ...(config.status === 'inactive' ? { deprecated: true } : {}),
-      responses: responsesFor(config.apiId, method, dynamic),
-    });
-    const item: Json = {};
-    if (dynamic) {
-      const variableSchemas: Json = {};
-      for (const name of names) variableSchemas[name] = variableSchema(config, name);
-      schemas[`${config.apiId}.variables`] = { type: 'object', required: names, additionalProperties: false, properties: variableSchemas };
-      item.post = {
-        ...operation('post'),
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${config.apiId}.variables` } } } },
-      };
-      item.get = {
-        ...operation('get'),
-        description: `${description} The variables may also be sent as query parameters.`,
-        parameters: names.map((name) => ({ name, in: 'query', required: true, schema: variableSchema(config, name) })),
-      };
-    } else {
-      item.get = operation('get');
-    }
-    paths[`/external/${config.apiId}`] = item;
+    paths[`/external/${config.apiId}`] = pathItem(config, schemas, options.sourceUrls === true);
   }
-
   return {
     openapi: '3.1.0',
     info: {
@@ -123,7 +63,86 @@ export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptio
     components: {
       securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'An API key created with `pagejson keys create`.' } },
       schemas,
-      responses,
+      responses: errorResponses(),
+    },
+  };
+}
+
+const ENVELOPE_SCHEMAS: Json = {
+  Error: {
+    type: 'object',
+    required: ['message'],
+    properties: { message: { type: 'string' }, code: { type: 'string', description: 'Stable error code; an addition that callers may ignore.' } },
+  },
+  ErrorEnvelope: {
+    type: 'object',
+    required: ['data', 'errors'],
+    properties: { data: { type: 'null' }, errors: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Error' } } },
+  },
+};
+
+function errorResponses(): Json {
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
+    responses[`Error${status}`] = {
+      description: `${spec.description} Messages: ${spec.messages.map((m) => `"${m}"`).join(', ')}.`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
+  }
+  return responses;
+}
+
+/**
+ * What an operation says about its endpoint. The source URL only when the operator turned `docs.sourceUrls`
+ * on: it may name intranet hosts or carry a secret in its query string (docs/security.md).
+ */
+function operationText(config: ApiConfig, sourceUrls: boolean): { summary: string; description: string } {
+  const summary = sourceUrls ? `${config.apiId}: data extracted from ${config.url}` : config.apiId;
+  const fields = `Fields: ${config.structure.map((field) => field.name).join(', ')}.`;
+  const description = [
+    config.description ?? '',
+    sourceUrls ? `Source: ${config.url} (scraper ${config.scraper}${config.session ? ', use session' : ''}).` : fields,
+    config.caching ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.' : 'Not cached: every request fetches the source page.',
+    config.status === 'inactive' ? 'This endpoint is inactive and answers 403.' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { summary, description };
+}
+
+/** One endpoint's path item; its data, envelope and variables schemas go into `schemas`. */
+function pathItem(config: ApiConfig, schemas: Json, sourceUrls: boolean): Json {
+  const names = placeholderNames(config.url);
+  const dynamic = names.length > 0;
+  const { $schema: _ignored, ...dataSchema } = dataJsonSchema(config.structure) as Json;
+  schemas[`${config.apiId}.data`] = dataSchema;
+  schemas[`${config.apiId}.envelope`] = {
+    type: 'object',
+    required: ['data', 'errors'],
+    properties: { data: { $ref: `#/components/schemas/${config.apiId}.data` }, errors: { type: 'null' } },
+  };
+  const { summary, description } = operationText(config, sourceUrls);
+  const operation = (method: 'get' | 'post'): Json => ({
+    operationId: `${method}_${config.apiId.replace(/-/g, '_')}`,
+    summary,
+    description,
+    tags: ['endpoints'],
+    ...(config.status === 'inactive' ? { deprecated: true } : {}),
+    responses: responsesFor(config.apiId, method, dynamic),
+  });
+  if (!dynamic) return { get: operation('get') };
+  const variableSchemas: Json = {};
+  for (const name of names) variableSchemas[name] = variableSchema(config, name);
+  schemas[`${config.apiId}.variables`] = { type: 'object', required: names, additionalProperties: false, properties: variableSchemas };
+  return {
+    post: {
+      ...operation('post'),
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${config.apiId}.variables` } } } },
+    },
+    get: {
+      ...operation('get'),
+      description: `${description} The variables may also be sent as query parameters.`,
+      parameters: names.map((name) => ({ name, in: 'query', required: true, schema: variableSchema(config, name) })),
     },
   };
 }

@@ -18,8 +18,8 @@ import { JSON_UTF8 } from './external.js';
  * What a key may call, on the wire: `GET /external` lists the endpoints in the key's scope, `GET
  * /external/{apiId}/schema` gives one endpoint's data JSON Schema (both in the `{data, errors}` envelope, with
  * the same key rows as a retrieval, and free), and `/openapi.json` with its reference page `/docs` describe
- * the whole API (swagger-ui served from the package itself: it works offline). `docs.enabled: false` turns
- * the last two off.
+ * the endpoints the key may call (swagger-ui served from the package itself: it works offline).
+ * `docs.enabled: false` turns the last two off.
  */
 interface Listed {
   apiId: string;
@@ -74,19 +74,61 @@ export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, op
   });
 
   if (!options.docs) return;
-  app.get('/openapi.json', async (_request, reply) => send(reply, 200, JSON.stringify(buildOpenApiDocument(runtime.configs.list(), { serverUrl: options.serverUrl() }))));
+  // Only what the key may call, and source URLs only when the operator turned docs.sourceUrls on.
+  app.get('/openapi.json', async (request, reply) => {
+    const scope = await scopeOf(request, reply);
+    if (scope === undefined) return reply;
+    const document = buildOpenApiDocument(visible(scope), { serverUrl: options.serverUrl(), sourceUrls: runtime.settings.docs.sourceUrls });
+    return send(reply.header('cache-control', 'no-store'), 200, JSON.stringify(document));
+  });
+  registerDocsPage(app, send);
+}
 
-  // swagger-ui from node_modules, no CDN; no inline script, so a strict CSP holds.
+/**
+ * The reference page: swagger-ui from node_modules, no CDN; no inline script, so a strict CSP holds. The page
+ * itself holds nothing: it asks for an API key, loads /openapi.json with it (kept in the page's memory only)
+ * and sends it with "Try it out".
+ */
+function registerDocsPage(app: FastifyInstance, send: (reply: FastifyReply, status: number, body: string) => FastifyReply): void {
   const require = createRequire(import.meta.url);
   const assets = dirname(require.resolve('swagger-ui-dist/package.json'));
   const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' };
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pagejson API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
-  const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'";
-  app.get('/docs', async (_request, reply) => reply.header('content-security-policy', csp).type('text/html; charset=utf-8').send(page));
-  app.get('/docs/init.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });\n"));
+  const form = '<form id="pagejson-key" style="margin:2em auto;max-width:40em;font-family:sans-serif"><label for="pagejson-apikey">API key (the endpoints it may call are shown; it is sent as the apikey header and kept by this page only)</label><br><input id="pagejson-apikey" type="password" autocomplete="off" required style="width:30em"> <button type="submit">Show</button><p id="pagejson-key-error" role="alert"></p></form>';
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pagejson API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body>${form}<div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+  const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+  app.get('/docs', async (_request, reply) => reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(page));
+  app.get('/docs/init.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(DOCS_SCRIPT));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
     const type = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
     if (!type) return send(reply, 404, errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
     return reply.header('cache-control', 'public, max-age=86400').type(type).send(await readFile(join(assets, request.params.file)));
   });
 }
+
+/** /docs/init.js: the key form, then swagger-ui over the document that key may read. */
+const DOCS_SCRIPT = `(function () {
+  var form = document.getElementById('pagejson-key');
+  var input = document.getElementById('pagejson-apikey');
+  var error = document.getElementById('pagejson-key-error');
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var key = input.value.trim();
+    error.textContent = '';
+    fetch('/openapi.json', { headers: { apikey: key }, cache: 'no-store' })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          if (!response.ok) {
+            error.textContent = (body && body.errors && body.errors[0] && body.errors[0].message) || 'the document could not be loaded (HTTP ' + response.status + ')';
+            return;
+          }
+          form.hidden = true;
+          window.ui = SwaggerUIBundle({ spec: body, dom_id: '#swagger-ui' });
+          window.ui.preauthorizeApiKey('apikey', key);
+        });
+      })
+      .catch(function (failure) {
+        error.textContent = 'the document could not be loaded: ' + failure;
+      });
+  });
+})();
+`;
