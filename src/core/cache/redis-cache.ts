@@ -3,7 +3,7 @@ import { closeRedis, commandSender, connectRedis, RELEASE_LOCK, runScript, type 
 import type { ResponseCacheOptions } from './response-cache.js';
 
 /**
- * The response cache's durable layer when daemons share Redis (DESIGN.md section 7): keyv over
+ * The response cache's durable layer when daemons share Redis (docs/redis.md): keyv over
  * `@keyv/redis`, with plain JSON serialisers (keyv's default parses with a reviver on every read), and a
  * refresh lock so that a stale entry is refreshed by one daemon at a time, not by every daemon that served it.
  *
