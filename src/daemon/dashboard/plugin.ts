@@ -15,11 +15,16 @@ import { createDashboardSessions, type DashboardSession, type DashboardSessions 
  * security headers and JSON body parser, none of which touch /external.
  *
  * Security: a session comes only from a one-time link the daemon's user asks for over the admin socket; its
- * cookie is HttpOnly, SameSite=Strict, Secure behind TLS. Every change needs the session's CSRF token in a
- * header and is refused when the browser says it came from another site. The CSP allows scripts and styles
- * from the daemon itself only (no inline script), and no page may frame the dashboard.
+ * cookie is HttpOnly, SameSite=Strict, and behind TLS Secure and named `__Host-…`. Every change needs the
+ * session's CSRF token in a header and is refused when the browser says it came from another site. The CSP
+ * allows scripts and styles from the daemon itself only (no inline script), and no page may frame the dashboard.
  */
 export const SESSION_COOKIE = 'pagejson_session';
+/**
+ * The name behind TLS: browsers keep a `__Host-` cookie only when it is Secure, for the whole host (Path=/) and
+ * without Domain, so no other name under the same domain, and no plain-HTTP page, can set or shadow it.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-pagejson_session';
 export const CSRF_HEADER = 'x-pagejson-csrf';
 
 export interface DashboardOptions {
@@ -99,13 +104,15 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     hsts: false,
   });
 
+  const secureCookie = (request: FastifyRequest): boolean => request.protocol === 'https' || options.publicUrl().startsWith('https:');
+  const cookie = (request: FastifyRequest) =>
+    secureCookie(request) ? { name: SECURE_SESSION_COOKIE, path: '/', secure: true } : { name: SESSION_COOKIE, path: '/ui', secure: false };
+
   // The session is looked up once per request; routes decide what to do without one.
   app.addHook('onRequest', async (request) => {
-    const found = sessions.find(request.cookies[SESSION_COOKIE]);
+    const found = sessions.find(request.cookies[cookie(request).name]);
     if (found) request.dashboardSession = found;
   });
-
-  const secureCookie = (request: FastifyRequest): boolean => request.protocol === 'https' || options.publicUrl().startsWith('https:');
 
   if (built) {
     await app.register(fastifyStatic, { root: join(assetsDir, 'assets'), prefix: '/ui/assets/', immutable: true, maxAge: '365d', index: false });
@@ -123,13 +130,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     if (typeof token === 'string') {
       const redeemed = sessions.redeem(token);
       if (!redeemed) return reply.redirect('/ui/login?reason=expired', 303);
-      reply.setCookie(SESSION_COOKIE, redeemed.id, {
-        httpOnly: true,
-        sameSite: 'strict',
-        secure: secureCookie(request),
-        path: '/ui',
-        expires: new Date(redeemed.session.expiresAt),
-      });
+      const { name, path, secure } = cookie(request);
+      reply.setCookie(name, redeemed.id, { httpOnly: true, sameSite: 'strict', secure, path, expires: new Date(redeemed.session.expiresAt) });
       // Away from the URL holding the (now spent) token.
       return reply.redirect('/ui/', 303);
     }
@@ -165,9 +167,10 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
         return undefined;
       });
       api.post('/logout', async (request, reply) => {
-        const id = request.cookies[SESSION_COOKIE];
+        const { name, path, secure } = cookie(request);
+        const id = request.cookies[name];
         if (id) sessions.end(id);
-        reply.clearCookie(SESSION_COOKIE, { path: '/ui' });
+        reply.clearCookie(name, { path, secure, httpOnly: true, sameSite: 'strict' });
         return reply.code(204).send();
       });
       await registerDashboardApi(api, { runtime: options.runtime, publicUrl: options.publicUrl });
