@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { allocatorTrims, loadAllocator, startAllocatorTrimmer } from '../../src/daemon/allocator-trim.js';
 
 /**
@@ -41,34 +41,44 @@ describe('the allocator trimmer', () => {
     const gc = runInNewContext('gc') as () => void;
     const allocator = loadAllocator()!;
     const start = allocatorTrims().trims;
+    // The trimmer's looks run on the fake clock: `look(n)` is exactly n looks. The memory is real, and V8
+    // frees dropped buffers on a background thread: what it does is waited for with real time (expect.poll).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const trimmer = startAllocatorTrimmer({ intervalMs: 20, minGrowthBytes: 8 * 1024 * 1024 });
+    const look = (times = 1) => vi.advanceTimersByTime(20 * times);
+    const trimsAfterLook = () => {
+      look();
+      return allocatorTrims().trims;
+    };
     try {
       // Nothing freed yet: a few looks, no trim.
-      await sleep(120);
+      look(6);
       expect(allocatorTrims().trims).toBe(start);
       // 400 page-sized buffers, every other one dropped: ~19 MB of holes between the ones that stay.
       const kept = fragment();
       gc();
-      await expect.poll(() => allocatorTrims().trims, { timeout: 5_000, interval: 20 }).toBeGreaterThan(start);
+      await expect.poll(trimsAfterLook, { timeout: 5_000, interval: 20 }).toBeGreaterThan(start);
       // V8 frees dropped buffers' memory on a background thread after the collection, so the holes can appear
       // in two steps a trim apart (CI once saw two trims here). Once the free bytes stop moving, the free
       // chunks stay free after a trim (only their pages went): no further trim without new growth.
       await freeBytesSettled(allocator);
+      look();
       const afterBurst = allocatorTrims().trims;
-      await sleep(300);
+      look(15);
       expect(allocatorTrims().trims).toBe(afterBurst);
       // A second burst grows the free bytes again: one more trim.
       // (It reuses the first burst's free chunks, so the trimmer must look while they are taken.)
       const pagesAgain = allocatePages();
-      await sleep(100);
+      look(5);
       const keptAgain = pagesAgain.filter((_, i) => i % 2 === 1);
       pagesAgain.length = 0;
       gc();
-      await expect.poll(() => allocatorTrims().trims, { timeout: 5_000, interval: 20 }).toBeGreaterThan(afterBurst);
+      await expect.poll(trimsAfterLook, { timeout: 5_000, interval: 20 }).toBeGreaterThan(afterBurst);
       expect(kept).toHaveLength(200);
       expect(keptAgain).toHaveLength(200);
     } finally {
       trimmer.stop();
+      vi.useRealTimers();
     }
   });
 });
@@ -90,7 +100,10 @@ function fragment(): Buffer[] {
   return allocatePages().filter((_, i) => i % 2 === 1);
 }
 
-/** Waits until three looks 50 ms apart read the same free bytes (within 1 MB). */
+/**
+ * Waits until three readings 50 ms apart give the same free bytes (within 1 MB): V8's background thread has
+ * done freeing. Real time, on purpose: that thread keeps no clock a test could drive.
+ */
 async function freeBytesSettled(allocator: { freeBytes(): number }): Promise<void> {
   let last = allocator.freeBytes();
   let steady = 0;
