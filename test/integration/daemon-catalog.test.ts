@@ -116,7 +116,7 @@ describe('endpoint listing and schemas on the wire', () => {
       expect(await page.locator('.opblock').count()).toBe(0);
       await page.fill('#pagejson-apikey', 'pj_wrong');
       await page.click('#pagejson-key button');
-      await page.waitForFunction(() => document.getElementById('pagejson-key-error')?.textContent === 'invalid key');
+      await page.waitForFunction("document.getElementById('pagejson-key-error')?.textContent === 'invalid key'");
       const { key } = await issueKey(server.runtime.store);
       await page.fill('#pagejson-apikey', key);
       await page.click('#pagejson-key button');

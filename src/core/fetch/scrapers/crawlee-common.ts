@@ -1,26 +1,7 @@
-import type * as CrawleeBasic from '@crawlee/cheerio';
 import { PagejsonError } from '../../shared/index.js';
 import { SCRAPER_CAPABILITIES, type ScraperName } from './types.js';
 
-/** What scrapers 2 and 3 share: Crawlee's configuration, retry pacing, and input checks. */
-
-type CrawleeModule = Pick<typeof CrawleeBasic, 'Configuration' | 'log' | 'LogLevel'>;
-
-/**
- * In-memory storage only (nothing under ./storage: a long-running crawler with persisted storage grows by
- * ~1.5 MB per request) and no Crawlee logging: the daemon and the CLI own the output. Crawlee's log is a
- * process-wide singleton, so silencing it here silences the browser pool and the autoscaler too.
- */
-export function crawleeConfiguration(crawlee: CrawleeModule): InstanceType<CrawleeModule['Configuration']> {
-  crawlee.log.setLevel(crawlee.LogLevel.OFF);
-  return new crawlee.Configuration({
-    persistStorage: false,
-    purgeOnStart: false,
-    logLevel: crawlee.LogLevel.OFF,
-    // A fetch never waits for the autoscaler's CPU/memory sampling to allow it.
-    systemInfoIntervalMillis: 60_000,
-  });
-}
+/** What scrapers 2 and 3 share: retry pacing and input checks. */
 
 /** Exponential backoff before a retry: 250 ms, 500 ms, 1 s… always cut by the fetch's deadline. */
 export function retryBackoffMs(retryCount: number): number {

@@ -1,11 +1,34 @@
 import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { notHtmlError } from '../net/html-response.js';
-import { timeoutError } from './crawlee-keepalive.js';
 
 /**
- * Crawlee and got report failures as plain errors with messages meant for a crawl log. This maps them onto
- * the FETCH_ family, with the short reasons the daemon shows in `source page could not be fetched: <reason>`.
+ * got (scraper 2) and Playwright/Chromium (scraper 3) report failures as plain errors with messages meant for
+ * a log. This maps them onto the FETCH_ family, with the short reasons the daemon shows in `source page could
+ * not be fetched: <reason>`.
  */
+
+export function timeoutError(timeoutMs: number): PagejsonError {
+  return new PagejsonError('FETCH_TIMEOUT', `timed out after ${timeoutMs} ms`, {
+    context: { timeoutMs },
+    hint: 'the source is slow or hung; raise fetch.timeoutMs in pagejson.json if it is just slow',
+  });
+}
+
+export function abortedError(): PagejsonError {
+  return new PagejsonError('FETCH_FAILED', 'the fetch was aborted', { hint: 'the caller went away or the process is shutting down' });
+}
+
+export function closedError(): PagejsonError {
+  return new PagejsonError('FETCH_FAILED', 'the scraper is closed', { hint: 'create a new scraper pool' });
+}
+
+/** A renderer that died under the page (out of memory past the renderer heap cap, or killed). */
+export function pageCrashedError(cause?: unknown): PagejsonError {
+  return new PagejsonError('FETCH_FAILED', 'the page crashed in Chromium', {
+    cause,
+    hint: 'the page used more memory than a renderer may (docs/security.md), or Chromium was killed; try scraper 1 or 2 if the data is in the HTML',
+  });
+}
 
 export function statusError(status: number): PagejsonError {
   return new PagejsonError('FETCH_STATUS', `HTTP ${status}`, {
@@ -65,6 +88,7 @@ export function toFetchError(error: unknown, timeoutMs: number): PagejsonError {
   if (chromiumCode && chromiumCode !== 'ERR_ABORTED') {
     return new PagejsonError('FETCH_FAILED', `connection failed (${chromiumCode})`, { context: { code: chromiumCode }, cause: error, hint: 'check that the source is reachable from this machine' });
   }
+  if (/\b(Page|Target) crashed\b/.test(message)) return pageCrashedError(error);
   if (/timed out|timeout/i.test(message) || name === 'TimeoutError') return timeoutError(timeoutMs);
   if (/served Content-Type/.test(message)) return notHtmlError();
   if (code?.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {

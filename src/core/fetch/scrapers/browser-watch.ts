@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 
 /**
  * What Playwright does not show while a document loads, read from Chromium's DevTools protocol:
@@ -13,6 +13,8 @@ export interface DocumentWatch {
   exceeded(): boolean;
   /** Chromium's reason (`net::ERR_CONNECTION_RESET`) when the main document failed to load. */
   failure(): string | undefined;
+  /** Ends the DevTools session (before a retry on the same page, which gets a watch of its own). */
+  stop(): Promise<void>;
 }
 
 export async function watchDocuments(
@@ -24,8 +26,9 @@ export async function watchDocuments(
   let received = 0;
   const documents = new Set<string>();
   let mainDocument: string | undefined;
+  let cdp: CDPSession | undefined;
   try {
-    const cdp = await page.context().newCDPSession(page);
+    cdp = await page.context().newCDPSession(page);
     const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
     const mainFrameId = frameTree.frame.id;
     cdp.on('Network.requestWillBeSent', (event: { requestId: string; type?: string; frameId?: string }) => {
@@ -39,7 +42,7 @@ export async function watchDocuments(
       if (received <= options.maxBytes) return;
       exceeded = true;
       options.onTooLarge();
-      void cdp.send('Page.stopLoading').catch(() => undefined);
+      void cdp?.send('Page.stopLoading').catch(() => undefined);
     });
     cdp.on('Network.loadingFailed', (event: { requestId: string; errorText?: string; canceled?: boolean }) => {
       if (event.requestId !== mainDocument || exceeded || event.canceled || failure) return;
@@ -50,5 +53,11 @@ export async function watchDocuments(
   } catch {
     // Without DevTools access the cap still applies to the rendered HTML; only the early answers are lost.
   }
-  return { exceeded: () => exceeded, failure: () => failure };
+  return {
+    exceeded: () => exceeded,
+    failure: () => failure,
+    stop: async () => {
+      await cdp?.detach().catch(() => undefined);
+    },
+  };
 }

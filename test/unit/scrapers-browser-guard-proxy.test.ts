@@ -1,6 +1,6 @@
 import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLOCKED_HEADER, startGuardProxy, type GuardProxy } from '../../src/core/fetch/scrapers/crawlee-guard-proxy.js';
+import { BLOCKED_HEADER, startGuardProxy, type GuardProxy } from '../../src/core/fetch/scrapers/browser-guard-proxy.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**
