@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiConfigSchema, type ApiConfig } from '../../src/core/config/schema.js';
 import { createWorkerPoolExtractor } from '../../src/core/extract/workers/worker-pool.js';
 import { createModelResolver } from '../../src/core/models/index.js';
@@ -190,10 +190,11 @@ describe('an idle pool gives its threads memory back', () => {
   };
   const listing = ApiConfigSchema.parse({ apiId: 'big', url: 'http://127.0.0.1/big.html', structure: [{ name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'text', type: 'string', selector: 'p.text' }] }] });
 
-  async function waitFor(condition: () => boolean, ms: number): Promise<void> {
-    const end = Date.now() + ms;
-    while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  // The pool's idle timer runs on the fake clock; the thread, its jobs and its replies are real.
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
+  afterEach(() => vi.useRealTimers());
+  /** A release is a message to the thread: its reply comes when the thread has done it. */
+  const releasesReach = (releases: WireReleaseReply[], count: number) => vi.waitFor(() => expect(releases.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
 
   it('releases each thread once the pool has been idle, never while jobs follow each other, and extracts as before after', async () => {
     const releases: WireReleaseReply[] = [];
@@ -203,11 +204,14 @@ describe('an idle pool gives its threads memory back', () => {
     for (let job = 0; job < 15; job += 1) {
       const result = await retrieve(listing, {}, deps);
       expect((result.data.items as unknown[]).length).toBe(4_000);
+      // A quiet spell just short of the wait before the next job.
+      vi.advanceTimersByTime(999);
     }
-    // Jobs one after another: the pool was never idle for a second (a wait well above a busy CI machine's pauses).
+    // Jobs one after another: the pool was never idle for a second.
     expect(releases).toEqual([]);
 
-    await waitFor(() => releases.length > 0, 10_000);
+    vi.advanceTimersByTime(1);
+    await releasesReach(releases, 1);
     expect(releases).toHaveLength(1);
     const [release] = releases;
     expect(release!.released).toBe(true);
@@ -217,7 +221,9 @@ describe('an idle pool gives its threads memory back', () => {
     // The thread works as before, and a new quiet spell releases again.
     const after = await retrieve(listing, {}, deps);
     expect((after.data.items as Array<{ text: string }>)[3_999]!.text).toBe(`item 3999 ${'lorem ipsum '.repeat(8).trim()}`);
-    await waitFor(() => releases.length > 1, 10_000);
+    // Work came back at once after the release, so the next wait is twice as long (idle-release.ts).
+    vi.advanceTimersByTime(2_000);
+    await releasesReach(releases, 2);
     expect(releases).toHaveLength(2);
   });
 
@@ -225,8 +231,12 @@ describe('an idle pool gives its threads memory back', () => {
     const releases: WireReleaseReply[] = [];
     const extractor = createWorkerPoolExtractor({ timeoutMs: 10_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 0, onIdleRelease: (reply) => releases.push(reply) });
     pools.push(extractor);
-    await retrieve(listing, {}, { scraperFor: () => bigSite, extractor });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const deps = { scraperFor: () => bigSite, extractor };
+    await retrieve(listing, {}, deps);
+    // Longer than any wait the release policy picks.
+    vi.advanceTimersByTime(120_000);
+    // Jobs and releases reach the thread in order: a release posted by now would have answered before this job.
+    await retrieve(listing, {}, deps);
     expect(releases).toEqual([]);
   });
 });
