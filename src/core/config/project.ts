@@ -41,7 +41,7 @@ export async function readProjectFileText(path: string): Promise<{ text: string 
   if ('refused' in read) {
     const { refused } = read;
     if (refused.kind === 'unreadable') return { error: refused.code === 'ENOENT' ? 'file not found' : `cannot be read: ${refused.code}` };
-    return { error: `${basename(path)} is ${describeRefusal(refused, 'its folder')}: only a regular file is read` };
+    return { error: `not read: it is ${describeRefusal(refused, 'its folder')} (only a regular file is read)` };
   }
   return { text: read.bytes.toString('utf8') };
 }
@@ -66,7 +66,7 @@ export async function loadProject(options: LocateOptions): Promise<Project> {
   }
   const settingsPath = join(root, PROJECT_FILE);
   const read = await readProjectFileText(settingsPath);
-  if ('error' in read) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} ${read.error}`, { context: { file: settingsPath }, hint: `make ${PROJECT_FILE} a regular file, or run \`pagejson init\`` });
+  if ('error' in read) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, { context: { file: settingsPath }, hint: `make ${PROJECT_FILE} a regular file, or run \`pagejson init\`` });
   let raw: unknown;
   try {
     raw = JSON.parse(read.text);
