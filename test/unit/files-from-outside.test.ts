@@ -10,7 +10,8 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readSnapshots, writeSnapshot } from '../../src/core/health/snapshots.js';
 import { loadProject, projectFromSettings } from '../../src/core/config/project.js';
-import { ProjectSettingsSchema } from '../../src/core/config/schema.js';
+import { ApiConfigSchema, ProjectSettingsSchema } from '../../src/core/config/schema.js';
+import { keepRevision } from '../../src/core/edit/revisions.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../../src/core/shared/fs/private-files.js';
 import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
 import { createKey } from '../../src/core/access/key-service.js';
@@ -140,6 +141,10 @@ describe('the data dir is the user\'s alone, and links in it are not followed (i
     await chmod(data, 0o777);
     await expect(ensurePrivateDir(data)).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE', message: expect.stringContaining('is writable by other users (mode 777)') as string, hint: expect.stringContaining(`chmod 700 ${data}`) as string });
     expect((await stat(data)).mode & 0o777).toBe(0o777);
+    // Nor does a save keep its earlier revision there (`pagejson edit` without a daemon).
+    const config = ApiConfigSchema.parse({ apiId: 'books', url: 'https://shop.example/', structure: [{ name: 'title', type: 'string', selector: 'h1' }] });
+    await expect(keepRevision(data, config)).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE' });
+    expect(existsSync(join(data, 'revisions'))).toBe(false);
   });
 
   it.runIf(process.getuid?.() === 0)('refuses a data dir another user owns (as root, the medium case)', async () => {

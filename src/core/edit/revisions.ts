@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { API_ID_PATTERN, serializeConfig, type ApiConfig } from '../config/index.js';
 import { parseConfigText } from '../registry/index.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/index.js';
+import { prepareDataDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/index.js';
 import { describeChanges, type ConfigChange } from './describe-changes.js';
 
 /**
@@ -34,6 +34,8 @@ function folderOf(dataDir: string, apiId: string): string {
 /** Keep `config` (about to be replaced) and drop the oldest kept ones past KEPT_REVISIONS. */
 export async function keepRevision(dataDir: string, config: ApiConfig): Promise<void> {
   const folder = folderOf(dataDir, config.apiId);
+  // Only into a data dir that is this user's alone (docs/security.md, "Files of the data dir").
+  await prepareDataDir(dataDir);
   await mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE });
   await writeFile(join(folder, `${config.revision}.json`), serializeConfig(config), { mode: PRIVATE_FILE_MODE });
   const numbers = await keptNumbers(folder);
