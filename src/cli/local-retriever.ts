@@ -1,32 +1,48 @@
 import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
-import type { Model } from '../core/models/types.js';
+import type { Extractor } from '../core/extract/workers/types.js';
 import type { RetrieveResult } from '../core/retrieval/retrieve.js';
 
 /**
- * One-off retrievals in the CLI process (`run`, `snapshot`, `check`): the project's scrapers, models and
- * document limits, no daemon, no credits, no cache. Heavy modules load only when a command needs them.
+ * One-off retrievals in the CLI process (`run`, `snapshot`, `check`, `mcp`): the project's scrapers, models,
+ * extraction budget and document limits, no daemon, no credits, no cache. Heavy modules load only when a
+ * command needs them.
  */
 export interface LocalRetriever {
   retrieve(config: ApiConfig, values: Record<string, string>, options?: { expected?: unknown; scraper?: 1 | 2 | 3 }): Promise<RetrieveResult>;
   /** The page alone (decoded HTML and final URL), for a repair: it must work when nothing extracts. */
   fetchPage(config: ApiConfig, values: Record<string, string>): Promise<{ html: string; finalUrl: string }>;
-  /** The model a config names (for a repair with an OpenAI-compatible model). */
-  model(name: string): Promise<Model>;
   close(): Promise<void>;
 }
 
-export async function createLocalRetriever(project: Project, env: Record<string, string | undefined>): Promise<LocalRetriever> {
-  const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }, { createInProcessExtractor }] = await Promise.all([
+/**
+ * The daemon's extraction budget and document limits for a CLI command (issue 40): pages are parsed and
+ * selected in worker threads, and a job past `extraction.timeoutMs` ends with EXTRACTION_TIMEOUT, so a
+ * costly selector on a page or a snapshot ends a command (`test` in CI, a `mcp` call) in bounded time, and the
+ * event loop stays free to answer signals. `threads`: as many as the command runs extractions at once.
+ */
+export async function createCliExtractor(project: Project, threads = 1): Promise<Extractor> {
+  const { createWorkerPoolExtractor } = await import('../core/extract/workers/index.js');
+  const { timeoutMs, maxDepth, maxElements } = project.settings.extraction;
+  // No idle heap release: a command's threads end with it.
+  return createWorkerPoolExtractor({ timeoutMs, limits: { maxDepth, maxElements }, threads, idleReleaseMs: 0 });
+}
+
+export async function createLocalRetriever(project: Project, env: Record<string, string | undefined>, options: { threads?: number } = {}): Promise<LocalRetriever> {
+  const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }] = await Promise.all([
     import('../core/retrieval/retrieve.js'),
     import('../core/fetch/scrapers/index.js'),
     import('../core/models/index.js'),
-    import('../core/extract/workers/index.js'),
   ]);
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, env));
   const models = createModelResolver({ models: project.settings.models, env });
-  const { maxDepth, maxElements } = project.settings.extraction;
-  const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
+  // Threads start with the first page to extract: a fetch that fails (or `heal`, which only fetches) needs none.
+  let started: Promise<Extractor> | undefined;
+  const extractor: Extractor = {
+    name: 'worker-pool',
+    extract: async (job, signal) => (await (started ??= createCliExtractor(project, options.threads))).extract(job, signal),
+    close: async () => (await started)?.close(),
+  };
   return {
     retrieve: (config, values, options = {}) =>
       retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
@@ -35,7 +51,6 @@ export async function createLocalRetriever(project: Project, env: Record<string,
       const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1 });
       return { html: page.html, finalUrl: page.finalUrl };
     },
-    model: (name) => models.get(name),
-    close: () => pool.close(),
+    close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),
   };
 }

@@ -42,9 +42,9 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     const loaded = await loadConfigFile(entry.file);
     if (loaded.ok) targets.push({ file: entry.file, config: loaded.config });
   }
-  const [{ createScraperPool, scraperOptionsFromSettings }, { liveProblems }, { exampleValues, resolveSourceUrl }] = await Promise.all([
+  const [{ createScraperPool, scraperOptionsFromSettings }, { liveCheckIsolated }, { exampleValues, resolveSourceUrl }] = await Promise.all([
     import('../core/fetch/scrapers/index.js'),
-    import('../core/registry/live-check.js'),
+    import('./isolated.js'),
     import('../core/config/url-template.js'),
   ]);
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
@@ -57,7 +57,8 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
       const { file, config } = targets[next++]!;
       try {
         const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session });
-        problems.push(...liveProblems(config, page.html, page.finalUrl, file));
+        // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.
+        problems.push(...(await liveCheckIsolated(config, page, file, project.settings.extraction)));
       } catch (error) {
         const url = isPagejsonError(error) && typeof error.context.fetchUrl === 'string' ? error.context.fetchUrl : config.url;
         problems.push({ file, path: '$.url', message: `could not fetch ${url} with scraper ${config.scraper}: ${(error as Error).message}`, ...(isPagejsonError(error) && error.hint ? { hint: error.hint } : {}) });

@@ -1,18 +1,17 @@
 import { mkdir } from 'node:fs/promises';
 import type { Client } from 'undici';
 import type { Project } from '../core/config/project.js';
-import { createInProcessExtractor } from '../core/extract/workers/index.js';
 import type { MonitorRunOutcome, MonitorView } from '../core/monitor/monitor-service.js';
 import type { Delivery, HistoryEntry } from '../core/monitor/store.js';
 import { createRuntime } from '../core/runtime.js';
 import { resolveRedisUrl } from '../core/state/redis-connection.js';
-import { DEFAULT_DOCUMENT_LIMITS } from '../core/extract/engine/dom.js';
+import { createCliExtractor } from './local-retriever.js';
 import { adminCaller, adminSocketPath, lockState, openAdminConnection, refuseIfDaemonAlive } from './state-client.js';
 
 /**
  * The CLI's way to monitors and webhooks. While a daemon runs it holds the embedded monitor store and runs
  * the schedules, so `pagejson monitor` asks it over the admin socket; otherwise the command builds a runtime
- * of its own (the same retrieval path, an in-process extractor), under the state lock.
+ * of its own (the same retrieval path and extraction budget), under the state lock.
  */
 export type DeliveryView = Omit<Delivery, 'payload'>;
 
@@ -46,7 +45,8 @@ async function openWatchClient(project: Project): Promise<WatchClient> {
   await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
   const release = redisUrl ? async () => undefined : await lockState(project.dataDir, 15_000);
   try {
-    const runtime = await createRuntime(project, { env, watch: false, extractor: createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS }) });
+    // The daemon's extraction budget and the project's limits (issue 40), in one thread: a run is one page at a time.
+    const runtime = await createRuntime(project, { env, watch: false, extractor: await createCliExtractor(project) });
     const { monitors, deliveries, store } = runtime.watch;
     return {
       mode: 'local',

@@ -41,7 +41,8 @@ export function register(program: Command, ctx: CliContext): void {
         .filter((config) => (apiIds.length > 0 ? apiIds.includes(config.apiId) : config.status === 'active'))
         .sort((a, b) => a.apiId.localeCompare(b.apiId));
       const [{ createLocalRetriever }, { readSnapshots }] = await Promise.all([import('../local-retriever.js'), import('../../core/health/index.js')]);
-      const retriever = await createLocalRetriever(project, ctx.env);
+      // A thread per endpoint checked at once: a job's wait for a thread would count against its budget.
+      const retriever = await createLocalRetriever(project, ctx.env, { threads: Math.min(CONCURRENCY, configs.length) || 1 });
       const progress = ctx.stderr.isTTY && ctx.interactive && !options.json;
       const results: Checked[] = [];
       let done = 0;

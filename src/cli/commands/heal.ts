@@ -33,24 +33,21 @@ export function register(program: Command, ctx: CliContext): void {
         });
       }
       const stored = await health.readProposal(project.configsDir, apiId, config.revision);
-      const { createLocalRetriever } = await import('../local-retriever.js');
+      const [{ createLocalRetriever }, { runIsolated }] = await Promise.all([import('../local-retriever.js'), import('../isolated.js')]);
       const retriever = await createLocalRetriever(project, ctx.env);
-      let proposal;
+      let page;
       try {
-        const page = await retriever.fetchPage(config, exampleValues(config));
-        if (stored) {
-          // The daemon's proposal, re-measured on the page as it is now.
-          const { compileStructure } = await import('../../core/extract/engine/index.js');
-          const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(page.html, page.finalUrl).data;
-          const { describeChanges } = await import('../../core/edit/describe-changes.js');
-          proposal = { apiId, fromRevision: config.revision, config: stored, repaired: [], unrepaired: [], recovery: health.recoveryOf(expected, data), by: 'the daemon (stored proposal)', changes: describeChanges(config, stored) };
-        } else {
-          const model = config.model === 'heuristic' ? undefined : await retriever.model(config.model);
-          proposal = await health.proposeRepair({ config, html: page.html, pageUrl: page.finalUrl, expected, ...(model ? { model } : {}) });
-        }
+        page = await retriever.fetchPage(config, exampleValues(config));
       } finally {
         await retriever.close();
       }
+      // The repair (or the daemon's stored one, re-measured on the page as it is now) runs in a thread with a
+      // budget (issue 40): a page or selectors that would take minutes end the command with the budget's error.
+      const { fetch, extraction } = project.settings;
+      const withModel = config.model !== 'heuristic' && !stored;
+      const budgetMs = extraction.timeoutMs * 4 + (withModel ? fetch.timeoutMs * 2 + 60_000 : 0);
+      const task = { kind: 'repair', config, html: page.html, pageUrl: page.finalUrl, expected, ...(stored ? { stored } : {}), models: project.settings.models, env: ctx.env, modelTimeoutMs: fetch.timeoutMs } as const;
+      const proposal = await runIsolated(task, budgetMs, () => repairTimeout(budgetMs, apiId, withModel));
       const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
       const nothingToDo = proposal.changes.length === 0;
@@ -87,6 +84,14 @@ export function register(program: Command, ctx: CliContext): void {
       }
       writeLine(ctx.stdout, write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`);
     });
+}
+
+function repairTimeout(budgetMs: number, apiId: string, withModel: boolean): PagejsonError {
+  const made = withModel ? '4 × extraction.timeoutMs + 2 × fetch.timeoutMs + 60 s for the model' : '4 × extraction.timeoutMs';
+  return new PagejsonError('EXTRACTION_TIMEOUT', `repair stopped: it ran past its budget of ${budgetMs} ms (${made} in pagejson.json)`, {
+    context: { budgetMs, apiId },
+    hint: 'the page or the selectors are too costly to work on: narrow the config\'s section selector, or raise extraction.timeoutMs if the page is just large',
+  });
 }
 
 async function confirmWrite(file: string, revision: number): Promise<boolean> {

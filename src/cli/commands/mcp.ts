@@ -12,6 +12,10 @@ import type { CliContext } from '../context.js';
  * credits, cache and usage apply), else in-process with the same rules as `pagejson run`. Which one is said
  * on stderr; stdout carries the protocol only.
  */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+/** How long the in-process retriever and the transport get to close after a stop. */
+const CLOSE_GRACE_MS = 5_000;
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
@@ -63,13 +67,22 @@ export function register(program: Command, ctx: CliContext): void {
       const transport = new StdioServerTransport();
       await server.connect(transport);
       announce = () => void server.sendToolListChanged().catch(() => undefined);
-      // Served until the client closes stdin.
-      await new Promise<void>((resolve) => {
-        transport.onclose = () => resolve();
-        process.stdin.on('end', () => resolve());
-      });
-      registry.close();
-      await close();
+      // Served until the client closes stdin, or a signal asks it to stop (a client or supervisor ending it):
+      // extraction runs in worker threads, so the event loop is free to hear it while a call is in flight.
+      let stop = () => undefined as void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      transport.onclose = stop;
+      process.stdin.on('end', stop);
+      for (const signal of STOP_SIGNALS) process.once(signal, stop);
+      try {
+        await stopped;
+      } finally {
+        for (const signal of STOP_SIGNALS) process.removeListener(signal, stop);
+        process.stdin.removeListener('end', stop);
+        registry.close();
+        // Bounded: a browser that will not close must not keep a stopped server alive.
+        await Promise.race([Promise.all([close(), server.close()]), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+      }
     });
 }
 

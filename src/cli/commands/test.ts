@@ -1,7 +1,9 @@
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { Command } from 'commander';
 import { PagejsonError } from '../../core/shared/errors.js';
-import { loadProjectConfigs } from '../config-files.js';
+import { API_ID_PATTERN } from '../../core/config/schema.js';
+import type { ConfigProblem } from '../../core/config/problems.js';
+import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { escapeData, escapeProperty } from '../github-annotations.js';
@@ -31,31 +33,53 @@ export function register(program: Command, ctx: CliContext): void {
       const format = options.format;
       if (!['text', 'json', 'github'].includes(format)) throw new PagejsonError('USAGE', `--format must be text, json or github, not "${format}"`, { hint: 'use --format github in GitHub Actions' });
       const { project, set } = await loadProjectConfigs(command, ctx);
+      const broken = brokenConfigs(set.problems);
       for (const apiId of apiIds) {
+        if (broken.has(apiId)) requireConfig(project, set, apiId, ctx.cwd);
         if (!set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}` });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData }, { createInProcessExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../../core/extract/workers/index.js')]);
-      const { maxDepth, maxElements } = project.settings.extraction;
-      const extractor = createInProcessExtractor({ limits: { maxDepth, maxElements } });
+      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js')]);
+      // The daemon's budget and limits: a costly selector on a committed snapshot fails its test, not the CI job.
+      const extractor = await createCliExtractor(project);
       const outcomes: Outcome[] = [];
       const without: string[] = [];
-      for (const config of [...set.configs.values()].filter((c) => apiIds.length === 0 || apiIds.includes(c.apiId)).sort((a, b) => a.apiId.localeCompare(b.apiId))) {
-        const snapshots = await readSnapshots(project.configsDir, config.apiId);
-        if (snapshots.length === 0) without.push(config.apiId);
-        for (const snapshot of snapshots) {
-          try {
-            const extraction = await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: snapshot.html, finalUrl: snapshot.record.url });
-            const differences = compareData(snapshot.record.data, extraction.data);
-            if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, extraction.data, config.revision);
-            outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: differences.length === 0 || options.update === true, differences });
-          } catch (error) {
-            outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });
+      try {
+        for (const config of [...set.configs.values()].filter((c) => apiIds.length === 0 || apiIds.includes(c.apiId)).sort((a, b) => a.apiId.localeCompare(b.apiId))) {
+          const snapshots = await readSnapshots(project.configsDir, config.apiId);
+          if (snapshots.length === 0) without.push(config.apiId);
+          for (const snapshot of snapshots) {
+            try {
+              const extraction = await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: snapshot.html, finalUrl: snapshot.record.url });
+              const differences = compareData(snapshot.record.data, extraction.data);
+              if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, extraction.data, config.revision);
+              outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: differences.length === 0 || options.update === true, differences });
+            } catch (error) {
+              outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });
+            }
           }
         }
+        // A config that no longer loads cannot be checked against its snapshots: that fails too, with its reason.
+        for (const [apiId, problem] of broken) {
+          if (apiIds.length > 0 && !apiIds.includes(apiId)) continue;
+          if ((await readSnapshots(project.configsDir, apiId)).length === 0) continue;
+          outcomes.push({ apiId, snapshot: '*', ok: false, differences: [], error: `the config is invalid at ${problem.path}: ${problem.message} (see \`pagejson validate\`)` });
+        }
+      } finally {
+        await extractor.close();
       }
       if (outcomes.some((outcome) => !outcome.ok)) ctx.exitCode = 1;
       report(outcomes, without, format, options.update === true, project.configsDir, ctx);
     });
+}
+
+/** The first problem of each config file that did not load, by the apiId its name gives. */
+function brokenConfigs(problems: ConfigProblem[]): Map<string, ConfigProblem> {
+  const broken = new Map<string, ConfigProblem>();
+  for (const problem of problems) {
+    const apiId = basename(problem.file).replace(/\.json$/, '');
+    if (API_ID_PATTERN.test(apiId) && !broken.has(apiId)) broken.set(apiId, problem);
+  }
+  return broken;
 }
 
 function show(value: unknown): string {

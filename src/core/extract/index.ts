@@ -1,4 +1,4 @@
-export { DEFAULT_DOCUMENT_LIMITS, sectionRoots } from './engine/dom.js';
+export { DEFAULT_DOCUMENT_LIMITS, sectionRoots, type DocumentLimits } from './engine/dom.js';
 export { fieldContexts, fieldMatches } from './engine/field-context.js';
 export { compileSelector, compileStructure, dataJsonSchema, getStructureOutline, isEmptyValue, parseHtml, selectSection, validateSelector, validateTransform, type HtmlDocument } from './engine/index.js';
 export { parseLocaleNumber } from './engine/numbers.js';

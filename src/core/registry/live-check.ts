@@ -1,14 +1,15 @@
 import { jsonPath, type ApiConfig, type ConfigProblem, type Field } from '../config/index.js';
-import { candidateSections, fieldContexts, fieldMatches, parseHtml, sectionRoots } from '../extract/index.js';
+import { candidateSections, fieldContexts, fieldMatches, parseHtml, sectionRoots, type DocumentLimits } from '../extract/index.js';
 
 /**
  * `validate --live`: a config checked against its page as fetched now. A section selector that matches
  * nothing is an error (the endpoint would return nothing); a field selector that matches nothing, or an
  * attribute none of the matched elements has, is a warning (an optional field may be absent on this page).
+ * The CLI runs it in a thread with the extraction budget (src/cli/isolated.ts); `limits` are the project's.
  */
-export function liveProblems(config: ApiConfig, html: string, pageUrl: string, file: string): ConfigProblem[] {
+export function liveProblems(config: ApiConfig, html: string, pageUrl: string, file: string, limits?: DocumentLimits): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const doc = parseHtml(html);
+  const doc = parseHtml(html, limits);
   if (sectionRoots(doc, config.selector).length === 0) {
     const offered = candidateSections(doc.children).map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`);
     problems.push({ file, path: '$.selector', message: `the section selector "${config.selector}" matches nothing on ${pageUrl}`, hint: offered.length > 0 ? `sections this page has: ${offered.join(', ')}` : 'check the selector against the page source', severity: 'error' });
