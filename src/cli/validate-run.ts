@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import { loadConfigDir, loadConfigFile, readConfigFileText } from '../core/registry/load.js';
 import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js';
 import { checkConfigAgainstProject } from '../core/registry/validate.js';
+import { webhookSecretProblems } from '../core/config/webhook-secret.js';
 import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
 import { findProjectRoot, placementProblems, PROJECT_FILE, projectFromSettings, readProjectFileText, type Project } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
@@ -107,6 +108,8 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
   checked.problems.push(...problems);
   // A configs folder outside the project is reported, never read (docs/decisions.md, "Files and folders from outside").
   if (settings) checked.problems.push(...placementProblems(root, settings, ctx.env).map((problem) => ({ file: settingsPath, ...problem })));
+  // A signing secret too short to trust (the daemon will not sign with it either).
+  if (settings) checked.problems.push(...webhookSecretProblems(settings, ctx.env).map((problem) => ({ file: settingsPath, ...problem })));
   // With broken settings the configs folder is still checked, at its default place.
   const project = usableProject(root, settings, ctx.env);
   const set = await loadConfigDir(project.configsDir);

@@ -91,6 +91,34 @@ async function loadOldRevision(gitRoot: string, pathInRepo: string, against: str
 function githubSummary(summary: { apiId: string; against: string; fromRevision: number | null; toRevision: number; changes: ConfigChange[] }): string {
   const lines = [`### pagejson: \`${summary.apiId}\` (${summary.fromRevision === null ? 'new' : `revision ${summary.fromRevision}`} → ${summary.toRevision})`, ''];
   if (summary.changes.length === 0) lines.push('No changes.');
-  for (const change of summary.changes) lines.push(`- ${change.text.replace(/"([^"]*)"/g, '`$1`')}`);
+  for (const change of summary.changes) lines.push(`- ${markdownChange(change.text)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A change in words as Markdown that shows config text and never becomes Markdown itself (a description
+ * holding `# heading`, `![](…)`, `[link](…)` or HTML). Quoted values become code spans, whose content GitHub
+ * shows as it is; the rest has every Markdown punctuation character escaped. Line breaks become spaces, so
+ * nothing can start a block of its own. Quotes inside a value may pair up wrongly: both kinds of piece are
+ * safe, so a wrong pairing only changes the look.
+ */
+export function markdownChange(text: string): string {
+  const oneLine = text.replace(/[\r\n\u2028\u2029]+/g, ' ');
+  return oneLine
+    .split(/("[^"]*")/)
+    .map((piece) => (piece.length > 2 && piece.startsWith('"') && piece.endsWith('"') ? codeSpan(piece.slice(1, -1)) : escapeMarkdown(piece)))
+    .join('');
+}
+
+/** Backslash before every ASCII punctuation character CommonMark lets escape; `www.` and `://` lose their link meaning with it. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}`);
+}
+
+/** A code span fenced by more backticks than any run inside it (CommonMark 6.1), padded when it starts or ends with one. */
+function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }

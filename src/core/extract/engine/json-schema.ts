@@ -56,7 +56,7 @@ function scalarSchema(type: ScalarType, nullable: boolean): Schema {
   const json = JSON_TYPES[type];
   const schema: Schema = { type: nullable ? [json, 'null'] : json };
   // Patterns rather than `format`: validators and model providers disagree about which formats they know.
-  if (type === 'url') schema.pattern = '^[A-Za-z][A-Za-z0-9+.-]*:';
+  if (type === 'url') schema.pattern = '^https?://';
   if (type === 'date') schema.pattern = '^\\d{4}-\\d{2}-\\d{2}';
   return schema;
 }

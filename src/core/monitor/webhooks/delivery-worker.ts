@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { isPagejsonError } from '../../shared/index.js';
+import { WEBHOOK_SECRET_HINT, webhookSecretProblem } from '../../config/index.js';
 import { assertAllowedUrlHost, createGuardedAgent } from '../../fetch/index.js';
 import type { Delivery, MonitorStore } from '../store.js';
 import { signedHeaders } from './signing.js';
@@ -106,9 +107,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // against their own clock to refuse replays.
     const signedAt = new Date();
     const attempts = delivery.attempts + 1;
-    const result = secret
-      ? await sendSigned({ url: delivery.url, id: delivery.id, payload: delivery.payload, secret }, { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: signedAt })
-      : { ok: false, error: `the signing secret is not set: environment variable ${delivery.secretEnv} is empty` };
+    // A short secret signs nothing: its signatures would vouch for what anyone could forge.
+    const weak = secret ? webhookSecretProblem(secret, delivery.secretEnv) : null;
+    const result = !secret
+      ? { ok: false, error: `the signing secret is not set: environment variable ${delivery.secretEnv} is empty` }
+      : weak
+        ? { ok: false, error: `${weak}: ${WEBHOOK_SECRET_HINT}` }
+        : await sendSigned({ url: delivery.url, id: delivery.id, payload: delivery.payload, secret }, { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: signedAt });
     const base = { kind: 'webhook' as const, id: delivery.id, type: delivery.type, url: delivery.url, attempts };
     if (result.ok) {
       await options.store.delivered(delivery.id, now());
