@@ -72,8 +72,8 @@ function wireErrors(row: WireRow, error: PagejsonError): EnvelopeError[] {
   return [{ message: message.kind === 'fixed' ? message.text : error.message, code: error.code, ...hint }];
 }
 
-/** A reply of one table row with its fixed text. */
-function rowReply(code: WireCode, status?: number): ErrorReply {
+/** A reply of one table row with its fixed text (the daemon's own answers: not found, shutting down). */
+export function rowReply(code: WireCode, status?: number): ErrorReply {
   const row = wireRow(code);
   return { status: status ?? row.status, errors: [{ message: row.message.text, code }], internal: row === INTERNAL_ROW };
 }
