@@ -1,4 +1,4 @@
-import { PagejsonError, toMilli } from '../shared/index.js';
+import { PagejsonError, toMilli, wireText } from '../shared/index.js';
 import { checkAccountName, DEFAULT_ACCOUNT } from './key-service.js';
 import type { StateStore } from '../state/index.js';
 
@@ -17,7 +17,8 @@ export interface AccountBalance {
   milliCredits: number;
 }
 
-export const NO_CREDITS_MESSAGE = 'No credits left ⚠. Please buy more credits';
+/** The wire's message (src/core/shared/error-table.ts): generation refuses with the same words as retrieval. */
+export const NO_CREDITS_MESSAGE = wireText('NO_CREDITS');
 
 export function noCreditsError(account: string, balance: number, cost: number): PagejsonError {
   return new PagejsonError('NO_CREDITS', NO_CREDITS_MESSAGE, {

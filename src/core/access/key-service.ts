@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { API_ID_PATTERN } from '../config/index.js';
-import { PagejsonError } from '../shared/index.js';
+import { PagejsonError, wireText } from '../shared/index.js';
 import { digestKey, generateApiKey, hasValidChecksum, KEY_ID_PATTERN, newKeyId } from './keys.js';
 import type { ApiKeyRecord, StateStore, UsageRow } from '../state/index.js';
 
@@ -181,8 +181,9 @@ export type KeyVerdict =
   /** The key is valid but its scope excludes this apiId: the caller answers `no data`. */
   | { ok: false; reason: 'scope'; record: ApiKeyRecord; message: string };
 
-export const MISSING_KEY_MESSAGE = 'Path: apikey -  Message: Required';
-export const INVALID_KEY_MESSAGE = 'invalid key';
+/** The wire's messages (src/core/shared/error-table.ts). */
+export const MISSING_KEY_MESSAGE = wireText('KEY_MISSING');
+export const INVALID_KEY_MESSAGE = wireText('KEY_INVALID');
 
 const lastTouched = new WeakMap<StateStore, Map<string, number>>();
 
@@ -215,7 +216,7 @@ export async function verifyApiKey(store: StateStore, key: string | undefined, a
   const at = typeof now === 'number' ? now : now.getTime();
   if (!record || keyStatus(record, at) !== 'active') return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };
   touchLastUsed(store, record, at);
-  if (record.scope && !record.scope.includes(apiId)) return { ok: false, reason: 'scope', record, message: 'no data' };
+  if (record.scope && !record.scope.includes(apiId)) return { ok: false, reason: 'scope', record, message: wireText('NO_DATA') };
   return { ok: true, record };
 }
 
