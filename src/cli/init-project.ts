@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { PROJECT_FILE } from '../core/config/project.js';
+import { PROJECT_FILE, projectFromSettings, readProjectFileText } from '../core/config/project.js';
 import { ProjectSettingsSchema, type ProjectSettings } from '../core/config/schema.js';
 import { PagejsonError } from '../core/shared/errors.js';
 import { writeFileAtomic } from '../core/shared/fs/atomic-write.js';
@@ -40,7 +40,8 @@ export async function initProject(rootDir: string, yes: boolean, ctx: CliContext
     report.created.push(show(settingsPath));
   }
 
-  const configsDir = isAbsolute(settings.configs) ? settings.configs : join(rootDir, settings.configs);
+  // Throws when pagejson.json sends configs or dataDir out of the project (docs/decisions.md, "Files and folders from outside").
+  const { configsDir } = projectFromSettings(rootDir, settings, ctx.env);
   if (existsSync(configsDir)) report.kept.push(`${show(configsDir)}/`);
   else {
     await mkdir(configsDir, { recursive: true });
@@ -54,7 +55,8 @@ export async function initProject(rootDir: string, yes: boolean, ctx: CliContext
     }
     const target = join(configsDir, name);
     const existed = existsSync(target);
-    await copyFile(source, target);
+    // Written beside and renamed over: a link left at the target is replaced, never written through.
+    await writeFileAtomic(target, await readFile(source));
     (existed ? report.updated : report.created).push(show(target));
   }
 
@@ -69,9 +71,11 @@ function defaultProjectFile(settings: ProjectSettings): Record<string, unknown> 
 }
 
 async function readExistingSettings(settingsPath: string): Promise<ProjectSettings> {
+  const read = await readProjectFileText(settingsPath);
+  if ('error' in read) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, { hint: `make ${PROJECT_FILE} a regular file, or delete it and run \`pagejson init\` again` });
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(settingsPath, 'utf8'));
+    raw = JSON.parse(read.text);
   } catch (error) {
     throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} is not valid JSON: ${(error as Error).message}`, { hint: `fix ${PROJECT_FILE}, or delete it and run \`pagejson init\` again` });
   }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -60,6 +60,33 @@ describe('validate (items 5 and 10)', () => {
       expect(allowed.stdout).toContain('leak.json');
     } finally {
       await execa('rm', ['-rf', elsewhere]);
+    }
+  });
+});
+
+describe('init --yes (item 5)', () => {
+  it('replaces a schema file that is a link instead of writing through it, and writes nothing outside the project', async () => {
+    const outside = `${project.dir}-bashrc`;
+    await writeFile(outside, 'mine\n');
+    const elsewhere = `${project.dir}-elsewhere`;
+    await mkdir(elsewhere, { recursive: true });
+    try {
+      const schema = join(project.dir, 'configs', 'pagejson.config.schema.json');
+      await rm(schema);
+      await symlink(outside, schema);
+      const refreshed = await project.run(['init', '--yes']);
+      expect(refreshed.exitCode).toBe(0);
+      expect(await readFile(outside, 'utf8')).toBe('mine\n');
+      expect((await lstat(schema)).isFile()).toBe(true);
+
+      const settings = JSON.parse(await project.read('pagejson.json')) as Record<string, unknown>;
+      await project.write('pagejson.json', `${JSON.stringify({ ...settings, configs: elsewhere }, null, 2)}\n`);
+      const refused = await project.run(['init', '--yes']);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain('leads outside the project');
+      expect(await readdir(elsewhere)).toEqual([]);
+    } finally {
+      await execa('rm', ['-rf', outside, elsewhere]);
     }
   });
 });
