@@ -2,9 +2,10 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { exampleConfigText } from '../support/example-configs.js';
+import { watchesPath } from '../support/inotify.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { spawnServe, type ServeProcess } from './daemon-support.js';
 
@@ -20,16 +21,16 @@ async function get(apiId: string): Promise<{ status: number; cache: string | nul
   return { status: response.status, cache: response.headers.get('x-pagejson-cache'), body: (await response.json()) as { data: Record<string, unknown> | null } };
 }
 
-/** Poll until the daemon serves what the predicate wants: the watcher debounces, so a change lands shortly after the write. */
+/** Ask until the daemon serves what the predicate wants: its watcher and debounce run in its own process. */
 async function eventually(apiId: string, wanted: (data: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  let last: unknown;
-  for (let i = 0; i < 100; i += 1) {
-    const answer = await get(apiId);
-    last = answer.body;
-    if (answer.status === 200 && answer.body.data && wanted(answer.body.data)) return answer.body.data;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the daemon never served the edit; last answer: ${JSON.stringify(last)}`);
+  return vi.waitFor(
+    async () => {
+      const answer = await get(apiId);
+      if (answer.status === 200 && answer.body.data && wanted(answer.body.data)) return answer.body.data;
+      throw new Error(`the daemon never served the edit; last answer: ${JSON.stringify(answer.body)}`);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 }
 
 beforeAll(async () => {
@@ -55,6 +56,8 @@ afterAll(async () => {
 
 describe('a running daemon picks up saved edits without a restart', () => {
   it('serves the new structure after each edit, never the cached answer of the old revision', async () => {
+    // It watches its configs folder (daemon-serve-cli.test.ts checks that --no-watch does not).
+    expect(await watchesPath(daemon.child.pid!, join(dir, 'configs'))).toBe(true);
     const first = await get('books');
     expect(first.status).toBe(200);
     expect(first.body.data).toHaveProperty('count', 14);
@@ -68,16 +71,22 @@ describe('a running daemon picks up saved edits without a restart', () => {
 
     const dynamic = await cli(['edit', 'books', '--var', 'path:1=page']);
     expect(dynamic.exitCode, dynamic.stderr).toBe(0);
-    let posted: { status: number; data: Record<string, unknown> | null } = { status: 0, data: null };
-    for (let i = 0; i < 100 && posted.status !== 200; i += 1) {
+    const post = async (): Promise<{ status: number; data: Record<string, unknown> | null }> => {
       const response = await fetch(`${daemon.url}/external/books`, {
         method: 'POST',
         headers: { apikey: key, 'content-type': 'application/json' },
         body: JSON.stringify({ page: 'listing.html' }),
       });
-      posted = { status: response.status, data: ((await response.json()) as { data: Record<string, unknown> | null }).data };
-      if (posted.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return { status: response.status, data: ((await response.json()) as { data: Record<string, unknown> | null }).data };
+    };
+    const posted = await vi.waitFor(
+      async () => {
+        const answer = await post();
+        expect(answer.status).toBe(200);
+        return answer;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(posted.status).toBe(200);
     expect(posted.data?.heading).toBe('All products');
   });
