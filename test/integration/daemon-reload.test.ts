@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../src/core/config/write.js';
 import { writeFileAtomic } from '../../src/core/shared/fs/atomic-write.js';
-import { createRuntime, type Runtime } from '../../src/core/runtime.js';
+import { createRuntime, type Runtime, type RuntimeEvent } from '../../src/core/runtime.js';
 import { buildApp, type DaemonApp } from '../../src/daemon/app.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
@@ -35,12 +35,17 @@ async function title(): Promise<string | null> {
   return response.statusCode === 200 ? (JSON.parse(response.body) as { data: { title: string } }).data.title : `${response.statusCode}`;
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+type ConfigChange = Extract<RuntimeEvent, { kind: 'config' }>['change'];
+
+/** Resolves once the watcher has applied a change that matches (the event comes from inside its scan). */
+function applied(match: (change: ConfigChange) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = runtime.subscribe((event) => {
+      if (event.kind !== 'config' || !match(event.change)) return;
+      stop();
+      resolve(runtime.configs.settled());
+    });
+  });
 }
 
 describe('hot reload through the daemon', () => {
@@ -49,16 +54,22 @@ describe('hot reload through the daemon', () => {
     expect(await title()).toBe('first');
     expect(await title()).toBe('first'); // now cached under revision 1
 
+    let landed = applied((change) => change.kind === 'loaded' && change.revision === 2);
     await writeFileAtomic(file, serializeConfig(pageConfig('page', `${site.origin}/daemon/echo?name=second`, { revision: 2 })));
-    await until(async () => (await title()) === 'second', 'the edit to serve');
+    await landed;
+    expect(await title()).toBe('second');
 
+    landed = applied((change) => change.kind === 'invalid');
     await writeFile(file, '{ "apiId": "page", ');
-    await until(async () => runtime.configs.problems().length > 0, 'the broken file to be noticed');
+    await landed;
+    expect(runtime.configs.problems().length).toBeGreaterThan(0);
     expect(await title()).toBe('second');
     const ready = JSON.parse((await app.inject({ method: 'GET', url: '/readyz' })).body) as { data: { configs: number; problems: number } };
     expect(ready.data).toMatchObject({ configs: 1, problems: 1 });
 
+    landed = applied((change) => change.kind === 'removed');
     await rm(file);
-    await until(async () => (await title()) === '404', 'the deleted config to stop serving');
+    await landed;
+    expect(await title()).toBe('404');
   });
 });
