@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/core/runtime.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { DEFAULT_JOBS, jobsConfig } from '../support/site-routes/watch.js';
@@ -150,10 +150,15 @@ describe('monitors', () => {
       const refreshed = await runtime.retrieval.refresh(runtime.configs.get('shop')!, {});
       expect(refreshed).toMatchObject({ ok: false, health: 'broken' });
       await runtime.repairs.idle();
-      for (let i = 0; i < 100 && receiver.accepted.length < 2; i += 1) {
-        await runtime.watch.deliveries.drain();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // Both events are published by work the refresh left running (health seen, repair proposed): send what is
+      // in the outbox until both have arrived.
+      await vi.waitFor(
+        async () => {
+          await runtime.watch.deliveries.drain();
+          expect(receiver.accepted.length).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     } finally {
       site.state.delete('drift');
     }
