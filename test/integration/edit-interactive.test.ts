@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadProject } from '../../src/core/config/project.js';
 import { openConfigForEdit } from '../../src/core/edit/config-file.js';
 import type { CliContext } from '../../src/cli/context.js';
@@ -26,12 +26,11 @@ function context(): CliContext {
   return { cwd: dir, env: { NO_COLOR: '1' }, stdout, stderr: new PassThrough(), interactive: true, exitCode: 0 };
 }
 
+/** The prompts draw after fetches and file reads of their own: wait for the text, within a bound. */
 async function waitForScreen(text: string): Promise<void> {
-  for (let i = 0; i < 400; i += 1) {
-    if (screen.getScreen().includes(text)) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`prompt never showed "${text}"; screen:\n${screen.getScreen()}\noutput:\n${output}`);
+  await vi.waitFor(() => {
+    if (!screen.getScreen().includes(text)) throw new Error(`prompt never showed "${text}"; screen:\n${screen.getScreen()}\noutput:\n${output}`);
+  }, { timeout: 20_000, interval: 10 });
 }
 
 async function choose(prompt: string, downs: number): Promise<void> {
