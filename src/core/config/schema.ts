@@ -14,6 +14,7 @@ import {
   TRANSFORM_PATTERN,
   VARIABLE_NAME_PATTERN,
 } from './constants.js';
+import { PaginationSchema } from './pagination.js';
 
 export * from './constants.js';
 
@@ -103,6 +104,7 @@ export const ApiConfigSchema = z
     structure: z.array(FieldSchema).min(1, 'a structure needs at least one field'),
     generated: GeneratedSchema.optional(),
     monitor: MonitorSchema.optional().describe('Scheduled refresh by the daemon, with change detection and webhooks (docs/monitors.md)'),
+    pagination: PaginationSchema.optional().describe('Read the list over several pages or rounds: next link, page variable, load more or scroll (docs/pagination.md)'),
   })
   .strict();
 
