@@ -11,7 +11,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * Chromium), on the fixture site: the first fetch is answered at once, the process's signal handlers are
  * left alone, concurrent rounds are all served, a refused request is retried, a fetch ends at its deadline,
  * and close() settles what is pending and refuses new work. (These held for the keepAlive seam over
- * Crawlee's crawlers before; docs/decisions.md, "Scrapers 2 and 3 without Crawlee's crawlers".)
+ * Crawlee's crawlers before; docs/decisions.md, "Scrapers 2 (crawlee) and 3 (browser)".)
  */
 const OPTIONS: ScraperOptions = { timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH };
 const skipBrowser = skipBrowserTests();

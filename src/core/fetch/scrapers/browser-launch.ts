@@ -6,7 +6,7 @@ import { startGuardProxy, type GuardProxy } from './browser-guard-proxy.js';
 
 /**
  * Scraper 3's browser: the system Chromium (never a downloaded one) started by Playwright, behind the guard
- * proxy, with the renderer limits of docs/security.md ("Pages rendered by scraper 3").
+ * proxy, with the renderer limits of docs/security.md (its limits table).
  */
 
 /** V8 heap cap of every renderer (`--js-flags`): a page past it crashes alone, the fetch fails with a typed error. */

@@ -11,8 +11,8 @@ import type { Scraper, ScraperOptions } from './types.js';
 export { browserUnavailableError } from './browser-launch.js';
 
 /**
- * Scraper 3: the system Chromium through Playwright (docs/decisions.md, "Scrapers 2 and 3 without Crawlee's
- * crawlers"). One browser per scraper, launched on first use and again after it died; each fetch renders in
+ * Scraper 3: the system Chromium through Playwright (docs/decisions.md, "Scrapers 2 (crawlee) and 3
+ * (browser)"). One browser per scraper, launched on first use and again after it died; each fetch renders in
  * a browser context of its own (browser-render.ts), at most MAX_PAGES at a time. Loaded only through
  * `await import`, so Playwright stays off the CLI's start path.
  */

@@ -14,7 +14,7 @@ import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 
 /**
  * Scraper 2: got-scraping, the HTTP client of Crawlee's HTTP crawlers, used directly (docs/decisions.md,
- * "Scrapers 2 and 3 without Crawlee's crawlers"): generated browser headers per fingerprint session, HTTP/2
+ * "Scrapers 2 (crawlee) and 3 (browser)"): generated browser headers per fingerprint session, HTTP/2
  * where the server offers it, and retries with backoff on 403/429/5xx under one deadline. Loaded only
  * through `await import`, so got-scraping stays off the CLI's start path.
  */
