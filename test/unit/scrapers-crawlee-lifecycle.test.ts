@@ -59,6 +59,23 @@ describe.each(scrapers)('%s', (_name, create, skip) => {
   }, 120_000);
 });
 
+describe.skipIf(skipBrowser)('scraper 3 (browser) closing with fetches queued', () => {
+  it('settles the fetches rendering and the ones waiting for a page alike', async () => {
+    const scraper = createBrowserScraper(OPTIONS);
+    await scraper.fetch({ url: `${site.origin}/listing.html` });
+    // Three pages render at once; the other two wait in the scraper's queue.
+    const pending = Array.from({ length: 5 }, () =>
+      scraper.fetch({ url: `${site.origin}/faults/hang` }).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await scraper.close();
+    for (const outcome of await Promise.all(pending)) expect(outcome).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
+  }, 120_000);
+});
+
 describe('scraper 2 (crawlee) over many fetches', () => {
   let scraper: Scraper;
 

@@ -94,8 +94,8 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
     async close() {
       if (closed) return;
       closed = true;
+      // Aborting also takes queued fetches out of the page queue (p-queue rejects them with their signal).
       for (const stop of inFlight) stop.abort();
-      pages.clear();
       const started = await running?.catch(() => undefined);
       running = undefined;
       await started?.close();
