@@ -21,7 +21,7 @@ const servers: RunningServer[] = [];
 beforeAll(async () => {
   await ensureBuilt();
   site = await startFixtureSite();
-});
+}, 300_000);
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
   await temp?.cleanup();
