@@ -9,4 +9,5 @@ export { MAX_VARIABLE_LENGTH, checkVariableValues, isDynamic, markVariable, ownV
 export { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from './write.js';
 export { type Project } from './project.js';
 export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, webhookSecretProblems } from './webhook-secret.js';
+export { SECRET_HINT, SECRET_NAME_PATTERN, hasSecrets, resolveSecretRecord, resolveSecrets, secretNames, secretProblems, secretTemplate, secretUnsetError, unsetSecretNames } from './secrets.js';
 export { BROWSER_PAGINATION_KINDS, DEFAULT_MAX_PAGES, MAX_ITEMS, MAX_PAGES, PAGINATION_KINDS, PaginationSchema, describePagination, pageStartOf, pageVariableOf, paginationKind, type PaginationInput, type PaginationKind, type PaginationSettings } from './pagination.js';
