@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { placeholderNames } from '../../core/config/url-template.js';
+import { callerVariableNames } from '../../core/config/url-template.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { displayPath, loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -7,7 +7,7 @@ import { colors, renderTable } from '../output.js';
 
 /** What `list --json` prints per endpoint: what a script needs to pick one, not the whole structure. */
 export function endpointSummary(config: ApiConfig, file: string, cwd: string): Record<string, unknown> {
-  const variables = placeholderNames(config.url);
+  const variables = callerVariableNames(config);
   return {
     apiId: config.apiId,
     revision: config.revision,
@@ -42,7 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
       } else {
         const c = colors(ctx.stdout, ctx.env);
         const rows = configs.map((config) => {
-          const dynamic = placeholderNames(config.url).length > 0;
+          const dynamic = callerVariableNames(config).length > 0;
           return [
             c.bold(config.apiId),
             config.status === 'active' ? c.green('active') : c.yellow('inactive'),

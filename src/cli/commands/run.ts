@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkVariableValues, exampleValues, placeholderNames } from '../../core/config/url-template.js';
+import { checkVariableValues, exampleValues, callerVariableNames } from '../../core/config/url-template.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { collectVar, loadProjectConfigs, parseScraperNumber, parseVarAssignments, requireConfig } from '../config-files.js';
 import { writeJson, type CliContext } from '../context.js';
@@ -29,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
       const values = { ...exampleValues(config), ...parseVarAssignments(options.var) };
       const problems = checkVariableValues(config, values);
       if (problems.length > 0) {
-        const names = placeholderNames(config.url);
+        const names = callerVariableNames(config);
         throw new PagejsonError('USAGE', problems.map((p) => p.message).join('; '), {
           context: { problems },
           hint: names.length > 0 ? `variables of ${apiId}: ${names.join(', ')}; pass them as --var NAME=VALUE` : `${apiId} has no variables: drop --var`,

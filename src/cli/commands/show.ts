@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Field } from '../../core/config/schema.js';
-import { placeholderNames } from '../../core/config/url-template.js';
+import { callerVariableNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
         return;
       }
       const c = colors(ctx.stdout, ctx.env);
-      const variables = placeholderNames(config.url);
+      const variables = callerVariableNames(config);
       const { host, port } = project.settings.server;
       const scraper = scraperByNumber(config.scraper);
       const rows: Array<[string, string]> = [

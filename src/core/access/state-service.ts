@@ -1,5 +1,5 @@
 import { accountBalance, chargeCredits, grantCredits, type AccountBalance, type CreditSettings } from './accounts.js';
-import { placeholderNames, type ApiConfig } from '../config/index.js';
+import { callerVariableNames, type ApiConfig } from '../config/index.js';
 import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type CreateKeyInput, type KeyView, type RotatedKey } from './key-service.js';
 import { toMilli } from '../shared/index.js';
 import { scraperByNumber } from '../fetch/index.js';
@@ -109,7 +109,7 @@ export async function endpointStatus(store: StateStore, configs: ApiConfig[]): P
         total.completionTokens += row.completionTokens;
       }
       const run = runtimeById.get(config.apiId);
-      const variables = placeholderNames(config.url);
+      const variables = callerVariableNames(config);
       return {
         apiId: config.apiId,
         status: config.status,

@@ -1,4 +1,4 @@
-import { MAX_VARIABLE_LENGTH, ownVariable, placeholderNames, type ApiConfig } from '../config/index.js';
+import { MAX_VARIABLE_LENGTH, callerVariableNames, ownVariable, type ApiConfig } from '../config/index.js';
 import { dataJsonSchema } from '../extract/index.js';
 
 /**
@@ -21,7 +21,7 @@ export function describeEndpoint(config: ApiConfig): string {
 }
 
 export function endpointTool(config: ApiConfig): EndpointTool {
-  const names = placeholderNames(config.url);
+  const names = callerVariableNames(config);
   const properties: Record<string, unknown> = {};
   for (const name of names) {
     const variable = ownVariable(config, name);

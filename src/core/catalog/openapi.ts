@@ -1,4 +1,4 @@
-import { MAX_VARIABLE_LENGTH, ownVariable, placeholderNames, type ApiConfig } from '../config/index.js';
+import { MAX_VARIABLE_LENGTH, callerVariableNames, ownVariable, type ApiConfig } from '../config/index.js';
 import { dataJsonSchema } from '../extract/index.js';
 
 /**
@@ -112,7 +112,7 @@ function operationText(config: ApiConfig, sourceUrls: boolean): { summary: strin
 
 /** One endpoint's path item; its data, envelope and variables schemas go into `schemas`. */
 function pathItem(config: ApiConfig, schemas: Json, sourceUrls: boolean): Json {
-  const names = placeholderNames(config.url);
+  const names = callerVariableNames(config);
   const dynamic = names.length > 0;
   const { $schema: _ignored, ...dataSchema } = dataJsonSchema(config.structure) as Json;
   schemas[`${config.apiId}.data`] = dataSchema;

@@ -1,5 +1,5 @@
 import type { ApiConfig } from './schema.js';
-import { exampleValues, placeholderNames } from './url-template.js';
+import { callerVariableNames, exampleValues } from './url-template.js';
 
 /**
  * A curl line a user can paste (`pagejson show`, the dashboard). A module of its own, light enough for the
@@ -8,7 +8,7 @@ import { exampleValues, placeholderNames } from './url-template.js';
  */
 export function exampleRequest(config: ApiConfig, baseUrl: string, values: Record<string, string> = exampleValues(config)): string {
   const url = `${baseUrl}/external/${config.apiId}`;
-  if (placeholderNames(config.url).length === 0) return `curl -H 'apikey: <API_KEY>' ${url}`;
+  if (callerVariableNames(config).length === 0) return `curl -H 'apikey: <API_KEY>' ${url}`;
   const body = JSON.stringify(values).replace(/'/g, `'\\''`);
   return `curl -X POST -H 'apikey: <API_KEY>' -H 'Content-Type: application/json' -d '${body}' ${url}`;
 }

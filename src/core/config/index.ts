@@ -5,7 +5,7 @@ export { formatZodIssues, jsonPath, type ConfigProblem } from './problems.js';
 export { parseSchedule, type Schedule } from './schedule.js';
 export { API_ID_PATTERN, ApiConfigSchema, FIELD_TYPES, FieldSchema, SCALAR_TYPES, type ApiConfig, type Field, type ModelEndpoint, type ProjectSettings, type ScalarItems, type ScalarType, type ScraperNumber, type WebhookEventType, type WebhookSubscriber } from './schema.js';
 export { compileSafePattern, MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM, PatternProblem, safePatternProblem, type PatternUse, type SafePattern } from './safe-pattern.js';
-export { MAX_VARIABLE_LENGTH, checkVariableValues, isDynamic, markVariable, ownVariable, placeholderNames, resolveSourceUrl, templateProblems, unmarkVariable } from './url-template.js';
+export { MAX_VARIABLE_LENGTH, callerVariableNames, checkVariableValues, hasCallerVariables, isDynamic, markVariable, ownVariable, placeholderNames, resolveSourceUrl, templateProblems, unmarkVariable } from './url-template.js';
 export { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from './write.js';
 export { type Project } from './project.js';
 export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, webhookSecretProblems } from './webhook-secret.js';

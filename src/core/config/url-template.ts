@@ -1,4 +1,5 @@
 import { PagejsonError } from '../shared/index.js';
+import { actionVariableNames, type Action } from './action-text.js';
 import { VARIABLE_NAME_PATTERN } from './constants.js';
 import { compileSafePattern, PatternProblem } from './safe-pattern.js';
 import type { Variable } from './schema.js';
@@ -24,6 +25,10 @@ export interface VariableProblem {
 export interface TemplateSource {
   url: string;
   variables: Record<string, Variable>;
+  /** `pagination.variable` names a placeholder that pagination fills, not the caller (docs/pagination.md). */
+  pagination?: { variable?: string | undefined; start?: number | undefined } | undefined;
+  /** Browser steps whose text may hold request variables (`"text": "{{ q }}"`, docs/actions.md). */
+  actions?: readonly Action[] | undefined;
 }
 
 interface UrlParts {
@@ -55,6 +60,24 @@ export function placeholderNames(url: string): string[] {
 
 export function isDynamic(url: string): boolean {
   return placeholderNames(url).length > 0;
+}
+
+/** The placeholders a caller fills: all but the page variable, which pagination counts (docs/pagination.md). */
+export function callerVariableNames(source: TemplateSource): string[] {
+  const names = [...new Set([...placeholderNames(source.url), ...actionVariableNames(source.actions)])];
+  const page = source.pagination?.variable;
+  return page === undefined ? names : names.filter((name) => name !== page);
+}
+
+/** Whether callers send variables: an endpoint whose only variable is the page one is static (GET). */
+export function hasCallerVariables(source: TemplateSource): boolean {
+  return callerVariableNames(source).length > 0;
+}
+
+/** The page variable's value for the first page, when pagination fills one. */
+function firstPageValues(source: TemplateSource): Record<string, string> {
+  const page = source.pagination?.variable;
+  return page === undefined ? {} : { [page]: String(source.pagination?.start ?? 1) };
 }
 
 /** Problems with the template itself (for validation); empty when it is well-formed. */
@@ -127,7 +150,7 @@ function isDotOrEmptySegment(rendered: string): boolean {
 /** Every problem with the values a caller supplied, one per problem, in placeholder order then unknown keys. */
 export function checkVariableValues(config: TemplateSource, values: Record<string, unknown>): VariableProblem[] {
   const problems: VariableProblem[] = [];
-  const names = placeholderNames(config.url);
+  const names = callerVariableNames(config);
   const segments = dynamicSegments(config.url);
   const inPath = new Set(segments.flatMap((entry) => entry.names));
   const good = new Map<string, string>();
@@ -191,13 +214,13 @@ export function resolveSourceUrl(config: TemplateSource, values: Record<string, 
       hint: 'send every variable of the endpoint as a string in the JSON body (see `pagejson show <apiId>`)',
     });
   }
-  return renderTemplate(config.url, values as Record<string, string>);
+  return renderTemplate(config.url, { ...firstPageValues(config), ...(values as Record<string, string>) });
 }
 
 /** The example values of every variable: what generate, run and test use. */
 export function exampleValues(config: TemplateSource): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const name of placeholderNames(config.url)) values[name] = ownVariable(config, name)?.example ?? '';
+  for (const name of callerVariableNames(config)) values[name] = ownVariable(config, name)?.example ?? '';
   return values;
 }
 
@@ -217,7 +240,7 @@ function templateError(message: string, hint: string): PagejsonError {
 }
 
 /** Make a path segment or query value dynamic, keeping its current value as the variable's example. */
-export function markVariable(config: TemplateSource, spec: string | VariableSpec, name: string): TemplateSource {
+export function markVariable(config: TemplateSource, spec: string | VariableSpec, name: string): Pick<TemplateSource, 'url' | 'variables'> {
   const place = typeof spec === 'string' ? parseVariableSpec(spec) : spec;
   if (!VARIABLE_NAME_PATTERN.test(name)) throw templateError(`"${name}" is not a valid variable name`, 'use letters, digits and _, starting with a letter or _');
   if (placeholderNames(config.url).includes(name) || ownVariable(config, name)) throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
@@ -251,7 +274,7 @@ export function markVariable(config: TemplateSource, spec: string | VariableSpec
 }
 
 /** Turn a variable back into a fixed value: its example, encoded into its place. */
-export function unmarkVariable(config: TemplateSource, name: string): TemplateSource {
+export function unmarkVariable(config: TemplateSource, name: string): Pick<TemplateSource, 'url' | 'variables'> {
   if (!placeholderNames(config.url).includes(name)) throw templateError(`the url has no variable "${name}"`, `variables: ${placeholderNames(config.url).join(', ') || 'none'}`);
   const example = ownVariable(config, name)?.example ?? '';
   const url = config.url.replace(PLACEHOLDER_PATTERN, (whole, found: string) => (found === name ? encodeURIComponent(example) : whole));

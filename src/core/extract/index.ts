@@ -9,3 +9,4 @@ export { allElements, attr, classesOf, cssModulePrefix, elementChildren, isEleme
 export { groupSelector, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, uniqueSelector } from './page/selectors.js';
 export { createInProcessExtractor, type Extractor } from './workers/index.js';
 export { createWorkerPoolExtractor } from './workers/index.js';
+export { mergePages, paginationListField, type PageMerge, type PageMergeOptions } from './page-merge.js';

@@ -1,4 +1,4 @@
-import { isDynamic, monitorProblems, parseSchedule, type ApiConfig, type Schedule } from '../config/index.js';
+import { hasCallerVariables, monitorProblems, parseSchedule, type ApiConfig, type Schedule } from '../config/index.js';
 
 /** One watched request: a config, and for a dynamic one, one of its `monitor.variables` sets. */
 export interface MonitorTarget {
@@ -13,9 +13,9 @@ export function monitorTargets(configs: Iterable<ApiConfig>): MonitorTarget[] {
   const targets: MonitorTarget[] = [];
   for (const config of configs) {
     if (!config.monitor || config.status !== 'active' || monitorProblems(config).length > 0) continue;
-    const sets = isDynamic(config.url) ? (config.monitor.variables ?? []) : [{}];
+    const sets = hasCallerVariables(config) ? (config.monitor.variables ?? []) : [{}];
     sets.forEach((values, index) => {
-      const monitorId = isDynamic(config.url) ? `${config.apiId}#${index + 1}` : config.apiId;
+      const monitorId = hasCallerVariables(config) ? `${config.apiId}#${index + 1}` : config.apiId;
       targets.push({ monitorId, config, values, schedule: parseSchedule(config.monitor!.every, monitorId) });
     });
   }

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiConfig } from '../../core/config/schema.js';
-import { ownVariable, placeholderNames } from '../../core/config/url-template.js';
+import { callerVariableNames, ownVariable } from '../../core/config/url-template.js';
 import { retrievalCost } from '../../core/access/credits.js';
 import { formatCredits } from '../../core/shared/credit-amounts.js';
 import { describeEndpoint } from '../../core/catalog/endpoint-tools.js';
@@ -32,7 +32,7 @@ interface Listed {
 }
 
 function listing(config: ApiConfig): Listed {
-  const names = placeholderNames(config.url);
+  const names = callerVariableNames(config);
   return {
     apiId: config.apiId,
     description: describeEndpoint(config),

@@ -3,6 +3,7 @@ import { getOuterHTML } from 'domutils';
 import type { CompiledStructure } from '../engine/compile.js';
 import { decodeHtmlBody } from '../../fetch/index.js';
 import { DocumentLimitError, parseHtml, sectionRoots, type DocumentLimits } from '../engine/dom.js';
+import { nextLinkHref } from '../engine/next-link.js';
 import type { ExtractionFailure, ExtractionJob, ExtractionReply, WireExtractionJob, WireExtractionReply } from './types.js';
 
 /**
@@ -29,7 +30,8 @@ function extractWith(job: ExtractionJob | WireExtractionJob, limits: DocumentLim
     const structure = structureOf();
     const html = job.html ?? decodeHtmlBody(job.body!.bytes, job.body!.contentType).text;
     const doc = parseHtml(html, limits);
-    const extraction = structure.extractFromDocument(doc, job.finalUrl);
+    const extracted = structure.extractFromDocument(doc, job.finalUrl);
+    const extraction = job.nextLink === undefined ? extracted : { ...extracted, nextHref: nextLinkHref(doc, job.nextLink, job.finalUrl) };
     if (!job.wantSection) return { ok: true, outcome: extraction };
     const roots = sectionRoots(doc, job.config.selector);
     const sectionHtml = roots.length === 1 && roots[0] === doc ? html : roots.map((root) => getOuterHTML(root)).join('\n');

@@ -21,10 +21,14 @@ export interface ExtractionJob {
    * (they are then detached here, and the page's text can no longer be read from them).
    */
   handOver?: boolean;
+  /** pagination.next: also return the address its selector's first link points at, in the whole page. */
+  nextLink?: string;
 }
 
 export interface ExtractionOutcome extends Extraction {
   sectionHtml?: string;
+  /** The next page's address when the job asked for `nextLink` (null: the page has none). */
+  nextHref?: string | null;
 }
 
 export interface ExtractionSettings {

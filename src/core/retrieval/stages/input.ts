@@ -1,15 +1,15 @@
 import { cacheKey } from '../../cache/index.js';
-import { checkVariableValues, isDynamic, resolveSourceUrl, type ApiConfig } from '../../config/index.js';
+import { checkVariableValues, hasCallerVariables, resolveSourceUrl, type ApiConfig } from '../../config/index.js';
 import { PagejsonError, wireText } from '../../shared/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
 import { MAX_BODY_BYTES, type RetrievalRequest } from '../types.js';
 
 const dynamicConfigs = new WeakMap<ApiConfig, boolean>();
-/** Whether a config has placeholders, computed once per loaded config object (the hit path is hot). */
+/** Whether callers send variables (the page variable is not theirs), computed once per loaded config object (the hit path is hot). */
 export function isDynamicConfig(config: ApiConfig): boolean {
   let dynamic = dynamicConfigs.get(config);
-  if (dynamic === undefined) dynamicConfigs.set(config, (dynamic = isDynamic(config.url)));
+  if (dynamic === undefined) dynamicConfigs.set(config, (dynamic = hasCallerVariables(config)));
   return dynamic;
 }
 
