@@ -246,6 +246,23 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       expect((await store.getAccount('h'))?.balance).toBe(500);
     });
 
+    it('settles a hold at less than it held, refunding the rest in the same step (pagination: held for ten pages, answered with three)', async () => {
+      await store.ensureAccount('paged', 5_000);
+      expect(await store.hold('paged', 4_000, 'pages-a')).toEqual({ ok: true, balance: 1_000 });
+      expect(await store.settle('pages-a', 1_200)).toBe(3_800);
+      expect((await store.getAccount('paged'))?.balance).toBe(3_800);
+      // Gone once settled: neither settled again, nor released, nor taken for an orphan at the next open.
+      expect(await store.settle('pages-a', 400)).toBeUndefined();
+      expect(await store.release('pages-a')).toBeUndefined();
+      // Kept whole: no refund, no balance to tell.
+      await store.hold('paged', 800, 'pages-b');
+      expect(await store.settle('pages-b', 800)).toBeUndefined();
+      expect((await store.getAccount('paged'))?.balance).toBe(3_000);
+      const reopened = await subject.reopen();
+      expect(await reopened.releaseOrphanedHolds()).toEqual({ holds: 0, milliCredits: 0 });
+      expect((await reopened.getAccount('paged'))?.balance).toBe(3_000);
+    });
+
     it('releases, at the next open, the holds a store left neither settled nor released', async () => {
       await store.ensureAccount('crash', 10_000);
       for (const id of ['h1', 'h2', 'h3']) await store.hold('crash', 400, id);

@@ -289,13 +289,19 @@ function holdMethods({ batches, now, mutable }: StoreParts): Pick<StateStore, 'h
       }
     },
 
-    settle(holdId: string): Promise<void> {
+    settle(holdId: string, milliCredits?: number): Promise<number | undefined> {
       try {
         const data = mutable();
         ownHolds.delete(holdId);
-        if (!Object.hasOwn(holdsOf(data), holdId)) return Promise.resolve();
+        if (!Object.hasOwn(holdsOf(data), holdId)) return Promise.resolve(undefined);
+        const found = holdsOf(data)[holdId]!;
         delete holdsOf(data)[holdId];
-        return commit('holds', holdId);
+        const back = milliCredits === undefined ? 0 : found.milliCredits - Math.max(0, Math.round(milliCredits));
+        const account = data.accounts[found.account];
+        if (back <= 0 || !account) return commit('holds', holdId).then(() => undefined);
+        account.balance += back;
+        const balance = account.balance;
+        return commit('holds', holdId, 'accounts', found.account).then(() => balance);
       } catch (error) {
         return Promise.reject(error);
       }

@@ -69,6 +69,24 @@ if redis.call('HEXISTS', key, 'balance') == 0 then return false end
 return redis.call('HINCRBY', key, 'balance', amount)`,
 );
 
+/**
+ * KEYS[1] holds hash. ARGV: hold id, account key prefix, milli-credits kept. Removes the hold and refunds what
+ * it held beyond the amount kept, in one step (a paginated answer that held fewer pages than it could).
+ * → balance after a refund | false when nothing was refunded or no such hold.
+ */
+export const SETTLE_HOLD = script(
+  'settle-hold',
+  `local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local account, amount = string.match(record, '^([^\t]*)\t(%d+)')
+local back = tonumber(amount) - tonumber(ARGV[3])
+if back <= 0 then return false end
+local key = ARGV[2] .. account
+if redis.call('HEXISTS', key, 'balance') == 0 then return false end
+return redis.call('HINCRBY', key, 'balance', back)`,
+);
+
 /** KEYS[1] account hash. ARGV: amount. → balance after | nil when no account (refund and grant). */
 export const ADD_TO_BALANCE = script(
   'add-to-balance',
@@ -108,7 +126,7 @@ export const RELEASE_LOCK = script(
 return 0`,
 );
 
-export const ALL_SCRIPTS: readonly RedisScript[] = [ENSURE_ACCOUNT, RESERVE, HOLD, RELEASE_HOLD, ADD_TO_BALANCE, ADD_KEY, UPDATE_KEY, RELEASE_LOCK];
+export const ALL_SCRIPTS: readonly RedisScript[] = [ENSURE_ACCOUNT, RESERVE, HOLD, RELEASE_HOLD, SETTLE_HOLD, ADD_TO_BALANCE, ADD_KEY, UPDATE_KEY, RELEASE_LOCK];
 
 /** The one command the scripts need from a client: `sendCommand` of node-redis. */
 export interface CommandSender {

@@ -1,7 +1,7 @@
 import { PagejsonError } from '../shared/index.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { randomBytes } from 'node:crypto';
-import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, UPDATE_KEY, runScript } from './redis-scripts.js';
+import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, SETTLE_HOLD, UPDATE_KEY, runScript } from './redis-scripts.js';
 import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, HOURLY_USAGE_RETENTION_HOURS, oldestHourKeeper, usageQueryCutoff } from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
@@ -177,9 +177,14 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       });
     },
 
-    async settle(holdId): Promise<void> {
+    async settle(holdId, milliCredits): Promise<number | undefined> {
       guard();
-      await client.hDel(k.holds, `${owner}:${holdId}`);
+      if (milliCredits === undefined) {
+        await client.hDel(k.holds, `${owner}:${holdId}`);
+        return undefined;
+      }
+      const balance = await runScript<number | null>(sender, SETTLE_HOLD, [k.holds], [`${owner}:${holdId}`, k.accountPrefix, String(Math.max(0, Math.round(milliCredits)))]);
+      return balance === null || balance === undefined ? undefined : Number(balance);
     },
 
     async release(holdId): Promise<number | undefined> {

@@ -113,7 +113,12 @@ export interface StateStore {
    * balance always equals what it was minus what was answered.
    */
   hold(account: string, milliCredits: number, holdId: string): Promise<ReserveResult>;
-  settle(holdId: string): Promise<void>;
+  /**
+   * Settles a hold: its debit stays. With `milliCredits` below what was held, only that much stays and the
+   * rest is refunded in the same step (a paginated answer held for its most pages and holding fewer,
+   * docs/pagination.md); the balance after that refund is returned, else undefined.
+   */
+  settle(holdId: string, milliCredits?: number): Promise<number | undefined>;
   /** Refunds a hold; the balance after it, or undefined when no such hold is kept (already settled or released). */
   release(holdId: string): Promise<number | undefined>;
   /** Releases the holds whose process is gone (embedded: all but this store's own; Redis: those of daemons whose heartbeat expired). */
