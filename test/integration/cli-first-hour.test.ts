@@ -138,8 +138,16 @@ describe('conventions', () => {
     const read = async (env: Record<string, string>) => {
       const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0'], { cwd: temp.root, reject: false, env: { NO_COLOR: '1', ...env } });
       let err = '';
-      child.stderr?.on('data', (chunk: Buffer) => (err += String(chunk)));
-      for (let i = 0; i < 200 && !err.includes('state driver'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Its last start-up line: once it is out, so is 'Server listening'.
+      await new Promise<void>((resolve) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          err += String(chunk);
+          if (err.includes('state driver')) resolve();
+        });
+        void child.finally(() => resolve());
+        // A bound, not a wait: the assertions below say what was missing.
+        setTimeout(resolve, 10_000).unref();
+      });
       child.kill('SIGTERM');
       await child;
       return err;
