@@ -14,6 +14,7 @@ import {
   TRANSFORM_PATTERN,
   VARIABLE_NAME_PATTERN,
 } from './constants.js';
+import { ActionsSchema } from './actions.js';
 import { PaginationSchema } from './pagination.js';
 
 export * from './constants.js';
@@ -104,6 +105,7 @@ export const ApiConfigSchema = z
     structure: z.array(FieldSchema).min(1, 'a structure needs at least one field'),
     generated: GeneratedSchema.optional(),
     monitor: MonitorSchema.optional().describe('Scheduled refresh by the daemon, with change detection and webhooks (docs/monitors.md)'),
+    actions: ActionsSchema.optional(),
     pagination: PaginationSchema.optional().describe('Read the list over several pages or rounds: next link, page variable, load more or scroll (docs/pagination.md)'),
   })
   .strict();
@@ -175,9 +177,10 @@ export const ProjectSettingsSchema = z
         maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
         perOriginConcurrency: z.number().int().positive().default(4),
         allowPrivateNetworks: z.boolean().default(false),
+        actionsTimeoutMs: z.number().int().positive().max(600_000).default(10_000).describe('Time bound of a config\'s browser actions and load-more/scroll rounds together, after the page loaded (scraper 3, docs/actions.md); fetch.timeoutMs still bounds the whole fetch'),
       })
       .strict()
-      .default({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: false }),
+      .default({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: false, actionsTimeoutMs: 10_000 }),
     extraction: z
       .object({
         timeoutMs: z.number().int().positive().default(5_000).describe('Budget of one extraction (parse + selectors) in the daemon; past it the worker is ended and the request fails'),

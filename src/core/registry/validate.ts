@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
 import { scraperByNumber } from '../fetch/index.js';
 import { selectorCostProblem, validateSelector, validateTransform } from '../extract/index.js';
-import { callerVariableNames, jsonPath, monitorProblems, placeholderNames, safePatternProblem, templateProblems, type ApiConfig, type ConfigProblem, type Field, type ProjectSettings } from '../config/index.js';
+import { actionVariableNames, callerVariableNames, jsonPath, monitorProblems, placeholderNames, safePatternProblem, templateProblems, type ApiConfig, type ConfigProblem, type Field, type ProjectSettings } from '../config/index.js';
 import { closest } from '../shared/index.js';
+import { actionProblems } from './actions-rules.js';
 import { paginationProblems } from './pagination-rules.js';
 
 /**
@@ -24,7 +25,7 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
   }
 
   for (const message of templateProblems(config.url)) add(['url'], message, 'placeholders {{ name }} may stand only in path segments and query parameter values');
-  const names = placeholderNames(config.url);
+  const names = [...placeholderNames(config.url), ...actionVariableNames(config.actions)];
   for (const name of callerVariableNames(config)) {
     // Own entries only: `{{ constructor }}` must not find Object.prototype.constructor.
     if (!Object.hasOwn(config.variables, name)) add(['variables'], `placeholder {{ ${name} }} has no entry in variables`, `add "variables": { "${name}": { "example": "…" } }`);
@@ -42,6 +43,7 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
 
   checkFields(config.structure, ['structure'], add);
   for (const problem of monitorProblems(config)) add(problem.path, problem.message, problem.hint);
+  for (const problem of actionProblems(config)) add(problem.path, problem.message, problem.hint);
   for (const problem of paginationProblems(config)) add(problem.path, problem.message, problem.hint);
   return problems;
 }

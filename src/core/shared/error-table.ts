@@ -71,6 +71,13 @@ export const WIRE_TABLE: readonly WireRow[] = [
     message: { kind: 'prefixed', text: FETCH_PREFIX },
     ...service,
   },
+  {
+    codes: ['ACTION_FAILED'],
+    when: 'a browser action of the endpoint failed: a `wait` that never matched, a click on nothing, a step past `fetch.actionsTimeoutMs`',
+    status: 502,
+    message: { kind: 'prefixed', text: 'browser action failed: ' },
+    ...service,
+  },
   { codes: ['EXTRACTION_EMPTY'], when: 'nothing (or no required field) could be extracted', status: 502, message: fixed('no data could be extracted from the source page'), ...service },
   { codes: ['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT'], when: 'the extraction ran past its budget or a document limit', status: 502, message: own('extraction stopped: <why> (<setting> in pagejson.json)'), ...service },
   { codes: ['EXTRACTION_FAILED'], when: 'the page could not be read as HTML, or the extraction thread failed', status: 502, message: own('extraction failed: <why>'), ...service },

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'FETCH_BLOCKED_ADDRESS'
   | 'FETCH_TOO_MANY_REDIRECTS'
   | 'BROWSER_UNAVAILABLE'
+  // a config's browser actions (scraper 3, docs/actions.md)
+  | 'ACTION_FAILED'
   // extraction and models
   | 'EXTRACTION_EMPTY'
   | 'EXTRACTION_TIMEOUT'

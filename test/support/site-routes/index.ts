@@ -1,4 +1,5 @@
 import type { RouteHandler } from '../site.js';
+import { actionRoutes } from './actions.js';
 import { browserHostileRoutes } from './browser-hostile.js';
 import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
@@ -16,6 +17,7 @@ import { sessionRoutes } from './session.js';
  * spread into this table, so that areas of the test suite add routes without touching each other.
  */
 export const siteRoutes: Record<string, RouteHandler> = {
+  ...actionRoutes,
   ...browserHostileRoutes,
   ...charsetRoutes,
   ...daemonRoutes,

@@ -4,9 +4,11 @@ import { blockedAddressError } from '../net/address-guard.js';
 import { assertAnnouncedLength, tooLargeError } from '../net/body-limit.js';
 import { assertHtmlContentType } from '../net/html-response.js';
 import { BLOCKED_HEADER, type GuardProxy } from './browser-guard-proxy.js';
+import { DEFAULT_ACTIONS_TIMEOUT_MS, runPageSteps } from './browser-steps.js';
 import { watchDocuments } from './browser-watch.js';
 import { retryBackoffMs, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, pageCrashedError, statusError, toFetchError } from './crawlee-errors.js';
+import type { PageSteps } from './page-steps.js';
 import type { FetchResult } from './types.js';
 
 /**
@@ -31,6 +33,9 @@ export interface RenderJob {
   maxBytes: number;
   timeoutMs: number;
   proxy: GuardProxy;
+  /** Actions and rounds run on the loaded page before it is read (browser-steps.ts). */
+  steps?: PageSteps | undefined;
+  actionsTimeoutMs?: number | undefined;
 }
 
 interface AttemptState {
@@ -82,7 +87,8 @@ async function readPage(page: Page, response: Response | null, state: AttemptSta
   assertAnnouncedLength(headers['content-length'], job.maxBytes);
   const idleBudget = Math.min(NETWORK_IDLE_CAP_MS, job.deadlineAt - Date.now() - CONTENT_RESERVE_MS);
   if (idleBudget > 0) await Promise.race([page.waitForLoadState('networkidle', { timeout: idleBudget }).catch(() => undefined), early]);
-  const html = await Promise.race([page.content(), early]);
+  // With steps, the page is read after them (browser-steps.ts).
+  const html = job.steps ? '' : await Promise.race([page.content(), early]);
   if (Buffer.byteLength(html) > job.maxBytes) throw tooLargeError(job.maxBytes);
   return { finalUrl: page.url(), status, headers, html };
 }
@@ -152,7 +158,8 @@ export async function renderInOwnContext(browser: Browser, job: RenderJob): Prom
     if (job.signal.aborted) throw new PagejsonError('FETCH_FAILED', 'the fetch was settled before its page opened');
     const page = await context.newPage();
     closePopups(context, page);
-    return await renderWithRetry(page, job);
+    const loaded = await renderWithRetry(page, job);
+    return job.steps ? await runPageSteps(page, loaded, { steps: job.steps, deadlineAt: job.deadlineAt, actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS, maxBytes: job.maxBytes, signal: job.signal }) : loaded;
   } finally {
     job.signal.removeEventListener('abort', onAbort);
     await closeContext();

@@ -6,6 +6,7 @@ import { launchBrowser, type RunningBrowser } from './browser-launch.js';
 import { renderInOwnContext } from './browser-render.js';
 import { sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { abortedError, closedError, timeoutError, toFetchError } from './crawlee-errors.js';
+import type { PageSteps } from './page-steps.js';
 import type { Scraper, ScraperOptions } from './types.js';
 
 export { browserUnavailableError } from './browser-launch.js';
@@ -57,10 +58,10 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
     return starting;
   }
 
-  async function render(url: string, signal: AbortSignal): Promise<ReturnType<typeof renderInOwnContext>> {
+  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined): Promise<ReturnType<typeof renderInOwnContext>> {
     const deadlineAt = Date.now() + options.timeoutMs;
     const { browser: chromium, proxy } = await untilAborted(browser(), signal);
-    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy }), { signal });
+    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs }), { signal });
   }
 
   return {
@@ -78,7 +79,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
       const { deadline, signal, dispose } = startDeadline(options.timeoutMs, stop.signal);
       inFlight.add(stop);
       try {
-        return await render(url.href, signal);
+        return await render(url.href, signal, request.steps);
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();

@@ -6,6 +6,7 @@ import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchRes
 
 export { createHttpScraper } from './http.js';
 export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
+export type { PageRounds, PageSteps, RoundsOutcome, RoundsStop } from './page-steps.js';
 export { SCRAPER_CAPABILITIES, scraperByNumber } from './types.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -156,6 +157,7 @@ export interface FetchSettings {
   maxBytes: number;
   perOriginConcurrency: number;
   allowPrivateNetworks: boolean;
+  actionsTimeoutMs?: number;
 }
 
 /** `pagejson.json`'s `fetch` block plus the environment (PAGEJSON_CHROMIUM) → options of every scraper. */
@@ -167,5 +169,6 @@ export function scraperOptionsFromSettings(fetchSettings: FetchSettings, env: Re
     perOriginConcurrency: fetchSettings.perOriginConcurrency,
     allowPrivateNetworks: fetchSettings.allowPrivateNetworks,
     chromiumPath: chromium ? chromium : DEFAULT_CHROMIUM_PATH,
+    ...(fetchSettings.actionsTimeoutMs !== undefined ? { actionsTimeoutMs: fetchSettings.actionsTimeoutMs } : {}),
   };
 }

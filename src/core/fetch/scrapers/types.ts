@@ -1,3 +1,5 @@
+import type { PageSteps, RoundsOutcome } from './page-steps.js';
+
 /** The fetching seam. Every scraper returns the same result or throws a PagejsonError of the FETCH_ family. */
 export type ScraperName = 'http' | 'crawlee' | 'browser';
 
@@ -7,6 +9,8 @@ export interface FetchRequest {
   session?: boolean;
   /** Aborts the fetch early (client went away, shutdown); the scraper's own deadline applies regardless. */
   signal?: AbortSignal;
+  /** Scraper 3 only: actions and load-more/scroll rounds on the loaded page (page-steps.ts, docs/actions.md). */
+  steps?: PageSteps;
 }
 
 export interface FetchResult {
@@ -21,6 +25,8 @@ export interface FetchResult {
    * Extraction then decodes it where it parses (the worker thread), and `html` is decoded only when read.
    */
   body?: PageBody;
+  /** How a fetch with rounds (request.steps.rounds) ended; the pages themselves went to its onPage. */
+  rounds?: RoundsOutcome;
 }
 
 export interface PageBody {
@@ -42,6 +48,8 @@ export interface ScraperOptions {
   perOriginConcurrency: number;
   /** Scraper 3 only: path of the Chromium executable (default /usr/bin/chromium, PAGEJSON_CHROMIUM overrides). */
   chromiumPath?: string;
+  /** Scraper 3 only: time bound of a fetch's actions and rounds together (fetch.actionsTimeoutMs, default 10 s). */
+  actionsTimeoutMs?: number;
 }
 
 export type ScraperFactory = (options: ScraperOptions) => Scraper;

@@ -1,0 +1,88 @@
+import type { Page } from 'playwright-core';
+import type { PageRounds, RoundsOutcome, RoundsStop } from './page-steps.js';
+import type { FetchResult } from './types.js';
+
+/**
+ * `pagination.loadMore` and `pagination.scroll` (docs/actions.md, docs/pagination.md): the page as loaded is
+ * read first, then the button is clicked (or the page scrolled to its end) and the page read again, round after
+ * round, each read handed to the caller, which extracts and merges it. The rounds end when the button is gone,
+ * when a click or scroll changes nothing in the page within ROUND_SETTLE_MS, when the caller says the read
+ * added nothing new (or the list is full), at maxPages, or at the time bound (the answer is then partial).
+ * Learnt from Maxun's clickLoadMore/scrollDown: "nothing new" is what ends a list, not a count guessed ahead.
+ */
+
+/** How long a click or scroll may take to change the page before the list is taken to be at its end. */
+export const ROUND_SETTLE_MS = 2_000;
+
+export interface RoundsRun {
+  /** Epoch ms after which no new round starts (the pages read so far are the answer). */
+  deadlineAt: number;
+  /** Reads the page as it is now (waits for it to settle first). */
+  read(): Promise<FetchResult>;
+}
+
+/**
+ * What tells one state of the page from the next: elements, text and height. Scripts run in the page as
+ * strings (the core is compiled without the DOM's types); `evaluate` runs in the page's main world, so a page
+ * that lies here only cuts its own list.
+ */
+export const PAGE_SIGNATURE = "(() => { const root = document.scrollingElement || document.documentElement; return document.getElementsByTagName('*').length + ':' + (document.body ? document.body.textContent.length : 0) + ':' + root.scrollHeight; })()";
+export const SCROLL_TO_END = '(() => { const root = document.scrollingElement || document.documentElement; window.scrollTo(0, root.scrollHeight); })()';
+
+export function pageSignature(page: Page): Promise<string> {
+  return page.evaluate(PAGE_SIGNATURE) as Promise<string>;
+}
+
+async function changedWithin(page: Page, before: string, ms: number): Promise<boolean> {
+  if (ms <= 0) return false;
+  try {
+    await page.waitForFunction(`${PAGE_SIGNATURE} !== ${JSON.stringify(before)}`, undefined, { timeout: ms });
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') return false;
+    throw error;
+  }
+}
+
+/** Clicks the button if it is there, shown and enabled; false when it is not (the list's end). */
+async function clickLoadMore(page: Page, selector: string, timeout: number): Promise<boolean> {
+  const button = page.locator(`css=${selector}`).first();
+  if ((await button.count()) === 0 || !(await button.isVisible()) || !(await button.isEnabled())) return false;
+  try {
+    await button.click({ timeout });
+    return true;
+  } catch (error) {
+    // Gone or hidden between the look and the click: the list ended as the button went.
+    if (error instanceof Error && error.name === 'TimeoutError') return false;
+    throw error;
+  }
+}
+
+async function scrollToEnd(page: Page): Promise<boolean> {
+  await page.evaluate(SCROLL_TO_END);
+  return true;
+}
+
+/** One click or scroll and the wait for its effect; why the rounds end, or undefined to read again. */
+async function advance(page: Page, rounds: PageRounds, run: RoundsRun): Promise<RoundsStop | undefined> {
+  const before = await pageSignature(page);
+  const left = run.deadlineAt - Date.now();
+  const acted = rounds.kind === 'loadMore' ? await clickLoadMore(page, rounds.selector ?? '', Math.max(1, left)) : await scrollToEnd(page);
+  if (!acted) return 'button-gone';
+  if (await changedWithin(page, before, Math.min(ROUND_SETTLE_MS, run.deadlineAt - Date.now()))) return undefined;
+  return Date.now() >= run.deadlineAt ? 'time' : 'nothing-new';
+}
+
+export async function runRounds(page: Page, rounds: PageRounds, run: RoundsRun): Promise<{ outcome: RoundsOutcome; last: FetchResult }> {
+  let pages = 0;
+  for (;;) {
+    const last = await run.read();
+    pages += 1;
+    const end = (stoppedBy: RoundsStop) => ({ outcome: { pages, stoppedBy, partial: stoppedBy === 'time' }, last });
+    if (!(await rounds.onPage(last, pages))) return end('caller');
+    if (pages >= rounds.maxPages) return end('maxPages');
+    if (Date.now() >= run.deadlineAt) return end('time');
+    const stop = await advance(page, rounds, run);
+    if (stop) return end(stop);
+  }
+}

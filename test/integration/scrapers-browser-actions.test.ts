@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrowserScraper } from '../../src/core/fetch/scrapers/browser.js';
+import type { PageSteps } from '../../src/core/fetch/scrapers/page-steps.js';
+import type { FetchResult, Scraper } from '../../src/core/fetch/scrapers/types.js';
+import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
+import { ACTION_ITEMS } from '../support/site-routes/actions.js';
+import { startFixtureSite, type FixtureSite } from '../support/site.js';
+
+/**
+ * Scraper 3's actions and load-more/scroll rounds (docs/actions.md) on the real system Chromium, against the
+ * fixture site's pages as users meet them: a consent wall, content after the network went quiet, search forms,
+ * a "Load more" list and an infinite scroll. Each case checks what the page gives with the steps against what
+ * it gives without them.
+ */
+const skip = skipBrowserTests();
+
+const items = (html: string): string[] => [...html.matchAll(/<li class="item[^"]*">(?:<a [^>]*>)?([^<]+)/g)].map((match) => match[1]!);
+
+describe.skipIf(skip)('scraper 3 actions', () => {
+  let site: FixtureSite;
+  let scraper: Scraper;
+  let short: Scraper;
+
+  const options = (actionsTimeoutMs: number) => ({ timeoutMs: 30_000, maxBytes: 2 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, actionsTimeoutMs });
+  const fetchWith = (path: string, steps?: PageSteps, using = scraper): Promise<FetchResult> => using.fetch({ url: `${site.origin}${path}`, ...(steps ? { steps } : {}) });
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    scraper = createBrowserScraper(options(10_000));
+    short = createBrowserScraper(options(1_000));
+    // Chromium's first launch can take most of a deadline on a busy machine: done here, not in a case.
+    await Promise.all([fetchWith('/index.html'), fetchWith('/index.html', undefined, short)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await scraper?.close();
+    await short?.close();
+    await site?.close();
+  });
+
+  it('gets past a consent wall with ifExists, and skips the step where there is no wall', async () => {
+    const steps: PageSteps = { actions: [{ ifExists: '#consent', then: [{ click: '#accept' }] }] };
+    expect(items((await fetchWith('/actions/consent.html?wall=1')).html)).toEqual([]);
+    const behind = await fetchWith('/actions/consent.html?wall=1', steps);
+    expect(items(behind.html)).toEqual(ACTION_ITEMS.slice(0, 3));
+    expect(behind.html).not.toContain('id="consent"');
+    expect(items((await fetchWith('/actions/consent.html', steps)).html)).toEqual(ACTION_ITEMS.slice(0, 3));
+  });
+
+  it('waits for content that appears after the network went quiet', async () => {
+    expect(items((await fetchWith('/actions/late.html?after=1500')).html)).toEqual([]);
+    const waited = await fetchWith('/actions/late.html?after=1500', { actions: [{ wait: 'li.late' }] });
+    expect(items(waited.html)).toEqual(ACTION_ITEMS.slice(0, 2));
+  });
+
+  it('drives a search form with request variables: type, select, then Enter sends it to the results page', async () => {
+    const steps: PageSteps = {
+      actions: [{ type: '#q', text: '{{ q }}' }, { select: '#sort', value: '{{ sort }}' }, { press: 'Enter' }, { wait: '#results' }],
+      values: { q: 'light', sort: 'desc' },
+    };
+    const result = await fetchWith('/actions/search.html', steps);
+    expect(result.finalUrl).toBe(`${site.origin}/actions/results.html?q=light&sort=desc`);
+    expect([...result.html.matchAll(/<li class="result">([^<]+)/g)].map((match) => match[1])).toEqual(['The Light Fantastic', 'Light Years', 'A Light in the Attic']);
+  });
+
+  it('types a value as it is: never as markup, and a {{ }} in a value is not filled again', async () => {
+    const value = '<b>x</b> & {{ q }} "light"';
+    const shown = await fetchWith('/actions/search.html', { actions: [{ type: '#q', text: '{{ q }}' }, { press: 'Enter' }, { wait: 'p.query' }], values: { q: value } });
+    expect(shown.finalUrl).toBe(`${site.origin}/actions/results.html?q=${encodeURIComponent(value).replace(/%20/g, '+')}&sort=asc`);
+    expect(shown.html).toContain('<p class="query">&lt;b&gt;x&lt;/b&gt; &amp; {{ q }} "light"</p>');
+  });
+
+  it('clicks a button that fills the page in place', async () => {
+    const steps: PageSteps = { actions: [{ type: '#q', text: '{{ q }}' }, { click: '#go' }, { wait: 'li.result' }], values: { q: 'sharp' } };
+    const result = await fetchWith('/actions/search-js.html', steps);
+    expect(result.html).toContain('<li class="result">Sharp Objects</li>');
+  });
+
+  it('fails a wait that never matches in bounded time, naming the step and its selector', async () => {
+    const failure = fetchWith('/actions/consent.html', { actions: [{ waitMs: 10 }, { wait: 'li.never' }] }, short);
+    await expect(failure).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+    const error = (await failure.catch((caught: unknown) => caught)) as Error & { hint: string };
+    expect(error.message).toMatch(/^step 2 \(wait for "li\.never"\): nothing matched within the \d+ ms left of fetch\.actionsTimeoutMs$/);
+    expect(error.hint).toContain('raise fetch.actionsTimeoutMs');
+  });
+
+  it('names a nested step by its place, and never shows the typed value', async () => {
+    const steps: PageSteps = { actions: [{ ifExists: '#consent', then: [{ type: '#password', text: '{{ secret }}' }] }], values: { secret: 'hunter2' } };
+    const error = (await fetchWith('/actions/consent.html?wall=1', steps, short).catch((caught: unknown) => caught)) as Error;
+    expect(error).toMatchObject({ code: 'ACTION_FAILED' });
+    expect(error.message).toMatch(/^step 1\.1 \(type "\{\{ secret \}\}" into "#password"\): no field it could fill matched within/);
+    expect(JSON.stringify({ message: error.message, context: (error as unknown as { context: unknown }).context })).not.toContain('hunter2');
+  });
+
+  it('refuses a waitMs that does not fit in what is left of the bound, at once', async () => {
+    await expect(fetchWith('/actions/consent.html', { actions: [{ waitMs: 5_000 }] }, short)).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringMatching(/^step 1 \(wait 5000 ms\): it does not fit in the \d+ ms left of fetch\.actionsTimeoutMs$/),
+    });
+  });
+
+  it('says what Playwright found wrong with a step that cannot work on its element', async () => {
+    await expect(fetchWith('/actions/search.html', { actions: [{ type: 'h1', text: 'x' }] }, short)).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringMatching(/^step 1 \(type "x" into "h1"\): .*not an <input>/),
+    });
+  });
+});
+
+describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
+  let site: FixtureSite;
+  let scraper: Scraper;
+  let short: Scraper;
+  const options = (actionsTimeoutMs: number) => ({ timeoutMs: 30_000, maxBytes: 2 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, actionsTimeoutMs });
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    scraper = createBrowserScraper(options(10_000));
+    short = createBrowserScraper(options(1_000));
+    await Promise.all([scraper.fetch({ url: `${site.origin}/index.html` }), short.fetch({ url: `${site.origin}/index.html` })]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await scraper?.close();
+    await short?.close();
+    await site?.close();
+  });
+
+  /** Rounds with an onPage that records each read's items and goes on while a read adds any. */
+  async function rounds(path: string, kind: 'loadMore' | 'scroll', maxPages: number, using = scraper, actions?: PageSteps['actions']) {
+    const reads: string[][] = [];
+    const seen = new Set<string>();
+    const result = await using.fetch({
+      url: `${site.origin}${path}`,
+      steps: {
+        actions,
+        rounds: {
+          kind,
+          selector: '#more',
+          maxPages,
+          onPage: async (read) => {
+            const found = items(read.html);
+            reads.push(found);
+            const fresh = found.filter((name) => !seen.has(name));
+            for (const name of fresh) seen.add(name);
+            return fresh.length > 0;
+          },
+        },
+      },
+    });
+    return { reads, outcome: result.rounds, last: items(result.html) };
+  }
+
+  it('clicks "Load more" until the button is gone', async () => {
+    const { reads, outcome, last } = await rounds('/actions/load-more.html?pages=3&size=3', 'loadMore', 10);
+    expect(reads.map((read) => read.length)).toEqual([3, 6, 9]);
+    expect(last).toEqual(ACTION_ITEMS.slice(0, 9));
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'button-gone', partial: false });
+  });
+
+  it('stops at maxPages, the page as loaded counting as the first', async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=5&size=3', 'loadMore', 2);
+    expect(reads.map((read) => read.length)).toEqual([3, 6]);
+    expect(outcome).toEqual({ pages: 2, stoppedBy: 'maxPages', partial: false });
+  });
+
+  it('stops when a click changes nothing in the page', async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=2&size=3&end=stay', 'loadMore', 10);
+    expect(reads.map((read) => read.length)).toEqual([3, 6]);
+    expect(outcome).toEqual({ pages: 2, stoppedBy: 'nothing-new', partial: false });
+  });
+
+  it('stops when a round adds only items already read (the caller says so)', async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=2&size=3&end=repeat', 'loadMore', 10);
+    expect(reads.map((read) => read.length)).toEqual([3, 6, 9]);
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'caller', partial: false });
+  });
+
+  it('scrolls an endless list to its end', async () => {
+    const { reads, outcome, last } = await rounds('/actions/scroll.html?pages=3&size=5', 'scroll', 10);
+    expect(reads.map((read) => read.length)).toEqual([5, 10, 15]);
+    expect(last).toEqual(ACTION_ITEMS.slice(0, 15));
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'nothing-new', partial: false });
+  });
+
+  it('runs the actions before the rounds', async () => {
+    const { reads } = await rounds('/actions/load-more.html?pages=2&size=3', 'loadMore', 10, scraper, [{ click: '#more' }, { wait: 'li.item:nth-child(6)' }]);
+    expect(reads.map((read) => read.length)).toEqual([6]);
+  });
+
+  it('ends at the time bound with the pages read so far, marked partial', async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=5&size=3&delay=3000', 'loadMore', 10, short);
+    expect(reads.map((read) => read.length)).toEqual([3]);
+    expect(outcome).toEqual({ pages: 1, stoppedBy: 'time', partial: true });
+  });
+});
