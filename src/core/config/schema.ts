@@ -16,6 +16,8 @@ import {
 } from './constants.js';
 import { ActionsSchema } from './actions.js';
 import { PaginationSchema } from './pagination.js';
+import { ProxySchema } from './proxy.js';
+import { RequestSchema } from './request.js';
 
 export * from './constants.js';
 
@@ -98,6 +100,8 @@ export const ApiConfigSchema = z
     variables: z.record(z.string().regex(VARIABLE_NAME_PATTERN), VariableSchema).default({}),
     scraper: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1),
     session: z.boolean().default(false),
+    request: RequestSchema.optional(),
+    proxy: ProxySchema.optional(),
     caching: z.boolean().default(true),
     model: z.string().min(1).default('heuristic'),
     selector: z.string().min(1).default('body'),
@@ -177,6 +181,7 @@ export const ProjectSettingsSchema = z
         maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
         perOriginConcurrency: z.number().int().positive().default(4),
         allowPrivateNetworks: z.boolean().default(false),
+        proxy: ProxySchema.optional(),
         actionsTimeoutMs: z.number().int().positive().max(600_000).default(10_000).describe('Time bound of a config\'s browser actions and load-more/scroll rounds together, after the page loaded (scraper 3, docs/actions.md); fetch.timeoutMs still bounds the whole fetch'),
       })
       .strict()
