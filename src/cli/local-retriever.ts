@@ -45,7 +45,7 @@ export async function createLocalRetriever(project: Project, env: Record<string,
   };
   return {
     retrieve: (config, values, options = {}) =>
-      retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
+      retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor, pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency } }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
     async fetchPage(config, values) {
       const { resolveSourceUrl } = await import('../core/config/url-template.js');
       const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1 });

@@ -196,7 +196,8 @@ function backgroundRepairs(project: Project, base: Basics, parts: { store: State
 function retrievalService(base: Basics, parts: { configs: ConfigRegistry; store: StateStore; cache: ResponseCache; drivers: ReturnType<typeof pageDrivers>; known: Awaited<ReturnType<typeof knownEndpoints>>; repairs: BackgroundRepair; watch: () => Watch | undefined }): RetrievalService {
   const { settings, emit } = base;
   const { scrapers, models, extractor } = parts.drivers;
-  const pipeline = { scraperFor: (n: ScraperNumber) => scrapers.get(n), modelFor: (name: string) => models.get(name), extractor };
+  const pages = { budgetMs: settings.fetch.timeoutMs, concurrency: settings.fetch.perOriginConcurrency };
+  const pipeline = { scraperFor: (n: ScraperNumber) => scrapers.get(n), modelFor: (name: string) => models.get(name), extractor, pages };
   return createRetrievalService({
     onHealth: (config, state, failing) => void parts.watch()?.monitors.observeHealth(config, state, failing).catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
     onUnhealthy: (config, values) => parts.repairs.unhealthy(config, values),

@@ -9,6 +9,8 @@ export interface StoredAnswer {
   /** The whole response body as the wire gets it (UTF-8). */
   bytes: Buffer;
   fetchedAt: number;
+  /** A paginated answer's pages (docs/pagination.md); absent for one page. */
+  pages?: number;
 }
 
 export interface DurableStore {
@@ -24,6 +26,12 @@ export interface DurableStore {
 export interface KeyvEntry {
   body: string;
   fetchedAt: number;
+  pages?: number;
+}
+
+/** A page count worth keeping: a whole number above one (one page is the default, and a store's text is not trusted). */
+export function pagesOf(pages: unknown): { pages?: number } {
+  return typeof pages === 'number' && Number.isInteger(pages) && pages > 1 && pages <= 1_000 ? { pages } : {};
 }
 
 /** keyv as the durable layer. keyv deletes an entry past its TTL on read; Redis expires the keys itself. */
@@ -32,10 +40,10 @@ export function keyvStore(keyv: Keyv<KeyvEntry>, onError: (error: unknown) => vo
   return {
     async get(key) {
       const stored = await keyv.get(key);
-      return stored ? { bytes: Buffer.from(stored.body, 'utf8'), fetchedAt: stored.fetchedAt } : undefined;
+      return stored ? { bytes: Buffer.from(stored.body, 'utf8'), fetchedAt: stored.fetchedAt, ...pagesOf(stored.pages) } : undefined;
     },
     async set(key, answer, ttlMs) {
-      await keyv.set(key, { body: answer.bytes.toString('utf8'), fetchedAt: answer.fetchedAt }, ttlMs);
+      await keyv.set(key, { body: answer.bytes.toString('utf8'), fetchedAt: answer.fetchedAt, ...pagesOf(answer.pages) }, ttlMs);
     },
     purgeExpired: async () => 0,
     close: () => keyv.disconnect(),

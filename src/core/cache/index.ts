@@ -1,3 +1,3 @@
-export { Uncacheable, cacheKey, type CacheAnswer, type CacheState, type ResponseCache } from './response-cache.js';
+export { Paged, Uncacheable, cacheKey, type CacheAnswer, type CacheState, type ResponseCache } from './response-cache.js';
 export { createResponseCache } from './response-cache.js';
 export { createRedisCache } from './redis-cache.js';

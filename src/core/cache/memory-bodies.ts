@@ -27,7 +27,14 @@ export interface MemoryEntry {
   readonly fetchedAt: number;
   /** Set only on answers that were not stored (Uncacheable). */
   readonly note?: string;
+  /** A paginated answer: the pages it holds (credits are per page, docs/pagination.md), kept with the entry. */
+  readonly pages?: number;
+  /** A paginated answer cut short (`time`, `error`); such answers are never stored. */
+  readonly partial?: string;
 }
+
+/** What an entry carries beside its body. */
+export type EntryMeta = Pick<MemoryEntry, 'note' | 'pages' | 'partial'>;
 
 const PACK_MIN_BYTES = 1024;
 const PACK_MAX_BYTES = 256 * 1024;
@@ -55,9 +62,9 @@ function ownBuffer(view: Buffer): Buffer {
 
 export interface MemoryBodies {
   /** A new entry; its bytes start fresh (the requests answered as it is made take them without unpacking). */
-  make(bytes: Buffer, fetchedAt: number, note?: string): MemoryEntry;
+  make(bytes: Buffer, fetchedAt: number, meta?: EntryMeta): MemoryEntry;
   /** An entry without packing or a place in the hot part (an answer that is not kept). */
-  unkept(bytes: Buffer, fetchedAt: number, note?: string): MemoryEntry;
+  unkept(bytes: Buffer, fetchedAt: number, meta?: EntryMeta): MemoryEntry;
   /** The body's bytes, unpacking (and warming) a cold entry. */
   bytesOf(entry: MemoryEntry): Buffer;
   /** The entry left the cache: its hot bytes go too. */
@@ -71,6 +78,12 @@ export interface MemoryBodies {
   clear(): void;
 }
 
+/** Only the fields that are set: most entries carry none, and every entry has the same few keys. */
+function metaOf(meta: EntryMeta | undefined): EntryMeta {
+  if (meta === undefined) return {};
+  return { ...(meta.note !== undefined ? { note: meta.note } : {}), ...(meta.pages !== undefined ? { pages: meta.pages } : {}), ...(meta.partial !== undefined ? { partial: meta.partial } : {}) };
+}
+
 export function createMemoryBodies(budgetBytes: number): MemoryBodies {
   const hotBudget = Math.max(1, Math.floor(budgetBytes * HOT_SHARE));
   const freshBudget = Math.max(1, Math.min(FRESH_MAX_BYTES, Math.floor(hotBudget * FRESH_SHARE_OF_HOT)));
@@ -81,7 +94,7 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
   const hot = new LRUCache<MemoryEntry, Buffer>({ maxSize: hotBudget - freshBudget || 1, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
   const fresh = new LRUCache<MemoryEntry, Buffer>({ maxSize: freshBudget, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
 
-  const plain = (bytes: Buffer, fetchedAt: number, note: string | undefined): MemoryEntry => ({ stored: bytes, packed: false, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) });
+  const plain = (bytes: Buffer, fetchedAt: number, meta: EntryMeta | undefined): MemoryEntry => ({ stored: bytes, packed: false, raw: bytes, fetchedAt, ...metaOf(meta) });
 
   const warm = (entry: MemoryEntry, raw: Buffer): Buffer => {
     entry.raw = raw;
@@ -92,18 +105,18 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
   };
 
   return {
-    make(bytes, fetchedAt, note) {
+    make(bytes, fetchedAt, meta) {
       if (bytes.length >= PACK_MIN_BYTES && bytes.length <= PACK_MAX_BYTES) {
         const packed = ownBuffer(gzipSync(bytes, PACKING));
         if (packed.length <= bytes.length * 0.9) {
-          const entry: MemoryEntry = { stored: packed, packed: true, raw: bytes, fetchedAt, ...(note !== undefined ? { note } : {}) };
+          const entry: MemoryEntry = { stored: packed, packed: true, raw: bytes, fetchedAt, ...metaOf(meta) };
           fresh.set(entry, bytes);
           // Larger than the whole fresh part: answered from the bytes the caller holds, not kept.
           if (!fresh.has(entry)) entry.raw = undefined;
           return entry;
         }
       }
-      return plain(bytes, fetchedAt, note);
+      return plain(bytes, fetchedAt, meta);
     },
     unkept: plain,
     bytesOf(entry) {

@@ -32,6 +32,19 @@ export class Uncacheable {
   ) {}
 }
 
+/**
+ * What a loader returns for a paginated answer (docs/pagination.md): its value (data, or an Uncacheable) and
+ * the pages it holds, kept with the entry so that a hit costs what the miss did; `partial` says why it was cut
+ * short (such answers are Uncacheable).
+ */
+export class Paged {
+  constructor(
+    readonly value: unknown,
+    readonly pages: number,
+    readonly partial?: string,
+  ) {}
+}
+
 export interface CacheAnswer {
   /**
    * The whole response body, `{"data":…,"errors":null}`, serialised once when the entry was made, as the
@@ -46,6 +59,10 @@ export interface CacheAnswer {
   state: CacheState;
   /** The note of an Uncacheable answer (`degraded`). */
   note?: string;
+  /** Pages the answer holds (1 unless paginated). */
+  readonly pages: number;
+  /** A paginated answer cut short: why (`time`, `error`). */
+  readonly partial?: string | undefined;
   ageSeconds: number;
   fetchedAt: number;
 }
@@ -78,6 +95,14 @@ class Answer implements CacheAnswer {
 
   get body(): string {
     return this.bytes.toString('utf8');
+  }
+
+  get pages(): number {
+    return this.entry.pages ?? 1;
+  }
+
+  get partial(): string | undefined {
+    return this.entry.partial;
   }
 }
 
@@ -150,7 +175,7 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     sizeCalculation: (entry) => entry.stored.length + 64,
     dispose: (entry) => bodies.forget(entry),
   });
-  const toMemoryEntry = (stored: StoredAnswer): MemoryEntry => bodies.make(stored.bytes, stored.fetchedAt);
+  const toMemoryEntry = (stored: StoredAnswer): MemoryEntry => bodies.make(stored.bytes, stored.fetchedAt, stored.pages === undefined ? undefined : { pages: stored.pages });
   const inflight = new Map<string, Promise<MemoryEntry>>();
   const refreshes = new Set<Promise<unknown>>();
   const store = await openDurableStore(options, now, report);
@@ -176,13 +201,19 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
   }
 
   /** An answer that is not kept (caching off, or an Uncacheable load). */
-  const unstored = (loaded: unknown): MemoryEntry =>
-    loaded instanceof Uncacheable ? bodies.unkept(Buffer.from(envelopeBody(loaded.data), 'utf8'), now(), loaded.note) : bodies.unkept(Buffer.from(envelopeBody(loaded), 'utf8'), now());
+  const unstored = (result: unknown): MemoryEntry => {
+    const { value: loaded, pages, partial } = unpaged(result);
+    const meta = { ...(pages !== undefined ? { pages } : {}), ...(partial !== undefined ? { partial } : {}) };
+    return loaded instanceof Uncacheable
+      ? bodies.unkept(Buffer.from(envelopeBody(loaded.data), 'utf8'), now(), { ...meta, note: loaded.note })
+      : bodies.unkept(Buffer.from(envelopeBody(loaded), 'utf8'), now(), meta);
+  };
 
   async function loadAndStore(key: string, load: () => Promise<unknown>): Promise<MemoryEntry> {
-    const loaded = await load();
-    if (loaded instanceof Uncacheable) return unstored(loaded);
-    const stored: StoredAnswer = { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now() };
+    const result = await load();
+    const { value: loaded, pages } = unpaged(result);
+    if (loaded instanceof Uncacheable) return unstored(result);
+    const stored: StoredAnswer = { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now(), ...(pages !== undefined && pages > 1 ? { pages } : {}) };
     const entry = toMemoryEntry(stored);
     memory.set(key, entry);
     if (store) {
@@ -353,6 +384,12 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     },
   };
   return cache;
+}
+
+/** A loader's result without its Paged wrapper, if it had one. */
+function unpaged(result: unknown): { value: unknown; pages?: number; partial?: string } {
+  if (!(result instanceof Paged)) return { value: result };
+  return { value: result.value, pages: result.pages, ...(result.partial !== undefined ? { partial: result.partial } : {}) };
 }
 
 /** The durable layer: the keyv store given (Redis), else the cache's own SQLite file, else none (memory only). */

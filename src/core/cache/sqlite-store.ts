@@ -1,5 +1,5 @@
 import type { Database, RunResult, Statement } from 'sqlite3';
-import type { DurableStore, StoredAnswer } from './durable-store.js';
+import { pagesOf, type DurableStore, type StoredAnswer } from './durable-store.js';
 
 /**
  * The response cache's SQLite file (`<dataDir>/cache.sqlite`), ours alone, through the `sqlite3` driver's
@@ -37,6 +37,18 @@ const OPEN_NOFOLLOW = 0x0100_0000;
 interface Row {
   body: Buffer;
   fetchedAt: number;
+  pages: number | null;
+}
+
+/**
+ * The pages of a paginated answer (docs/pagination.md), a column added to files made before pagination: NULL
+ * there, one page. SQLite has no ADD COLUMN IF NOT EXISTS; the column already being there is the one error
+ * expected.
+ */
+async function addPagesColumn(db: Database): Promise<void> {
+  await new Promise<void>((resolve, reject) =>
+    db.exec('ALTER TABLE responses ADD COLUMN pages INTEGER', (error) => (error && !/duplicate column/i.test(error.message) ? reject(error) : resolve())),
+  );
 }
 
 export async function openSqliteStore(path: string, now: () => number): Promise<DurableStore> {
@@ -47,9 +59,10 @@ export async function openSqliteStore(path: string, now: () => number): Promise<
   try {
     db.configure('busyTimeout', BUSY_TIMEOUT_MS);
     await new Promise<void>((resolve, reject) => db.exec(SCHEMA, (error) => (error ? reject(error) : resolve())));
+    await addPagesColumn(db);
     const statements = {
-      read: await prepare(db, 'SELECT body, fetched_at AS fetchedAt FROM responses WHERE key = ? AND expires_at > ?'),
-      write: await prepare(db, 'INSERT INTO responses (key, body, fetched_at, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at'),
+      read: await prepare(db, 'SELECT body, fetched_at AS fetchedAt, pages FROM responses WHERE key = ? AND expires_at > ?'),
+      write: await prepare(db, 'INSERT INTO responses (key, body, fetched_at, expires_at, pages) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at, pages = excluded.pages'),
       purge: await prepare(db, 'DELETE FROM responses WHERE expires_at <= ?'),
     };
     return sqliteStore(db, statements, now);
@@ -63,10 +76,10 @@ function sqliteStore(db: Database, statements: Record<'read' | 'write' | 'purge'
   return {
     async get(key) {
       const row = await new Promise<Row | undefined>((resolve, reject) => statements.read.get<Row>([key, now()], (error, found) => (error ? reject(error) : resolve(found))));
-      return row ? ({ bytes: row.body, fetchedAt: row.fetchedAt } satisfies StoredAnswer) : undefined;
+      return row ? ({ bytes: row.body, fetchedAt: row.fetchedAt, ...pagesOf(row.pages) } satisfies StoredAnswer) : undefined;
     },
     async set(key, answer, ttlMs) {
-      await run(statements.write, [key, answer.bytes, answer.fetchedAt, now() + ttlMs]);
+      await run(statements.write, [key, answer.bytes, answer.fetchedAt, now() + ttlMs, answer.pages ?? null]);
     },
     purgeExpired: () => run(statements.purge, [now()]),
     async close() {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FIELD_NAME_PATTERN, VARIABLE_NAME_PATTERN } from './constants.js';
+import { renderTemplate, type TemplateSource } from './url-template.js';
 
 /**
  * `pagination` of a config (docs/pagination.md): how the list of an endpoint is read over several pages or
@@ -80,6 +81,17 @@ export function pageVariableOf(source: { pagination?: Pick<PaginationInput, 'var
 /** The first page's value of the page variable. */
 export function pageStartOf(pagination: Pick<PaginationInput, 'start'>): number {
   return pagination.start ?? DEFAULT_START;
+}
+
+/**
+ * The address of page `start + offset` of a `variable` pagination, with the caller's (checked) values: the
+ * page variable is counted by pagination, never sent by a caller.
+ */
+export function pageUrl(source: TemplateSource, values: Record<string, unknown>, offset: number): string {
+  const name = source.pagination?.variable;
+  if (name === undefined) throw new Error('pageUrl needs a pagination.variable');
+  const page = (source.pagination?.start ?? DEFAULT_START) + offset;
+  return renderTemplate(source.url, { ...(values as Record<string, string>), [name]: String(page) });
 }
 
 /** The words a kind is shown with (show, the dashboard, describe-changes). */

@@ -22,8 +22,10 @@ export class RetrievalContext implements RetrievalAnswer {
   /** price: the source URL, resolved once, and the cache key made from it. */
   sourceUrl = '';
   entryKey = '';
-  /** price: the cost, milli-credits. */
+  /** price: the cost, milli-credits (of a paginated endpoint: held for its most pages, settled to its pages). */
   cost = 0;
+  /** price: one page's price, milli-credits. */
+  pageCost = 0;
   /** look up: the answer memory holds (HIT or STALE): it cannot fail, so its debit is final at once. */
   inMemory: CacheAnswer | undefined = undefined;
   /** charge: whether the request's debit was made, and the store's hold when it may still be refunded. */
@@ -63,5 +65,13 @@ export class RetrievalContext implements RetrievalAnswer {
 
   get body(): string {
     return this.answer!.body;
+  }
+
+  get pages(): number | undefined {
+    return this.config.pagination ? this.answer!.pages : undefined;
+  }
+
+  get partial(): string | undefined {
+    return this.answer!.partial;
   }
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ApiConfig } from '../config/index.js';
 import { isPagejsonError } from '../shared/index.js';
-import { Uncacheable, type CacheAnswer } from '../cache/index.js';
+import { Paged, Uncacheable, type CacheAnswer } from '../cache/index.js';
 import type { TokenUsage } from '../models/index.js';
 import type { RetrievalEnv } from './env.js';
 import type { LoadOutcome } from './types.js';
@@ -14,6 +14,8 @@ const REMEMBERED_FAILURES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', '
  * here it becomes the answer's typed health again (healthOf), in this one place.
  */
 const DEGRADED = 'degraded';
+/** A paginated answer cut short (its reason travels on the answer, CacheAnswer.partial). */
+const PARTIAL = 'partial';
 
 /**
  * One load of an endpoint: the page pipeline (deps.load: fetch → classify → extract → assess, retrieve.ts),
@@ -31,7 +33,7 @@ export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values:
     env.endpoints.loaded(config, values, result.fetchedAt, state, failing);
     const usage = result.usage;
     const tokens = usage && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : undefined;
-    return { data: result.data, health: state, failing, tokens };
+    return { data: result.data, health: state, failing, tokens, ...(result.pages !== undefined ? { pages: result.pages } : {}), ...(result.partial ? { partial: result.partial } : {}) };
   } catch (error) {
     fetched(false);
     if (env.failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) env.recentFailures.set(entryKey, error);
@@ -40,9 +42,14 @@ export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values:
   }
 }
 
-/** What the cache keeps of an outcome: the data, or (degraded) data served but never kept, so the next request tries the source again. */
+/**
+ * What the cache keeps of an outcome: the data, or (degraded, or a paginated answer cut short) data served but
+ * never kept, so the next request tries the source again; a paginated answer's pages go with it (a hit costs
+ * what the miss did, docs/pagination.md).
+ */
 export function cacheValue(outcome: LoadOutcome): unknown {
-  return outcome.health === 'degraded' ? new Uncacheable(outcome.data, DEGRADED) : outcome.data;
+  const value = outcome.health === 'degraded' ? new Uncacheable(outcome.data, DEGRADED) : outcome.partial ? new Uncacheable(outcome.data, PARTIAL) : outcome.data;
+  return outcome.pages === undefined ? value : new Paged(value, outcome.pages, outcome.partial);
 }
 
 /** The health of a cache answer: degraded only when a load said so; anything the cache kept was healthy. */

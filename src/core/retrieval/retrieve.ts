@@ -4,6 +4,7 @@ import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js
 import { scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
 import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, type Extractor } from '../extract/index.js';
 import { assessHealth, expectedData, type Health } from '../health/index.js';
+import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
 
 /**
  * The page pipeline, shared by the daemon (as the `load` stage, stages/answer.ts) and `pagejson run`, as named
@@ -17,6 +18,8 @@ export interface RetrieveDeps {
   modelFor?(name: string): Promise<Model>;
   /** Where pages are parsed and selected (the daemon: a worker pool with a budget). Default: in-process. */
   extractor?: Extractor;
+  /** Paginated configs (paginate.ts): the whole retrieval's time budget (fetch.timeoutMs) and pages fetched at once. */
+  pages?: { budgetMs: number; concurrency: number };
 }
 
 const inProcess = createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS });
@@ -47,6 +50,12 @@ export interface RetrieveResult {
   health: Health;
   /** The page as fetched (decoded): what `pagejson snapshot` keeps as evidence. */
   readonly html: string;
+  /** A paginated config: the pages whose items the data holds (credits are per page, docs/pagination.md). */
+  pages?: number;
+  /** The time budget or a failed page cut the pages short: the data holds the pages before. */
+  partial?: PartialReason;
+  /** The pages after the first whose items the data holds, in order (a snapshot keeps them). */
+  morePages?: ReadonlyArray<{ url: string; finalUrl: string; readonly html: string }>;
 }
 
 export const EXTRACTION_EMPTY_MESSAGE = wireText('EXTRACTION_EMPTY');
@@ -60,6 +69,8 @@ interface PageContext {
   readonly options: RetrieveOptions;
   readonly sourceUrl: string;
   page: FetchResult;
+  /** The page's address after redirects. */
+  finalUrl: string;
   fetchedAt: Date;
   /** classify: the structure's outline, and the model fields (outside array items) the model fills. */
   outline: StructureOutline;
@@ -69,6 +80,10 @@ interface PageContext {
   sectionHtml: string | undefined;
   assessment: { empty: boolean; missingRequired: string[] };
   usage: TokenUsage | undefined;
+  /** pagination.next: the next page's address on this page. */
+  nextHref: string | null | undefined;
+  /** paginate: the pages merged into `data`. */
+  paged: PagesOutcome<PageContext> | undefined;
 }
 
 /** fetch: the page, with the config's scraper or the one asked for (session only where the scraper has one). */
@@ -78,6 +93,7 @@ async function fetchStep(page: PageContext): Promise<void> {
   // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
   page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
+  page.finalUrl = page.page.finalUrl;
   page.fetchedAt = new Date();
 }
 
@@ -104,12 +120,33 @@ async function extractStep(page: PageContext): Promise<void> {
       wantSection: page.fillsModelFields,
       // Model fields may fall back to the whole page's text below: then the bytes stay here.
       handOver: options.handOverPage === true && !page.fillsModelFields,
+      ...(config.pagination?.next !== undefined ? { nextLink: config.pagination.next } : {}),
     },
     options.signal,
   );
   page.data = extraction.data;
   page.sectionHtml = extraction.sectionHtml;
   page.assessment = extraction;
+  page.nextHref = extraction.nextHref;
+}
+
+/**
+ * paginate: the further pages of a `next` or `variable` pagination, each through fetch and extract like the
+ * first, merged into its data (paginate.ts), within one time budget for the whole retrieval.
+ */
+async function paginateStep(page: PageContext, values: Record<string, unknown>, budget: AbortSignal | undefined): Promise<void> {
+  const { config, deps } = page;
+  const load = async (url: string, signal: AbortSignal): Promise<PageContext> => {
+    const next = { ...page, sourceUrl: url, fillsModelFields: false, options: { ...page.options, signal } } as PageContext;
+    await fetchStep(next);
+    await extractStep(next);
+    return next;
+  };
+  const paged = await paginate(config, values, { url: page.sourceUrl, page }, load, { budget, signal: page.options.signal, concurrency: deps.pages?.concurrency });
+  // The merged data is a new object (its list cut and without duplicates even for one page).
+  page.paged = paged;
+  page.data = paged.data;
+  page.assessment = page.outline.assess(paged.data);
 }
 
 /** fill: the model fields, in one call keyed by their path (equal names at two levels differ). */
@@ -147,13 +184,19 @@ function assessStep(page: PageContext): Health {
 
 export async function retrieve(config: ApiConfig, values: Record<string, unknown>, deps: RetrieveDeps, options: RetrieveOptions = {}): Promise<RetrieveResult> {
   const page = { config, deps, options, sourceUrl: options.sourceUrl ?? resolveSourceUrl(config, values) } as PageContext;
-  await fetchStep(page);
-  classifyStep(page);
-  await extractStep(page);
+  const budget = config.pagination ? pageBudget(deps.pages?.budgetMs) : undefined;
+  try {
+    await fetchStep(page);
+    classifyStep(page);
+    await extractStep(page);
+    if (config.pagination) await paginateStep(page, values, budget?.signal);
+  } finally {
+    budget?.dispose();
+  }
   await fillStep(page);
   const health = assessStep(page);
   const fetched = page.page;
-  const result = { data: page.data, sourceUrl: page.sourceUrl, finalUrl: fetched.finalUrl, fetchedAt: page.fetchedAt, health, ...(page.usage ? { usage: page.usage } : {}) };
+  const result = { data: page.data, sourceUrl: page.sourceUrl, finalUrl: fetched.finalUrl, fetchedAt: page.fetchedAt, health, ...(page.usage ? { usage: page.usage } : {}), ...pagesOf(config, page.paged) };
   // The page's text is decoded only if a caller reads it (a snapshot does; the daemon does not).
   return Object.defineProperty(result, 'html', { enumerable: true, get: () => fetched.html }) as RetrieveResult;
 }
@@ -179,6 +222,14 @@ async function fillModelFields(
       cause: error,
     });
   }
+}
+
+/** What the result says of a paginated config's pages: how many, whether cut short, and the pages after the first. */
+function pagesOf(config: ApiConfig, paged: PagesOutcome<PageContext> | undefined): Pick<RetrieveResult, 'pages' | 'partial' | 'morePages'> {
+  if (!config.pagination) return {};
+  if (!paged) return { pages: 1, morePages: [] };
+  const morePages = paged.held.slice(1).map(({ url, page }) => ({ url, finalUrl: page.finalUrl, get html() { return page.page.html; } }));
+  return { pages: paged.pages, morePages, ...(paged.partial ? { partial: paged.partial } : {}) };
 }
 
 /** Sets `a.b.c`, creating plain objects on the way: model fields may sit inside selector-less objects. */

@@ -46,6 +46,10 @@ export interface RetrievalAnswer {
   readonly config: ApiConfig;
   /** `degraded`: served, flagged, not cached (see src/core/health). Cached answers are always healthy. */
   readonly health: 'healthy' | 'degraded';
+  /** A paginated config: the pages the answer holds (`X-Pagejson-Pages`); undefined otherwise. */
+  readonly pages: number | undefined;
+  /** A paginated answer cut short (`X-Pagejson-Partial`): `time` (the budget ended) or `error` (a later page failed). */
+  readonly partial: string | undefined;
 }
 
 export type RetrievalEvent =
@@ -62,6 +66,9 @@ export interface LoadOutcome {
   failing: string[];
   /** Tokens the model spent filling model fields (absent when it made no call or reported none). */
   tokens: TokenUsage | undefined;
+  /** A paginated config: the pages the data holds; why it was cut short, if it was (docs/pagination.md). */
+  pages?: number;
+  partial?: 'time' | 'error';
 }
 
 export interface RetrievalDeps {

@@ -76,6 +76,9 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Retrie
   if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
   // Only on degraded answers: the hit path (always healthy) sends no extra header.
   if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
+  // Paginated endpoints only (docs/pagination.md): the pages the answer holds, and why it was cut short if it was.
+  if (answer.pages !== undefined) reply.header('x-pagejson-pages', String(answer.pages));
+  if (answer.partial !== undefined) reply.header('x-pagejson-partial', answer.partial);
   context.answered(request, reply.code(200).type(JSON_UTF8));
   // The cache keeps most bodies gzipped (memory-bodies.ts): a client that accepts gzip gets those bytes as they
   // are: a fraction of the JSON's bytes to write, and no unpacking.

@@ -10,6 +10,7 @@ import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { hostileRoutes } from './hostile.js';
 import { jsRoutes } from './js.js';
+import { paginationRoutes } from './pagination.js';
 import { sessionRoutes } from './session.js';
 
 /**
@@ -28,6 +29,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...fingerprintRoutes,
   ...hostileRoutes,
   ...jsRoutes,
+  ...paginationRoutes,
   ...sessionRoutes,
   '/slow.html': async (_req, res) => {
     await new Promise((resolve) => setTimeout(resolve, 300));

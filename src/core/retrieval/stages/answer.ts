@@ -3,10 +3,12 @@ import type { CacheAnswer } from '../../cache/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
 import { backgroundLoad, cacheValue, healthOf, loadEndpoint, recordLateTokens } from '../load.js';
+import { priceInMemory } from './pages.js';
 
 /** cache: the answer memory holds (HIT or STALE), taken now; it decides the rest of the way (no limit, a final debit). */
 export function lookUp(ctx: RetrievalContext, env: RetrievalEnv): undefined {
   if (ctx.config.caching) ctx.inMemory = env.deps.cache.fromMemory(ctx.entryKey);
+  priceInMemory(ctx);
   return undefined;
 }
 

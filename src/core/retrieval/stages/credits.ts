@@ -3,6 +3,7 @@ import { retrievalCost } from '../../access/index.js';
 import { PagejsonError, wireText } from '../../shared/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
+import { pricePages, settlePages } from './pages.js';
 
 /**
  * The stages about credits. The debit is final at once for an answer already in memory (it cannot fail);
@@ -13,7 +14,8 @@ import type { RetrievalEnv } from '../env.js';
 
 /** price: the cost, and the key's account made on first sight. */
 export function price(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> | undefined {
-  ctx.cost = retrievalCost(ctx.config.scraper);
+  ctx.cost = ctx.pageCost = retrievalCost(ctx.config.scraper);
+  pricePages(ctx);
   const account = ctx.key.account;
   if (env.ensuredAccounts.has(account)) return undefined;
   return env.deps.store.ensureAccount(account, env.deps.credits.freeMilliCredits).then(() => {
@@ -62,6 +64,7 @@ export function charge(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> 
 
 /** settle: the request counts as answered once its settled hold is durable (a kill -9 before that refunds it). */
 export function settle(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> | undefined {
+  if (ctx.config.pagination) return settlePages(ctx, env);
   const holdId = ctx.holdId;
   if (holdId === undefined) return undefined;
   return env.deps.store.settle(holdId).then(() => {
