@@ -22,7 +22,7 @@ export interface PtyCli {
   /** Marks the current end of the output: later waitFor calls look only past it. */
   mark(): void;
   type(keys: string): void;
-  /** Types keys one by one, with a pause after each (prompts redraw between keys). */
+  /** Types keys one by one, each once the screen has changed after the one before (prompts redraw per key). */
   press(...keys: string[]): Promise<void>;
   exited: Promise<number>;
   kill(): void;
@@ -41,29 +41,50 @@ export function spawnCliOnPty(args: string[], options: { cwd: string; env?: Reco
   });
   let output = '';
   let from = 0;
-  child.onData((data) => (output += data));
+  const onOutput = new Set<() => void>();
+  child.onData((data) => {
+    output += data;
+    for (const look of [...onOutput]) look();
+  });
   const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
   const text = () => output.replace(ANSI, '');
+  /** Resolves when `check` holds, looked at as output arrives; fails with `failure()` after `ms`. */
+  const until = (check: () => boolean, ms: number, failure: () => string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(timer);
+        onOutput.delete(look);
+      };
+      const look = () => {
+        if (!check()) return;
+        stop();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(failure()));
+      }, ms);
+      onOutput.add(look);
+      look();
+    });
   return {
     text,
     mark: () => (from = text().length),
-    async waitFor(pattern, ms = 20_000) {
-      const deadline = Date.now() + ms;
+    waitFor(pattern, ms = 20_000) {
       const matches = () => {
         const seen = text().slice(from);
         return typeof pattern === 'string' ? seen.includes(pattern) : pattern.test(seen);
       };
-      while (!matches()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; the screen shows:\n${text().slice(-2000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      return until(matches, ms, () => `timed out waiting for ${String(pattern)}; the screen shows:\n${text().slice(-2000)}`);
     },
     type: (keys) => child.write(keys),
     async press(...keys) {
       for (const key of keys) {
+        const before = output.length;
         child.write(key);
-        // Escape alone is told from the start of an escape sequence by a pause (readline waits 500 ms).
-        await new Promise((resolve) => setTimeout(resolve, key === KEY.escape ? 700 : 120));
+        // The prompt redraws once it has taken the key. Escape alone is taken only after readline's 500 ms
+        // pause (how it tells it from the start of an escape sequence), so its redraw comes after that pause.
+        await until(() => output.length > before, 20_000, () => `nothing was drawn after the key ${JSON.stringify(key)}; the screen shows:\n${text().slice(-2000)}`);
       }
     },
     exited,
