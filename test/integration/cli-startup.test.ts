@@ -10,7 +10,7 @@ import { CLI_BIN, ensureBuilt, REPO_ROOT } from '../support/build-once.js';
  * the HTML parser, schemas, browsers, model clients) load only in the commands that use them, so `--help`
  * and every command start fast. A module hook logs every module the process resolves.
  */
-const HEAVY = ['undici', 'lowdb', 'fastify', 'zod', 'htmlparser2', 'css-select', 'playwright-core', '@crawlee', 'openai', 'keyv', 'redis', 'piscina', 'preact', 'open'];
+const HEAVY = ['undici', 'lowdb', 'fastify', 'zod', 'htmlparser2', 'css-select', 'playwright-core', '@crawlee', 'openai', 'keyv', 'redis', '@redis', 'sqlite3', 'piscina', 'preact', 'open'];
 
 async function loadedPackages(args: string[]): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'pagejson-load-'));

@@ -1,7 +1,7 @@
 import { basename, relative } from 'node:path';
 import type { Command } from 'commander';
 import { PagejsonError } from '../../core/shared/errors.js';
-import { API_ID_PATTERN } from '../../core/config/schema.js';
+import { API_ID_PATTERN } from '../../core/config/constants.js';
 import type { ConfigProblem } from '../../core/config/problems.js';
 import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
