@@ -103,12 +103,24 @@ describe('monitor and webhooks commands', () => {
     const unsigned = await cli('webhooks', 'test', 'http://127.0.0.1:9/elsewhere');
     expect(unsigned.exitCode).toBe(2);
     expect(unsigned.stderr).toContain('--secret-env');
-    const wrongSecret = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], { cwd: temp.root, reject: false, env: { HOOK_SECRET: 'not the secret' } });
+    const wrongSecret = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], { cwd: temp.root, reject: false, env: { HOOK_SECRET: 'not the signing secret of the receiver' } });
     expect(wrongSecret.exitCode).toBe(1);
     expect(wrongSecret.stdout).toContain('the receiver answered 401');
     const metadata = await cli('webhooks', 'test', 'http://169.254.169.254/latest', '--secret-env', 'HOOK_SECRET');
     expect(metadata.exitCode).toBe(1);
     expect(metadata.stdout).toContain('169.254.169.254 is not public');
+  });
+
+  it('refuses to sign with a secret under 16 bytes, as the daemon does, and sends nothing', async () => {
+    await project(true);
+    const short = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], { cwd: temp.root, reject: false, env: { HOOK_SECRET: 'fifteen bytes!!' } });
+    expect(short.exitCode).toBe(2);
+    expect(short.stderr).toContain('the webhook signing secret in HOOK_SECRET is 15 bytes long; it needs at least 16: nothing was sent');
+    expect(short.stderr).toContain('openssl rand -base64 32');
+    const decoded = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url, '--json'], { cwd: temp.root, reject: false, env: { HOOK_SECRET: `whsec_${Buffer.from('8 bytes!').toString('base64')}` } });
+    expect(decoded.exitCode).toBe(2);
+    expect(decoded.stderr).toContain('is 8 bytes long');
+    expect(receiver.attempts).toEqual([]);
   });
 
   it('delivers every pending event exactly once after the daemon is killed with -9', async () => {

@@ -35,6 +35,10 @@ export function register(program: Command, ctx: CliContext): void {
       if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(secretEnv)) throw new PagejsonError('USAGE', `--secret-env takes the name of an environment variable, got "${secretEnv.slice(0, 80)}"`);
       const secret = ctx.env[secretEnv];
       if (!secret) throw new PagejsonError('USAGE', `environment variable ${secretEnv} is empty`, { hint: `set ${secretEnv} to the signing secret (Standard Webhooks form: whsec_ followed by base64)` });
+      // As the daemon's deliveries: a secret under 16 bytes signs nothing (docs/security.md, the webhook secret row).
+      const { webhookSecretProblem, WEBHOOK_SECRET_HINT } = await import('../../core/config/webhook-secret.js');
+      const weak = webhookSecretProblem(secret, secretEnv);
+      if (weak) throw new PagejsonError('USAGE', `${weak}: nothing was sent`, { hint: WEBHOOK_SECRET_HINT });
 
       const [{ sendSigned }, { newMessageId }, { createGuardedAgent }] = await Promise.all([
         import('../../core/monitor/webhooks/delivery-worker.js'),
