@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { checkVariableValues } from '../../core/config/url-template.js';
-import { isPagejsonError } from '../../core/shared/errors.js';
+import { wireText } from '../../core/shared/error-table.js';
+import { errorReply } from '../../daemon/errors.js';
 import { loadProjectConfigs } from '../config-files.js';
 import type { CliContext } from '../context.js';
 
@@ -53,17 +54,20 @@ export function register(program: Command, ctx: CliContext): void {
         close = () => retriever.close();
         call = async (name, args) => {
           const config = find(name);
-          if (!config) return { error: 'no data' };
+          // The same words the daemon answers, from the one error table (docs/wire.md).
+          if (!config) return { error: wireText('NO_DATA') };
           const problems = checkVariableValues(config, args);
           if (problems.length > 0) return { error: problems.map((p) => p.message).join('; ') };
           try {
             return { data: (await retriever.retrieve(config, args as Record<string, string>)).data };
           } catch (error) {
-            return { error: isPagejsonError(error) && error.code.startsWith('FETCH_') ? `source page could not be fetched: ${error.message}` : isPagejsonError(error) ? error.message : 'something went wrong' };
+            return { error: errorReply(error).errors.map((e) => e.message).join('; ') };
           }
         };
       }
-      const server = createEndpointMcpServer({ list: async () => configs().map(endpointTool), call });
+      // Source URLs as in `pagejson openapi` and the daemon's /mcp: only with docs.sourceUrls.
+      const { sourceUrls } = project.settings.docs;
+      const server = createEndpointMcpServer({ list: async () => configs().map((config) => endpointTool(config, { sourceUrls })), call });
       const transport = new StdioServerTransport();
       await server.connect(transport);
       announce = () => void server.sendToolListChanged().catch(() => undefined);

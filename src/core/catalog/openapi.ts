@@ -1,5 +1,6 @@
 import { MAX_VARIABLE_LENGTH, callerVariableNames, ownVariable, type ApiConfig } from '../config/index.js';
 import { dataJsonSchema } from '../extract/index.js';
+import { WIRE_TABLE, type WireCode } from '../shared/index.js';
 
 /**
  * The OpenAPI 3.1 document of a project's endpoints (`pagejson openapi`): one path per config, GET for static
@@ -18,21 +19,30 @@ export interface OpenApiOptions {
 
 type Json = Record<string, unknown>;
 
-const ERROR_RESPONSES: Record<string, { description: string; messages: string[]; only?: 'post' | 'dynamic' }> = {
-  '400': {
-    description: 'The request body or a variable is not acceptable (one error object per problem).',
-    messages: ['request body is not valid JSON', 'request body must be a JSON object', 'missing variable: <name>', 'unknown variable: <name>', 'variable <name> must be a string', 'variable <name> does not match <pattern>', 'variable <name> is too long'],
-    only: 'dynamic',
-  },
-  '401': { description: 'The apikey header is absent, or the key is unknown or revoked.', messages: ['Path: apikey -  Message: Required', 'invalid key'] },
-  '402': { description: 'The account balance is below the cost of the request.', messages: ['No credits left ⚠. Please buy more credits'] },
-  '403': { description: 'The endpoint is inactive.', messages: ['endpoint is inactive'] },
-  '404': { description: 'No endpoint with this apiId, or the key may not use it.', messages: ['no data'] },
-  '413': { description: 'The request body is over 16 KiB.', messages: ['request body is too large'], only: 'post' },
-  '415': { description: 'A body was sent with a Content-Type other than application/json.', messages: ['Content-Type must be application/json'], only: 'post' },
-  '500': { description: 'An unexpected failure; details are in the daemon log under the X-Request-Id.', messages: ['something went wrong'] },
-  '502': { description: 'The source page could not be fetched, or nothing could be extracted from it.', messages: ['source page could not be fetched: <reason>', 'no data could be extracted from the source page'] },
+// The statuses each operation documents; what each says comes from the one error table (docs/wire.md).
+const ERROR_RESPONSES: Record<string, { description: string; only?: 'post' | 'dynamic' }> = {
+  '400': { description: 'The request body or a variable is not acceptable (one error object per problem).', only: 'dynamic' },
+  '401': { description: 'The apikey header is absent, or the key is unknown or revoked.' },
+  '402': { description: 'The account balance is below the cost of the request.' },
+  '403': { description: 'The endpoint is inactive.' },
+  '404': { description: 'No endpoint with this apiId, or the key may not use it.' },
+  '413': { description: 'The request body is over 16 KiB.', only: 'post' },
+  '415': { description: 'A body was sent with a Content-Type other than application/json.', only: 'post' },
+  '500': { description: 'An unexpected failure; details are in the daemon log under the X-Request-Id.' },
+  '502': { description: 'The source page could not be fetched, or nothing could be extracted from it.' },
 };
+
+/** Rows the daemon answers around the retrieval (a malformed request, an unknown route): not an operation's own. */
+const OUTSIDE_RETRIEVAL: ReadonlySet<WireCode> = new Set(['TIMEOUT', 'ROUTE_NOT_FOUND', 'BAD_REQUEST', 'BAD_URL', 'HEADERS_TOO_LARGE', 'MISDIRECTED_REQUEST', 'NOT_READY']);
+
+/** The messages a caller of an endpoint can read with this status, as the error table writes them. */
+function wireMessages(status: number): string[] {
+  return WIRE_TABLE.filter((row) => row.status === status && !row.codes.some((code) => OUTSIDE_RETRIEVAL.has(code))).flatMap((row) => {
+    const { kind, text } = row.message;
+    if (kind === 'per-problem') return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    return [kind === 'prefixed' ? `${text}<reason>` : text];
+  });
+}
 
 const SUCCESS_HEADERS: Json = {
   'X-Request-Id': { description: 'Identifies the request in the daemon log.', schema: { type: 'string' } },
@@ -85,7 +95,7 @@ function errorResponses(): Json {
   const responses: Json = {};
   for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
     responses[`Error${status}`] = {
-      description: `${spec.description} Messages: ${spec.messages.map((m) => `"${m}"`).join(', ')}.`,
+      description: `${spec.description} Messages: ${wireMessages(Number(status)).map((m) => `"${m}"`).join(', ')}.`,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
