@@ -144,17 +144,18 @@ describe('monitors', () => {
       ],
       { heal: 'propose', webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET', events: ['heal.proposed', 'endpoint.broken'] }] },
     );
-    runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    const running = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    runtime = running;
     site.state.set('drift', '2');
     try {
-      const refreshed = await runtime.retrieval.refresh(runtime.configs.get('shop')!, {});
+      const refreshed = await running.retrieval.refresh(running.configs.get('shop')!, {});
       expect(refreshed).toMatchObject({ ok: false, health: 'broken' });
-      await runtime.repairs.idle();
+      await running.repairs.idle();
       // Both events are published by work the refresh left running (health seen, repair proposed): send what is
       // in the outbox until both have arrived.
       await vi.waitFor(
         async () => {
-          await runtime.watch.deliveries.drain();
+          await running.watch.deliveries.drain();
           expect(receiver.accepted.length).toBeGreaterThanOrEqual(2);
         },
         { timeout: 10_000, interval: 20 },
