@@ -162,7 +162,8 @@ async function knownEndpoints(store: StateStore) {
   const repairs = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
   for (const status of await store.listEndpointStatus()) {
     if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
-    if (status.health && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
+    // A block page is no health of the fields (retrieval/blocked.ts): the health before it stands.
+    if (status.health && status.health !== 'blocked' && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
     if (status.repair) repairs.set(status.apiId, status.repair);
   }
   return { lastFetchAt, healthAtStart, repairs };

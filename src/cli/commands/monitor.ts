@@ -64,7 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (!requireConfig(project, set, apiId, ctx.cwd).monitor) throw new PagejsonError('USAGE', `${apiId} has no monitor`, { hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\`` });
       const { withWatchClient } = await import('../watch-client.js');
       const outcomes = await withWatchClient(project, (client) => client.run(apiId));
-      const failed = outcomes.some((outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken');
+      const failed = outcomes.some((outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken' || outcome.outcome === 'blocked');
       if (options.json) writeJson(ctx.stdout, outcomes);
       else {
         const c = colors(ctx.stdout, ctx.env);

@@ -70,5 +70,5 @@ export function healthCell(e: { apiId?: string; health: string | null; healthSin
   if (e.health === 'healthy') return c.green('healthy');
   const since = e.healthSince ? ` since ${e.healthSince.slice(0, 16).replace('T', ' ')}` : '';
   const fields = e.failingFields.length > 0 ? ` (${e.failingFields.slice(0, 4).join(', ')}${e.failingFields.length > 4 ? ', …' : ''})` : '';
-  return (e.health === 'broken' ? c.red : c.yellow)(`${e.health}${since}${fields}${proposed}`);
+  return (e.health === 'broken' || e.health === 'blocked' ? c.red : c.yellow)(`${e.health}${since}${fields}${proposed}`);
 }

@@ -48,7 +48,7 @@ export interface EndpointStatusView {
   lastError: string | null;
   lastErrorAt: string | null;
   /** Field health of the last extraction (null before any): see src/core/health. */
-  health: 'healthy' | 'degraded' | 'broken' | null;
+  health: 'healthy' | 'degraded' | 'broken' | 'blocked' | null;
   failingFields: string[];
   healthSince: string | null;
   /** The daemon's latest repair: a proposal waiting for `pagejson heal`, or one it applied. */

@@ -125,7 +125,7 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     };
     const outcome: MonitorRunOutcome = { monitorId, apiId, slot, outcome: 'ok', changed: false };
     if (!result.ok) {
-      state.lastOutcome = outcome.outcome = result.health === 'broken' ? 'broken' : 'error';
+      state.lastOutcome = outcome.outcome = result.health === 'broken' ? 'broken' : result.error.startsWith('SOURCE_BLOCKED') ? 'blocked' : 'error';
       state.lastError = outcome.error = result.error;
     } else if (result.health !== 'healthy') {
       // Partial data is not compared: a degraded page would read as items removed.

@@ -17,7 +17,8 @@ export interface MonitorRunState {
   apiId: string;
   lastSlot: string | null;
   lastRunAt: string | null;
-  lastOutcome: 'ok' | 'degraded' | 'broken' | 'error' | null;
+  /** `blocked`: the source answered with a block page (docs/block-pages.md); recorded, never compared as a change. */
+  lastOutcome: 'ok' | 'degraded' | 'broken' | 'blocked' | 'error' | null;
   lastError: string | null;
   /** Data of the last healthy run: what the next run is compared with. */
   lastData?: unknown;

@@ -2,6 +2,7 @@ import type { ApiConfig } from '../config/index.js';
 import { isPagejsonError } from '../shared/index.js';
 import type { HealthState } from '../health/index.js';
 import type { RetrievalDeps } from './types.js';
+import { createBlockedMarks, isBlocked } from './blocked.js';
 
 /**
  * Each endpoint's status as the store keeps it (last fetch, last error, health and since when, the latest
@@ -23,6 +24,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
   const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   // When each endpoint entered its current health (kept across restarts through the store).
   const healthOf = new Map<string, Known>(Object.entries(deps.healthAtStart ?? {}));
+  const blocked = createBlockedMarks();
 
   const repairField = (apiId: string) => {
     const repair = deps.repairOf?.(apiId);
@@ -49,6 +51,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     loaded(config, values, fetchedAt, state, failing) {
       const at = fetchedAt.toISOString();
       lastFetchAt.set(config.apiId, at);
+      blocked.clear(config.apiId);
       const health = healthFields(config, state, failing);
       void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: at, lastError: null, lastErrorAt: null, ...health, ...repairField(config.apiId) }).catch(() => undefined);
       if (state === 'degraded') deps.onUnhealthy?.(config, values);
@@ -57,7 +60,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
       const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
       const missing = broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0 ? (error.context.missingRequired as string[]) : config.structure.map((field) => field.name);
-      const health = broken ? healthFields(config, 'broken', missing) : {};
+      const health = broken ? healthFields(config, 'broken', missing) : isBlocked(error) ? blocked.mark(config.apiId, deps.now()) : {};
       if (broken) deps.onUnhealthy?.(config, values);
       // The last good fetch time is kept (seeded from the store at start, so it survives restarts).
       const status = { apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: deps.now().toISOString() };

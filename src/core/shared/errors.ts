@@ -30,6 +30,10 @@ export type ErrorCode =
   | 'BROWSER_UNAVAILABLE'
   // a config's browser actions (scraper 3, docs/actions.md)
   | 'ACTION_FAILED'
+  // logins and what sources answer instead of the page (docs/access.md, docs/block-pages.md)
+  | 'LOGIN_FAILED'
+  | 'SOURCE_BLOCKED'
+  | 'SOURCE_RATE_LIMITED'
   // extraction and models
   | 'EXTRACTION_EMPTY'
   | 'EXTRACTION_TIMEOUT'

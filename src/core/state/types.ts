@@ -90,8 +90,11 @@ export interface EndpointRuntimeStatus {
   lastFetchAt: string | null;
   lastError: string | null;
   lastErrorAt: string | null;
-  /** Health of the last extraction (absent before any, and in state written before health existed). */
-  health?: 'healthy' | 'degraded' | 'broken';
+  /**
+   * Health of the last extraction (absent before any, and in state written before health existed), or
+   * `blocked`: the last load met a block page (docs/block-pages.md) and nothing was extracted.
+   */
+  health?: 'healthy' | 'degraded' | 'broken' | 'blocked';
   /** Dotted paths of the fields that failed in it. */
   failingFields?: string[];
   /** When the endpoint entered its current health. */

@@ -46,7 +46,7 @@ export interface EndpointStatus {
   lastFetchAt: string | null;
   lastError: string | null;
   lastErrorAt: string | null;
-  health: 'healthy' | 'degraded' | 'broken' | null;
+  health: 'healthy' | 'degraded' | 'broken' | 'blocked' | null;
   failingFields: string[];
   healthSince: string | null;
   usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };

@@ -1,6 +1,7 @@
 import type { RouteHandler } from '../site.js';
 import { actionRoutes } from './actions.js';
 import { browserHostileRoutes } from './browser-hostile.js';
+import { blockRoutes } from './blocks.js';
 import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
 import { dashboardRoutes } from './dashboard.js';
@@ -20,6 +21,7 @@ import { sessionRoutes } from './session.js';
 export const siteRoutes: Record<string, RouteHandler> = {
   ...actionRoutes,
   ...browserHostileRoutes,
+  ...blockRoutes,
   ...charsetRoutes,
   ...daemonRoutes,
   ...dashboardRoutes,

@@ -6,7 +6,7 @@ import { assertHtmlContentType } from '../net/html-response.js';
 import { BLOCKED_HEADER, type GuardProxy } from './browser-guard-proxy.js';
 import { DEFAULT_ACTIONS_TIMEOUT_MS, runPageSteps } from './browser-steps.js';
 import { watchDocuments } from './browser-watch.js';
-import { retryBackoffMs, waitForBackoff } from './crawlee-common.js';
+import { retryWaitMs, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, pageCrashedError, statusError, toFetchError } from './crawlee-errors.js';
 import type { PageSteps } from './page-steps.js';
 import type { FetchResult } from './types.js';
@@ -58,7 +58,7 @@ function pageFailure(state: AttemptState, job: RenderJob): PagejsonError | undef
   const refusedByProxy = response.headers()[BLOCKED_HEADER];
   if (refusedByProxy) return blockedAddressError(refusedByProxy);
   const status = response.status();
-  if (status >= 400 && !isRetryableStatus(status)) return statusError(status);
+  if (status >= 400 && !isRetryableStatus(status)) return statusError(status, response.headers());
   try {
     if (status < 400) assertHtmlContentType(response.headers()['content-type']);
   } catch (error) {
@@ -82,8 +82,8 @@ async function readPage(page: Page, response: Response | null, state: AttemptSta
   if (failure) throw failure;
   if (!response) throw new PagejsonError('FETCH_FAILED', 'the page gave no response');
   const status = response.status();
-  if (status >= 400) throw statusError(status);
   const headers = response.headers();
+  if (status >= 400) throw statusError(status, headers);
   assertAnnouncedLength(headers['content-length'], job.maxBytes);
   const idleBudget = Math.min(NETWORK_IDLE_CAP_MS, job.deadlineAt - Date.now() - CONTENT_RESERVE_MS);
   if (idleBudget > 0) await Promise.race([page.waitForLoadState('networkidle', { timeout: idleBudget }).catch(() => undefined), early]);
@@ -134,14 +134,14 @@ async function renderOnce(page: Page, job: RenderJob): Promise<FetchResult> {
   }
 }
 
-/** Retries a retryable status (403, 429, 5xx) once, with backoff, if the deadline leaves room for it. */
+/** Retries a retryable status (403, 429 after its Retry-After, 5xx) once, with backoff, if the deadline leaves room for it. */
 async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await renderOnce(page, job);
     } catch (error) {
       const status = isPagejsonError(error) && error.code === 'FETCH_STATUS' ? Number(error.context.status) : undefined;
-      const backoff = retryBackoffMs(attempt);
+      const backoff = retryWaitMs(error, attempt);
       if (status === undefined || !isRetryableStatus(status) || attempt >= MAX_RETRIES || Date.now() + backoff >= job.deadlineAt) throw error;
       await waitForBackoff(backoff, job.signal);
       if (job.signal.aborted) throw error;

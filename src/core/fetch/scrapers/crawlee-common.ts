@@ -1,4 +1,5 @@
-import { PagejsonError } from '../../shared/index.js';
+import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import { parseRetryAfter } from '../net/origin-backoff.js';
 import { SCRAPER_CAPABILITIES, type ScraperName } from './types.js';
 
 /** What scrapers 2 and 3 share: retry pacing and input checks. */
@@ -6,6 +7,19 @@ import { SCRAPER_CAPABILITIES, type ScraperName } from './types.js';
 /** Exponential backoff before a retry: 250 ms, 500 ms, 1 s… always cut by the fetch's deadline. */
 export function retryBackoffMs(retryCount: number): number {
   return 250 * 2 ** Math.min(retryCount, 5);
+}
+
+/**
+ * The wait before retrying a failed attempt: the backoff, or for a 429 its Retry-After when longer. A 429
+ * without Retry-After is not retried (Infinity): the source asked to be left alone, and the pool pauses its
+ * origin (docs/block-pages.md).
+ */
+export function retryWaitMs(error: unknown, retryCount: number): number {
+  const backoff = retryBackoffMs(retryCount);
+  if (!isPagejsonError(error) || error.context.status !== 429) return backoff;
+  const retryAfter = error.context.retryAfter;
+  const asked = parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : undefined, Date.now());
+  return asked === undefined ? Number.POSITIVE_INFINITY : Math.max(backoff, asked);
 }
 
 /** Waits out a retry's backoff, or less when the fetch is aborted meanwhile (deadline, caller, close). */

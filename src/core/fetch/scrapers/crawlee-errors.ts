@@ -1,4 +1,5 @@
 import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import { statusFacts } from '../net/block-page.js';
 import { notHtmlError } from '../net/html-response.js';
 
 /**
@@ -30,9 +31,10 @@ export function pageCrashedError(cause?: unknown): PagejsonError {
   });
 }
 
-export function statusError(status: number): PagejsonError {
+export function statusError(status: number, headers?: Readonly<Record<string, string | string[] | undefined>>): PagejsonError {
   return new PagejsonError('FETCH_STATUS', `HTTP ${status}`, {
-    context: { status },
+    // Retry-After and cf-mitigated: the pool reads a 429's pause and a marked challenge from them (net/source-screen.ts).
+    context: { status, ...(headers ? statusFacts(headers) : {}) },
     hint: status === 403 || status === 429 ? 'the source refuses automated clients; try another scraper' : 'check that the source URL still exists',
   });
 }
@@ -41,7 +43,10 @@ export function tooManyRedirectsError(): PagejsonError {
   return new PagejsonError('FETCH_TOO_MANY_REDIRECTS', 'too many redirects', { hint: 'the source redirects in a loop or more than 5 times' });
 }
 
-/** Statuses worth another try: the source is overloaded or blocked this fingerprint/session. */
+/**
+ * Statuses worth another try: the source is overloaded or blocked this fingerprint/session. A 429 only once
+ * its Retry-After has passed (crawlee-common.ts, retryWaitMs; docs/block-pages.md).
+ */
 export function isRetryableStatus(status: number): boolean {
   return status === 403 || status === 429 || status >= 500;
 }

@@ -7,7 +7,7 @@ import { assertAnnouncedLength, readBodyWithLimit } from '../net/body-limit.js';
 import { pageFromBytes } from '../net/charset.js';
 import { startDeadline } from '../net/deadline.js';
 import { assertHtmlContentType, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
-import { retryBackoffMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
+import { retryWaitMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
 import { abortedError, closedError, isRetryableStatus, statusError, timeoutError, toFetchError } from './crawlee-errors.js';
 import { BLOCKED_STATUSES, createSessionPool, type FingerprintSession } from './crawlee-sessions.js';
 import type { FetchResult, Scraper, ScraperOptions } from './types.js';
@@ -15,7 +15,8 @@ import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 /**
  * Scraper 2: got-scraping, the HTTP client of Crawlee's HTTP crawlers, used directly (docs/decisions.md,
  * "Scrapers 2 (crawlee) and 3 (browser)"): generated browser headers per fingerprint session, HTTP/2
- * where the server offers it, and retries with backoff on 403/429/5xx under one deadline. Loaded only
+ * where the server offers it, and retries with backoff on 403/429/5xx under one deadline (a 429 only after its
+ * Retry-After; without one the pool pauses the origin instead). Loaded only
  * through `await import`, so got-scraping stays off the CLI's start path.
  */
 
@@ -92,7 +93,7 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
     try {
       const response = await responseOf(stream);
       if (response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks)) throw blockedAddressError(response.ip);
-      if (response.statusCode >= 400) throw statusError(response.statusCode);
+      if (response.statusCode >= 400) throw statusError(response.statusCode, response.headers);
       const contentType = response.headers['content-type'];
       assertHtmlContentType(contentType);
       assertAnnouncedLength(response.headers['content-length'], options.maxBytes);
@@ -120,7 +121,7 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
         const isBlocked = status !== undefined && BLOCKED_STATUSES.has(status);
         sessions.release(session, isBlocked);
         blocked = isBlocked ? session : undefined;
-        const backoff = retryBackoffMs(attempt);
+        const backoff = retryWaitMs(error, attempt);
         if (status === undefined || !isRetryableStatus(status) || attempt >= MAX_RETRIES || Date.now() + backoff >= deadlineAt) throw error;
         await waitForBackoff(backoff, signal);
         if (signal.aborted) throw error;

@@ -8,6 +8,7 @@ import { pageFromBytes } from '../net/charset.js';
 import { startDeadline } from '../net/deadline.js';
 import { createGuardedAgent } from '../net/guarded-agent.js';
 import { assertHtmlContentType, decodedStream, isIdentityEncoding, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
+import { statusFacts } from '../net/block-page.js';
 import { createSessionStore } from '../net/session-store.js';
 import type { FetchRequest, FetchResult, Scraper, ScraperOptions } from './types.js';
 
@@ -95,7 +96,7 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     try {
       if (response.status >= 400) {
         throw new PagejsonError('FETCH_STATUS', `HTTP ${response.status}`, {
-          context: { status: response.status, url: response.url },
+          context: { status: response.status, url: response.url, ...statusFacts(response.headers) },
         });
       }
       assertHtmlContentType(headers['content-type']);

@@ -1,6 +1,7 @@
 import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { startDeadline } from '../net/deadline.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
+import { createSourceScreen, type SourceScreen } from '../net/source-screen.js';
 import { createHttpScraper } from './http.js';
 import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
 
@@ -32,10 +33,13 @@ export interface ScraperPool {
 export interface ScraperPoolOptions extends ScraperOptions {
   /** Shared queue; by default one is made with `perOriginConcurrency`. */
   queue?: OriginQueue;
+  /** Block pages and 429 pauses (net/source-screen.ts); by default one is made on the wall clock. */
+  screen?: SourceScreen;
 }
 
 export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   const queue = options.queue ?? createOriginQueue(options.perOriginConcurrency);
+  const screen = options.screen ?? createSourceScreen();
   const created = new Map<ScraperName, Promise<Scraper>>();
   const facades = new Map<ScraperName, Scraper>();
   let closed = false;
@@ -57,6 +61,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
         const origin = originOf(request.url);
+        screen.before(origin, request.url);
         // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
         // request waiting past fetch.timeoutMs before its fetch has even started.
         const { deadline, signal, dispose } = startDeadline(options.timeoutMs, request.signal);
@@ -66,11 +71,13 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
             async () => {
               // Checked again after the wait: a pool closed meanwhile must not start a new scraper.
               if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
-              return (await instance(name)).fetch({ ...request, signal });
+              screen.before(origin, request.url);
+              return screen.after(await (await instance(name)).fetch({ ...request, signal }), origin, request.url);
             },
             signal,
           );
-        } catch (error) {
+        } catch (caught) {
+          const error = screen.failed(caught, origin, request.url);
           if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw withFetchContext(error, request.url, name);
           throw withFetchContext(
             new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
