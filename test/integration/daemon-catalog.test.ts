@@ -48,9 +48,12 @@ describe('endpoint listing and schemas on the wire', () => {
     const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: all.key } })).json()) as { data: { endpoints: Array<Record<string, unknown>> }; errors: null };
     expect(listed.errors).toBeNull();
     expect(listed.data.endpoints).toEqual([
-      { apiId: 'books', description: expect.stringContaining('/daemon/echo?name={name}'), methods: ['POST', 'GET'], variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }], cached: true, credits: '0.4', schema: '/external/books/schema' },
-      { apiId: 'static', description: expect.any(String), methods: ['GET', 'POST'], variables: [], cached: false, credits: '0.4', schema: '/external/static/schema' },
+      { apiId: 'books', description: 'Data extracted from a web page as JSON (title, kind).', methods: ['POST', 'GET'], variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }], cached: true, credits: '0.4', schema: '/external/books/schema' },
+      { apiId: 'static', description: 'Data extracted from a web page as JSON (title, kind).', methods: ['GET', 'POST'], variables: [], cached: false, credits: '0.4', schema: '/external/static/schema' },
     ]);
+    // Without docs.sourceUrls a key holder learns nothing of the pages the endpoints come from.
+    expect(JSON.stringify(listed)).not.toContain(site.origin);
+    expect(JSON.stringify(listed)).not.toContain('/daemon/echo');
     const scoped = await issueKey(server.runtime.store, { scope: ['static'] });
     const narrow = (await (await fetch(`${server.url}/external`, { headers: { apikey: scoped.key } })).json()) as { data: { endpoints: Array<{ apiId: string }> } };
     expect(narrow.data.endpoints.map((e) => e.apiId)).toEqual(['static']);
@@ -99,6 +102,9 @@ describe('endpoint listing and schemas on the wire', () => {
     const doc = (await (await fetch(`${server.url}/openapi.json`, { headers: { apikey: key } })).json()) as { paths: Record<string, { get: { summary: string; description: string } }> };
     expect(doc.paths['/external/static']!.get.summary).toBe(`static: data extracted from ${site.origin}/daemon/echo?name=fixed`);
     expect(doc.paths['/external/static']!.get.description).toContain(`Source: ${site.origin}/daemon/echo?name=fixed (scraper 1)`);
+    // The endpoint listing follows the same setting.
+    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: key } })).json()) as { data: { endpoints: Array<{ apiId: string; description: string }> } };
+    expect(listed.data.endpoints.map((endpoint) => endpoint.description)).toEqual([`Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`, `Data extracted from ${site.origin}/daemon/echo?name=fixed as JSON (title, kind).`]);
   });
 
   it.skipIf(skipBrowserTests())('renders /docs in Chromium, offline, with every operation (screenshot kept)', async () => {

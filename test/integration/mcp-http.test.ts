@@ -47,7 +47,9 @@ describe('MCP over HTTP at /mcp', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'static']);
     const echo = tools.find((tool) => tool.name === 'echo')!;
     expect(tools.find((tool) => tool.name === 'static')!.description).toBe('A fixed echo page');
-    expect(echo.description).toContain('/daemon/echo?name={name}');
+    // No source URL in a tool's description unless the operator turns docs.sourceUrls on (the next test).
+    expect(echo.description).toBe('Data extracted from a web page as JSON (title, kind).');
+    expect(JSON.stringify(tools)).not.toContain(site.origin);
     expect(echo.inputSchema).toMatchObject({ type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[a-z]{1,10}$' } } });
     expect(echo.outputSchema).toMatchObject({ type: 'object', properties: { title: {}, kind: {} } });
 
@@ -67,6 +69,15 @@ describe('MCP over HTTP at /mcp', () => {
     // Out of the key's scope: no such tool.
     const hidden = await client.callTool({ name: 'hidden', arguments: {} });
     expect(hidden.content).toEqual([{ type: 'text', text: 'no data' }]);
+  });
+
+  it('names each tool\'s source URL pattern only when docs.sourceUrls is on', async () => {
+    temp = await makeProject([pageConfig('echo', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x' } } })], { docs: { sourceUrls: true } });
+    const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
+    servers.push(server);
+    const { key } = await issueKey(server.runtime.store);
+    const { tools } = await (await connect(server, key)).listTools();
+    expect(tools.map((tool) => tool.description)).toEqual([`Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`]);
   });
 
   it('refuses requests without a valid apikey, and announces a hot-reloaded config as a new tool', async () => {

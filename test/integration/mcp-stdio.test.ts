@@ -52,6 +52,8 @@ describe('pagejson mcp (stdio)', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'static']);
     expect(tools[0]!.inputSchema).toMatchObject({ required: ['name'], properties: { name: { pattern: '^[a-z]{1,10}$' } } });
+    // Source URLs as the daemon's /mcp shows them: not without docs.sourceUrls.
+    expect(tools[0]!.description).toBe('Data extracted from a web page as JSON (title, kind).');
     expect((await client.callTool({ name: 'echo', arguments: { name: 'hi' } })).structuredContent).toEqual({ title: 'hi', kind: 'echo' });
     const bad = await client.callTool({ name: 'echo', arguments: { name: '..' } });
     expect(bad.isError).toBe(true);

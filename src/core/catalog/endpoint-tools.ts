@@ -13,14 +13,23 @@ export interface EndpointTool {
   outputSchema: Record<string, unknown>;
 }
 
-export function describeEndpoint(config: ApiConfig): string {
+export interface DescribeOptions {
+  /**
+   * Name the endpoint's source URL (`docs.sourceUrls`, off by default, as in the OpenAPI document): it may name
+   * intranet hosts or carry a secret in its query string, and key holders read these descriptions
+   * (docs/security.md, "The API description"). The dashboard, whose users see every config, names it.
+   */
+  sourceUrls: boolean;
+}
+
+export function describeEndpoint(config: ApiConfig, options: DescribeOptions): string {
   if (config.description) return config.description;
-  const source = config.url.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '{$1}');
+  const source = options.sourceUrls ? config.url.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '{$1}') : 'a web page';
   const rule = config.rule ? ` ${config.rule}.` : '';
   return `Data extracted from ${source} as JSON (${config.structure.map((field) => field.name).join(', ')}).${rule}`;
 }
 
-export function endpointTool(config: ApiConfig): EndpointTool {
+export function endpointTool(config: ApiConfig, options: DescribeOptions): EndpointTool {
   const names = callerVariableNames(config);
   const properties: Record<string, unknown> = {};
   for (const name of names) {
@@ -36,7 +45,7 @@ export function endpointTool(config: ApiConfig): EndpointTool {
   const { $schema: _dialect, ...output } = dataJsonSchema(config.structure) as Record<string, unknown>;
   return {
     name: config.apiId,
-    description: describeEndpoint(config),
+    description: describeEndpoint(config, options),
     inputSchema: { type: 'object', properties, required: names, additionalProperties: false },
     outputSchema: output,
   };

@@ -1,2 +1,2 @@
-export { describeEndpoint, endpointTool, type EndpointTool } from './endpoint-tools.js';
+export { describeEndpoint, endpointTool, type DescribeOptions, type EndpointTool } from './endpoint-tools.js';
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';

@@ -67,7 +67,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     const dayByApiId = totalsBy(lastDay, (row) => row.apiId);
     const byId = new Map(configs.map((config) => [config.apiId, config]));
     return {
-      endpoints: statuses.map((status) => ({ ...status, description: describeEndpoint(byId.get(status.apiId)!), last24h: dayByApiId.get(status.apiId) ?? emptyTotals() })),
+      endpoints: statuses.map((status) => ({ ...status, description: describeEndpoint(byId.get(status.apiId)!, { sourceUrls: true }), last24h: dayByApiId.get(status.apiId) ?? emptyTotals() })),
       problems: shownProblems(runtime, runtime.configs.problems()),
     };
   });

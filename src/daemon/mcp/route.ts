@@ -54,7 +54,7 @@ function sourceFor(runtime: Runtime, apikey: string) {
         .list()
         .filter((config) => inScope(scope, config))
         .sort((a, b) => a.apiId.localeCompare(b.apiId))
-        .map(endpointTool);
+        .map((config) => endpointTool(config, { sourceUrls: runtime.settings.docs.sourceUrls }));
     },
     async call(name: string, args: Record<string, unknown>) {
       try {

@@ -31,11 +31,12 @@ interface Listed {
   schema: string;
 }
 
-function listing(config: ApiConfig): Listed {
+/** One endpoint as a key holder sees it: its source URL only when the operator turned `docs.sourceUrls` on. */
+function listing(config: ApiConfig, sourceUrls: boolean): Listed {
   const names = callerVariableNames(config);
   return {
     apiId: config.apiId,
-    description: describeEndpoint(config),
+    description: describeEndpoint(config, { sourceUrls }),
     methods: names.length > 0 ? ['POST', 'GET'] : ['GET', 'POST'],
     variables: names.map((name) => ({ name, example: ownVariable(config, name)?.example ?? null, pattern: ownVariable(config, name)?.pattern ?? null })),
     cached: config.caching,
@@ -61,7 +62,7 @@ export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, op
   app.get('/external', async (request, reply) => {
     const scope = await scopeOf(request, reply);
     if (scope === undefined) return reply;
-    const endpoints = visible(scope).sort((a, b) => a.apiId.localeCompare(b.apiId)).map(listing);
+    const endpoints = visible(scope).sort((a, b) => a.apiId.localeCompare(b.apiId)).map((config) => listing(config, runtime.settings.docs.sourceUrls));
     return send(reply, 200, JSON.stringify({ data: { endpoints }, errors: null }));
   });
 
