@@ -47,8 +47,8 @@ export async function createLocalRetriever(project: Project, env: Record<string,
     retrieve: (config, values, options = {}) =>
       retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor, pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency } }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
     async fetchPage(config, values) {
-      const { resolveSourceUrl } = await import('../core/config/url-template.js');
-      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1 });
+      const [{ resolveSourceUrl }, { actionSteps }] = await Promise.all([import('../core/config/url-template.js'), import('../core/config/action-text.js')]);
+      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, ...actionSteps(config, values) });
       return { html: page.html, finalUrl: page.finalUrl };
     },
     close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),

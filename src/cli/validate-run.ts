@@ -43,10 +43,11 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     const loaded = await loadConfigFile(entry.file);
     if (loaded.ok) targets.push({ file: entry.file, config: loaded.config });
   }
-  const [{ createScraperPool, scraperOptionsFromSettings }, { liveCheckIsolated }, { exampleValues, resolveSourceUrl }] = await Promise.all([
+  const [{ createScraperPool, scraperOptionsFromSettings }, { liveCheckIsolated }, { exampleValues, resolveSourceUrl }, { actionSteps }] = await Promise.all([
     import('../core/fetch/scrapers/index.js'),
     import('./isolated.js'),
     import('../core/config/url-template.js'),
+    import('../core/config/action-text.js'),
   ]);
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   const problems: ConfigProblem[] = [];
@@ -57,7 +58,7 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     while (next < targets.length) {
       const { file, config } = targets[next++]!;
       try {
-        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session });
+        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session, ...actionSteps(config, exampleValues(config)) });
         // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.
         problems.push(...(await liveCheckIsolated(config, page, file, project.settings.extraction)));
       } catch (error) {

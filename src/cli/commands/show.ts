@@ -6,6 +6,7 @@ import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
+import { actionLines } from '../show-actions.js';
 
 /** `pagejson show <apiId> [--json]`: one config, with defaults filled in, and how to call it. */
 export function register(program: Command, ctx: CliContext): void {
@@ -46,6 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
       writeLine(ctx.stdout);
       writeLine(ctx.stdout, c.bold('structure'));
       for (const line of structureLines(config.structure, '  ')) writeLine(ctx.stdout, line);
+      for (const line of actionLines(config.actions, c.bold)) writeLine(ctx.stdout, line);
       writeLine(ctx.stdout);
       writeLine(ctx.stdout, c.bold('request'));
       writeLine(ctx.stdout, `  ${exampleRequest(config, `http://${host}:${port}`)}`);

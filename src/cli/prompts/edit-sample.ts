@@ -1,5 +1,6 @@
 import type { Project } from '../../core/config/project.js';
 import type { ApiConfig } from '../../core/config/schema.js';
+import { actionSteps } from '../../core/config/action-text.js';
 import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.js';
 import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/extract/engine/index.js';
 import type { CliContext } from '../context.js';
@@ -19,7 +20,7 @@ export async function loadSamplePage(config: ApiConfig, project: Project, ctx: C
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   try {
     const url = resolveSourceUrl(config, exampleValues(config));
-    const result = await pool.get(config.scraper).fetch({ url, session: config.session });
+    const result = await pool.get(config.scraper).fetch({ url, session: config.session, ...actionSteps(config, exampleValues(config)) });
     return { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl };
   } catch (error) {
     return { error: (error as Error).message };

@@ -118,3 +118,13 @@ export function describeActions(actions: readonly Action[], prefix = ''): Array<
     return step.then ? [own, ...describeActions(step.then, `${number}.`)] : [own];
   });
 }
+
+/**
+ * The `steps` of a fetch that reads a config's page as its endpoint sees it (validate --live, the editors'
+ * live samples, heal): its actions, with these values, on scraper 3. The retrieval's own fetch also runs the
+ * rounds of pagination (retrieval/browser-rounds.ts).
+ */
+export function actionSteps(config: { scraper: number; actions?: readonly Action[] | undefined }, values: Readonly<Record<string, unknown>>): { steps?: { actions: readonly Action[]; values: Readonly<Record<string, unknown>> } } {
+  if (config.scraper !== 3 || !config.actions || config.actions.length === 0) return {};
+  return { steps: { actions: config.actions, values } };
+}

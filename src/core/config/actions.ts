@@ -82,10 +82,11 @@ void sameType;
 
 export const ActionsSchema = z
   .array(ActionSchema)
-  .max(MAX_ACTIONS)
   .superRefine((actions, ctx) => {
     const count = countActions(actions);
     if (count > MAX_ACTIONS) ctx.addIssue({ code: 'custom', path: [], message: `at most ${MAX_ACTIONS} actions in all (those inside "then" included), not ${count}` });
   })
+  // The count is the refinement's (nested steps included, said in words); maxItems is for editors.
+  .meta({ maxItems: MAX_ACTIONS })
   .describe(`Browser steps run in order after the page loaded and before it is read (scraper 3, at most ${MAX_ACTIONS}, docs/actions.md)`);
 

@@ -1,4 +1,5 @@
 import { placeholderNames, type ApiConfig, type Field } from '../config/index.js';
+import { actionChanges } from './actions-edit.js';
 
 /**
  * What changed between two revisions of a config, in words a reviewer reads in a pull request
@@ -37,6 +38,7 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
       changes.push({ kind: 'variable', subject: name, text: `variable ${name} changed from ${show(before.variables[name])} to ${show(after.variables[name])}` });
     }
   }
+  changes.push(...actionChanges(before, after));
   compareLevel(before.structure, after.structure, '', changes);
   return changes;
 }

@@ -1,5 +1,6 @@
 import { PagejsonError } from '../shared/index.js';
 import { FIELD_TYPES, markVariable, SCALAR_TYPES, unmarkVariable, type ApiConfig, type Field, type FieldType } from '../config/index.js';
+import { setActions } from './actions-edit.js';
 
 /**
  * Edits of a config as pure functions: each takes a config and returns a new one (never mutating), so the
@@ -100,6 +101,7 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
   monitor: setMonitorEvery,
   'monitor.every': setMonitorEvery,
   'monitor.variables': setMonitorVariables,
+  actions: setActions,
 };
 
 /** `--set monitor.every=15m`, `--set monitor=off` (removes the schedule), `--set monitor.variables=[{…}]`. */

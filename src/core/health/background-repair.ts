@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { writeFileAtomic } from '../shared/index.js';
-import { resolveSourceUrl, type ApiConfig } from '../config/index.js';
+import { actionSteps, resolveSourceUrl, type ApiConfig } from '../config/index.js';
 import { openConfigForEdit, saveEditedConfig } from '../edit/index.js';
 import type { Model } from '../models/index.js';
 import type { Scraper } from '../fetch/index.js';
@@ -58,7 +58,7 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
     const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
-    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal });
+    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal, ...actionSteps(config, values) });
     const model = config.model !== 'heuristic' && options.modelFor ? await options.modelFor(config.model) : undefined;
     const proposal = await proposeRepair({ config, html: page.html, pageUrl: page.finalUrl, expected, signal, ...(model ? { model } : {}) });
     if (proposal.changes.length === 0 || proposal.recovery.found === 0) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });

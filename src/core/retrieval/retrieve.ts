@@ -2,9 +2,10 @@ import { resolveSourceUrl, type ApiConfig, type Field, type ScraperNumber } from
 import { forgetJsonText, isPagejsonError, PagejsonError, wireText } from '../shared/index.js';
 import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
 import { scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
-import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, type Extractor } from '../extract/index.js';
+import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, webUrlsOnly, type Extractor } from '../extract/index.js';
 import { assessHealth, expectedData, type Health } from '../health/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
+import { browserStepsOf, takeRounds, type RoundsCollector } from './browser-rounds.js';
 
 /**
  * The page pipeline, shared by the daemon (as the `load` stage, stages/answer.ts) and `pagejson run`, as named
@@ -68,6 +69,8 @@ interface PageContext {
   readonly deps: RetrieveDeps;
   readonly options: RetrieveOptions;
   readonly sourceUrl: string;
+  /** The request's variable values (actions fill their text from them). */
+  readonly values: Record<string, unknown>;
   page: FetchResult;
   /** The page's address after redirects. */
   finalUrl: string;
@@ -84,6 +87,8 @@ interface PageContext {
   nextHref: string | null | undefined;
   /** paginate: the pages merged into `data`. */
   paged: PagesOutcome<PageContext> | undefined;
+  /** pagination.loadMore/scroll: the browser's rounds, extracted and merged as they came (browser-rounds.ts). */
+  rounds?: RoundsCollector | undefined;
 }
 
 /** fetch: the page, with the config's scraper or the one asked for (session only where the scraper has one). */
@@ -92,7 +97,7 @@ async function fetchStep(page: PageContext): Promise<void> {
   const scraperNumber = options.scraper ?? config.scraper;
   // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
-  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}) });
+  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...(options.signal ? { signal: options.signal } : {}), ...browserStepsOf(page, page.deps.extractor ?? inProcess) });
   page.finalUrl = page.page.finalUrl;
   page.fetchedAt = new Date();
 }
@@ -110,6 +115,7 @@ function classifyStep(page: PageContext): void {
 
 /** extract: the compiled selectors, by the extractor (off the event loop in the daemon). */
 async function extractStep(page: PageContext): Promise<void> {
+  if (takeRounds(page)) return;
   const { config, options } = page;
   const fetched = page.page;
   const extraction = await (page.deps.extractor ?? inProcess).extract(
@@ -159,6 +165,7 @@ async function fillStep(page: PageContext): Promise<void> {
   const keyed = page.modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
   const fields = keyed.map(({ key, entry }) => ({ ...entry.field, name: key }));
   const { values: filled, usage } = await fillModelFields(page.config, fields, page.sectionHtml ?? page.page.html, page.page.finalUrl, modelFor, page.options.signal);
+  // A model reads the page: its `url` values are held to the rule page values are (only http(s) URLs).
   for (const { key, entry } of keyed) {
     if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
   }
@@ -183,13 +190,13 @@ function assessStep(page: PageContext): Health {
 }
 
 export async function retrieve(config: ApiConfig, values: Record<string, unknown>, deps: RetrieveDeps, options: RetrieveOptions = {}): Promise<RetrieveResult> {
-  const page = { config, deps, options, sourceUrl: options.sourceUrl ?? resolveSourceUrl(config, values) } as PageContext;
+  const page = { config, deps, options, values, sourceUrl: options.sourceUrl ?? resolveSourceUrl(config, values) } as PageContext;
   const budget = config.pagination ? pageBudget(deps.pages?.budgetMs) : undefined;
   try {
     await fetchStep(page);
     classifyStep(page);
     await extractStep(page);
-    if (config.pagination) await paginateStep(page, values, budget?.signal);
+    if (config.pagination && !page.rounds) await paginateStep(page, values, budget?.signal);
   } finally {
     budget?.dispose();
   }

@@ -14,6 +14,7 @@ import { PagejsonError } from '../../core/shared/errors.js';
 import { endpointStatus } from '../../core/access/state-service.js';
 import { emptyTotals, totalsBy } from '../../core/access/usage-series.js';
 import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
+import { actionsView } from './actions-view.js';
 
 /**
  * Endpoints: the list (SPEC 2.1's dashboard fields, health, the last 24 hours), one endpoint with its URL
@@ -84,6 +85,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       places: urlPlaces(config)?.places ?? [],
       examples: exampleValues(config),
       curl: exampleRequest(config, context.publicUrl()),
+      ...actionsView(config),
     };
   });
 
@@ -133,6 +135,6 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       // Served at once rather than when the watcher notices (the answer can say the new revision is live).
       await runtime.configs.reload();
     }
-    return { config, changed, written, changes: describeChanges(editable.original, config), problems, places: urlPlaces(config)?.places ?? [], ...(sample ? { sample } : {}), ...(previewError ? { previewError } : {}) };
+    return { config, changed, written, changes: describeChanges(editable.original, config), problems, places: urlPlaces(config)?.places ?? [], ...actionsView(config), ...(sample ? { sample } : {}), ...(previewError ? { previewError } : {}) };
   });
 }

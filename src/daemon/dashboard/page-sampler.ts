@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ApiConfig } from '../../core/config/schema.js';
+import { actionSteps, actionValuesKey } from '../../core/config/action-text.js';
 import { resolveSourceUrl } from '../../core/config/url-template.js';
 import type { Runtime } from '../../core/runtime.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
@@ -32,14 +33,15 @@ export function createPageSampler(runtime: Runtime): PageSampler {
     async page(config, values) {
       const url = resolveSourceUrl(config, values);
       const session = config.session && scraperByNumber(config.scraper).supportsSession;
-      const key = `${config.scraper}\t${session}\t${url}`;
+      // A page read through actions is another page: the steps and their values are part of its key.
+      const key = `${config.scraper}\t${session}\t${url}\t${JSON.stringify(config.actions ?? [])}${actionValuesKey(config.actions, values)}`;
       const kept = pages.get(key);
       if (kept) return kept;
       let pending = fetching.get(key);
       if (!pending) {
         pending = runtime.scrapers
           .get(config.scraper)
-          .fetch({ url, session })
+          .fetch({ url, session, ...actionSteps(config, values) })
           .then((page) => {
             const sampled = { html: page.html, finalUrl: page.finalUrl };
             // A page larger than the whole budget is used once and not kept.

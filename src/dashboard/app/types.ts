@@ -25,6 +25,14 @@ export interface Config {
   rule: string | null;
   description?: string;
   structure: Field[];
+  /** Browser steps (docs/actions.md), as in the config file. */
+  actions?: Array<Record<string, unknown>>;
+}
+
+/** One browser step in words, numbered as errors name it (`2.1` inside step 2's then). */
+export interface ActionStep {
+  step: string;
+  text: string;
 }
 
 export interface Totals {
@@ -96,6 +104,7 @@ export interface EditAnswer {
   sample?: Record<string, unknown>;
   previewError?: { code: string; message: string };
   file?: string;
+  actionSteps?: ActionStep[];
 }
 
 export interface KeyView {

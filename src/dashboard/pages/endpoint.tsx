@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, when } from '../app/api';
-import type { Change, Config, EditAnswer, EndpointStatus, Operation, UrlPlace } from '../app/types';
+import type { ActionStep, Change, Config, EditAnswer, EndpointStatus, Operation, UrlPlace } from '../app/types';
 import type { Session } from '../app/main';
 import { useEdits } from '../app/use-edits';
+import { ActionsEditor } from '../components/actions-editor';
 import { StructureEditor } from '../components/structure-editor';
 import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
 import { UrlPlaces } from '../components/url-places';
@@ -21,6 +22,7 @@ interface Detail {
   places: UrlPlace[];
   examples: Record<string, string>;
   curl: string;
+  actionSteps?: ActionStep[];
 }
 
 interface Revision {
@@ -149,6 +151,8 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         <p class="url">{config.url}</p>
         <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
       </Section>
+
+      <ActionsEditor key={`${detail.config.revision}-${pending.length === 0}`} config={config} steps={(draft ?? detail).actionSteps} disabled={busy !== undefined} onOperation={change} />
 
       <TryIt key={detail.config.revision} apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} onRun={() => void load()} />
 

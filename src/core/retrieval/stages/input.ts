@@ -1,5 +1,5 @@
 import { cacheKey } from '../../cache/index.js';
-import { checkVariableValues, hasCallerVariables, resolveSourceUrl, type ApiConfig } from '../../config/index.js';
+import { actionValuesKey, checkVariableValues, hasCallerVariables, resolveSourceUrl, type ApiConfig } from '../../config/index.js';
 import { PagejsonError, wireText } from '../../shared/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
@@ -80,7 +80,8 @@ export function sourceOf(config: ApiConfig, values: Record<string, unknown>): { 
   let known = isDynamicConfig(config) ? undefined : staticUrls.get(config);
   if (known === undefined) {
     const sourceUrl = resolveSourceUrl(config, values);
-    known = { sourceUrl, entryKey: cacheKey(config.apiId, config.revision, sourceUrl) };
+    // Values typed into the page by its actions make answers of their own (docs/actions.md).
+    known = { sourceUrl, entryKey: cacheKey(config.apiId, config.revision, sourceUrl + actionValuesKey(config.actions, values)) };
     if (!isDynamicConfig(config)) staticUrls.set(config, known);
   }
   return known;
