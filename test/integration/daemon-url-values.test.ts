@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { startFakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, type TempProject } from './daemon-support.js';
 
@@ -54,5 +55,44 @@ describe('url values', () => {
     // The schema says so too.
     const schema = (await (await fetch(`${server.url}/external/links/schema`, { headers: { apikey: key } })).json()) as { data: { properties: { script: { pattern: string } } } };
     expect(schema.data.properties.script.pattern).toBe('^https?://');
+  });
+});
+
+describe('url values a model filled', () => {
+  it('are held to the same rule: javascript: and data: are null, list items left out, relative ones made absolute', async () => {
+    const llm = await startFakeLlm();
+    const project = await makeProject(
+      [
+        {
+          apiId: 'filled',
+          url: `${site.origin}/hostile-links.html`,
+          caching: false,
+          model: 'local',
+          structure: [
+            { name: 'title', type: 'string', selector: 'h1' },
+            // No selector: the model fills these from the page, which can make it answer anything.
+            { name: 'homepage', type: 'url' },
+            { name: 'mirrors', type: 'array', items: { type: 'url' } },
+            { name: 'contact', type: 'object', fields: [{ name: 'site', type: 'url' }] },
+          ],
+        },
+      ],
+      { models: { local: { baseURL: llm.baseURL, model: 'fake-model' } } },
+    );
+    const daemon = await startServer({ project: project.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
+    try {
+      llm.script([{ json: { homepage: 'javascript:alert(document.cookie)', mirrors: ['javascript:alert(1)', 'https://mirror.example/a', 'data:text/html,<script>alert(1)</script>', '/relative'], contact__site: ' JavaScript:alert(2)' } }]);
+      const { key } = await issueKey(daemon.runtime.store);
+      const answer = await fetch(`${daemon.url}/external/filled`, { headers: { apikey: key } });
+      expect(answer.status).toBe(200);
+      const { data } = (await answer.json()) as { data: Record<string, unknown> };
+      expect(data).toMatchObject({ homepage: null, mirrors: ['https://mirror.example/a', `${site.origin}/relative`], contact: { site: null } });
+      // Taken as it came, not asked for again: the answer was well formed, its links were not.
+      expect(llm.requests).toHaveLength(1);
+    } finally {
+      await daemon.close();
+      await project.cleanup();
+      await llm.close();
+    }
   });
 });

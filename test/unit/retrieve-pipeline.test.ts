@@ -222,4 +222,16 @@ describe('retrieve: model fields', () => {
     const result = await retrieve(requiredOnly, {}, recordingDeps({ modelFor: (name) => resolver.get(name) }));
     expect(result.data).toEqual({ summary: 'Filled by the model.' });
   });
+
+  it('keeps only http(s) urls of whatever model filled them, as extraction does', async () => {
+    // A model with no schema check of its own: the pipeline itself holds its values to the url rule.
+    const unchecked: Model = {
+      name: 'unchecked',
+      generate: () => Promise.reject(new Error('not expected')),
+      fill: async () => ({ values: { link: 'javascript:alert(1)', links: ['vbscript:msgbox(1)', 'https://shop.example/a', 'b.html'] }, usage: { promptTokens: 1, completionTokens: 1 } }),
+    };
+    const withUrls = config({ url: `${site.origin}/product.html`, model: 'unchecked', structure: [{ name: 'title', type: 'string', selector: 'h1' }, { name: 'link', type: 'url' }, { name: 'links', type: 'array', items: { type: 'url' } }] });
+    const result = await retrieve(withUrls, {}, recordingDeps({ modelFor: async () => unchecked }));
+    expect(result.data).toEqual({ title: 'Aeropress Coffee Maker', link: null, links: ['https://shop.example/a', `${site.origin}/b.html`] });
+  });
 });

@@ -1,6 +1,7 @@
 export { DEFAULT_DOCUMENT_LIMITS, sectionRoots, type DocumentLimits } from './engine/dom.js';
 export { fieldContexts, fieldMatches } from './engine/field-context.js';
 export { compileSelector, compileStructure, dataJsonSchema, getStructureOutline, isEmptyValue, parseHtml, selectSection, validateSelector, validateTransform, type HtmlDocument } from './engine/index.js';
+export { webUrlsIn, webUrlsOnly } from './engine/index.js';
 export { parseLocaleNumber } from './engine/numbers.js';
 export { isUnreadElement } from './engine/reading.js';
 export { candidateSections } from './engine/sections.js';

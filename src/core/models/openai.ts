@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import { FieldSchema, type Field } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
+import { webUrlsIn } from '../extract/index.js';
 import { cleanHtml, DEFAULT_MAX_HTML_CHARS } from './html-cleaner.js';
 import {
   dropNulls,
@@ -127,11 +128,14 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     const { value, usage } = await askWithRetry(messages, format, (reply) => {
       const parsed = parseJson(reply);
       if (!parsed.ok) return parsed;
-      if (!checker(parsed.value)) {
+      // A `url` that is not http(s) (a page can make the model answer `javascript:…`) is null, as it is when
+      // extracted, rather than a reason to ask again and fail the retrieval (docs/security.md, `url` values).
+      const values = webUrlsIn(input.fields, parsed.value, input.pageUrl);
+      if (!checker(values)) {
         const first = checker.errors?.[0];
         return { ok: false, problem: `${first?.instancePath || '/'} ${first?.message ?? 'does not match the schema'}` };
       }
-      return { ok: true, value: parsed.value as Record<string, unknown> };
+      return { ok: true, value: values as Record<string, unknown> };
     });
     return { values: value, usage };
   }

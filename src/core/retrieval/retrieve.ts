@@ -167,7 +167,7 @@ async function fillStep(page: PageContext): Promise<void> {
   const { values: filled, usage } = await fillModelFields(page.config, fields, page.sectionHtml ?? page.page.html, page.page.finalUrl, modelFor, page.options.signal);
   // A model reads the page: its `url` values are held to the rule page values are (only http(s) URLs).
   for (const { key, entry } of keyed) {
-    if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, filled[key]);
+    if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, webUrlsOnly(entry.field, filled[key], page.page.finalUrl));
   }
   page.assessment = page.outline.assess(data);
   page.usage = usage;

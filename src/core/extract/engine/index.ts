@@ -8,6 +8,7 @@ export { dataJsonSchema, JSON_SCHEMA_DIALECT } from './json-schema.js';
 export { parseHtml, selectSection, validateSelector, compileSelector, visibleText, type CompiledSelector, type HtmlDocument } from './dom.js';
 export { previewSelector, type PreviewOptions } from './preview.js';
 export { applyTransforms, compileTransform, coerceToType, validateTransform, type CompiledTransform, type TransformContext } from './transforms.js';
+export { webUrlsIn, webUrlsOnly } from './model-values.js';
 export { parseLocaleNumber } from './numbers.js';
 export { parseDateToIso } from './dates.js';
 export { parseJsonPath, parseLooseJson, resolveJsonPath } from './json-path.js';

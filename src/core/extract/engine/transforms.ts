@@ -99,7 +99,7 @@ export function coerceToType(value: unknown, type: ScalarType, context: Transfor
     case 'boolean':
       return toBoolean(scalar);
     case 'url':
-      return webUrl(toAbsoluteUrl(scalar, context.baseUrl()));
+      return toWebUrl(scalar, context.baseUrl());
     case 'date':
       return parseDateToIso(scalar);
   }
@@ -178,6 +178,11 @@ const resolveUrlText = memoizeText((key) => {
  */
 function webUrl(url: string | null): string | null {
   return url !== null && (url.startsWith('https:') || url.startsWith('http:')) ? url : null;
+}
+
+/** A value as a `url` value: resolved against `baseUrl`, then an http(s) URL or null. */
+export function toWebUrl(value: unknown, baseUrl: string): string | null {
+  return webUrl(toAbsoluteUrl(value, baseUrl));
 }
 
 export function toAbsoluteUrl(value: unknown, baseUrl: string): string | null {
