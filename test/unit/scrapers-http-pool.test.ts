@@ -110,7 +110,11 @@ describe('scraper pool', () => {
 
   it('derives scraper options from the fetch settings and the environment', () => {
     const settings = { timeoutMs: 1234, maxBytes: 99, perOriginConcurrency: 2, allowPrivateNetworks: true };
-    expect(scraperOptionsFromSettings(settings, {})).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH });
+    const env = { HTTPS_PROXY: 'http://proxy.example:3128' };
+    const options = scraperOptionsFromSettings(settings, env);
+    expect(options).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH, env, proxies: expect.anything() });
+    // The environment the secrets and the proxy are read from is the one given, not the process's.
+    expect(options.proxies?.candidates(new URL('https://shop.example/'), {}).map((proxy) => proxy.label)).toEqual(['http://proxy.example:3128']);
     expect(scraperOptionsFromSettings(settings, { PAGEJSON_CHROMIUM: '/opt/chrome' }).chromiumPath).toBe('/opt/chrome');
   });
 });

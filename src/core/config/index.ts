@@ -10,6 +10,8 @@ export { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from './write.js'
 export { type Project } from './project.js';
 export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, webhookSecretProblems } from './webhook-secret.js';
 export { SECRET_HINT, SECRET_NAME_PATTERN, hasSecrets, resolveSecretRecord, resolveSecrets, secretNames, secretProblems, secretTemplate, secretUnsetError, unsetSecretNames } from './secrets.js';
+export { HEADER_NAME_PATTERN, MAX_REQUEST_COOKIES, MAX_REQUEST_HEADERS, REFUSED_HEADERS, RequestSchema, isCookieValue, requestTexts, type RequestSettings } from './request.js';
+export { MAX_PROXY_URLS, PROXY_ROTATIONS, ProxyListSchema, ProxySchema, proxyHasCredentials, proxyLabel, proxyUrlProblem, type ProxyList, type ProxyRotation, type ProxySettings, type ProxySettingsInput } from './proxy.js';
 export { BROWSER_PAGINATION_KINDS, DEFAULT_MAX_PAGES, MAX_ITEMS, MAX_PAGES, PAGINATION_KINDS, PaginationSchema, describePagination, pageStartOf, pageUrl, pageVariableOf, paginationKind, type PaginationInput, type PaginationKind, type PaginationSettings } from './pagination.js';
 export { ActionSchema, ActionsSchema, MAX_SELECTOR_LENGTH, MAX_TEXT_LENGTH, MAX_WAIT_MS, PRESS_KEY_PATTERN } from './actions.js';
 export { ACTION_VERBS, MAX_ACTIONS, actionSteps, actionValuesKey, actionVariableNames, actionVerb, countActions, describeAction, describeActions, fillActionText, malformedPlaceholder, type Action, type ActionVerb } from './action-text.js';

@@ -1,5 +1,6 @@
 import type { RouteHandler } from '../site.js';
 import { actionRoutes } from './actions.js';
+import { accessRoutes } from './access.js';
 import { browserHostileRoutes } from './browser-hostile.js';
 import { blockRoutes } from './blocks.js';
 import { charsetRoutes } from './charset.js';
@@ -20,6 +21,7 @@ import { sessionRoutes } from './session.js';
  */
 export const siteRoutes: Record<string, RouteHandler> = {
   ...actionRoutes,
+  ...accessRoutes,
   ...browserHostileRoutes,
   ...blockRoutes,
   ...charsetRoutes,

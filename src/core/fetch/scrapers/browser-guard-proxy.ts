@@ -2,6 +2,8 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { isPagejsonError, type PagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost, createGuardedLookup } from '../net/address-guard.js';
+import type { ProxyCandidate } from '../net/proxy-rotation.js';
+import { forwardThroughUpstream, tunnelThroughUpstream, type UpstreamHooks } from '../net/proxy-tunnel.js';
 
 /**
  * Scraper 3's address guard: a small forward proxy on 127.0.0.1 that Chromium sends all of its traffic
@@ -22,6 +24,8 @@ export interface GuardProxy {
   readonly url: string;
   /** The refused address for a host whose HTTPS tunnel was refused, if any. */
   blockedHost(hostname: string): string | undefined;
+  /** Why the upstream proxy failed for a host, if it did last time (a guard chained to one: proxy-tunnel.ts). */
+  upstreamFailure(hostname: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,7 @@ function refuse(res: ServerResponse, address: string): void {
   res.end(`address ${address} is not public\n`);
 }
 
-export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<GuardProxy> {
+export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: ProxyCandidate): Promise<GuardProxy> {
   const lookup = createGuardedLookup(allowPrivateNetworks);
   const sockets = new Set<Socket>();
   const blockedHosts = new Map<string, string>();
@@ -58,6 +62,17 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   };
+  const upstreamFailures = new Map<string, string>();
+  const upstreamHooks = (blocked: (address: string) => void): UpstreamHooks => ({
+    allowPrivateNetworks,
+    track,
+    blocked: (error) => blocked(blockedAddressOf(error) ?? 'unknown'),
+    failed: (host, reason) => {
+      if (upstreamFailures.size >= MAX_REMEMBERED_BLOCKS) upstreamFailures.delete(upstreamFailures.keys().next().value as string);
+      upstreamFailures.set(host, reason);
+    },
+    succeeded: (host) => upstreamFailures.delete(host),
+  });
 
   const server = createServer((req, res) => {
     let target: URL;
@@ -71,6 +86,7 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
       else res.writeHead(400, { connection: 'close' }).end();
       return;
     }
+    if (viaProxy) return forwardThroughUpstream(req, res, target, viaProxy, endToEndHeaders, upstreamHooks((address) => refuse(res, address)));
     const upstream = httpRequest(
       {
         host: target.hostname.replace(/^\[|\]$/g, ''),
@@ -114,6 +130,12 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
       rememberBlocked(host, blockedAddressOf(error) ?? host);
       return fail('403 Forbidden');
     }
+    if (viaProxy) {
+      return tunnelThroughUpstream(client, head, host, Number(port), viaProxy, upstreamHooks((address) => {
+        rememberBlocked(host, address);
+        fail('403 Forbidden');
+      }));
+    }
     const upstream = connect({ host, port: Number(port), lookup });
     track(upstream);
     upstream.once('connect', () => {
@@ -142,6 +164,7 @@ export async function startGuardProxy(allowPrivateNetworks: boolean): Promise<Gu
   return {
     url: `http://127.0.0.1:${port}`,
     blockedHost: (hostname) => blockedHosts.get(hostname.replace(/^\[|\]$/g, '')),
+    upstreamFailure: (hostname) => upstreamFailures.get(hostname.replace(/^\[|\]$/g, '')),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

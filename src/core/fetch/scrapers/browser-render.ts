@@ -33,6 +33,10 @@ export interface RenderJob {
   maxBytes: number;
   timeoutMs: number;
   proxy: GuardProxy;
+  /** The context's own proxy server (a guard chained to a configured proxy), when not the browser's. */
+  contextProxy?: string | undefined;
+  /** Installs the endpoint's headers and cookies on the page (browser-access.ts). */
+  sendAccess?: ((page: Page) => Promise<void>) | undefined;
   /** Actions and rounds run on the loaded page before it is read (browser-steps.ts). */
   steps?: PageSteps | undefined;
   actionsTimeoutMs?: number | undefined;
@@ -150,13 +154,14 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
 }
 
 export async function renderInOwnContext(browser: Browser, job: RenderJob): Promise<FetchResult> {
-  const context = await browser.newContext({ acceptDownloads: false });
+  const context = await browser.newContext({ acceptDownloads: false, ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}) });
   const closeContext = (): Promise<void> => context.close().catch(() => undefined);
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (job.signal.aborted) throw new PagejsonError('FETCH_FAILED', 'the fetch was settled before its page opened');
     const page = await context.newPage();
+    await job.sendAccess?.(page);
     closePopups(context, page);
     const loaded = await renderWithRetry(page, job);
     return job.steps ? await runPageSteps(page, loaded, { steps: job.steps, deadlineAt: job.deadlineAt, actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS, maxBytes: job.maxBytes, signal: job.signal }) : loaded;

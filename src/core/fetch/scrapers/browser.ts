@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import type { Page } from 'playwright-core';
 import { isPagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { startDeadline } from '../net/deadline.js';
@@ -8,6 +9,10 @@ import { sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { abortedError, closedError, timeoutError, toFetchError } from './crawlee-errors.js';
 import type { PageSteps } from './page-steps.js';
 import type { Scraper, ScraperOptions } from './types.js';
+import { asUpstreamFailure, createChainedGuards, sendRequestAccess } from './browser-access.js';
+import { throughProxies } from '../net/proxy-attempts.js';
+import type { ProxyCandidate } from '../net/proxy-rotation.js';
+import { accessResolverFor, resolveAccess, type ResolvedAccess } from '../net/request-access.js';
 
 export { browserUnavailableError } from './browser-launch.js';
 
@@ -37,6 +42,8 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
   const inFlight = new Set<AbortController>();
   let running: Promise<RunningBrowser> | undefined;
   let closed = false;
+  const resolver = accessResolverFor(options);
+  const chained = createChainedGuards(options.allowPrivateNetworks);
 
   /**
    * The running browser, launched on first use. A failed launch is not kept (Chromium may be installed
@@ -58,10 +65,15 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
     return starting;
   }
 
-  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined): Promise<ReturnType<typeof renderInOwnContext>> {
+  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined, via: { access: ResolvedAccess; candidate: ProxyCandidate | undefined }): Promise<ReturnType<typeof renderInOwnContext>> {
     const deadlineAt = Date.now() + options.timeoutMs;
-    const { browser: chromium, proxy } = await untilAborted(browser(), signal);
-    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs }), { signal });
+    const { browser: chromium, proxy: direct } = await untilAborted(browser(), signal);
+    // Through a configured proxy: the context's own guard, chained to it (browser-access.ts).
+    const proxy = via.candidate ? await chained.for(via.candidate) : direct;
+    const access = { ...(via.candidate ? { contextProxy: proxy.url } : {}), ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}) };
+    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs, ...access }), { signal }).catch((error: unknown) => {
+      throw asUpstreamFailure(error, via.candidate, proxy, url);
+    });
   }
 
   return {
@@ -79,7 +91,8 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
       const { deadline, signal, dispose } = startDeadline(options.timeoutMs, stop.signal);
       inFlight.add(stop);
       try {
-        return await render(url.href, signal, request.steps);
+        const access = resolveAccess(url.href, request.access, resolver);
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (candidate) => render(url.href, signal, request.steps, { access, candidate }));
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();
@@ -100,6 +113,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
       const started = await running?.catch(() => undefined);
       running = undefined;
       await started?.close();
+      await chained.close();
     },
   };
 }

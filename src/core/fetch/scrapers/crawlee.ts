@@ -11,6 +11,9 @@ import { retryWaitMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from 
 import { abortedError, closedError, isRetryableStatus, statusError, timeoutError, toFetchError } from './crawlee-errors.js';
 import { BLOCKED_STATUSES, createSessionPool, type FingerprintSession } from './crawlee-sessions.js';
 import type { FetchResult, Scraper, ScraperOptions } from './types.js';
+import { asProxyFailure, crawleeAccessOptions, type CrawleeVia } from './crawlee-access.js';
+import { proxyFailure, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
+import { accessResolverFor, resolveAccess } from '../net/request-access.js';
 
 /**
  * Scraper 2: got-scraping, the HTTP client of Crawlee's HTTP crawlers, used directly (docs/decisions.md,
@@ -37,7 +40,7 @@ const HEADER_GENERATOR_OPTIONS = {
   operatingSystems: ['windows', 'macos', 'linux'],
 };
 
-interface Attempt {
+interface Attempt extends CrawleeVia {
   url: string;
   session: FingerprintSession;
   deadlineAt: number;
@@ -68,6 +71,7 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
   const agent = { http: new TransformHeadersAgent(sockets.http), https: new TransformHeadersAgent(sockets.https) };
   const sessions = createSessionPool({ maxSize: SESSION_POOL_SIZE, maxUses: SESSION_MAX_USES });
   const guardedLookup = createGuardedLookup(options.allowPrivateNetworks);
+  const resolver = accessResolverFor(options);
   const inFlight = new Set<AbortController>();
   let closed = false;
 
@@ -87,12 +91,18 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       signal: attempt.signal,
       // got-scraping accepts any certificate by default; scraper 1 and the browser verify, and so does this one.
       https: { rejectUnauthorized: true },
+      // The endpoint's headers, cookies and proxy (docs/access.md) override the direct defaults above.
+      ...crawleeAccessOptions(attempt.url, attempt.session.cookieJar, attempt, options.allowPrivateNetworks),
     });
     // Errors after we stopped listening (a destroyed stream) must not go unhandled.
     stream.on('error', () => undefined);
     try {
-      const response = await responseOf(stream);
-      if (response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks)) throw blockedAddressError(response.ip);
+      const response = await responseOf(stream).catch((error: unknown) => {
+        throw asProxyFailure(error, attempt, attempt.signal);
+      });
+      if (attempt.proxy && response.statusCode === 407) throw proxyFailure(attempt.proxy, proxyStatusReason(407));
+      // Through a proxy the connected address is the proxy's: the page's host was checked by name instead.
+      if (!attempt.proxy && response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks)) throw blockedAddressError(response.ip);
       if (response.statusCode >= 400) throw statusError(response.statusCode, response.headers);
       const contentType = response.headers['content-type'];
       assertHtmlContentType(contentType);
@@ -108,12 +118,12 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
   }
 
   /** Attempts until one answers, a failure is final, or the next backoff would pass the deadline. */
-  async function fetchWithRetries(url: string, deadlineAt: number, signal: AbortSignal): Promise<FetchResult> {
+  async function fetchWithRetries(url: string, deadlineAt: number, signal: AbortSignal, via: CrawleeVia): Promise<FetchResult> {
     let blocked: FingerprintSession | undefined;
     for (let attempt = 0; ; attempt += 1) {
       const session = sessions.take(blocked);
       try {
-        const result = await requestOnce({ url, session, deadlineAt, signal });
+        const result = await requestOnce({ url, session, deadlineAt, signal, ...via });
         sessions.release(session, false);
         return result;
       } catch (error) {
@@ -144,7 +154,9 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       const { deadline, signal, dispose } = startDeadline(options.timeoutMs, stop.signal);
       inFlight.add(stop);
       try {
-        return await fetchWithRetries(url.href, Date.now() + options.timeoutMs, signal);
+        const deadlineAt = Date.now() + options.timeoutMs;
+        const access = resolveAccess(url.href, request.access, resolver);
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) => fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }));
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();

@@ -10,6 +10,11 @@ import { createGuardedAgent } from '../net/guarded-agent.js';
 import { assertHtmlContentType, decodedStream, isIdentityEncoding, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
 import { statusFacts } from '../net/block-page.js';
 import { createSessionStore } from '../net/session-store.js';
+import { isProxyFailure, proxyErrorReason, proxyFailure, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
+import { createProxyDispatchers } from '../net/proxy-dispatchers.js';
+import type { ProxyCandidate } from '../net/proxy-rotation.js';
+import { assertAllowedProxiedTarget } from '../net/proxy-target.js';
+import { accessResolverFor, mergeCookieHeader, resolveAccess, type ResolvedAccess } from '../net/request-access.js';
 import type { FetchRequest, FetchResult, Scraper, ScraperOptions } from './types.js';
 
 /**
@@ -32,6 +37,9 @@ interface HopContext {
   signal: AbortSignal;
   jar?: CookieJar;
   referer?: string;
+  /** The endpoint's headers, cookies and proxies (docs/access.md). */
+  access?: ResolvedAccess;
+  proxy?: ProxyCandidate | undefined;
 }
 
 interface FinalResponse {
@@ -47,6 +55,8 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     timeoutMs: options.timeoutMs,
   });
   const sessions = createSessionStore();
+  const resolver = accessResolverFor(options);
+  const proxied = createProxyDispatchers({ timeoutMs: options.timeoutMs });
   let closed = false;
 
   async function requestHop(url: string, context: HopContext): Promise<FinalResponse> {
@@ -54,16 +64,32 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       throw new PagejsonError('FETCH_FAILED', `unsupported URL scheme ${target.protocol}`, { context: { url } });
     }
-    assertAllowedUrlHost(target, options.allowPrivateNetworks);
-    const headers: Record<string, string> = { ...BROWSER_HEADERS };
+    // Through a proxy the connected socket is the proxy's: the source is checked by name first (proxy-target.ts).
+    if (context.proxy) await assertAllowedProxiedTarget(target, options.allowPrivateNetworks);
+    else assertAllowedUrlHost(target, options.allowPrivateNetworks);
+    const headers: Record<string, string> = { ...BROWSER_HEADERS, ...context.access?.headersFor(target) };
     if (context.referer) headers.referer = context.referer;
-    if (context.jar) {
-      const cookie = await context.jar.getCookieString(url);
-      if (cookie) headers.cookie = cookie;
-    }
-    const response = await request(url, { dispatcher: agent, method: 'GET', headers, signal: context.signal });
+    const jarCookie = context.jar ? await context.jar.getCookieString(url) : undefined;
+    const cookie = mergeCookieHeader(jarCookie || undefined, context.access?.cookiesFor(target));
+    if (cookie) headers.cookie = cookie;
+    const response = await send(url, headers, context);
     if (context.jar) await storeCookies(context.jar, url, response.headers['set-cookie']);
     return { url, status: response.statusCode, headers: response.headers, body: response.body };
+  }
+
+  /** One request, direct or through the hop's proxy, a failure of the proxy itself told apart (proxy-attempts.ts). */
+  async function send(url: string, headers: Record<string, string>, context: HopContext): Promise<Dispatcher.ResponseData> {
+    if (!context.proxy) return request(url, { dispatcher: agent, method: 'GET', headers, signal: context.signal });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, { dispatcher: proxied.for(context.proxy), method: 'GET', headers, signal: context.signal });
+    } catch (error) {
+      if (context.signal.aborted || isProxyFailure(error)) throw error;
+      throw proxyFailure(context.proxy, proxyErrorReason(error));
+    }
+    if (response.statusCode !== 407) return response;
+    await discard(response.body);
+    throw proxyFailure(context.proxy, proxyStatusReason(407));
   }
 
   /** Follows up to MAX_REDIRECTS redirects and returns the first non-redirect response, body unread. */
@@ -125,23 +151,23 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
   }
 
   /** SPEC 2.2: visit the origin with a cookie jar, then the target with its cookies and a Referer. */
-  async function fetchWithSession(url: string, signal: AbortSignal): Promise<FetchResult> {
+  async function fetchWithSession(url: string, base: HopContext): Promise<FetchResult> {
     const origin = new URL(url).origin;
     const referer = `${origin}/`;
     const establish = async (jar: CookieJar) => {
-      const landing = await followRedirects(referer, { signal, jar });
+      const landing = await followRedirects(referer, { ...base, jar });
       await discard(landing.body);
     };
     const { session, reused } = await sessions.get(origin, establish);
     try {
-      return await fetchDocument(url, { signal, jar: session.jar, referer });
+      return await fetchDocument(url, { ...base, jar: session.jar, referer });
     } catch (error) {
       const status = isPagejsonError(error) ? error.context.status : undefined;
       if (!reused || (status !== 401 && status !== 403)) throw error;
       // The cached session was refused: it expired on the server. Renew it once and try again.
       sessions.invalidate(origin, session);
       const renewed = await sessions.get(origin, establish);
-      return await fetchDocument(url, { signal, jar: renewed.session.jar, referer });
+      return await fetchDocument(url, { ...base, jar: renewed.session.jar, referer });
     }
   }
 
@@ -151,9 +177,10 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
       if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper is closed');
       const { deadline, signal, dispose } = startDeadline(options.timeoutMs, fetchRequest.signal);
       try {
-        return fetchRequest.session
-          ? await fetchWithSession(fetchRequest.url, signal)
-          : await fetchDocument(fetchRequest.url, { signal });
+        const access = resolveAccess(fetchRequest.url, fetchRequest.access, resolver);
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) =>
+          fetchRequest.session ? fetchWithSession(fetchRequest.url, { signal, access, proxy }) : fetchDocument(fetchRequest.url, { signal, access, proxy }),
+        );
       } catch (error) {
         throw toFetchError(error, { deadline, callerSignal: fetchRequest.signal, timeoutMs: options.timeoutMs, url: fetchRequest.url });
       } finally {
@@ -164,6 +191,7 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
       if (closed) return;
       closed = true;
       sessions.clear();
+      await proxied.close();
       // Graceful first; anything still hanging after a moment is cut off so close() always returns.
       const grace = setTimeout(() => void agent.destroy().catch(() => undefined), 1_000);
       try {

@@ -3,6 +3,8 @@ import { startDeadline } from '../net/deadline.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
 import { createSourceScreen, type SourceScreen } from '../net/source-screen.js';
 import { createHttpScraper } from './http.js';
+import { createProxyChooser, type ProxyChooser } from '../net/proxy-rotation.js';
+import type { ProxySettings } from '../../config/index.js';
 import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
 
 export { createHttpScraper } from './http.js';
@@ -26,6 +28,8 @@ const scraperFactories: { [K in ScraperName]: () => Promise<ScraperFactory> } = 
 export interface ScraperPool {
   /** Scraper by its SPEC number, created on first use and shared; every fetch waits its turn per origin. */
   get(number: 1 | 2 | 3): Scraper;
+  /** The proxy choice every scraper of the pool shares (a login keeps to `proxies.proxyFor(endpoint, …)`). */
+  readonly proxies: ProxyChooser;
   /** Close every scraper created so far (sockets, crawlers, browsers). Idempotent. */
   close(): Promise<void>;
 }
@@ -39,6 +43,8 @@ export interface ScraperPoolOptions extends ScraperOptions {
 
 export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   const queue = options.queue ?? createOriginQueue(options.perOriginConcurrency);
+  const proxies = options.proxies ?? createProxyChooser({ env: options.env ?? {} });
+  const scraperOptions: ScraperOptions = { ...options, proxies };
   const screen = options.screen ?? createSourceScreen();
   const created = new Map<ScraperName, Promise<Scraper>>();
   const facades = new Map<ScraperName, Scraper>();
@@ -47,7 +53,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   function instance(name: ScraperName): Promise<Scraper> {
     let pending = created.get(name);
     if (!pending) {
-      pending = scraperFactories[name]().then((factory) => factory(options));
+      pending = scraperFactories[name]().then((factory) => factory(scraperOptions));
       // A failed load (e.g. Crawlee missing) is not cached, so a later call can succeed.
       pending.catch(() => created.delete(name));
       created.set(name, pending);
@@ -101,6 +107,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   }
 
   return {
+    proxies,
     get(number) {
       const { name } = scraperByNumber(number);
       let scraper = facades.get(name);
@@ -164,6 +171,8 @@ export interface FetchSettings {
   maxBytes: number;
   perOriginConcurrency: number;
   allowPrivateNetworks: boolean;
+  /** fetch.proxy of pagejson.json (docs/access.md). */
+  proxy?: ProxySettings | undefined;
   actionsTimeoutMs?: number;
 }
 
@@ -176,6 +185,8 @@ export function scraperOptionsFromSettings(fetchSettings: FetchSettings, env: Re
     perOriginConcurrency: fetchSettings.perOriginConcurrency,
     allowPrivateNetworks: fetchSettings.allowPrivateNetworks,
     chromiumPath: chromium ? chromium : DEFAULT_CHROMIUM_PATH,
+    env,
+    proxies: createProxyChooser({ project: fetchSettings.proxy, env }),
     ...(fetchSettings.actionsTimeoutMs !== undefined ? { actionsTimeoutMs: fetchSettings.actionsTimeoutMs } : {}),
   };
 }

@@ -1,5 +1,8 @@
 import type { PageSteps, RoundsOutcome } from './page-steps.js';
 
+import type { ProxyChooser } from '../net/proxy-rotation.js';
+import type { FetchAccess } from '../net/request-access.js';
+
 /** The fetching seam. Every scraper returns the same result or throws a PagejsonError of the FETCH_ family. */
 export type ScraperName = 'http' | 'crawlee' | 'browser';
 
@@ -9,6 +12,8 @@ export interface FetchRequest {
   session?: boolean;
   /** Aborts the fetch early (client went away, shutdown); the scraper's own deadline applies regardless. */
   signal?: AbortSignal;
+  /** The endpoint's `request` headers and cookies and its `proxy`, as written (docs/access.md): `accessOf(config)`. */
+  access?: FetchAccess;
   /** Scraper 3 only: actions and load-more/scroll rounds on the loaded page (page-steps.ts, docs/actions.md). */
   steps?: PageSteps;
 }
@@ -48,6 +53,10 @@ export interface ScraperOptions {
   perOriginConcurrency: number;
   /** Scraper 3 only: path of the Chromium executable (default /usr/bin/chromium, PAGEJSON_CHROMIUM overrides). */
   chromiumPath?: string;
+  /** Where `${NAME}` secrets are read (the process's environment, given by the caller). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The proxy choice shared by every scraper of a pool (fetch.proxy of pagejson.json, the environment). */
+  proxies?: ProxyChooser;
   /** Scraper 3 only: time bound of a fetch's actions and rounds together (fetch.actionsTimeoutMs, default 10 s). */
   actionsTimeoutMs?: number;
 }

@@ -1,0 +1,107 @@
+import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import type { ProxyCandidate, ProxyChooser } from './proxy-rotation.js';
+
+/**
+ * One fetch over a list of proxies: each is tried in the chooser's order until one gets an answer from the
+ * source; a proxy that fails (cannot be reached, refuses the credentials, cannot open the tunnel) is
+ * reported to the chooser, which skips it for a while, and the next one is tried. Any other failure (the
+ * source's 404, a page too large, the deadline) is the source's and ends the fetch as it is. When every proxy
+ * failed, the error names each one without its credentials, with its reason (docs/access.md).
+ */
+
+const PROXY_FAILURE = 'proxyFailure';
+
+/** A failure of the proxy itself: the scrapers throw it, the runner moves on to the next proxy. */
+export function proxyFailure(candidate: ProxyCandidate, reason: string): PagejsonError {
+  return new PagejsonError('FETCH_FAILED', `the proxy ${candidate.label} failed: ${reason}`, {
+    context: { proxy: candidate.label, reason, [PROXY_FAILURE]: true },
+    hint: 'check the proxy\'s address and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); a failing proxy is skipped for a while',
+  });
+}
+
+export function isProxyFailure(error: unknown): error is PagejsonError {
+  return isPagejsonError(error) && error.context[PROXY_FAILURE] === true;
+}
+
+/** What a proxy's CONNECT or absolute-form answer means, in words (407: its credentials). */
+export function proxyStatusReason(status: number): string {
+  if (status === 407) return 'it refused the credentials (407 Proxy Authentication Required)';
+  return `it answered ${status} instead of opening the connection`;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate does not match its name',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
+};
+
+/**
+ * A short reason for an error met while talking to a proxy, from its code or status only: the messages of
+ * proxy clients can quote the proxy URL, credentials included, so they are never passed on.
+ */
+export function proxyErrorReason(error: unknown): string {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
+    const message = current instanceof Error ? current.message : '';
+    // undici's tunnel ("Proxy response (407) !== 200"), its absolute-form wrapper ("Proxy Authentication
+    // Required (407)") and got-scraping's ("The proxy responded with 407 …").
+    const status = /Proxy response \((\d{3})\)|proxy responded with (\d{3})|Proxy Authentication Required \((\d{3})\)/i.exec(message);
+    if (status) return proxyStatusReason(Number(status[1] ?? status[2] ?? status[3]));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return 'the connection to it failed';
+}
+
+function allFailedError(failures: PagejsonError[]): PagejsonError {
+  const named = failures.map((failure) => `${String(failure.context.proxy)} (${String(failure.context.reason)})`);
+  const message = failures.length === 1 ? (failures[0]?.message ?? 'the proxy failed') : `every proxy failed: ${named.join('; ')}`;
+  return new PagejsonError('FETCH_FAILED', message, {
+    context: { proxies: failures.map((failure) => failure.context.proxy) },
+    hint: 'check the proxies\' addresses and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); each is skipped for a while after failing, then tried again',
+  });
+}
+
+const SOURCE_ANSWERS: ReadonlySet<string> = new Set(['FETCH_STATUS', 'FETCH_NOT_HTML', 'FETCH_TOO_LARGE', 'FETCH_TOO_MANY_REDIRECTS']);
+
+/**
+ * Runs `attempt` through each candidate in turn (once, directly, when there are none). `stopped` ends the
+ * round early (deadline, caller): the last error is then the answer.
+ */
+export async function throughProxies<T>(
+  candidates: readonly ProxyCandidate[],
+  chooser: ProxyChooser,
+  endpoint: string | undefined,
+  stopped: AbortSignal,
+  attempt: (candidate: ProxyCandidate | undefined) => Promise<T>,
+): Promise<T> {
+  if (candidates.length === 0) return attempt(undefined);
+  const failures: PagejsonError[] = [];
+  for (const candidate of candidates) {
+    try {
+      const result = await attempt(candidate);
+      chooser.succeeded(candidate, endpoint);
+      return result;
+    } catch (error) {
+      if (!isProxyFailure(error)) {
+        // The source answered through it (a 404, a page too large): the proxy works.
+        if (isPagejsonError(error) && SOURCE_ANSWERS.has(error.code)) chooser.succeeded(candidate, endpoint);
+        throw error;
+      }
+      chooser.failed(candidate, endpoint);
+      failures.push(error);
+      if (stopped.aborted) break;
+    }
+  }
+  throw allFailedError(failures);
+}

@@ -1,0 +1,65 @@
+import type { CookieJar } from 'tough-cookie';
+import { isPagejsonError } from '../../shared/index.js';
+import { assertAllowedUrlHost } from '../net/address-guard.js';
+import { proxyErrorReason, proxyFailure } from '../net/proxy-attempts.js';
+import type { ProxyCandidate } from '../net/proxy-rotation.js';
+import { assertAllowedProxiedTarget } from '../net/proxy-target.js';
+import { mergeCookieHeader, type ResolvedAccess } from '../net/request-access.js';
+
+/**
+ * Scraper 2's share of docs/access.md: got-scraping options that send the endpoint's headers and cookies to
+ * the pages that may have them (each redirect hop judged by its own URL) and go through a proxy. Through a
+ * proxy the socket is the proxy's, so the guarded DNS lookup (which would judge the proxy's address) gives
+ * way to checking each hop's host by name (proxy-target.ts).
+ */
+
+export interface CrawleeVia {
+  access: ResolvedAccess;
+  proxy?: ProxyCandidate | undefined;
+}
+
+interface RedirectOptions {
+  url?: URL | string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** The session's cookie jar with the configured cookies added for the URLs that may have them. */
+function withConfiguredCookies(jar: CookieJar, access: ResolvedAccess) {
+  return {
+    getCookieString: async (url: string): Promise<string> => mergeCookieHeader((await jar.getCookieString(url)) || undefined, access.cookiesFor(url)) ?? '',
+    setCookie: (raw: string, url: string): Promise<unknown> => jar.setCookie(raw, url, { ignoreError: true }),
+  };
+}
+
+/** Options spread last into got-scraping's, overriding the direct defaults where access or a proxy asks. */
+export function crawleeAccessOptions(url: string, jar: CookieJar, via: CrawleeVia, allowPrivateNetworks: boolean): Record<string, unknown> {
+  const { access, proxy } = via;
+  if (!access.sendsAnything && !proxy) return {};
+  const configuredNames = Object.keys(access.headersFor(url));
+  const beforeRedirect = async (next: RedirectOptions): Promise<void> => {
+    const target = String(next.url ?? '');
+    if (proxy) await assertAllowedProxiedTarget(target, allowPrivateNetworks);
+    else assertAllowedUrlHost(target, allowPrivateNetworks);
+    const allowed = access.headersFor(target);
+    for (const name of configuredNames) {
+      if (allowed[name] === undefined) delete next.headers[name];
+      else next.headers[name] = allowed[name];
+    }
+  };
+  return {
+    ...(access.sendsAnything ? { headers: access.headersFor(url), cookieJar: withConfiguredCookies(jar, access) } : {}),
+    ...(proxy ? { proxyUrl: proxy.url.href, dnsLookup: undefined } : {}),
+    hooks: { beforeRedirect: [beforeRedirect] },
+  };
+}
+
+/** An error before any response came, through a proxy: the proxy's (unless it is ours or a deadline's). */
+export function asProxyFailure(error: unknown, via: CrawleeVia, signal: AbortSignal): unknown {
+  if (!via.proxy || signal.aborted) return error;
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    if (isPagejsonError(current)) return error;
+    if ((current as { name?: unknown }).name === 'TimeoutError') return error;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return proxyFailure(via.proxy, proxyErrorReason(error));
+}
