@@ -19,16 +19,19 @@ import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';
 import { askGenerateInputs, type GenerateInputs } from '../prompts/generate-inputs.js';
 import { askReview } from '../prompts/generate-review.js';
+import { offerPagination } from '../prompts/generate-pagination.js';
 import { startSpinner } from '../spinner.js';
 import { renderStructureTree } from '../tree.js';
 import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
 import type { GenerateFlags } from './generate.js';
+import { accessFromFlags } from './generate-access.js';
 
 
 /** The body of `pagejson generate`, loaded when the command runs (see generate.ts for the flags). */
 export async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags, command: Command, ctx: CliContext): Promise<void> {
   // The URL is checked before anything else is said or asked: a typo is not found after five questions.
   if (urlArgument !== undefined) checkSourceUrl(urlArgument);
+  const access = accessFromFlags(flags);
   const asking = ctx.interactive && !flags.yes;
   if (!ctx.interactive && !flags.yes) {
     throw new PagejsonError('USAGE', 'not on a terminal, so the generated structure cannot be reviewed', {
@@ -79,7 +82,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   let result: GenerateResult;
   try {
     result = await generateConfig(
-      { ...inputs, apiId, caching: flags.cache, vars: flags.var },
+      { ...inputs, apiId, caching: flags.cache, ...access, vars: flags.var, paginate: flags.paginate !== false },
       {
         scraperFor: (n) => pool.get(n),
         modelFor: async (name) => {
@@ -101,6 +104,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     writeLine(ctx.stdout, renderStructureTree(config.structure, result.sample, { name: out.cyan, dim: out.dim, value: out.green }));
     writeLine(ctx.stdout);
   }
+  config = await offerPagination(config, result.nextLink, ctx, { asking, json: Boolean(flags.json) });
   // The review: nothing is written or charged until the user saves.
   while (asking) {
     const choice = await askReview(apiId, displayPath(file, ctx.cwd));
@@ -135,7 +139,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   await writeConfigFile(file, config);
   const shown = displayPath(file, ctx.cwd);
   if (flags.json) {
-    writeJson(ctx.stdout, { apiId, file: shown, revision: config.revision, structure: config.structure, sample: result.sample });
+    writeJson(ctx.stdout, { apiId, file: shown, revision: config.revision, structure: config.structure, sample: result.sample, ...(config.pagination ? { pagination: config.pagination } : {}) });
     return;
   }
   const charged = balance ? ` (${formatCredits(cost)} credits, ${formatCredits(balance.milliCredits)} left)` : '';

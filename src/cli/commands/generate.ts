@@ -11,7 +11,12 @@ export interface GenerateFlags {
   selector?: string;
   rule?: string;
   cache: boolean;
+  /** false with --no-paginate: no pagination.next proposal. */
+  paginate: boolean;
   var: string[];
+  /** --header 'Name: value' and --proxy URL (docs/access.md), repeatable. */
+  header: string[];
+  proxy: string[];
   yes?: boolean;
   force?: boolean;
   json?: boolean;
@@ -34,7 +39,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--selector <css>', 'CSS selector of the section to extract (default body)')
     .option('--rule <text>', 'free-text rule that tells the model what to extract')
     .option('--no-cache', 'serve every request fresh instead of caching for 15 minutes')
+    .option('--no-paginate', 'do not propose pagination.next when the page has a next link (docs/pagination.md)')
     .option('--var <place=NAME>', 'make a URL part dynamic: path:N=NAME or query:PARAM=NAME (repeatable)', collectVar, [])
+    .option('--header <"Name: value">', 'send this header with every fetch of the page, kept in the config as typed (${NAME} is read from the environment; repeatable)', collectVar, [])
+    .option('--proxy <url>', 'fetch through this HTTP(S) proxy, kept in the config as typed (http://${USER}:${PASS}@host:port; repeatable: taken in turn)', collectVar, [])
     .option('-y, --yes', 'save without review (required when not on a terminal)')
     .option('--force', 'replace an existing config of that id (its revision is bumped)')
     .option('--json', 'print {apiId, file, revision, structure, sample}')

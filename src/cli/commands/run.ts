@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<apiId>', 'the endpoint to run')
     .option('--var <NAME=VALUE>', 'a variable value (repeatable; default: the variable\'s example)', collectVar, [])
     .option('--scraper <n>', 'use scraper 1, 2 or 3 for this run instead of the config\'s', parseScraperNumber)
-    .option('--json', 'print {data, sourceUrl, finalUrl, fetchedAt, scraper} instead of data alone')
+    .option('--json', 'print {data, sourceUrl, finalUrl, fetchedAt, scraper} (and pages, pageUrls, partial when paginated) instead of data alone')
     .action(async (apiId: string, options: RunOptions, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
@@ -44,9 +44,10 @@ export function register(program: Command, ctx: CliContext): void {
         const result = await retriever.retrieve(config, values, { scraper: scraperNumber });
         spinner?.stop();
         if (options.json) {
-          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber, health: result.health });
+          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber, health: result.health, ...pagesOf(result) });
         } else {
           writeJson(ctx.stdout, result.data);
+          if (result.pages !== undefined) ctx.stderr.write(`${describePages(result)}\n`);
           // Drift: the data still comes, but fields that used to extract no longer do.
           if (result.health.state !== 'healthy') {
             ctx.stderr.write(`health: ${result.health.state}: ${describeFailing(result.health.fields)}\n`);
@@ -58,6 +59,17 @@ export function register(program: Command, ctx: CliContext): void {
         await retriever.close();
       }
     });
+}
+
+/** A paginated config's pages (docs/pagination.md): how many, whether cut short, and their addresses. */
+function pagesOf(result: { pages?: number; partial?: string; sourceUrl: string; morePages?: ReadonlyArray<{ url: string }> }): Record<string, unknown> {
+  if (result.pages === undefined) return {};
+  return { pages: result.pages, pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)], ...(result.partial ? { partial: result.partial } : {}) };
+}
+
+function describePages(result: { pages?: number; partial?: string }): string {
+  const cut = result.partial === 'time' ? ': cut short by the time budget (fetch.timeoutMs)' : result.partial === 'error' ? ': cut short, a later page failed' : '';
+  return `pages: ${result.pages}${cut}`;
 }
 
 /** A spinner on a terminal only: pipes and CI logs get nothing but the result. */

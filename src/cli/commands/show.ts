@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Field } from '../../core/config/schema.js';
 import { callerVariableNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
+import { describePagination } from '../../core/config/pagination.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -38,6 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
         ['selector', config.selector],
         ['rule', config.rule ?? '-'],
       ];
+      if (config.pagination) rows.push(['pagination', describePagination(config.pagination)]);
       for (const name of variables) {
         const variable = config.variables[name];
         rows.push([`variable ${name}`, `example "${variable?.example ?? ''}"${variable?.pattern ? `, pattern ${variable.pattern}` : ''}`]);

@@ -28,10 +28,13 @@ export function register(program: Command, ctx: CliContext): void {
       const retriever = await createLocalRetriever(project, ctx.env);
       try {
         const result = await retriever.retrieve(config, values);
-        const written = await writeSnapshot(project.configsDir, { apiId, revision: config.revision, url: result.sourceUrl, variables: values, data: result.data }, result.html);
+        // A paginated config keeps every page its data holds (docs/pagination.md).
+        const written = await writeSnapshot(project.configsDir, { apiId, revision: config.revision, url: result.sourceUrl, variables: values, data: result.data }, result.html, result.morePages);
         const show = (file: string) => relative(ctx.cwd, file) || file;
-        if (options.json) return writeJson(ctx.stdout, { apiId, name: written.name, url: result.sourceUrl, dataFile: show(written.dataFile), pageFile: show(written.pageFile) });
-        writeLine(ctx.stdout, `snapshot ${apiId}/${written.name}: ${show(written.dataFile)} and ${show(written.pageFile)}`);
+        if (options.json) return writeJson(ctx.stdout, { apiId, name: written.name, url: result.sourceUrl, dataFile: show(written.dataFile), pageFile: show(written.pageFile), ...(result.pages !== undefined ? { pages: result.pages, pageFiles: written.pageFiles.map(show) } : {}) });
+        const more = written.pageFiles.length > 0 ? ` (+ ${written.pageFiles.length} more page${written.pageFiles.length === 1 ? '' : 's'}: ${written.name}.page-*.html.gz)` : '';
+        writeLine(ctx.stdout, `snapshot ${apiId}/${written.name}: ${show(written.dataFile)} and ${show(written.pageFile)}${more}`);
+        if (result.partial) writeLine(ctx.stdout, `note: the pages were cut short (${result.partial === 'time' ? 'the time budget, fetch.timeoutMs, ended' : 'a later page failed'}); take the snapshot again when the site answers`);
         writeLine(ctx.stdout, `next: commit them, and run \`pagejson test ${apiId}\` in CI`);
       } finally {
         await retriever.close();

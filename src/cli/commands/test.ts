@@ -38,7 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (broken.has(apiId)) requireConfig(project, set, apiId, ctx.cwd);
         if (!set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}` });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }] = await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js')]);
+      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }, { replaySnapshot }] = await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js'), import('../snapshot-replay.js')]);
       // The daemon's budget and limits: a costly selector on a committed snapshot fails its test, not the CI job.
       const extractor = await createCliExtractor(project);
       const outcomes: Outcome[] = [];
@@ -49,9 +49,10 @@ export function register(program: Command, ctx: CliContext): void {
           if (snapshots.length === 0) without.push(config.apiId);
           for (const snapshot of snapshots) {
             try {
-              const extraction = await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: snapshot.html, finalUrl: snapshot.record.url });
-              const differences = compareData(snapshot.record.data, extraction.data);
-              if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, extraction.data, config.revision);
+              // Every page the snapshot keeps, through the same page loop as a retrieval (snapshot-replay.ts).
+              const data = await replaySnapshot(config, snapshot, extractor);
+              const differences = compareData(snapshot.record.data, data);
+              if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, data, config.revision);
               outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: differences.length === 0 || options.update === true, differences });
             } catch (error) {
               outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });

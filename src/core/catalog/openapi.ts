@@ -1,6 +1,7 @@
 import { MAX_VARIABLE_LENGTH, callerVariableNames, ownVariable, type ApiConfig } from '../config/index.js';
 import { dataJsonSchema } from '../extract/index.js';
 import { WIRE_TABLE, type WireCode } from '../shared/index.js';
+import { PAGINATION_HEADERS, paginationText } from './pagination-doc.js';
 
 /**
  * The OpenAPI 3.1 document of a project's endpoints (`pagejson openapi`): one path per config, GET for static
@@ -113,6 +114,7 @@ function operationText(config: ApiConfig, sourceUrls: boolean): { summary: strin
     config.description ?? '',
     sourceUrls ? `Source: ${config.url} (scraper ${config.scraper}${config.session ? ', use session' : ''}).` : fields,
     config.caching ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.' : 'Not cached: every request fetches the source page.',
+    paginationText(config),
     config.status === 'inactive' ? 'This endpoint is inactive and answers 403.' : '',
   ]
     .filter(Boolean)
@@ -138,7 +140,7 @@ function pathItem(config: ApiConfig, schemas: Json, sourceUrls: boolean): Json {
     description,
     tags: ['endpoints'],
     ...(config.status === 'inactive' ? { deprecated: true } : {}),
-    responses: responsesFor(config.apiId, method, dynamic),
+    responses: responsesFor(config.apiId, method, dynamic, config.pagination !== undefined),
   });
   if (!dynamic) return { get: operation('get') };
   const variableSchemas: Json = {};
@@ -169,11 +171,11 @@ function variableSchema(config: ApiConfig, name: string): Json {
   };
 }
 
-function responsesFor(apiId: string, method: 'get' | 'post', dynamic: boolean): Json {
+function responsesFor(apiId: string, method: 'get' | 'post', dynamic: boolean, paginated: boolean): Json {
   const out: Json = {
     '200': {
       description: 'The extracted data in the configured structure.',
-      headers: SUCCESS_HEADERS,
+      headers: paginated ? { ...SUCCESS_HEADERS, ...PAGINATION_HEADERS } : SUCCESS_HEADERS,
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${apiId}.envelope` } } },
     },
   };

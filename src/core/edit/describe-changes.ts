@@ -1,4 +1,5 @@
 import { placeholderNames, type ApiConfig, type Field } from '../config/index.js';
+import { paginationChanges } from './pagination-edit.js';
 import { actionChanges } from './actions-edit.js';
 
 /**
@@ -39,6 +40,7 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
     }
   }
   changes.push(...actionChanges(before, after));
+  changes.push(...paginationChanges(before, after));
   compareLevel(before.structure, after.structure, '', changes);
   return changes;
 }

@@ -1,5 +1,6 @@
 import { PagejsonError } from '../shared/index.js';
 import { FIELD_TYPES, markVariable, SCALAR_TYPES, unmarkVariable, type ApiConfig, type Field, type FieldType } from '../config/index.js';
+import { PAGINATION_SETTERS } from './pagination-edit.js';
 import { setActions } from './actions-edit.js';
 
 /**
@@ -101,6 +102,7 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
   monitor: setMonitorEvery,
   'monitor.every': setMonitorEvery,
   'monitor.variables': setMonitorVariables,
+  ...PAGINATION_SETTERS,
   actions: setActions,
 };
 

@@ -11,3 +11,4 @@ export { groupSelector, relativeCandidates, relativeSelector, relativeSelectorAl
 export { createInProcessExtractor, type Extractor } from './workers/index.js';
 export { createWorkerPoolExtractor } from './workers/index.js';
 export { mergePages, paginationListField, type PageMerge, type PageMergeOptions } from './page-merge.js';
+export { nextLinkHref } from './engine/next-link.js';

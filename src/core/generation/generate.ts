@@ -1,8 +1,9 @@
-import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, markVariable, type ApiConfig, type Field, type ScraperNumber } from '../config/index.js';
+import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, DEFAULT_MAX_PAGES, markVariable, type ApiConfig, type Field, type ProxySettings, type RequestSettings, type ScraperNumber } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
 import { scraperByNumber, type Scraper } from '../fetch/index.js';
 import { candidateSections, compileStructure, dataJsonSchema, isEmptyValue, parseHtml, selectSection } from '../extract/index.js';
+import { paginationProposal, type NextLinkProposal } from './next-link.js';
 
 /**
  * The generation pipeline: fetch the page → narrow it to the section → the model proposes a structure with
@@ -21,6 +22,10 @@ export interface GenerateRequest {
   caching: boolean;
   /** `path:N=NAME` or `query:PARAM=NAME`, applied after generation (the example is the URL's current value). */
   vars: string[];
+  /** `--header` and `--proxy` (docs/access.md): sent with the page's fetch and kept in the config, as templates. */
+  access?: { request?: RequestSettings; proxy?: ProxySettings } | undefined;
+  /** Propose pagination.next when the page has a recognisable next link (default true; `--no-paginate`). */
+  paginate?: boolean;
 }
 
 export interface GenerateDeps {
@@ -37,13 +42,15 @@ export interface GenerateResult {
   /** The page as fetched: the review's editor shows live samples from it without fetching again. */
   html: string;
   usage?: TokenUsage;
+  /** The next link found on the page, proposed as pagination.next (next-link.ts). */
+  nextLink?: NextLinkProposal;
 }
 
 export const DEFAULT_SELECTOR = 'body';
 
 export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
   const { url, apiId, template, selector } = checkRequest(request);
-  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, access: { endpoint: apiId, ...request.access }, ...(deps.signal ? { signal: deps.signal } : {}) });
   const sectionHtml = sectionOf(page, selector);
   const model = await deps.modelFor(request.model);
   const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
@@ -51,6 +58,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
   proposal.structure = structure;
   const { sample, usage } = await sampleOf(proposal, { request, model, selector, sectionHtml, doc, pageUrl: page.finalUrl });
   const description = describeGenerated(page.html, request.rule);
+  const nextLink = request.paginate === false ? null : paginationProposal(proposal.structure, doc, page.finalUrl);
   const config = ApiConfigSchema.parse({
     $schema: CONFIG_SCHEMA_REF,
     apiId,
@@ -61,10 +69,12 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     variables: template.variables,
     scraper: request.scraper,
     session: request.session,
+    ...request.access,
     caching: request.caching,
     model: request.model,
     selector,
     rule: request.rule,
+    ...(nextLink ? { pagination: { next: nextLink.next, maxPages: DEFAULT_MAX_PAGES } } : {}),
     structure: proposal.structure,
     generated: {
       at: (deps.now?.() ?? new Date()).toISOString(),
@@ -74,7 +84,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
       ...(usage ? { usage } : {}),
     },
   });
-  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}) };
+  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}), ...(nextLink ? { nextLink } : {}) };
 }
 
 type UrlTemplate = { url: string; variables: ApiConfig['variables'] };

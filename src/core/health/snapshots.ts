@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
@@ -22,13 +22,30 @@ export interface SnapshotRecord {
   url: string;
   variables: Record<string, string>;
   data: Record<string, unknown>;
+  /**
+   * A paginated config (docs/pagination.md): the pages after the first whose items the data holds, in order,
+   * each kept as `<name>.page-<n>.html.gz` (n from 2). Absent for one page.
+   */
+  pages?: SnapshotPage[];
+}
+
+export interface SnapshotPage {
+  url: string;
+  finalUrl: string;
 }
 
 export interface StoredSnapshot {
   name: string;
   record: SnapshotRecord;
   html: string;
+  /** The pages after the first, as the record lists them, with their text. */
+  morePages: Array<SnapshotPage & { html: string }>;
 }
+
+/** The most pages a snapshot keeps (pagination.maxPages is at most 100), and the bound of their text together, in pages of the largest size. */
+const MAX_SNAPSHOT_PAGES = 100;
+const SNAPSHOT_PAGES_BOUND = 10;
+const pageFileOf = (name: string, index: number) => `${name}.page-${index + 2}.html.gz`;
 
 /** `default` for a static config; for a dynamic one, its variable values (`category=travel_page=1`). */
 export function snapshotName(variables: Record<string, string>): string {
@@ -114,16 +131,30 @@ function recordOf(bytes: Buffer, apiId: string, name: string): SnapshotRecord {
   const record = value as Partial<SnapshotRecord> | null;
   const isObject = (entry: unknown) => typeof entry === 'object' && entry !== null && !Array.isArray(entry);
   if (!isObject(record) || typeof record!.url !== 'string' || !isObject(record!.data)) throw unreadable(apiId, name, `${name}.json is not a snapshot (no url or data)`);
-  return { apiId: record!.apiId ?? apiId, revision: record!.revision ?? 0, url: record!.url, variables: record!.variables ?? {}, data: record!.data! };
+  const pages = pagesOfRecord(record!.pages, apiId, name);
+  return { apiId: record!.apiId ?? apiId, revision: record!.revision ?? 0, url: record!.url, variables: record!.variables ?? {}, data: record!.data!, ...(pages ? { pages } : {}) };
+}
+
+/** A record's list of further pages: absent, or at most MAX_SNAPSHOT_PAGES addresses (it comes from a checkout). */
+function pagesOfRecord(pages: unknown, apiId: string, name: string): SnapshotPage[] | undefined {
+  if (pages === undefined) return undefined;
+  const valid = Array.isArray(pages) && pages.length < MAX_SNAPSHOT_PAGES && pages.every((page) => typeof page === 'object' && page !== null && typeof (page as SnapshotPage).url === 'string' && typeof (page as SnapshotPage).finalUrl === 'string');
+  if (!valid) throw unreadable(apiId, name, `${name}.json lists its pages wrongly (a list of at most ${MAX_SNAPSHOT_PAGES - 1} {url, finalUrl})`);
+  return (pages as SnapshotPage[]).map((page) => ({ url: page.url, finalUrl: page.finalUrl }));
 }
 
 /** Stable JSON: 2 spaces, keys of the record in a fixed order, a trailing newline. */
 function recordText(record: SnapshotRecord): string {
-  const ordered = { apiId: record.apiId, revision: record.revision, url: record.url, variables: record.variables, data: record.data };
+  const ordered = { apiId: record.apiId, revision: record.revision, url: record.url, variables: record.variables, ...(record.pages ? { pages: record.pages } : {}), data: record.data };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
-export async function writeSnapshot(configsDir: string, record: SnapshotRecord, html: string): Promise<{ name: string; dataFile: string; pageFile: string }> {
+export async function writeSnapshot(
+  configsDir: string,
+  record: SnapshotRecord,
+  html: string,
+  morePages: ReadonlyArray<SnapshotPage & { readonly html: string }> = [],
+): Promise<{ name: string; dataFile: string; pageFile: string; pageFiles: string[] }> {
   const folder = await folderOf(configsDir, record.apiId);
   await mkdir(folder, { recursive: true });
   const name = snapshotName(record.variables);
@@ -131,8 +162,23 @@ export async function writeSnapshot(configsDir: string, record: SnapshotRecord, 
   const pageFile = join(folder, `${name}.html.gz`);
   // gzip's header carries no time here (mtime 0), so the same page always compresses to the same bytes.
   await writeFileAtomic(pageFile, gzipSync(Buffer.from(html, 'utf8'), { level: 9 }));
-  await writeFileAtomic(dataFile, recordText(record));
-  return { name, dataFile, pageFile };
+  const pageFiles: string[] = [];
+  for (const [index, page] of morePages.slice(0, MAX_SNAPSHOT_PAGES - 1).entries()) {
+    pageFiles.push(join(folder, pageFileOf(name, index)));
+    await writeFileAtomic(pageFiles[index]!, gzipSync(Buffer.from(page.html, 'utf8'), { level: 9 }));
+  }
+  await removeStalePages(folder, name, pageFiles.length);
+  const pages = morePages.slice(0, MAX_SNAPSHOT_PAGES - 1).map((page) => ({ url: page.url, finalUrl: page.finalUrl }));
+  await writeFileAtomic(dataFile, recordText({ ...record, ...(pages.length > 0 ? { pages } : {}) }));
+  return { name, dataFile, pageFile, pageFiles };
+}
+
+/** Page files of an earlier snapshot of the same name that had more pages than this one. */
+async function removeStalePages(folder: string, name: string, kept: number): Promise<void> {
+  for (const file of await readdir(folder)) {
+    const match = /^(.+)\.page-(\d+)\.html\.gz$/.exec(file);
+    if (match && match[1] === name && Number(match[2]) > kept + 1) await unlink(join(folder, file));
+  }
 }
 
 /** Rewrites only the expected data of a snapshot (`pagejson test --update`). */
@@ -160,7 +206,15 @@ export async function readSnapshots(configsDir: string, apiId: string, options: 
     const record = recordOf(await readSnapshotFile(folder, file, MAX_RECORD_BYTES, apiId, name), apiId, name);
     // The compressed page is never larger than the page.
     const html = await pageOf(await readSnapshotFile(folder, `${name}.html.gz`, maxPageBytes, apiId, name), maxPageBytes, apiId, name);
-    snapshots.push({ name, record, html });
+    const morePages: StoredSnapshot['morePages'] = [];
+    let total = html.length;
+    for (const [index, page] of (record.pages ?? []).entries()) {
+      const text = await pageOf(await readSnapshotFile(folder, pageFileOf(name, index), maxPageBytes, apiId, name), maxPageBytes, apiId, name);
+      total += text.length;
+      if (total > maxPageBytes * SNAPSHOT_PAGES_BOUND) throw unreadable(apiId, name, `its pages decompress to more than ${SNAPSHOT_PAGES_BOUND} times the largest page (${maxPageBytes} bytes) together`);
+      morePages.push({ ...page, html: text });
+    }
+    snapshots.push({ name, record, html, morePages });
   }
   return snapshots;
 }
