@@ -5,7 +5,7 @@ import { cpuSeconds, HAS_WRK, pinned } from './proc.js';
 /**
  * One load run against a URL: wrk when the machine has it (Debian package), else autocannon in its own
  * process. Either way pinned to its own core, and its CPU use reported: autocannon alone saturates a core
- * before a fast Fastify route does on a 2-core machine (DESIGN.md section 10), which caps what it can show.
+ * before a fast Fastify route does on a 2-core machine (docs/performance.md), which caps what it can show.
  */
 export interface LoadResult {
   generator: 'wrk' | 'autocannon';

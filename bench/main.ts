@@ -22,7 +22,7 @@ import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig, listingPage } fro
 import { HAS_TASKSET, rssMegabytes, startUntil, type Started } from './proc.js';
 
 /**
- * `npm run bench`: every figure of DESIGN.md section 10 beside a baseline measured in the same run on the
+ * `npm run bench`: every figure of docs/performance.md beside a baseline measured in the same run on the
  * same machine, printed as ratios and written to bench/results.json. Server and load generator are pinned to
  * different cores. Nothing here is asserted by the test suite: timings are reported, not tested.
  */

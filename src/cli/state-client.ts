@@ -14,7 +14,7 @@ import { resolveRedisUrl } from '../core/state/redis-connection.js';
 import type { UsageQuery } from '../core/state/types.js';
 
 /**
- * The CLI's way to the state (DESIGN.md section 7). While a daemon runs it is the only writer, so commands
+ * The CLI's way to the state (docs/state.md). While a daemon runs it is the only writer, so commands
  * talk to it over `<dataDir>/admin.sock`; when none answers, the command opens the embedded store itself
  * and flushes and closes it when done. Both modes expose the same StateOperations and answer identically.
  */

@@ -9,7 +9,7 @@ import type { Watch } from '../core/monitor/watch.js';
 import { registerMonitorRoutes } from './admin-monitors.js';
 
 /**
- * The admin API (DESIGN.md section 7): while a daemon runs it is the only writer of the embedded state, so the
+ * The admin API (docs/state.md): while a daemon runs it is the only writer of the embedded state, so the
  * CLI's `keys`, `credits`, `usage`, `status` and `generate`'s charge go through it. The daemon listens it on
  * `<dataDir>/admin.sock` (mode 0600); it is never exposed on TCP. JSON in, JSON out, amounts in milli-credits;
  * errors are `{"error": {"code", "message", "hint", "context"}}` so the client can rebuild the PagejsonError.

@@ -133,7 +133,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 /**
- * With Redis there is no single-writer rule (DESIGN.md section 7): any number of daemons share it. The first
+ * With Redis there is no single-writer rule (docs/state.md): any number of daemons share it. The first
  * daemon on a data dir still takes the lock and the admin socket, so CLI commands there reach the shared
  * state through it; a further one runs without either (its lock is a no-op with an empty path).
  */

@@ -6,7 +6,7 @@ import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-su
 
 /**
  * The daemon over a runtime with a hand-driven clock and credits switched off: stale answers carry their age
- * and refresh in the background (SPEC 4.3), and `credits.enabled: false` meters usage but never refuses.
+ * and refresh in the background (docs/wire.md, caching), and `credits.enabled: false` meters usage but never refuses.
  */
 let site: FixtureSite;
 let temp: TempProject;

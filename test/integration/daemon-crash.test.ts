@@ -7,7 +7,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, spawnServe, type TempProject } from './daemon-support.js';
 
 /**
- * `kill -9` under load, 20 times (DESIGN.md section 7): the state (snapshot and journal) opens after every
+ * `kill -9` under load, 20 times (docs/state.md): the state (snapshot and journal) opens after every
  * crash, and every debit whose request was answered is in it. A request is answered only after the append
  * holding its debit has returned, so the recorded debits can exceed the answered ones (killed mid-flight) but
  * never fall short.

@@ -7,7 +7,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
 /**
- * Nothing lost, nothing double-spent (DESIGN.md section 11): 50 connections against a slow page with caching
+ * Nothing lost, nothing double-spent (docs/daemon.md): 50 connections against a slow page with caching
  * off, three times as many requests as the balance pays for. Exactly the paid number get data, every other
  * answer is the no-credits envelope, and the balance ends at exactly zero, in memory and on disk.
  */

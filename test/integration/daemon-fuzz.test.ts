@@ -7,7 +7,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
 /**
- * Bad input never crashes or leaks (DESIGN.md section 11): random methods, paths, headers and bodies always
+ * Bad input never crashes or leaks (docs/daemon.md): random methods, paths, headers and bodies always
  * get an envelope, and never a 5xx while the source is healthy. Errors met before Fastify has a request
  * (a garbage request line, oversize headers) are answered on the raw socket, still as an envelope.
  */

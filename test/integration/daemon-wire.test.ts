@@ -5,7 +5,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { envelopeError, issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
 /**
- * The wire contract of DESIGN.md section 4, row by row and in order of precedence, through the real app
+ * The wire contract of docs/wire.md, row by row and in order of precedence, through the real app
  * (inject), a real runtime over a temp project, real lowdb state and the real fixture site.
  */
 let site: FixtureSite;
@@ -199,7 +199,7 @@ describe('success', () => {
     expect(second.body).toBe(first.body);
     expect(second.headers['x-pagejson-cache']).toBe('HIT');
     expect(second.headers.age).toMatch(/^\d+$/);
-    // A hit costs the full price (DESIGN.md section 4).
+    // A hit costs the full price (docs/wire.md).
     expect(Number(second.headers['x-pagejson-credits-remaining'])).toBeCloseTo(remaining - 0.4, 6);
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     const status = (await runtime.store.listEndpointStatus()).find((s) => s.apiId === 'static');

@@ -10,7 +10,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, pageConfig, spawnServe, type TempProject } from './daemon-support.js';
 
 /**
- * Several daemons sharing one real redis-server (DESIGN.md sections 1 and 7): one balance that a burst split
+ * Several daemons sharing one real redis-server (docs/redis.md): one balance that a burst split
  * across them spends exactly, keys valid everywhere at once, no daemon.lock single-writer rule, and the CLI
  * (`serve --redis`, state commands with PAGEJSON_REDIS_URL) on the same shared state.
  */

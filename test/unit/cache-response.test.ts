@@ -52,7 +52,7 @@ function loadFrom(path: string): () => Promise<unknown> {
   };
 }
 
-describe('response cache (SPEC 4.3)', () => {
+describe('response cache (docs/wire.md, caching)', () => {
   it('serves a fresh entry from cache for 15 minutes, then stale with exactly one background refresh', async () => {
     const cache = await openCache();
     const key = cacheKey('books', 1, `${site.origin}/slow.html`);

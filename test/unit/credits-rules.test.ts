@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generationCost, retrievalCost } from '../../src/core/access/credits.js';
 import { formatCredits, fromMilli, toMilli } from '../../src/core/shared/credit-amounts.js';
 
-describe('credit rules (SPEC 8.1)', () => {
+describe('credit rules (docs/wire.md, credits)', () => {
   it('charges 0.4 / 0.5 per retrieval and 0.25 / 0.35 per generation, more only when the scraper renders JS', () => {
     expect([retrievalCost(1), retrievalCost(2), retrievalCost(3)]).toEqual([400, 400, 500]);
     expect([generationCost(1), generationCost(2), generationCost(3)]).toEqual([250, 250, 350]);

@@ -7,7 +7,7 @@ import { serializeConfig } from '../../src/core/config/write.js';
 import { writeFileAtomic } from '../../src/core/shared/fs/atomic-write.js';
 import { makeProject, pageConfig, type TempProject } from '../integration/daemon-support.js';
 
-/** Hot reload (DESIGN.md section 11): watch the folder, debounce, validate, swap, keep the last good revision. */
+/** Hot reload (docs/daemon.md): watch the folder, debounce, validate, swap, keep the last good revision. */
 let temp: TempProject | undefined;
 let registry: ConfigRegistry | undefined;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PagejsonError } from '../../src/core/shared/errors.js';
 import { errorEnvelope, errorReply, rawErrorResponse } from '../../src/daemon/errors.js';
 
-/** The one code → status + envelope mapping of the daemon (DESIGN.md section 4). */
+/** The one code → status + envelope mapping of the daemon (docs/wire.md). */
 describe('errorReply', () => {
   it('maps each row of the wire table to its status and exact message', () => {
     const rows: Array<[PagejsonError, number, string]> = [

@@ -60,7 +60,7 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/external/old-page'].post.deprecated).toBe(true);
   });
 
-  it('lists the statuses of DESIGN.md section 4 per method', () => {
+  it('lists the statuses of docs/wire.md per method', () => {
     expect(Object.keys(doc.paths['/external/books'].get.responses)).toEqual(['200', '401', '402', '403', '404', '500', '502']);
     expect(Object.keys(doc.paths['/external/product'].post.responses)).toEqual(['200', '400', '401', '402', '403', '404', '413', '415', '500', '502']);
     expect(doc.components.responses.Error401.description).toContain('"Path: apikey -  Message: Required"');

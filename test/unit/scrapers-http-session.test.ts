@@ -13,7 +13,7 @@ function sentHeaders(html: string): Record<string, string> {
   return JSON.parse(json.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')) as Record<string, string>;
 }
 
-describe('http scraper: use session (SPEC 2.2)', () => {
+describe('http scraper: use session (docs/wire.md, use session)', () => {
   let site: FixtureSite;
   let scraper: Scraper;
 

@@ -7,7 +7,7 @@ import { compileStructure, dataJsonSchema, getCompiledStructure, parseHtml, prev
 
 const listing = readFileSync(new URL('../fixtures/html/structure-listing.html', import.meta.url), 'utf8');
 const FINAL_URL = 'https://www.shop.example/list/page-1.html';
-// As the daemon runs it (DESIGN.md section 11): strict, no coercion, nothing removed.
+// As the daemon runs it (docs/daemon.md): strict, no coercion, nothing removed.
 const ajv = new Ajv2020({ strict: true, allErrors: true, coerceTypes: false, removeAdditional: false });
 
 function validate(structure: Field[], data: unknown): string | null {

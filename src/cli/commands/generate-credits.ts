@@ -5,7 +5,7 @@ import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
 import { openStateClient } from '../state-client.js';
 
 /**
- * Generation costs credits from the default account (SPEC 8.1: 0.25, 0.35 with JS rendering). The balance
+ * Generation costs credits from the default account (0.25, 0.35 with JS rendering: the README's credits table). The balance
  * is checked before the work, so a user without credits never waits for a fetch and a model call that will
  * not be saved, and charged after the generation succeeded, so a failed fetch or model costs nothing.
  * Both go through the state client: the daemon's admin socket when a daemon runs, else the store itself.

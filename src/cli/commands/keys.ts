@@ -8,7 +8,7 @@ import { projectFor } from '../project-option.js';
 import { withStateClient } from '../state-session.js';
 
 /**
- * `pagejson keys create|list|revoke|rotate` (DESIGN.md section 8). A new key goes to stdout alone (so
+ * `pagejson keys create|list|revoke|rotate` (the README's CLI reference). A new key goes to stdout alone (so
  * `KEY=$(pagejson keys create)` works) and the notes about it to stderr; it is shown this once only.
  */
 /** A scope naming an endpoint the project does not have is a typo, not a wish: refuse it before a key is made. */

@@ -6,7 +6,7 @@ import { projectFor } from '../project-option.js';
 import { withStateClient } from '../state-session.js';
 
 /**
- * `pagejson status [--json]`: the dashboard of SPEC 2.1 — per endpoint its status, source URL, scraper,
+ * `pagejson status [--json]`: the dashboard's view — per endpoint its status, source URL, scraper,
  * caching, session, dynamic variables, last fetch time and usage — and whether a daemon is serving.
  */
 export function register(program: Command, ctx: CliContext): void {

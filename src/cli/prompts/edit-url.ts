@@ -4,7 +4,7 @@ import { PLACEHOLDER_PATTERN } from '../../core/config/url-template.js';
 import type { EditOperation } from '../../core/edit/operations.js';
 
 /**
- * The URL editor of SPEC 2.1 rule 2: every path segment and every query parameter listed with its own
+ * The URL editor of docs/wire.md, variables: every path segment and every query parameter listed with its own
  * toggle; making one dynamic asks for its variable name. Returns the edits the user chose.
  */
 interface UrlPart {

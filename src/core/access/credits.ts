@@ -1,7 +1,7 @@
 import { scraperByNumber } from '../fetch/index.js';
 
 /**
- * Credit rules (SPEC 8.1, DESIGN.md section 4), in integer milli-credits so that sums are exact:
+ * Credit rules (docs/wire.md, credits), in integer milli-credits so that sums are exact:
  * retrieval 0.4 / 0.5 credits and generation 0.25 / 0.35 credits, the higher figure when the scraper renders
  * JavaScript (a capability of the scraper table). Use session adds nothing.
  */

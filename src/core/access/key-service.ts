@@ -5,7 +5,7 @@ import { digestKey, generateApiKey, hasValidChecksum, KEY_ID_PATTERN, newKeyId }
 import type { ApiKeyRecord, StateStore, UsageRow } from '../state/index.js';
 
 /**
- * API key operations over a StateStore (DESIGN.md sections 4 and 8). The plaintext key exists only in the
+ * API key operations over a StateStore (docs/wire.md and docs/security.md). The plaintext key exists only in the
  * value `createKey`/`rotateKey` return, once; the store keeps its SHA-256 digest.
  */
 export const DEFAULT_ACCOUNT = 'default';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 /**
- * API key format (DESIGN.md section 4): `pj_` + 30 random bytes in base62 (fixed width) + a 6-character
+ * API key format (docs/wire.md): `pj_` + 30 random bytes in base62 (fixed width) + a 6-character
  * checksum. The checksum lets the daemon answer `invalid key` to a typo without touching the store, and lets
  * secret scanners tell a real key from lookalike text. Keys are stored only as SHA-256 digests.
  */

@@ -33,7 +33,7 @@ export interface GenerationTokens {
   completionTokens: number;
 }
 
-/** The SPEC 2.1 dashboard fields of one endpoint. */
+/** The dashboard fields (docs/wire.md) of one endpoint. */
 export interface EndpointStatusView {
   apiId: string;
   status: 'active' | 'inactive';

@@ -6,7 +6,7 @@ import { PAGINATION_HEADERS, paginationText } from './pagination-doc.js';
 /**
  * The OpenAPI 3.1 document of a project's endpoints (`pagejson openapi`): one path per config, GET for static
  * configs, POST with the variables as a JSON body (and GET with them as query parameters) for dynamic ones,
- * the `apikey` header as the security scheme, and every status and message of DESIGN.md section 4. Schemas
+ * the `apikey` header as the security scheme, and every status and message of docs/wire.md. Schemas
  * are JSON Schema 2020-12, which OpenAPI 3.1 embeds as is.
  */
 export interface OpenApiOptions {

@@ -5,7 +5,7 @@ import { compileSafePattern, PatternProblem } from './safe-pattern.js';
 import type { Variable } from './schema.js';
 
 /**
- * Dynamic URL templates (SPEC 2.1 rule 1): `{{ name }}` (spaces optional) inside a path segment or a query
+ * Dynamic URL templates (docs/wire.md, variables): `{{ name }}` (spaces optional) inside a path segment or a query
  * parameter value, never in scheme, host, port, user info, parameter names or fragment. Values are
  * percent-encoded into their place, so a caller can never change where a request goes: only the text of the
  * segment or value that holds the placeholder.
@@ -18,7 +18,7 @@ export type VariableProblemCode = 'VARIABLE_MISSING' | 'VARIABLE_UNKNOWN' | 'VAR
 export interface VariableProblem {
   code: VariableProblemCode;
   name: string;
-  /** Exact wire message of DESIGN.md section 4. */
+  /** Exact wire message of docs/wire.md. */
   message: string;
 }
 
@@ -294,7 +294,7 @@ function safeDecode(text: string): string {
 /**
  * The places of a URL that can be made dynamic, each with its spec (`path:N`, `query:PARAM`), its value (a
  * variable's example when dynamic) and its variable name when it is one: what the dashboard shows as a
- * toggle per path segment and query parameter (SPEC 2.1).
+ * toggle per path segment and query parameter (docs/wire.md, variables).
  */
 export interface UrlPlace {
   spec: string;

@@ -5,7 +5,7 @@ import { listConfigFiles, loadConfigFile, loadConfigFileSync, type ConfigLoadRes
 import type { ApiConfig, ConfigProblem } from '../config/index.js';
 
 /**
- * The configs a daemon serves, kept current while it runs (DESIGN.md section 11). It watches the directory,
+ * The configs a daemon serves, kept current while it runs (docs/daemon.md). It watches the directory,
  * not the files: a watch on a file stops firing after an atomic rename, which is how the CLI, editors and
  * git write. Events are debounced, then every file whose stat changed is re-read and validated. A file that
  * turns invalid keeps serving its last good revision (and is reported); a deleted file stops serving.

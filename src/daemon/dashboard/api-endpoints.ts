@@ -17,7 +17,7 @@ import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './ap
 import { actionsView } from './actions-view.js';
 
 /**
- * Endpoints: the list (SPEC 2.1's dashboard fields, health, the last 24 hours), one endpoint with its URL
+ * Endpoints: the list (the dashboard fields of docs/wire.md, health, the last 24 hours), one endpoint with its URL
  * places and revisions, "try it", and edits. An edit is a list of the same operations `pagejson edit` takes
  * (`--add`, `--remove`, `--rename`, `--move`, `--set`, `--var`, `--unvar`), applied by the same code, checked
  * by the same rules as `validate`, written as a new revision and reloaded at once.

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { Operation, UrlPlace } from '../app/types';
 
 /**
- * SPEC 2.1: each path segment and each query parameter has its own toggle to make it dynamic, and each
+ * Each path segment and each query parameter has its own toggle to make it dynamic, and each
  * dynamic one gets a variable name. Toggling hands up `--var`/`--unvar` operations.
  */
 function suggestedName(place: UrlPlace): string {

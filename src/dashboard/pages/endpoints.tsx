@@ -4,7 +4,7 @@ import { api, credits, when } from '../app/api';
 import type { EndpointRow, Problem } from '../app/types';
 import { ErrorBox, Health, PageTitle } from '../components/ui';
 
-/** Every endpoint with SPEC 2.1's dashboard fields, its health and the last 24 hours; filter by text. */
+/** Every endpoint with the dashboard fields of docs/wire.md, its health and the last 24 hours; filter by text. */
 export function EndpointsPage() {
   const [rows, setRows] = useState<EndpointRow[] | undefined>();
   const [problems, setProblems] = useState<Problem[]>([]);

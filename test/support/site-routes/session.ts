@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { FIXTURE_SITE_DIR, type FixtureSite, type RouteHandler } from '../site.js';
 
 /**
- * A session-protected page (SPEC 2.2). The site root `/` serves the same index page as before and also
+ * A session-protected page (docs/wire.md, use session). The site root `/` serves the same index page as before and also
  * issues a `pj_session` cookie; `/session/protected.html` answers 403 unless that cookie is sent back.
  * `/session/expire` forgets every issued session, as a server would after a timeout, so tests can see a
  * cached client session refused and renewed.

@@ -8,7 +8,7 @@ import { parserOptions } from './skipping-tokenizer.js';
 
 /**
  * The DOM layer of the structure engine: htmlparser2 documents (about 6x faster than cheerio's default parse5
- * on a 100 KB page, DESIGN.md section 10) queried with css-select queries compiled once per config revision.
+ * on a 100 KB page, docs/performance.md) queried with css-select queries compiled once per config revision.
  */
 
 export type { AnyNode, Document, Element };

@@ -3,7 +3,7 @@ import type { ApiConfig } from '../../config/index.js';
 import { compileStructure, outlineStructure, type CompiledStructure, type StructureOutline } from './compile.js';
 
 /**
- * Compiled structures memoised per apiId + revision (DESIGN.md section 10: compile once per revision, not
+ * Compiled structures memoised per apiId + revision (docs/performance.md: compile once per revision, not
  * per request), bounded so a long-running daemon that sees many revisions does not grow without end.
  *
  * A hand-edited config may change without its revision being bumped, so a hit is confirmed: the same

@@ -5,7 +5,7 @@ import type { CookieJar } from 'tough-cookie';
 let cookies: Promise<typeof ToughCookie> | undefined;
 
 /**
- * Sessions of "Use session" (SPEC 2.2), one cookie jar per origin. A session lives `ttlMs` (10 minutes by
+ * Sessions of "Use session" (docs/wire.md, use session), one cookie jar per origin. A session lives `ttlMs` (10 minutes by
  * default) and is dropped early when the target refuses it (401/403). Concurrent first requests to an
  * origin share one handshake: the store keeps the promise, not the finished jar.
  */

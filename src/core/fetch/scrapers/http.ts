@@ -20,7 +20,7 @@ import type { FetchRequest, FetchResult, Scraper, ScraperOptions } from './types
 /**
  * Scraper 1: plain HTTP with undici. Browser-like headers, gzip/deflate/br, redirects followed by hand (each
  * hop checked against the address guard), one total deadline, a byte cap while streaming, charset
- * sniffing, and the optional origin session of SPEC 2.2.
+ * sniffing, and the optional origin session of docs/wire.md (use session).
  */
 export const MAX_REDIRECTS = 5;
 
@@ -150,7 +150,7 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     }
   }
 
-  /** SPEC 2.2: visit the origin with a cookie jar, then the target with its cookies and a Referer. */
+  /** Use session (docs/wire.md): visit the origin with a cookie jar, then the target with its cookies and a Referer. */
   async function fetchWithSession(url: string, base: HopContext): Promise<FetchResult> {
     const origin = new URL(url).origin;
     const referer = `${origin}/`;

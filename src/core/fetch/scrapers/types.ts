@@ -8,7 +8,7 @@ export type ScraperName = 'http' | 'crawlee' | 'browser';
 
 export interface FetchRequest {
   url: string;
-  /** Use session (SPEC 2.2): only scrapers whose capability says `supportsSession`. */
+  /** Use session (docs/wire.md, use session): only scrapers whose capability says `supportsSession`. */
   session?: boolean;
   /** Aborts the fetch early (client went away, shutdown); the scraper's own deadline applies regardless. */
   signal?: AbortSignal;
