@@ -15,3 +15,4 @@ export { MAX_PROXY_URLS, PROXY_ROTATIONS, ProxyListSchema, ProxySchema, proxyHas
 export { BROWSER_PAGINATION_KINDS, DEFAULT_MAX_PAGES, MAX_ITEMS, MAX_PAGES, PAGINATION_KINDS, PaginationSchema, describePagination, pageStartOf, pageUrl, pageVariableOf, paginationKind, type PaginationInput, type PaginationKind, type PaginationSettings } from './pagination.js';
 export { ActionSchema, ActionsSchema, MAX_SELECTOR_LENGTH, MAX_TEXT_LENGTH, MAX_WAIT_MS, PRESS_KEY_PATTERN } from './actions.js';
 export { ACTION_VERBS, MAX_ACTIONS, actionSteps, actionValuesKey, actionVariableNames, actionVerb, countActions, describeAction, describeActions, fillActionText, malformedPlaceholder, type Action, type ActionVerb } from './action-text.js';
+export { LOGIN_KINDS, LoginSchema, MAX_LOGIN_FIELDS, loginTexts, loginUrlProblem, type LoginSettings } from './login.js';

@@ -16,6 +16,7 @@ import {
 } from './constants.js';
 import { ActionsSchema } from './actions.js';
 import { PaginationSchema } from './pagination.js';
+import { LoginSchema } from './login.js';
 import { ProxySchema } from './proxy.js';
 import { RequestSchema } from './request.js';
 
@@ -111,6 +112,7 @@ export const ApiConfigSchema = z
     monitor: MonitorSchema.optional().describe('Scheduled refresh by the daemon, with change detection and webhooks (docs/monitors.md)'),
     actions: ActionsSchema.optional(),
     pagination: PaginationSchema.optional().describe('Read the list over several pages or rounds: next link, page variable, load more or scroll (docs/pagination.md)'),
+    login: LoginSchema.optional(),
   })
   .strict();
 

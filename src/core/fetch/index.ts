@@ -10,3 +10,7 @@ export { isProxyFailure, proxyFailure, throughProxies } from './net/proxy-attemp
 export { createProxyDispatchers, type ProxyDispatchers } from './net/proxy-dispatchers.js';
 export { assertAllowedProxiedTarget } from './net/proxy-target.js';
 export type { PageRounds, PageSteps, RoundsOutcome, RoundsStop } from './scrapers/page-steps.js';
+export type { FetchLogin, LoggedInProbe, LoginSession } from './login/types.js';
+export { createFileSessionStore, createMemorySessionStore, type SessionStore } from './login/session-stores.js';
+export { createRedisSessionStore } from './login/session-redis.js';
+export { loginOf } from './login/login-of.js';

@@ -12,6 +12,7 @@ import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { hostileRoutes } from './hostile.js';
 import { jsRoutes } from './js.js';
+import { loginRoutes } from './login.js';
 import { paginationRoutes } from './pagination.js';
 import { sessionRoutes } from './session.js';
 
@@ -33,6 +34,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...fingerprintRoutes,
   ...hostileRoutes,
   ...jsRoutes,
+  ...loginRoutes,
   ...paginationRoutes,
   ...sessionRoutes,
   '/slow.html': async (_req, res) => {

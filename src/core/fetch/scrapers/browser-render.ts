@@ -8,6 +8,7 @@ import { DEFAULT_ACTIONS_TIMEOUT_MS, runPageSteps } from './browser-steps.js';
 import { watchDocuments } from './browser-watch.js';
 import { retryWaitMs, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, pageCrashedError, statusError, toFetchError } from './crawlee-errors.js';
+import type { BrowserStorage } from '../login/session-codec.js';
 import type { PageSteps } from './page-steps.js';
 import type { FetchResult } from './types.js';
 
@@ -39,6 +40,8 @@ export interface RenderJob {
   sendAccess?: ((page: Page) => Promise<void>) | undefined;
   /** Actions and rounds run on the loaded page before it is read (browser-steps.ts). */
   steps?: PageSteps | undefined;
+  /** The endpoint's login session (cookies and local storage) the context starts with (fetch/login/). */
+  storageState?: BrowserStorage | undefined;
   actionsTimeoutMs?: number | undefined;
 }
 
@@ -154,7 +157,7 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
 }
 
 export async function renderInOwnContext(browser: Browser, job: RenderJob): Promise<FetchResult> {
-  const context = await browser.newContext({ acceptDownloads: false, ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}) });
+  const context = await browser.newContext({ acceptDownloads: false, ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}), ...(job.storageState ? { storageState: job.storageState } : {}) });
   const closeContext = (): Promise<void> => context.close().catch(() => undefined);
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });

@@ -8,6 +8,9 @@ import { renderInOwnContext } from './browser-render.js';
 import { sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { abortedError, closedError, timeoutError, toFetchError } from './crawlee-errors.js';
 import type { PageSteps } from './page-steps.js';
+import { browserStorageOf, type BrowserStorage } from '../login/session-codec.js';
+import type { SignsIn } from '../login/pool-logins.js';
+import { signInWithSteps } from './browser-login.js';
 import type { Scraper, ScraperOptions } from './types.js';
 import { asUpstreamFailure, createChainedGuards, sendRequestAccess } from './browser-access.js';
 import { throughProxies } from '../net/proxy-attempts.js';
@@ -36,7 +39,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-export function createBrowserScraper(options: ScraperOptions): Scraper {
+export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn {
   const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH;
   const pages = new PQueue({ concurrency: MAX_PAGES });
   const inFlight = new Set<AbortController>();
@@ -65,13 +68,13 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
     return starting;
   }
 
-  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined, via: { access: ResolvedAccess; candidate: ProxyCandidate | undefined }): Promise<ReturnType<typeof renderInOwnContext>> {
+  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined, via: { access: ResolvedAccess; candidate: ProxyCandidate | undefined }, storageState?: BrowserStorage): Promise<ReturnType<typeof renderInOwnContext>> {
     const deadlineAt = Date.now() + options.timeoutMs;
     const { browser: chromium, proxy: direct } = await untilAborted(browser(), signal);
     // Through a configured proxy: the context's own guard, chained to it (browser-access.ts).
     const proxy = via.candidate ? await chained.for(via.candidate) : direct;
     const access = { ...(via.candidate ? { contextProxy: proxy.url } : {}), ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}) };
-    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs, ...access }), { signal }).catch((error: unknown) => {
+    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs, storageState, ...access }), { signal }).catch((error: unknown) => {
       throw asUpstreamFailure(error, via.candidate, proxy, url);
     });
   }
@@ -92,7 +95,9 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
       inFlight.add(stop);
       try {
         const access = resolveAccess(url.href, request.access, resolver);
-        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (candidate) => render(url.href, signal, request.steps, { access, candidate }));
+        // A login's session: the context starts with its cookies and local storage (fetch/login/).
+        const storage = request.loginSession ? await browserStorageOf(request.loginSession) : undefined;
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (candidate) => render(url.href, signal, request.steps, { access, candidate }, storage));
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();
@@ -104,6 +109,12 @@ export function createBrowserScraper(options: ScraperOptions): Scraper {
         request.signal?.removeEventListener('abort', onCaller);
         dispose();
       }
+    },
+    /** A login's browser steps (browser-login.ts), in this scraper's browser. */
+    async signIn(job) {
+      if (closed) throw closedError();
+      const { browser: chromium } = await untilAborted(browser(), job.signal);
+      return signInWithSteps(chromium, job, { maxBytes: options.maxBytes, actionsTimeoutMs: options.actionsTimeoutMs });
     },
     async close() {
       if (closed) return;

@@ -10,6 +10,7 @@ import { assertHtmlContentType, mediaType, notHtmlError, sniffsAsHtml } from '..
 import { retryWaitMs, sessionUnsupportedError, sourceUrl, waitForBackoff } from './crawlee-common.js';
 import { abortedError, closedError, isRetryableStatus, statusError, timeoutError, toFetchError } from './crawlee-errors.js';
 import { BLOCKED_STATUSES, createSessionPool, type FingerprintSession } from './crawlee-sessions.js';
+import type { CookieJar } from 'tough-cookie';
 import type { FetchResult, Scraper, ScraperOptions } from './types.js';
 import { asProxyFailure, crawleeAccessOptions, type CrawleeVia } from './crawlee-access.js';
 import { proxyFailure, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
@@ -118,12 +119,13 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
   }
 
   /** Attempts until one answers, a failure is final, or the next backoff would pass the deadline. */
-  async function fetchWithRetries(url: string, deadlineAt: number, signal: AbortSignal, via: CrawleeVia): Promise<FetchResult> {
+  async function fetchWithRetries(url: string, deadlineAt: number, signal: AbortSignal, via: CrawleeVia, loginJar?: CookieJar): Promise<FetchResult> {
     let blocked: FingerprintSession | undefined;
     for (let attempt = 0; ; attempt += 1) {
       const session = sessions.take(blocked);
       try {
-        const result = await requestOnce({ url, session, deadlineAt, signal, ...via });
+        // With a login, the fingerprint goes with the endpoint's session cookies (fetch/login/).
+        const result = await requestOnce({ url, session: loginJar ? { token: session.token, cookieJar: loginJar } : session, deadlineAt, signal, ...via });
         sessions.release(session, false);
         return result;
       } catch (error) {
@@ -156,7 +158,7 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       try {
         const deadlineAt = Date.now() + options.timeoutMs;
         const access = resolveAccess(url.href, request.access, resolver);
-        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) => fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }));
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) => fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }, request.loginSession?.jar));
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();

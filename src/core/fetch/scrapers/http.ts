@@ -179,7 +179,8 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
       try {
         const access = resolveAccess(fetchRequest.url, fetchRequest.access, resolver);
         return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) =>
-          fetchRequest.session ? fetchWithSession(fetchRequest.url, { signal, access, proxy }) : fetchDocument(fetchRequest.url, { signal, access, proxy }),
+          // A login's session (fetch/login/) stands in for the origin handshake.
+          fetchRequest.session && !fetchRequest.loginSession ? fetchWithSession(fetchRequest.url, { signal, access, proxy }) : fetchDocument(fetchRequest.url, { signal, access, proxy, ...(fetchRequest.loginSession ? { jar: fetchRequest.loginSession.jar } : {}) }),
         );
       } catch (error) {
         throw toFetchError(error, { deadline, callerSignal: fetchRequest.signal, timeoutMs: options.timeoutMs, url: fetchRequest.url });

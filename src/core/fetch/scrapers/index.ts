@@ -2,6 +2,7 @@ import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { startDeadline } from '../net/deadline.js';
 import { createOriginQueue, type OriginQueue } from '../net/origin-queue.js';
 import { createSourceScreen, type SourceScreen } from '../net/source-screen.js';
+import { createPoolLogins, type PoolLoginOptions } from '../login/pool-logins.js';
 import { createHttpScraper } from './http.js';
 import { createProxyChooser, type ProxyChooser } from '../net/proxy-rotation.js';
 import type { ProxySettings } from '../../config/index.js';
@@ -39,6 +40,8 @@ export interface ScraperPoolOptions extends ScraperOptions {
   queue?: OriginQueue;
   /** Block pages and 429 pauses (net/source-screen.ts); by default one is made on the wall clock. */
   screen?: SourceScreen;
+  /** Endpoints' logins (fetch/login/): where sessions are kept, how `loggedIn` is checked; default in memory. */
+  logins?: PoolLoginOptions;
 }
 
 export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
@@ -46,6 +49,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   const proxies = options.proxies ?? createProxyChooser({ env: options.env ?? {} });
   const scraperOptions: ScraperOptions = { ...options, proxies };
   const screen = options.screen ?? createSourceScreen();
+  const logins = createPoolLogins(options, options.logins, { browser: () => instance('browser'), proxies });
   const created = new Map<ScraperName, Promise<Scraper>>();
   const facades = new Map<ScraperName, Scraper>();
   let closed = false;
@@ -62,10 +66,12 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   }
 
   function facade(name: ScraperName): Scraper {
-    return {
+    const scraper: Scraper = {
       name,
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+        // A fetch of an endpoint with a login goes with its session (fetch/login/login-manager.ts).
+        if (request.login && !request.loginSession) return logins.fetch({ ...request, login: request.login }, (inner) => scraper.fetch(inner));
         const origin = originOf(request.url);
         screen.before(origin, request.url);
         // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
@@ -104,6 +110,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
         if (pending) await (await pending.catch(() => undefined))?.close();
       },
     };
+    return scraper;
   }
 
   return {
@@ -123,6 +130,7 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       const pending = [...created.values()];
       created.clear();
       await Promise.all(pending.map(async (p) => (await p.catch(() => undefined))?.close()));
+      await logins.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { PageSteps, RoundsOutcome } from './page-steps.js';
+import type { FetchLogin, LoginSession } from '../login/types.js';
 
 import type { ProxyChooser } from '../net/proxy-rotation.js';
 import type { FetchAccess } from '../net/request-access.js';
@@ -16,6 +17,10 @@ export interface FetchRequest {
   access?: FetchAccess;
   /** Scraper 3 only: actions and load-more/scroll rounds on the loaded page (page-steps.ts, docs/actions.md). */
   steps?: PageSteps;
+  /** The endpoint's `login` (docs/access.md): the pool fetches with its session, signing in when needed: `loginOf(config)`. */
+  login?: FetchLogin;
+  /** The session a scraper sends (its cookies; scraper 3 also its storage), set by the pool's login manager. */
+  loginSession?: LoginSession;
 }
 
 export interface FetchResult {
