@@ -48,11 +48,13 @@ describe.each(scrapers)('%s', (_name, create, skip) => {
   it.skipIf(skip)('rejects what is still pending when closed, and refuses new work afterwards', async () => {
     const scraper = create(OPTIONS);
     await scraper.fetch({ url: `${site.origin}/listing.html` });
+    // Closed while the request is at the source (the site has seen it), not before it was sent.
+    const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
     const pending = scraper.fetch({ url: `${site.origin}/faults/hang` }).then(
       () => undefined,
       (error: unknown) => error,
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await hung;
     await scraper.close();
     expect(await pending).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
     await expect(scraper.fetch({ url: `${site.origin}/listing.html` })).rejects.toMatchObject({ message: 'the scraper is closed' });
@@ -63,14 +65,15 @@ describe.skipIf(skipBrowser)('scraper 3 (browser) closing with fetches queued', 
   it('settles the fetches rendering and the ones waiting for a page alike', async () => {
     const scraper = createBrowserScraper(OPTIONS);
     await scraper.fetch({ url: `${site.origin}/listing.html` });
-    // Three pages render at once; the other two wait in the scraper's queue.
+    // Three pages render at once; the other two wait in the scraper's queue. Closed once the three are at the source.
+    const rendering = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 3);
     const pending = Array.from({ length: 5 }, () =>
       scraper.fetch({ url: `${site.origin}/faults/hang` }).then(
         () => undefined,
         (error: unknown) => error,
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await rendering;
     await scraper.close();
     for (const outcome of await Promise.all(pending)) expect(outcome).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
   }, 120_000);

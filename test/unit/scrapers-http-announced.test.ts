@@ -108,20 +108,19 @@ describe('a body of announced length', () => {
   it('is still bounded by the fetch deadline when it trickles in', async () => {
     const hurried = createHttpScraper({ timeoutMs: 600, maxBytes: MAX_BYTES, allowPrivateNetworks: true, perOriginConcurrency: 4 });
     try {
-      const started = Date.now();
       const error: unknown = await hurried.fetch({ url: `${origin}/drip` }).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(PagejsonError);
       expect((error as PagejsonError).code).toBe('FETCH_TIMEOUT');
+      // Ended by the deadline's own error, not by the page (which would drip for 10,000 × 50 ms, past this
+      // test's timeout): the drip is the slow fixture, the error code is what is checked.
       expect((error as PagejsonError).message).toBe('timed out after 600 ms');
-      // Ended by the deadline, not by the page (which would drip for 10,000 × 50 ms).
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await hurried.close();
     }
-  });
+  }, 10_000); // a bound on a hang, not a measurement
 
   it('without one plain length, is streamed under the cap as before', async () => {
     const page = await scraper.fetch({ url: `${origin}/odd-length` });

@@ -90,8 +90,11 @@ describe('http scraper', () => {
 
   it('honours the caller signal', async () => {
     const controller = new AbortController();
+    // Aborted while the request waits at the source (the site has seen it).
+    const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
     const pending = scraper.fetch({ url: `${site.origin}/faults/hang`, signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    await hung;
+    controller.abort();
     const error = await pending.then(
       () => undefined,
       (e: unknown) => e as PagejsonError,
