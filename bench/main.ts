@@ -14,6 +14,7 @@ import { createHeuristicModel } from '../src/core/models/heuristic/index.js';
 import { createScraperPool } from '../src/core/fetch/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
+import { browserActionFigures } from './browser-actions.js';
 import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -269,6 +270,8 @@ async function main(): Promise<void> {
     await scraperTwoLatency(sourceUrl);
     return;
   }
+  // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
+  if (ONLY === 'scraper3') return browserActionFigures({ record }, QUICK);
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
   if (ONLY === 'scaling') {
     await scaling(source.match[1]!);
@@ -305,6 +308,7 @@ async function main(): Promise<void> {
   let series: Series | undefined;
   if (!LOAD_FIGURES_ONLY) {
     await scraperTwoLatency(sourceUrl);
+    await browserActionFigures({ record }, QUICK);
     await heuristicGenerate();
     await cliWallTimes();
     // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.

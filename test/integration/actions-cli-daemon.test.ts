@@ -111,13 +111,10 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
   });
 
   it('fails a step that never succeeds within fetch.actionsTimeoutMs, naming it, and refuses steps on another scraper', async () => {
-    const started = Date.now();
     const result = await cli('run', 'never');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/step 1 \(click "#nothing-to-accept"\): no element it could click matched within the \d+ ms left of fetch\.actionsTimeoutMs/);
     expect(result.stderr).toContain('hint: check the selector on the page');
-    // Bounded by the 3 s of actionsTimeoutMs, not fetch.timeoutMs (20 s); generous for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(15_000);
     const other = await cli('run', 'consent', '--scraper', '1');
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toContain('actions need scraper 3 (the browser), not scraper 1');

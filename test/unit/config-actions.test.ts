@@ -141,7 +141,7 @@ describe('edit --set actions', () => {
     const { config: edited, changed } = applyEdits(start, [{ kind: 'set', key: 'actions', value: '[{"ifExists":"#consent","then":[{"click":"#accept"}]},{"wait":".results li"}]' }]);
     expect(changed).toBe(true);
     expect(edited.actions).toEqual([{ ifExists: '#consent', then: [{ click: '#accept' }] }, { wait: '.results li' }]);
-    expect(describeChanges(start, edited).map((change) => change.text)).toContain('actions added: 1. if "#consent" is there:; 1.1. click "#accept"; 2. wait for ".results li"');
+    expect(describeChanges(start, edited).map((change) => change.text)).toContain('actions added: 1. if "#consent" is there: click "#accept"; 2. wait for ".results li"');
     const removed = applyEdits(edited, [{ kind: 'set', key: 'actions', value: 'off' }]).config;
     expect(removed.actions).toBeUndefined();
     expect(describeChanges(edited, removed).map((change) => change.text)).toContain('actions removed');

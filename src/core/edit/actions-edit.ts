@@ -1,4 +1,4 @@
-import { ActionsSchema, describeActions, type Action, type ApiConfig } from '../config/index.js';
+import { ActionsSchema, describeAction, type Action, type ApiConfig } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 
 /**
@@ -35,9 +35,7 @@ export function setActions(config: ApiConfig, value: string): ApiConfig {
 }
 
 function listed(actions: readonly Action[]): string {
-  return describeActions(actions)
-    .map((entry) => `${entry.step}. ${entry.text}`)
-    .join('; ');
+  return actions.map((step, index) => `${index + 1}. ${describeAction(step)}`).join('; ');
 }
 
 /** The change of a config's actions, in words (describe-changes.ts). */

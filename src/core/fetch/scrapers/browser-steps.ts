@@ -12,7 +12,7 @@ import type { FetchResult } from './types.js';
 
 /**
  * A scraper-3 fetch's steps on its loaded page (docs/actions.md): the config's actions, then the load-more or
- * scroll rounds, then the page read as it is. Everything here runs within one time bound, the earlier of
+ * scroll rounds, then the page read as it is (no further wait for the network: the steps say what to wait for). Everything here runs within one time bound, the earlier of
  * `fetch.actionsTimeoutMs` from now and the fetch's own deadline (less the time to read the page), so that a
  * step that never succeeds fails with its own error rather than the fetch's timeout. A step may navigate (a
  * form sent with Enter): the new document is watched like the first one (byte cap, address guard, status).
@@ -20,8 +20,6 @@ import type { FetchResult } from './types.js';
 
 /** fetch.actionsTimeoutMs's default (config/schema.ts), for callers that pass none. */
 export const DEFAULT_ACTIONS_TIMEOUT_MS = 10_000;
-/** Network idle after the actions, at most this long (as after the first load, browser-render.ts). */
-const IDLE_CAP_MS = 5_000;
 /** After a round, the page is read once it stopped changing for this long (at most ROUND_QUIET_CAP_MS). */
 const QUIET_MS = 150;
 const ROUND_QUIET_CAP_MS = 2_000;
@@ -83,8 +81,9 @@ function reader(page: Page, loaded: FetchResult, job: StepsJob, navigations: Ret
     async read(afterRound) {
       const end = job.deadlineAt - READ_RESERVE_MS;
       await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, end - Date.now()) }).catch(() => undefined);
+      // After the actions the page is read as the last step left it (end with a `wait` for what you need, as
+      // with Firecrawl's actions); after a click or scroll of a round, once it stopped changing.
       if (afterRound) await quiet(page, Math.min(end, Date.now() + ROUND_QUIET_CAP_MS));
-      else await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(IDLE_CAP_MS, end - Date.now())) }).catch(() => undefined);
       const navigated = navigations.last();
       const failure = navigationFailure(navigated);
       if (failure) throw failure;
