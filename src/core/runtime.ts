@@ -176,7 +176,8 @@ function backgroundRepairs(project: Project, base: Basics, parts: { store: State
     mode: base.settings.heal,
     configsDir: project.configsDir,
     scraperFor: (config) => drivers.scrapers.get(config.scraper),
-    modelFor: (name) => drivers.models.get(name),
+    // The repair's page work runs in a thread with `pagejson heal`'s budget, its model client made there.
+    thread: { models: base.settings.models, env: base.env, fetchTimeoutMs: base.settings.fetch.timeoutMs, extractionTimeoutMs: base.settings.extraction.timeoutMs },
     timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {
       base.emit(event);
@@ -310,7 +311,7 @@ function assemble(
         clearInterval(purgeTimer);
         configs.close();
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
-        await repairs.idle();
+        await repairs.close();
         await watch.close().catch(() => undefined);
         await Promise.allSettled([cache.idle().then(() => cache.close()), scrapers.close(), extractor.close()]);
         await retrieval.close();

@@ -101,6 +101,41 @@ describe('extraction never blocks the daemon', () => {
     expect(JSON.parse(small.body)).toEqual({ data: { third: 'item' }, errors: null });
   });
 
+  it('keeps answering while its own repair (auto-heal) works on a hostile page, and records the repair stopped at its budget', async () => {
+    const grows = pageConfig('grows', `${site.origin}/hostile/grows`, {
+      structure: [{ name: 'third', type: 'string', selector: 'li:nth-last-of-type(3)' }],
+      generated: { at: '2026-11-01T00:00:00Z', model: 'heuristic', scraper: 1, sample: { third: 'item' } },
+    });
+    const server = await start([grows, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { heal: 'propose', extraction: { timeoutMs: 2_000 } });
+    const order: string[] = [];
+    const repairs: unknown[] = [];
+    server.runtime.subscribe((event) => {
+      if (event.kind !== 'repair') return;
+      order.push('repair');
+      repairs.push(event);
+    });
+    const { key } = await issueKey(server.runtime.store);
+    const headers = { apikey: key };
+    // One item at the first fetch: the selector finds nothing, the endpoint is broken, and a repair starts.
+    const broken = await ask(`${server.url}/external/grows`, { headers });
+    expect(broken.status).toBe(502);
+    expect(JSON.parse(broken.body).errors[0].code).toBe('EXTRACTION_EMPTY');
+    // The repair's own fetch gets 40,000 items, on which it measures the old selector again: over a minute of
+    // selector work. On the main thread, as it ran before, neither answer below came until the repair ended.
+    await site.whenHits('/hostile/grows', 2);
+    const health = await ask(`${server.url}/healthz`);
+    const other = await ask(`${server.url}/external/ok`, { headers });
+    order.push('others');
+    expect(health.status).toBe(200);
+    expect(other.status).toBe(200);
+    expect(order).toEqual(['others']);
+
+    await server.runtime.repairs.idle();
+    expect(repairs).toEqual([{ kind: 'repair', apiId: 'grows', outcome: 'failed', reason: 'repair stopped: it ran past its budget of 8000 ms (4 × extraction.timeoutMs in pagejson.json)' }]);
+    await expect(stat(join(temp!.root, 'configs/grows.proposed.json'))).rejects.toThrow();
+    expect((await ask(`${server.url}/healthz`)).status).toBe(200);
+  });
+
   it('stops the 132 KB nested page at the depth limit with an error that names it', async () => {
     const server = await start([pageConfig('nested', `${site.origin}/hostile/nested`)]);
     const { key } = await issueKey(server.runtime.store);

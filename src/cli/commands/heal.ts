@@ -33,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
         });
       }
       const stored = await health.readProposal(project.configsDir, apiId, config.revision);
-      const [{ createLocalRetriever }, { runIsolated }] = await Promise.all([import('../local-retriever.js'), import('../isolated.js')]);
+      const [{ createLocalRetriever }, { repairIsolated }] = await Promise.all([import('../local-retriever.js'), import('../../core/health/isolated-repair.js')]);
       const retriever = await createLocalRetriever(project, ctx.env);
       let page;
       try {
@@ -42,12 +42,11 @@ export function register(program: Command, ctx: CliContext): void {
         await retriever.close();
       }
       // The repair (or the daemon's stored one, re-measured on the page as it is now) runs in a thread with a
-      // budget (issue 40): a page or selectors that would take minutes end the command with the budget's error.
-      const { fetch, extraction } = project.settings;
-      const withModel = config.model !== 'heuristic' && !stored;
-      const budgetMs = extraction.timeoutMs * 4 + (withModel ? fetch.timeoutMs * 2 + 60_000 : 0);
-      const task = { kind: 'repair', config, html: page.html, pageUrl: page.finalUrl, expected, ...(stored ? { stored } : {}), models: project.settings.models, env: ctx.env, modelTimeoutMs: fetch.timeoutMs } as const;
-      const proposal = await runIsolated(task, budgetMs, () => repairTimeout(budgetMs, apiId, withModel));
+      // budget (issue 40), as the daemon's own repairs do: a page or selectors that would take minutes end the
+      // command with the budget's error.
+      const { fetch, extraction, models } = project.settings;
+      const request = { config, html: page.html, pageUrl: page.finalUrl, expected, ...(stored ? { stored } : {}) };
+      const proposal = await repairIsolated(request, { models, env: ctx.env, fetchTimeoutMs: fetch.timeoutMs, extractionTimeoutMs: extraction.timeoutMs });
       const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
       const nothingToDo = proposal.changes.length === 0;
@@ -84,14 +83,6 @@ export function register(program: Command, ctx: CliContext): void {
       }
       writeLine(ctx.stdout, write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`);
     });
-}
-
-function repairTimeout(budgetMs: number, apiId: string, withModel: boolean): PagejsonError {
-  const made = withModel ? '4 × extraction.timeoutMs + 2 × fetch.timeoutMs + 60 s for the model' : '4 × extraction.timeoutMs';
-  return new PagejsonError('EXTRACTION_TIMEOUT', `repair stopped: it ran past its budget of ${budgetMs} ms (${made} in pagejson.json)`, {
-    context: { budgetMs, apiId },
-    hint: 'the page or the selectors are too costly to work on: narrow the config\'s section selector, or raise extraction.timeoutMs if the page is just large',
-  });
 }
 
 async function confirmWrite(file: string, revision: number): Promise<boolean> {

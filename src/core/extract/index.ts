@@ -10,5 +10,6 @@ export { allElements, attr, classesOf, cssModulePrefix, elementChildren, isEleme
 export { groupSelector, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, uniqueSelector } from './page/selectors.js';
 export { createInProcessExtractor, type Extractor } from './workers/index.js';
 export { createWorkerPoolExtractor } from './workers/index.js';
+export { builtWorkerFile, extractionTimeout, runInThread, type ThreadOptions, type ThreadReply } from './workers/index.js';
 export { mergePages, paginationListField, type PageMerge, type PageMergeOptions } from './page-merge.js';
 export { nextLinkHref } from './engine/next-link.js';

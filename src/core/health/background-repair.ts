@@ -1,14 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { writeFileAtomic } from '../shared/index.js';
+import { PagejsonError, writeFileAtomic } from '../shared/index.js';
 import { actionSteps, resolveSourceUrl, type ApiConfig } from '../config/index.js';
 import { openConfigForEdit, saveEditedConfig } from '../edit/index.js';
-import type { Model } from '../models/index.js';
 import type { Scraper } from '../fetch/index.js';
 import { expectedData } from './field-health.js';
+import { repairIsolated, type IsolatedRepairSettings } from './isolated-repair.js';
 import { writeProposal } from './proposals.js';
-import { proposeRepair } from './repair.js';
 import { readSnapshots, SNAPSHOT_DIR } from './snapshots.js';
 
 /**
@@ -16,7 +15,9 @@ import { readSnapshots, SNAPSHOT_DIR } from './snapshots.js';
  * is worked out in the background, once per endpoint and revision, one at a time, never on the request's
  * path. `propose` writes `configs/<apiId>.proposed.json` beside the reviewed file; `apply` saves the repair
  * as the next revision (hot reload serves it), keeping the reviewed one as
- * `configs/__snapshots__/<apiId>/revision-<n>.json`; `off` does nothing.
+ * `configs/__snapshots__/<apiId>/revision-<n>.json`; `off` does nothing. The work on the page runs in a thread
+ * of its own with `pagejson heal`'s budget (isolated-repair.ts): a hostile page ends that thread with the
+ * budget's error, recorded as the repair's failure, and the daemon keeps answering meanwhile.
  */
 export type HealMode = 'off' | 'propose' | 'apply';
 
@@ -28,9 +29,10 @@ export interface BackgroundRepairOptions {
   mode: HealMode;
   configsDir: string;
   scraperFor(config: ApiConfig): Scraper;
-  modelFor?(name: string): Promise<Model>;
+  /** The models, their environment and the timeouts the repair's thread and budget are made of. */
+  thread: IsolatedRepairSettings;
   onEvent?(event: RepairEvent): void;
-  /** Deadline of one repair (fetch + analysis), ms. */
+  /** Deadline of a repair's fetch, ms. */
   timeoutMs: number;
 }
 
@@ -39,12 +41,15 @@ export interface BackgroundRepair {
   unhealthy(config: ApiConfig, values: Record<string, unknown>): void;
   /** Resolves when every scheduled repair has finished (tests, shutdown). */
   idle(): Promise<void>;
+  /** Ends the repair under way (its fetch and its thread) and starts no other; resolves when all have settled. */
+  close(): Promise<void>;
 }
 
 export function createBackgroundRepair(options: BackgroundRepairOptions): BackgroundRepair {
   // Bounded: a daemon serving thousands of endpoints remembers the latest attempts only.
   const attempted = new LRUCache<string, true>({ max: 10_000 });
   let chain: Promise<void> = Promise.resolve();
+  const closing = new AbortController();
   const emit = (event: RepairEvent) => {
     try {
       options.onEvent?.(event);
@@ -54,13 +59,12 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
   };
 
   async function repair(config: ApiConfig, values: Record<string, unknown>): Promise<void> {
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), closing.signal]);
     const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
     const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
     const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal, ...actionSteps(config, values) });
-    const model = config.model !== 'heuristic' && options.modelFor ? await options.modelFor(config.model) : undefined;
-    const proposal = await proposeRepair({ config, html: page.html, pageUrl: page.finalUrl, expected, signal, ...(model ? { model } : {}) });
+    const proposal = await repairIsolated({ config, html: page.html, pageUrl: page.finalUrl, expected }, options.thread, closing.signal);
     if (proposal.changes.length === 0 || proposal.recovery.found === 0) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
     if (options.mode === 'apply') {
       const file = `${options.configsDir}/${config.apiId}.json`;
@@ -80,7 +84,7 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
 
   return {
     unhealthy(config, values) {
-      if (options.mode === 'off') return;
+      if (options.mode === 'off' || closing.signal.aborted) return;
       const key = `${config.apiId}\u0000${config.revision}`;
       if (attempted.has(key)) return;
       attempted.set(key, true);
@@ -88,5 +92,9 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
       chain = chain.then(() => repair(config, values)).catch((error: unknown) => emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }));
     },
     idle: () => chain,
+    close() {
+      closing.abort(new PagejsonError('SHUTTING_DOWN', 'the daemon is shutting down'));
+      return chain;
+    },
   };
 }

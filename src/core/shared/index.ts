@@ -1,5 +1,6 @@
 export { closest, didYouMean } from './did-you-mean.js';
 export { PagejsonError, isPagejsonError, type ErrorCode } from './errors.js';
+export { errorFromData, errorToData, type ErrorData } from './error-data.js';
 export { FETCH_PREFIX, hasWireRow, INTERNAL_ROW, WIRE_TABLE, wireRow, wireText, type WireCode, type WireMessage, type WireRow } from './error-table.js';
 export { writeFileAtomic } from './fs/atomic-write.js';
 export { coalescedSync, syncDirectory } from './fs/durable-sync.js';

@@ -1,3 +1,5 @@
 export { createInProcessExtractor } from './in-process.js';
 export { createWorkerPoolExtractor, type WorkerPoolOptions } from './worker-pool.js';
 export type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor } from './types.js';
+export { builtWorkerFile, PAGE_THREAD_LIMITS, runInThread, type ThreadOptions, type ThreadReply } from './isolated-thread.js';
+export { extractionTimeout } from './errors.js';

@@ -1,0 +1,25 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { errorToData } from '../shared/index.js';
+import type { ThreadReply } from '../extract/index.js';
+import type { RepairThreadTask } from './isolated-repair.js';
+import type { RepairProposal } from './repair.js';
+
+/** One repair of isolated-repair.ts in this thread: the parent ends the thread when its budget runs out. */
+async function repair(task: RepairThreadTask): Promise<RepairProposal> {
+  const { config, html, pageUrl, expected, stored } = task;
+  const [{ recoveryOf }, { proposeRepair }] = await Promise.all([import('./heal.js'), import('./repair.js')]);
+  if (stored) {
+    // The daemon's proposal, measured again on the page as it is now.
+    const [{ compileStructure }, { describeChanges }] = await Promise.all([import('../extract/index.js'), import('../edit/index.js')]);
+    const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(html, pageUrl).data;
+    return { apiId: config.apiId, fromRevision: config.revision, config: stored, repaired: [], unrepaired: [], recovery: recoveryOf(expected, data), by: 'the daemon (stored proposal)', changes: describeChanges(config, stored) };
+  }
+  const { createModelResolver, HEURISTIC_MODEL } = await import('../models/index.js');
+  const model = config.model === HEURISTIC_MODEL ? undefined : await createModelResolver({ models: task.models, env: task.env, timeoutMs: task.modelTimeoutMs }).get(config.model);
+  return proposeRepair({ config, html, pageUrl, expected, ...(model ? { model } : {}) });
+}
+
+repair(workerData as RepairThreadTask).then(
+  (result) => parentPort!.postMessage({ ok: true, result } satisfies ThreadReply),
+  (error: unknown) => parentPort!.postMessage({ ok: false, error: errorToData(error, { code: 'INTERNAL' }) } satisfies ThreadReply),
+);
