@@ -69,8 +69,11 @@ describe('scraper 2 (crawlee)', () => {
 
   it('honours the caller abort signal', async () => {
     const controller = new AbortController();
+    // Aborted while the request waits at the source (the site has seen it).
+    const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
     const pending = scraper.fetch({ url: `${site.origin}/faults/hang`, signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    await hung;
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'FETCH_FAILED', message: 'the fetch was aborted' });
   });
 });
