@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
 import { createBrowserScraper } from '../../src/core/fetch/scrapers/browser.js';
 import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
@@ -71,8 +71,11 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
   it('honours the caller abort signal and frees the page', async () => {
     const controller = new AbortController();
+    // Aborted while the page waits at the source (the site has seen Chromium's request).
+    const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
     const pending = scraper.fetch({ url: `${site.origin}/faults/hang`, signal: controller.signal });
-    setTimeout(() => controller.abort(), 300);
+    await hung;
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'FETCH_FAILED', message: 'the fetch was aborted' });
     // The aborted page does not hold a slot: the next fetch is served.
     expect((await scraper.fetch({ url: `${site.origin}/product.html` })).status).toBe(200);
@@ -90,9 +93,8 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
     expect(started.length).toBeGreaterThan(0);
     await own.close();
     await own.close(); // idempotent
-    // Chromium's helpers exit right after the browser; give them a moment without asserting a duration.
-    for (let attempt = 0; attempt < 50 && started.some(isAlive); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(started.filter(isAlive)).toEqual([]);
+    // Chromium's helpers exit right after the browser: wait (bounded) for them, without asserting a duration.
+    await vi.waitFor(() => expect(started.filter(isAlive)).toEqual([]), { timeout: 5_000, interval: 50 });
   });
 });
 
