@@ -160,3 +160,56 @@ describe('snapshot and test', () => {
     expect((await readdir(folder)).sort()).toEqual(['default.html.gz', 'default.json', 'default.page-2.html.gz']);
   });
 });
+
+describe('field health and heal on a merged list', () => {
+  afterEach(() => {
+    site.state.delete('pagination');
+  });
+
+  it('check compares the merged list; heal repairs against the first page without counting the other pages\' items as lost', async () => {
+    temp = await makeProject([paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]' }, { structure: [...STRUCTURE.slice(1)] })]);
+    expect((await cli('snapshot', 'shelf')).exitCode).toBe(0);
+    expect(JSON.parse((await cli('check', '--json')).stdout).endpoints[0]).toMatchObject({ apiId: 'shelf', state: 'healthy' });
+
+    site.state.set('pagination', 'redesign');
+    const broken = await cli('check', '--json');
+    expect(broken.exitCode).toBe(1);
+    expect(JSON.parse(broken.stdout).endpoints[0]).toMatchObject({ apiId: 'shelf', state: 'broken' });
+
+    const shown = await cli('heal', 'shelf', '--json');
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const proposal = JSON.parse(shown.stdout) as { recovery: { found: number; total: number }; unrepaired: string[] };
+    // The first page's three books, title and url each: all found again; the six of pages 2 and 3 are not asked for.
+    expect(proposal).toMatchObject({ unrepaired: [], recovery: { found: 6, total: 6 } });
+    expect((await cli('heal', 'shelf', '--yes')).exitCode).toBe(0);
+    const run = JSON.parse((await cli('run', 'shelf', '--json')).stdout) as { data: { books: Array<{ title: string }> }; pages: number; health: { state: string } };
+    expect(run.health.state).toBe('healthy');
+    expect(titles(run.data)).toEqual(titlesUpTo(9));
+    expect(run.pages).toBe(3);
+    // The kept pages are of the old design: taken again, every page of the new one, and test passes.
+    expect((await cli('test', 'shelf')).exitCode).toBe(1);
+    expect((await cli('snapshot', 'shelf')).exitCode).toBe(0);
+    expect((await cli('test', 'shelf')).exitCode).toBe(0);
+  });
+});
+
+describe('generate', () => {
+  it('proposes pagination.next for a page with a next link, leaves it out with --no-paginate, and not for a page without one', async () => {
+    temp = await makeProject([]);
+    const proposed = await cli('generate', `${site.origin}/pages/next.html?page=1`, '--id', 'shelf', '--yes', '--json');
+    expect(proposed.exitCode, proposed.stderr).toBe(0);
+    expect(JSON.parse(proposed.stdout).pagination).toEqual({ next: 'a[rel~="next"]', maxPages: 10 });
+    const saved = JSON.parse(await readFile(join(temp.root, 'configs/shelf.json'), 'utf8')) as ApiConfigInput;
+    expect(saved.pagination).toEqual({ next: 'a[rel~="next"]', maxPages: 10 });
+    const run = JSON.parse((await cli('run', 'shelf', '--json')).stdout) as { pages: number };
+    expect(run.pages).toBe(3);
+
+    const without = await cli('generate', `${site.origin}/pages/next.html?page=1`, '--id', 'single', '--no-paginate', '--yes', '--json');
+    expect(JSON.parse(without.stdout).pagination).toBeUndefined();
+    const last = await cli('generate', `${site.origin}/pages/next.html?page=3`, '--id', 'last', '--yes', '--json');
+    expect(JSON.parse(last.stdout).pagination).toBeUndefined();
+    const text = await cli('generate', `${site.origin}/pages/next.html?page=1`, '--id', 'shown', '--yes');
+    expect(text.stdout).toContain('pagination  follow the next link a[rel~="next"]');
+    expect(text.stdout).toContain('(--no-paginate leaves it out)');
+  });
+});

@@ -3,6 +3,7 @@ import { describeChanges, type ConfigChange } from '../edit/index.js';
 import { HEURISTIC_MODEL, type Model } from '../models/index.js';
 import { selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
+import { pageExpectation } from './paged-expectation.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -50,7 +51,9 @@ function mergeModelSelectors(old: Field[], proposed: Field[]): Field[] {
   });
 }
 
-export async function proposeRepair(input: RepairInput): Promise<RepairProposal> {
+export async function proposeRepair(request: RepairInput): Promise<RepairProposal> {
+  // A paginated endpoint's last good list spans its pages; the repair sees the first (paged-expectation.ts).
+  const input = { ...request, expected: pageExpectation(request.config, request.expected, request.html, request.pageUrl) };
   const { config } = input;
   const heuristic: HealResult = healStructure({ config, html: input.html, pageUrl: input.pageUrl, expected: input.expected });
   let structure = heuristic.structure;

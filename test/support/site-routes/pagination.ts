@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteHandler } from '../site.js';
+import type { FixtureSite, RouteHandler } from '../site.js';
 
 /**
  * Lists over several pages (issue 34, pagination.next and pagination.variable). Each page holds `size` books
@@ -53,13 +53,16 @@ function booksOf(options: Options, page: number): number[] {
   return (dup === '1' || dup === '2') && page > 1 ? [dup === '2' ? -(first - 1) : first - 1, ...books.slice(0, -1)] : books;
 }
 
-function listHtml(books: number[]): string {
+/** The list; `site.state.get('pagination') === 'redesign'` serves the same books in other markup (heal's test). */
+function listHtml(books: number[], site?: FixtureSite): string {
+  const redesigned = site?.state.get('pagination') === 'redesign';
   const items = books.map((index) => {
     const book = paginationBook(Math.abs(index));
     const price = index < 0 ? book.price + 1 : book.price;
+    if (redesigned) return `<article class="card"><a class="card-link" href="${book.url}"><span class="name">${escapeHtml(book.title)}</span></a><div class="cost">£${price}.00</div></article>`;
     return `<li class="book"><h3><a class="title" href="${book.url}">${escapeHtml(book.title)}</a></h3><p class="price">£${price}.00</p></li>`;
   });
-  return `<ul class="books">${items.join('')}</ul>`;
+  return redesigned ? `<section class="grid">${items.join('')}</section>` : `<ul class="books">${items.join('')}</ul>`;
 }
 
 function send(res: ServerResponse, title: string, body: string, status = 200): void {
@@ -94,7 +97,7 @@ function pagerHtml(options: Options, next: string | undefined, link: (page: numb
   return `<nav class="pagination"><ul class="pager">${numbers.join('')}${nextLink}</ul></nav>`;
 }
 
-const nextPages: RouteHandler = (req, res) => {
+const nextPages: RouteHandler = (req, res, site) => {
   const options = optionsOf(req);
   if (fault(res, options)) return;
   const path = '/pages/next.html';
@@ -106,7 +109,7 @@ const nextPages: RouteHandler = (req, res) => {
   let next: string | undefined = options.page < options.pages ? withPage(path, options, options.page + 1) : undefined;
   if (options.page === options.pages && options.params.get('loop') === '1') next = withPage(path, options, 1);
   if (options.page === 2 && options.params.get('offsite') === '1') next = 'http://elsewhere.invalid/pages/next.html?page=3';
-  send(res, `Books, page ${options.page} of ${options.pages}`, listHtml(booksOf(options, options.page)) + pagerHtml(options, next, (page) => withPage(path, options, page)));
+  send(res, `Books, page ${options.page} of ${options.pages}`, listHtml(booksOf(options, options.page), site) + pagerHtml(options, next, (page) => withPage(path, options, page)));
 };
 
 /** By page number: past the last page, what `past=` says. */
