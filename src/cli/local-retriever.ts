@@ -2,6 +2,7 @@ import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
 import type { Extractor } from '../core/extract/workers/types.js';
 import type { RetrieveResult } from '../core/retrieval/retrieve.js';
+import { accessOf } from '../core/fetch/net/access-of.js';
 
 /**
  * One-off retrievals in the CLI process (`run`, `snapshot`, `check`, `mcp`): the project's scrapers, models,
@@ -48,7 +49,7 @@ export async function createLocalRetriever(project: Project, env: Record<string,
       retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor, pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency } }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
     async fetchPage(config, values) {
       const [{ resolveSourceUrl }, { actionSteps }] = await Promise.all([import('../core/config/url-template.js'), import('../core/config/action-text.js')]);
-      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, ...actionSteps(config, values) });
+      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, ...accessOf(config), ...actionSteps(config, values) });
       return { html: page.html, finalUrl: page.finalUrl };
     },
     close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),

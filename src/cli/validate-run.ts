@@ -8,6 +8,7 @@ import { findProjectRoot, placementProblems, PROJECT_FILE, projectFromSettings, 
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { displayPath } from './config-files.js';
+import { accessOf } from '../core/fetch/net/access-of.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
 import { escapeData, escapeProperty } from './github-annotations.js';
@@ -58,7 +59,7 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     while (next < targets.length) {
       const { file, config } = targets[next++]!;
       try {
-        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session, ...actionSteps(config, exampleValues(config)) });
+        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session, ...accessOf(config), ...actionSteps(config, exampleValues(config)) });
         // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.
         problems.push(...(await liveCheckIsolated(config, page, file, project.settings.extraction)));
       } catch (error) {

@@ -3,6 +3,7 @@ import type { Field } from '../../core/config/schema.js';
 import { callerVariableNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
 import { describePagination } from '../../core/config/pagination.js';
+import { accessRows, withAccessShown } from '../../core/config/access-display.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -20,7 +21,8 @@ export function register(program: Command, ctx: CliContext): void {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
       if (options.json) {
-        writeJson(ctx.stdout, config);
+        // Templates as written, a credential written into the file masked (docs/security.md).
+        writeJson(ctx.stdout, withAccessShown(config));
         return;
       }
       const c = colors(ctx.stdout, ctx.env);
@@ -40,6 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
         ['rule', config.rule ?? '-'],
       ];
       if (config.pagination) rows.push(['pagination', describePagination(config.pagination)]);
+      rows.push(...accessRows(config));
       for (const name of variables) {
         const variable = config.variables[name];
         rows.push([`variable ${name}`, `example "${variable?.example ?? ''}"${variable?.pattern ? `, pattern ${variable.pattern}` : ''}`]);

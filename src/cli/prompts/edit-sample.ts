@@ -4,6 +4,7 @@ import { actionSteps } from '../../core/config/action-text.js';
 import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.js';
 import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/extract/engine/index.js';
 import type { CliContext } from '../context.js';
+import { accessOf } from '../../core/fetch/net/access-of.js';
 import { startSpinner } from '../spinner.js';
 
 /** The page an edit session shows samples from: fetched once, parsed once, reused for every redraw. */
@@ -20,7 +21,7 @@ export async function loadSamplePage(config: ApiConfig, project: Project, ctx: C
   const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   try {
     const url = resolveSourceUrl(config, exampleValues(config));
-    const result = await pool.get(config.scraper).fetch({ url, session: config.session, ...actionSteps(config, exampleValues(config)) });
+    const result = await pool.get(config.scraper).fetch({ url, session: config.session, ...accessOf(config), ...actionSteps(config, exampleValues(config)) });
     return { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl };
   } catch (error) {
     return { error: (error as Error).message };

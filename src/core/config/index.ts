@@ -12,6 +12,7 @@ export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, we
 export { SECRET_HINT, SECRET_NAME_PATTERN, hasSecrets, resolveSecretRecord, resolveSecrets, secretNames, secretProblems, secretTemplate, secretUnsetError, unsetSecretNames } from './secrets.js';
 export { HEADER_NAME_PATTERN, MAX_REQUEST_COOKIES, MAX_REQUEST_HEADERS, REFUSED_HEADERS, RequestSchema, isCookieValue, requestTexts, type RequestSettings } from './request.js';
 export { MAX_PROXY_URLS, PROXY_ROTATIONS, ProxyListSchema, ProxySchema, proxyHasCredentials, proxyLabel, proxyUrlProblem, type ProxyList, type ProxyRotation, type ProxySettings, type ProxySettingsInput } from './proxy.js';
+export { MASK, accessRows, displayCookieValue, displayHeaderValue, displayProxy, displayProxyUrl, displayRequest, withAccessShown } from './access-display.js';
 export { BROWSER_PAGINATION_KINDS, DEFAULT_MAX_PAGES, MAX_ITEMS, MAX_PAGES, PAGINATION_KINDS, PaginationSchema, describePagination, pageStartOf, pageUrl, pageVariableOf, paginationKind, type PaginationInput, type PaginationKind, type PaginationSettings } from './pagination.js';
 export { ActionSchema, ActionsSchema, MAX_SELECTOR_LENGTH, MAX_TEXT_LENGTH, MAX_WAIT_MS, PRESS_KEY_PATTERN } from './actions.js';
 export { ACTION_VERBS, MAX_ACTIONS, actionSteps, actionValuesKey, actionVariableNames, actionVerb, countActions, describeAction, describeActions, fillActionText, malformedPlaceholder, type Action, type ActionVerb } from './action-text.js';

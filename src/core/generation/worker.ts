@@ -25,7 +25,7 @@ const viaParent: Scraper = {
   fetch: (request: FetchRequest) =>
     new Promise<FetchResult>((resolve, reject) => {
       pending = { resolve, reject };
-      port.postMessage({ kind: 'fetch', request: { url: request.url, ...(request.session !== undefined ? { session: request.session } : {}) } } satisfies WorkerReply);
+      port.postMessage({ kind: 'fetch', request: { url: request.url, ...(request.session !== undefined ? { session: request.session } : {}), ...(request.access ? { access: request.access } : {}) } } satisfies WorkerReply);
     }),
   close: async () => undefined,
 };

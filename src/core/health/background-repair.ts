@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { PagejsonError, writeFileAtomic } from '../shared/index.js';
 import { actionSteps, resolveSourceUrl, type ApiConfig } from '../config/index.js';
 import { openConfigForEdit, saveEditedConfig } from '../edit/index.js';
-import type { Scraper } from '../fetch/index.js';
+import { accessOf, type Scraper } from '../fetch/index.js';
 import { expectedData } from './field-health.js';
 import { repairIsolated, type IsolatedRepairSettings } from './isolated-repair.js';
 import { writeProposal } from './proposals.js';
@@ -63,7 +63,7 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
     const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
-    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal, ...actionSteps(config, values) });
+    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal, ...accessOf(config), ...actionSteps(config, values) });
     const proposal = await repairIsolated({ config, html: page.html, pageUrl: page.finalUrl, expected }, options.thread, closing.signal);
     if (proposal.changes.length === 0 || proposal.recovery.found === 0) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
     if (options.mode === 'apply') {

@@ -4,6 +4,7 @@ import { actionSteps, actionValuesKey } from '../../core/config/action-text.js';
 import { resolveSourceUrl } from '../../core/config/url-template.js';
 import type { Runtime } from '../../core/runtime.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
+import { accessOf } from '../../core/fetch/net/access-of.js';
 
 /**
  * Live previews while a structure is edited: the page is fetched once (kept a minute, a few pages at most)
@@ -41,7 +42,7 @@ export function createPageSampler(runtime: Runtime): PageSampler {
       if (!pending) {
         pending = runtime.scrapers
           .get(config.scraper)
-          .fetch({ url, session, ...actionSteps(config, values) })
+          .fetch({ url, session, ...accessOf(config), ...actionSteps(config, values) })
           .then((page) => {
             const sampled = { html: page.html, finalUrl: page.finalUrl };
             // A page larger than the whole budget is used once and not kept.

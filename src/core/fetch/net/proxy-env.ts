@@ -30,7 +30,8 @@ function parseNoProxy(value: string): NoProxyEntry[] | '*' {
     const entry = raw.trim().toLowerCase();
     if (!entry) continue;
     if (entry === '*') return '*';
-    const withPort = /^(.+):(\d+)$/.exec(entry);
+    // `host:port` and `[v6]:port`; a bare IPv6 address (`::1`) has colons but no port.
+    const withPort = /^\[(.+)\]:(\d+)$/.exec(entry) ?? (entry.split(':').length === 2 ? /^(.+):(\d+)$/.exec(entry) : null);
     const host = (withPort?.[1] ?? entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
     entries.push({ host, port: withPort ? Number(withPort[2]) : undefined });
   }

@@ -1,5 +1,6 @@
 import { PagejsonError } from '../../shared/index.js';
-import { isCookieValue, resolveSecrets, type ProxySettings, type RequestSettings } from '../../config/index.js';
+import { isCookieValue, resolveSecrets } from '../../config/index.js';
+import type { FetchAccess } from './access-of.js';
 import { createProxyChooser, type ProxyCandidate, type ProxyChooser } from './proxy-rotation.js';
 
 /**
@@ -13,14 +14,7 @@ import { createProxyChooser, type ProxyCandidate, type ProxyChooser } from './pr
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** What a caller hands a scraper: the endpoint's settings as written (templates), see accessOf. */
-export interface FetchAccess {
-  /** The endpoint (apiId): sticky proxies are kept per endpoint. */
-  endpoint?: string | undefined;
-  request?: RequestSettings | undefined;
-  /** The config's `proxy`; undefined: `fetch.proxy` of pagejson.json, then the environment. */
-  proxy?: ProxySettings | undefined;
-}
+export { accessOf, type FetchAccess } from './access-of.js';
 
 export interface ResolvedAccess {
   readonly endpoint: string | undefined;
@@ -101,11 +95,6 @@ export function mergeCookieHeader(existing: string | undefined, configured: stri
   const names = new Set(configured.split('; ').map((pair) => pair.slice(0, pair.indexOf('='))));
   const kept = existing.split(/;\s*/).filter((pair) => pair && !names.has(pair.slice(0, Math.max(0, pair.indexOf('=')))));
   return [...kept, configured].join('; ');
-}
-
-/** The `access` of a fetch for a config: pass it beside `url` (`fetch({ url, ...accessOf(config) })`). */
-export function accessOf(config: { apiId: string; request?: RequestSettings | undefined; proxy?: ProxySettings | undefined }): { access: FetchAccess } {
-  return { access: { endpoint: config.apiId, request: config.request, proxy: config.proxy } };
 }
 
 /**
