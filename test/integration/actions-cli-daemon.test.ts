@@ -43,6 +43,8 @@ function configs(origin: string): ApiConfigInput[] {
     },
     { apiId: 'capped', url: `${origin}/actions/load-more.html?pages=5&size=3`, scraper: 3, pagination: { loadMore: '#more', maxItems: 7 }, structure: [strings('items', 'li.item')] },
     { apiId: 'endless', url: `${origin}/actions/scroll.html?pages=3&size=5`, scraper: 3, pagination: { scroll: true }, structure: [strings('items', 'li.item')] },
+    // Each click is answered after 4 s, past the 3 s bound: the rounds end with the page as loaded, partial.
+    { apiId: 'slowmore', url: `${origin}/actions/load-more.html?pages=3&size=3&delay=4000`, scraper: 3, caching: true, pagination: { loadMore: '#more' }, structure: [strings('items', 'li.item')] },
     { apiId: 'never', url: `${origin}/actions/consent.html`, scraper: 3, actions: [{ click: '#nothing-to-accept' }], structure: [strings('items', 'li.item')] },
   ];
 }
@@ -120,6 +122,17 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
     expect(other.stderr).toContain('actions need scraper 3 (the browser), not scraper 1');
   });
 
+  it('describes the search variables in the OpenAPI document, as a POST body and GET query', async () => {
+    type Body = { properties: Record<string, { pattern?: string }>; required: string[] };
+    const document = JSON.parse((await cli('openapi')).stdout) as { paths: Record<string, { post?: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } }; get?: { parameters: Array<{ name: string }> } }>; components: { schemas: Record<string, Body> } };
+    const search = document.paths['/external/search']!;
+    const body = document.components.schemas[search.post!.requestBody.content['application/json'].schema.$ref.split('/').pop()!]!;
+    expect(body.required.sort()).toEqual(['q', 'sort']);
+    expect(body.properties.q!.pattern).toBe('^(?:[a-z ]{1,40})$');
+    expect(search.get!.parameters.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['q', 'sort']));
+    expect(document.paths['/external/consent']!.post).toBeUndefined();
+  });
+
   it('shows the steps in words and edits them as JSON, refusing a typo', async () => {
     const shown = await cli('show', 'search');
     expect(shown.stdout).toMatch(/actions\n\s+1\s+type "\{\{ q \}\}" into "#q"\n\s+2\s+select "\{\{ sort \}\}" in "#sort"\n\s+3\s+press Enter\n\s+4\s+wait for "#results"/);
@@ -165,6 +178,15 @@ describe.skipIf(skip)('actions and browser rounds through a running daemon', () 
     expect(more.status).toBe(200);
     expect(more.headers.get('x-pagejson-pages')).toBe('3');
     expect(((await more.json()) as { data: { items: unknown[] } }).data.items).toHaveLength(9);
+  });
+
+  it('answers the pages read when the time bound ends the rounds, says it is partial, and does not cache it', async () => {
+    const first = await call('slowmore');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-pagejson-pages')).toBe('1');
+    expect(first.headers.get('x-pagejson-partial')).toBe('time');
+    expect(((await first.json()) as { data: unknown }).data).toEqual({ items: ACTION_ITEMS.slice(0, 3) });
+    expect((await call('slowmore')).headers.get('x-pagejson-cache')).toBe('MISS');
   });
 
   it('fails a step that never succeeds as a 502 naming the step, and refunds it', async () => {

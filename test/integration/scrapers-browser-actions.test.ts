@@ -176,6 +176,12 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
     expect(outcome).toEqual({ pages: 3, stoppedBy: 'caller', partial: false });
   });
 
+  it('waits for a slow "Load more" while the request it started is in flight, past the 2 s a quiet page gets', async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=2&size=3&delay=2500', 'loadMore', 10);
+    expect(reads.map((read) => read.length)).toEqual([3, 6]);
+    expect(outcome).toEqual({ pages: 2, stoppedBy: 'button-gone', partial: false });
+  });
+
   it('scrolls an endless list to its end', async () => {
     const { reads, outcome, last } = await rounds('/actions/scroll.html?pages=3&size=5', 'scroll', 10);
     expect(reads.map((read) => read.length)).toEqual([5, 10, 15]);

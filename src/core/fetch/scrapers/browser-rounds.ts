@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { PageRounds, RoundsOutcome, RoundsStop } from './page-steps.js';
 import type { FetchResult } from './types.js';
 
@@ -11,8 +11,13 @@ import type { FetchResult } from './types.js';
  * Learnt from Maxun's clickLoadMore/scrollDown: "nothing new" is what ends a list, not a count guessed ahead.
  */
 
-/** How long a click or scroll may take to change the page before the list is taken to be at its end. */
+/**
+ * How long a click or scroll may take to change the page before the list is taken to be at its end, unless
+ * requests it started are still in flight (a slow "Load more"): those are waited for up to the time bound.
+ */
 export const ROUND_SETTLE_MS = 2_000;
+const IN_FLIGHT_POLL_MS = 250;
+const IN_FLIGHT_GRACE_MS = 500;
 
 export interface RoundsRun {
   /** Epoch ms after which no new round starts (the pages read so far are the answer). */
@@ -63,13 +68,47 @@ async function scrollToEnd(page: Page): Promise<boolean> {
   return true;
 }
 
+/** Requests the page starts from now on that have not ended yet. */
+function requestsInFlight(page: Page): { count(): number; stop(): void } {
+  const pending = new Set<Request>();
+  const add = (request: Request): void => void pending.add(request);
+  const end = (request: Request): void => void pending.delete(request);
+  page.on('request', add);
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
+  return {
+    count: () => pending.size,
+    stop: () => {
+      page.off('request', add);
+      page.off('requestfinished', end);
+      page.off('requestfailed', end);
+    },
+  };
+}
+
+/** Whether the page changes after a click or scroll: within ROUND_SETTLE_MS, or while what it started still loads. */
+async function changedAfter(page: Page, before: string, run: RoundsRun, inFlight: { count(): number }): Promise<boolean> {
+  if (await changedWithin(page, before, Math.min(ROUND_SETTLE_MS, run.deadlineAt - Date.now()))) return true;
+  if (inFlight.count() === 0) return false;
+  while (inFlight.count() > 0 && Date.now() < run.deadlineAt) {
+    if (await changedWithin(page, before, Math.min(IN_FLIGHT_POLL_MS, run.deadlineAt - Date.now()))) return true;
+  }
+  // The page's script inserts what the last request brought a moment after it ended.
+  return changedWithin(page, before, Math.min(IN_FLIGHT_GRACE_MS, run.deadlineAt - Date.now()));
+}
+
 /** One click or scroll and the wait for its effect; why the rounds end, or undefined to read again. */
 async function advance(page: Page, rounds: PageRounds, run: RoundsRun): Promise<RoundsStop | undefined> {
   const before = await pageSignature(page);
   const left = run.deadlineAt - Date.now();
-  const acted = rounds.kind === 'loadMore' ? await clickLoadMore(page, rounds.selector ?? '', Math.max(1, left)) : await scrollToEnd(page);
-  if (!acted) return 'button-gone';
-  if (await changedWithin(page, before, Math.min(ROUND_SETTLE_MS, run.deadlineAt - Date.now()))) return undefined;
+  const inFlight = requestsInFlight(page);
+  try {
+    const acted = rounds.kind === 'loadMore' ? await clickLoadMore(page, rounds.selector ?? '', Math.max(1, left)) : await scrollToEnd(page);
+    if (!acted) return 'button-gone';
+    if (await changedAfter(page, before, run, inFlight)) return undefined;
+  } finally {
+    inFlight.stop();
+  }
   return Date.now() >= run.deadlineAt ? 'time' : 'nothing-new';
 }
 
