@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ApiConfigSchema, type ApiConfigInput } from '../src/core/config/schema.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { createBrowserScraper } from '../src/core/fetch/scrapers/browser.js';
@@ -26,7 +26,7 @@ interface Case {
   path: string;
   config: ApiConfigInput;
   /** The same steps written by hand against playwright-core. */
-  baseline(page: import('playwright-core').Page): Promise<void>;
+  baseline(page: Page): Promise<void>;
 }
 
 function cases(origin: string): Case[] {

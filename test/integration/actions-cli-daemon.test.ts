@@ -112,6 +112,15 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
     expect(JSON.parse((await cli('run', 'capped')).stdout)).toEqual({ items: ACTION_ITEMS.slice(0, 7) });
   });
 
+  it('keeps every round of "Load more" in a snapshot, and test replays them offline to the same list', async () => {
+    const snapshot = await cli('snapshot', 'more', '--json');
+    expect(snapshot.exitCode).toBe(0);
+    expect(JSON.parse(snapshot.stdout)).toMatchObject({ pages: 3, pageFiles: ['configs/__snapshots__/more/default.page-2.html.gz', 'configs/__snapshots__/more/default.page-3.html.gz'] });
+    const replay = await cli('test', 'more', '--format', 'json');
+    expect(replay.exitCode).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ ok: true });
+  });
+
   it('fails a step that never succeeds within fetch.actionsTimeoutMs, naming it, and refuses steps on another scraper', async () => {
     const result = await cli('run', 'never');
     expect(result.exitCode).toBe(1);
