@@ -33,13 +33,19 @@ export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values:
     env.endpoints.loaded(config, values, result.fetchedAt, state, failing);
     const usage = result.usage;
     const tokens = usage && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : undefined;
-    return { data: result.data, health: state, failing, tokens, ...(result.pages !== undefined ? { pages: result.pages } : {}), ...(result.partial ? { partial: result.partial } : {}) };
+    return { data: result.data, health: state, failing, tokens, ...pagesOutcome(result) };
   } catch (error) {
     fetched(false);
     if (env.failureCacheMs > 0 && isPagejsonError(error) && REMEMBERED_FAILURES.has(error.code)) env.recentFailures.set(entryKey, error);
     env.endpoints.failed(config, values, error);
     throw error;
   }
+}
+
+/** A paginated load's pages: how many, why cut short, and their addresses (the dashboard's "try it" lists them). */
+function pagesOutcome(result: { pages?: number; partial?: 'time' | 'error'; sourceUrl: string; morePages?: ReadonlyArray<{ url: string }> }): Pick<LoadOutcome, 'pages' | 'partial' | 'pageUrls'> {
+  if (result.pages === undefined) return {};
+  return { pages: result.pages, pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)], ...(result.partial ? { partial: result.partial } : {}) };
 }
 
 /**
@@ -64,8 +70,11 @@ export function recordLateTokens(env: RetrievalEnv, apiId: string, account: stri
 
 /** A load whose tokens are never a request's (a STALE answer's refresh, a monitor's run). */
 export function backgroundLoad(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, entryKey: string, account: string): Promise<unknown> {
-  return loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => {
-    recordLateTokens(env, config.apiId, account, outcome.tokens);
-    return cacheValue(outcome);
-  });
+  return loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => backgroundValue(env, config, account, outcome));
+}
+
+/** A background load's outcome as the cache keeps it, its tokens recorded keyless. */
+export function backgroundValue(env: RetrievalEnv, config: ApiConfig, account: string, outcome: LoadOutcome): unknown {
+  recordLateTokens(env, config.apiId, account, outcome.tokens);
+  return cacheValue(outcome);
 }

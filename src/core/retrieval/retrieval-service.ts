@@ -1,10 +1,10 @@
 import type { ApiConfig } from '../config/index.js';
 import { isPagejsonError } from '../shared/index.js';
 import { createRetrievalEnv, type RetrievalEnv } from './env.js';
-import { backgroundLoad, healthOf } from './load.js';
+import { backgroundValue, healthOf, loadEndpoint } from './load.js';
 import { runRetrieval } from './stages.js';
 import { sourceOf } from './stages/input.js';
-import type { RefreshOutcome, RetrievalDeps, RetrievalService } from './types.js';
+import type { LoadOutcome, RefreshOutcome, RetrievalDeps, RetrievalService } from './types.js';
 
 export { MAX_BODY_BYTES, type LoadOutcome, type RefreshOutcome, type RequestBody, type RetrievalAnswer, type RetrievalDeps, type RetrievalEvent, type RetrievalRequest, type RetrievalService } from './types.js';
 
@@ -25,11 +25,15 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
 
 async function refresh(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>): Promise<RefreshOutcome> {
   const { sourceUrl, entryKey } = sourceOf(config, values);
+  // The load's outcome, when this refresh ran it (not when it joined another): a paginated one's page addresses.
+  let own: LoadOutcome | undefined;
+  const loadNow = () => loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => ((own = outcome), backgroundValue(env, config, 'default', outcome)));
   try {
-    const answer = await env.deps.cache.refresh(entryKey, () => backgroundLoad(env, config, values, sourceUrl, entryKey, 'default'), { caching: config.caching });
+    const answer = await env.deps.cache.refresh(entryKey, loadNow, { caching: config.caching });
     const data = (JSON.parse(answer.body) as { data: Record<string, unknown> }).data;
     const health = healthOf(answer);
-    return { ok: true, data, health, failing: health === 'healthy' ? [] : env.endpoints.failingOf(config.apiId) };
+    const pages = config.pagination ? { pages: answer.pages, ...(answer.partial ? { partial: answer.partial } : {}), ...(own?.pageUrls ? { pageUrls: own.pageUrls } : {}) } : {};
+    return { ok: true, data, health, failing: health === 'healthy' ? [] : env.endpoints.failingOf(config.apiId), ...pages };
   } catch (error) {
     const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
     const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';

@@ -69,6 +69,8 @@ export interface LoadOutcome {
   /** A paginated config: the pages the data holds; why it was cut short, if it was (docs/pagination.md). */
   pages?: number;
   partial?: 'time' | 'error';
+  /** The addresses of those pages, in order. */
+  pageUrls?: string[];
 }
 
 export interface RetrievalDeps {
@@ -108,7 +110,7 @@ export interface RetrievalDeps {
 
 /** A refresh outside any request (a monitor's run): no key, no credits; the cache is filled as by a miss. */
 export type RefreshOutcome =
-  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[] }
+  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[]; pages?: number; partial?: string; pageUrls?: string[] }
   | { ok: false; error: string; health?: HealthState };
 
 export interface RetrievalService {

@@ -25,12 +25,22 @@ export interface Config {
   rule: string | null;
   description?: string;
   structure: Field[];
-  /** Headers and cookies sent with every fetch, as served: templates kept, written-in credentials masked (docs/access.md). */
-  request?: { headers?: Record<string, string>; cookies?: Record<string, string>; sendToRedirects?: boolean };
-  /** false: direct; absent: pagejson.json's, then the environment's. */
-  proxy?: false | { urls: string[]; rotate: 'round-robin' | 'sticky' };
   /** Browser steps (docs/actions.md), as in the config file. */
   actions?: Array<Record<string, unknown>>;
+  pagination?: Pagination;
+}
+
+/** How the list is read over pages (docs/pagination.md), as in the config file. */
+export interface Pagination {
+  next?: string;
+  variable?: string;
+  start?: number;
+  loadMore?: string;
+  scroll?: true;
+  maxPages: number;
+  maxItems?: number;
+  list?: string;
+  key?: string;
 }
 
 /** One browser step in words, numbered as errors name it (`2.1` inside step 2's then). */
@@ -109,6 +119,7 @@ export interface EditAnswer {
   previewError?: { code: string; message: string };
   file?: string;
   actionSteps?: ActionStep[];
+  paginationText?: string | null;
 }
 
 export interface KeyView {

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../app/api';
 import type { Config } from '../app/types';
 import { Busy, CopyButton, ErrorBox, JsonView, Section } from './ui';
+import { PagesRead } from './pagination-editor';
 
 /** "Try it": the saved revision fetched now with these values (no key, no credits), and the curl to call it. */
 interface TryAnswer {
@@ -10,6 +11,9 @@ interface TryAnswer {
   error?: string;
   health?: string;
   failing?: string[];
+  pages?: number;
+  partial?: string;
+  pageUrls?: string[];
   curl: string;
 }
 
@@ -60,6 +64,7 @@ export function TryIt({ apiId, config, examples, curl, publicUrl, onRun }: { api
                 {answer.failing && answer.failing.length > 0 ? ` (failing: ${answer.failing.join(', ')})` : ''}
               </p>
             ) : null}
+            <PagesRead pages={answer.pages} partial={answer.partial} pageUrls={answer.pageUrls} />
             <JsonView value={{ data: answer.data, errors: null }} label="The endpoint's answer" />
           </>
         ) : (
