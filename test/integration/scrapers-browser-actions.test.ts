@@ -99,6 +99,11 @@ describe.skipIf(skip)('scraper 3 actions', () => {
     });
   });
 
+  it('watches a page a step opens like the first: the byte cap and the HTTP status', async () => {
+    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#big' }, { wait: 'p' }] })).rejects.toMatchObject({ code: 'FETCH_TOO_LARGE' });
+    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#gone' }] })).rejects.toMatchObject({ code: 'FETCH_STATUS', context: { status: 404 } });
+  });
+
   it('says what Playwright found wrong with a step that cannot work on its element', async () => {
     await expect(fetchWith('/actions/search.html', { actions: [{ type: 'h1', text: 'x' }] }, short)).rejects.toMatchObject({
       code: 'ACTION_FAILED',

@@ -156,6 +156,22 @@ export const actionRoutes: Record<string, RouteHandler> = {
     const results = searchResults(q, params.get('sort'));
     page(res, 'Results', `<p class="query">${escapeHtml(q)}</p><ul id="results">${results.map((title) => `<li class="result">${escapeHtml(title)}</li>`).join('')}</ul>`);
   },
+  // Links a step follows: to a page past a 2 MiB byte cap (streamed), and to one that is not there (404).
+  '/actions/links.html': (_req, res) => page(res, 'Links', `<a id="big" href="/actions/big.html">big</a> <a id="gone" href="/actions/gone.html">gone</a>`),
+  '/actions/big.html': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.write('<!doctype html><html><body><p>');
+    const chunk = 'x'.repeat(64 * 1024);
+    let sent = 0;
+    const more = (): void => {
+      while (sent < 4 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end('</p></body></html>');
+    };
+    more();
+  },
   '/actions/search-js.html': (_req, res) => page(res, 'Search', `<input id="q" type="search"><button id="go" type="button">Search</button><ul id="results"></ul><script>${SEARCH_JS_SCRIPT}</script>`),
   '/actions/results.json': (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
