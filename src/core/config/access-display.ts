@@ -73,3 +73,4 @@ export function accessRows(config: { request?: RequestSettings | undefined; prox
   else if (config.proxy) rows.push(['proxy', `${config.proxy.urls.map(displayProxyUrl).join(', ')} (${config.proxy.rotate})`]);
   return rows;
 }
+

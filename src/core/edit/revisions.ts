@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { API_ID_PATTERN, serializeConfig, type ApiConfig } from '../config/index.js';
+import { API_ID_PATTERN, serializeConfig, withAccessShown, type ApiConfig } from '../config/index.js';
 import { parseConfigText } from '../registry/index.js';
 import { prepareDataDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/index.js';
 import { describeChanges, type ConfigChange } from './describe-changes.js';
@@ -75,13 +75,14 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
       replacedAt: entry.replacedAt,
       changes: adjacent ? describeChanges(before.config, entry.config) : null,
       patch: adjacent
-        ? createTwoFilesPatch(`${name} (revision ${before.config.revision})`, `${name} (revision ${entry.config.revision})`, serializeConfig(before.config), serializeConfig(entry.config), undefined, undefined, { context: 2 })
+        ? createTwoFilesPatch(`${name} (revision ${before.config.revision})`, `${name} (revision ${entry.config.revision})`, serializeConfig(withAccessShown(before.config)), serializeConfig(withAccessShown(entry.config)), undefined, undefined, { context: 2 })
             .split('\n')
             // The first line is a rule of '=' signs; the last is empty.
             .slice(1, -1)
             .join('\n')
         : null,
-      config: entry.config,
+      // Shown in the dashboard: a credential written into a file is masked there (config/access-display.ts).
+      config: withAccessShown(entry.config),
     };
   });
 }

@@ -26,6 +26,11 @@ const KEPT_MS = 60_000;
 /** Memory the kept pages may take (a page may be up to fetch.maxBytes; UTF-16 estimate). */
 const KEPT_BYTES = 32 * 1024 * 1024;
 
+/** Other headers, cookies or proxies fetch another page (a login wall, another exit): templates, never values. */
+function accessKey(config: ApiConfig): string {
+  return JSON.stringify([config.request ?? null, config.proxy ?? null]);
+}
+
 export function createPageSampler(runtime: Runtime): PageSampler {
   const pages = new LRUCache<string, SampledPage>({ max: 8, ttl: KEPT_MS, maxSize: KEPT_BYTES, sizeCalculation: (page) => page.html.length * 2 + 1 });
   // Fetches in flight, shared by the previews that wait for the same page.
@@ -35,7 +40,7 @@ export function createPageSampler(runtime: Runtime): PageSampler {
       const url = resolveSourceUrl(config, values);
       const session = config.session && scraperByNumber(config.scraper).supportsSession;
       // A page read through actions is another page: the steps and their values are part of its key.
-      const key = `${config.scraper}\t${session}\t${url}\t${JSON.stringify(config.actions ?? [])}${actionValuesKey(config.actions, values)}`;
+      const key = `${config.scraper}\t${session}\t${url}\t${JSON.stringify(config.actions ?? [])}${actionValuesKey(config.actions, values)}\t${accessKey(config)}`;
       const kept = pages.get(key);
       if (kept) return kept;
       let pending = fetching.get(key);

@@ -25,6 +25,10 @@ export interface Config {
   rule: string | null;
   description?: string;
   structure: Field[];
+  /** Headers and cookies sent with every fetch, as served: templates kept, written-in credentials masked (docs/access.md). */
+  request?: { headers?: Record<string, string>; cookies?: Record<string, string>; sendToRedirects?: boolean };
+  /** false: direct; absent: pagejson.json's, then the environment's. */
+  proxy?: false | { urls: string[]; rotate: 'round-robin' | 'sticky' };
   /** Browser steps (docs/actions.md), as in the config file. */
   actions?: Array<Record<string, unknown>>;
   pagination?: Pagination;

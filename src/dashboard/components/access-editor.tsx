@@ -42,7 +42,7 @@ function Entries({ kind, entries, disabled, onOperation }: { kind: 'headers' | '
           </tbody>
         </table>
       )}
-      <div class="inline-form">
+      <div class="toolbar">
         <label>
           {noun} name <input value={name} disabled={disabled} placeholder={kind === 'headers' ? 'Authorization' : 'session'} onInput={(event) => setName(event.currentTarget.value.trim())} />
         </label>
@@ -105,7 +105,7 @@ export function AccessEditor({ config, disabled, onOperation }: { config: Config
       </p>
       <Entries kind="headers" entries={request.headers ?? {}} disabled={disabled} onOperation={onOperation} />
       <Entries kind="cookies" entries={request.cookies ?? {}} disabled={disabled} onOperation={onOperation} />
-      <label class="checkbox">
+      <label class="inline">
         <input type="checkbox" checked={request.sendToRedirects === true} disabled={disabled} onChange={(event) => onOperation({ kind: 'set', key: 'request.sendToRedirects', value: String(event.currentTarget.checked) })} /> also send them after a redirect to another origin
       </label>
       <ProxyEditor config={config} disabled={disabled} onOperation={onOperation} />

@@ -5,6 +5,7 @@ import type { ActionStep, Change, Config, EditAnswer, EndpointStatus, Operation,
 import type { Session } from '../app/main';
 import { useEdits } from '../app/use-edits';
 import { ActionsEditor } from '../components/actions-editor';
+import { AccessEditor } from '../components/access-editor';
 import { PaginationEditor } from '../components/pagination-editor';
 import { StructureEditor } from '../components/structure-editor';
 import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
@@ -157,6 +158,8 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
       <ActionsEditor key={`${detail.config.revision}-${pending.length === 0}`} config={config} steps={(draft ?? detail).actionSteps} disabled={busy !== undefined} onOperation={change} />
 
       <PaginationEditor key={`pagination-${detail.config.revision}-${pending.length === 0}`} config={config} text={(draft ?? detail).paginationText} disabled={busy !== undefined} onOperation={change} />
+
+      <AccessEditor key={`access-${detail.config.revision}-${pending.length === 0}`} config={config} disabled={busy !== undefined} onOperation={change} />
 
       <TryIt key={detail.config.revision} apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} onRun={() => void load()} />
 
