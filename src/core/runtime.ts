@@ -6,7 +6,7 @@ import { createModelResolver, type ModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extract/index.js';
 import { createWatch, type MonitorStore, type Watch, type WatchEvent } from './monitor/index.js';
 import { createBackgroundRepair, type BackgroundRepair, type HealthState, type RepairEvent } from './health/index.js';
-import { createRetrievalService, retrieve, type RetrievalEvent, type RetrievalService } from './retrieval/index.js';
+import { createRetrievalService, keptLogins, retrieve, type RetrievalEvent, type RetrievalService } from './retrieval/index.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './fetch/index.js';
 import { createLowdbStore, createRedisStore, resolveRedisUrl, type EndpointRuntimeStatus, type StateStore } from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
@@ -143,9 +143,10 @@ async function openCache(project: Project, options: RuntimeOptions, base: Basics
 }
 
 /** Scrapers, models and the extraction pool: what a load runs on. */
-function pageDrivers(options: RuntimeOptions, base: Basics): { scrapers: ScraperPool; models: ModelResolver; extractor: Extractor } {
+function pageDrivers(options: RuntimeOptions, base: Basics, sessions: { dataDir: string; redisUrl: string | undefined }): { scrapers: ScraperPool; models: ModelResolver; extractor: Extractor } {
   const { settings, env } = base;
-  const scrapers = createScraperPool(scraperOptionsFromSettings(settings.fetch, env));
+  // Endpoints' login sessions live beside the state: Redis, else the data dir (docs/access.md, "Logins").
+  const scrapers = createScraperPool({ ...scraperOptionsFromSettings(settings.fetch, env), logins: keptLogins({ ...sessions, extractor: () => extractor }) });
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
   const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
   // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
@@ -258,7 +259,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
       watch?.monitors.wake();
     },
   });
-  const drivers = pageDrivers(options, base);
+  const drivers = pageDrivers(options, base, { dataDir: project.dataDir, redisUrl });
   // Reservations left by a process that died mid-request go back to their accounts before anything is served.
   const orphaned = await store.releaseOrphanedHolds();
   const known = await knownEndpoints(store);

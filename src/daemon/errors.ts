@@ -64,11 +64,12 @@ function wireErrors(row: WireRow, error: PagejsonError): EnvelopeError[] {
     const problems = Array.isArray(error.context.problems) ? error.context.problems.filter((p) => isProblem(p) && row.codes.includes(p.code as WireCode)) : [];
     return problems.length > 0 ? problems.map((p: { code: string; message: string }) => ({ message: p.message, code: p.code })) : [{ message: error.message, code: error.code }];
   }
+  // What to do, when the error carries it for the caller (a block page, a failed login: docs/wire.md).
+  const hint = typeof error.context.wireHint === 'string' ? { hint: error.context.wireHint } : {};
   if (message.kind === 'prefixed') {
     const reason = error.message.startsWith(message.text) ? error.message.slice(message.text.length) : error.message;
-    return [{ message: `${message.text}${reason}`, code: error.code }];
+    return [{ message: `${message.text}${reason}`, code: error.code, ...hint }];
   }
-  const hint = typeof error.context.wireHint === 'string' ? { hint: error.context.wireHint } : {};
   return [{ message: message.kind === 'fixed' ? message.text : error.message, code: error.code, ...hint }];
 }
 

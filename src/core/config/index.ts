@@ -17,3 +17,4 @@ export { BROWSER_PAGINATION_KINDS, DEFAULT_MAX_PAGES, MAX_ITEMS, MAX_PAGES, PAGI
 export { ActionSchema, ActionsSchema, MAX_SELECTOR_LENGTH, MAX_TEXT_LENGTH, MAX_WAIT_MS, PRESS_KEY_PATTERN } from './actions.js';
 export { ACTION_VERBS, MAX_ACTIONS, actionSteps, actionValuesKey, actionVariableNames, actionVerb, countActions, describeAction, describeActions, fillActionText, malformedPlaceholder, type Action, type ActionVerb } from './action-text.js';
 export { LOGIN_KINDS, LoginSchema, MAX_LOGIN_FIELDS, loginTexts, loginUrlProblem, type LoginSettings } from './login.js';
+export { LOGIN_MASK, describeLogin, displayLogin, withLoginShown } from './login-display.js';

@@ -2,6 +2,7 @@ import { placeholderNames, type ApiConfig, type Field } from '../config/index.js
 import { paginationChanges } from './pagination-edit.js';
 import { actionChanges } from './actions-edit.js';
 import { accessChanges } from './access-edit.js';
+import { loginChanges } from './login-edit.js';
 
 /**
  * What changed between two revisions of a config, in words a reviewer reads in a pull request
@@ -42,6 +43,7 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
   }
   changes.push(...actionChanges(before, after));
   changes.push(...accessChanges(before, after));
+  changes.push(...loginChanges(before, after));
   changes.push(...paginationChanges(before, after));
   compareLevel(before.structure, after.structure, '', changes);
   return changes;

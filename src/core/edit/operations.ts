@@ -3,6 +3,7 @@ import { FIELD_TYPES, markVariable, SCALAR_TYPES, unmarkVariable, type ApiConfig
 import { PAGINATION_SETTERS } from './pagination-edit.js';
 import { setActions } from './actions-edit.js';
 import { ACCESS_SETTERS, accessSetter } from './access-edit.js';
+import { LOGIN_SETTERS, loginSetter } from './login-edit.js';
 
 /**
  * Edits of a config as pure functions: each takes a config and returns a new one (never mutating), so the
@@ -106,6 +107,7 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
   ...PAGINATION_SETTERS,
   actions: setActions,
   ...ACCESS_SETTERS,
+  ...LOGIN_SETTERS,
 };
 
 /** `--set monitor.every=15m`, `--set monitor=off` (removes the schedule), `--set monitor.variables=[{…}]`. */
@@ -219,7 +221,7 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       // The key comes from outside (a flag, the dashboard): only own entries, never `constructor` and the like.
       const topLevel = Object.hasOwn(TOP_LEVEL_SETTERS, operation.key) ? TOP_LEVEL_SETTERS[operation.key] : undefined;
       if (topLevel) return topLevel(config, operation.value);
-      const access = accessSetter(operation.key);
+      const access = accessSetter(operation.key) ?? loginSetter(operation.key);
       if (access) return access(config, operation.value);
       const at = operation.key.lastIndexOf('.');
       const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];

@@ -1,7 +1,7 @@
-import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, DEFAULT_MAX_PAGES, markVariable, type ApiConfig, type Field, type ProxySettings, type RequestSettings, type ScraperNumber } from '../config/index.js';
+import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, DEFAULT_MAX_PAGES, markVariable, type ApiConfig, type Field, type LoginSettings, type ProxySettings, type RequestSettings, type ScraperNumber } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
-import { scraperByNumber, type Scraper } from '../fetch/index.js';
+import { loginOf, scraperByNumber, type Scraper } from '../fetch/index.js';
 import { candidateSections, compileStructure, dataJsonSchema, isEmptyValue, parseHtml, selectSection } from '../extract/index.js';
 import { paginationProposal, type NextLinkProposal } from './next-link.js';
 
@@ -24,6 +24,8 @@ export interface GenerateRequest {
   vars: string[];
   /** `--header` and `--proxy` (docs/access.md): sent with the page's fetch and kept in the config, as templates. */
   access?: { request?: RequestSettings; proxy?: ProxySettings } | undefined;
+  /** `--login` (docs/access.md, "Logins"): the page is fetched signed in, and the config keeps the login as typed. */
+  login?: LoginSettings | undefined;
   /** Propose pagination.next when the page has a recognisable next link (default true; `--no-paginate`). */
   paginate?: boolean;
 }
@@ -50,7 +52,7 @@ export const DEFAULT_SELECTOR = 'body';
 
 export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
   const { url, apiId, template, selector } = checkRequest(request);
-  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, access: { endpoint: apiId, ...request.access }, ...(deps.signal ? { signal: deps.signal } : {}) });
+  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, access: { endpoint: apiId, ...request.access }, ...loginOf({ apiId, login: request.login }), ...(deps.signal ? { signal: deps.signal } : {}) });
   const sectionHtml = sectionOf(page, selector);
   const model = await deps.modelFor(request.model);
   const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
@@ -70,6 +72,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     scraper: request.scraper,
     session: request.session,
     ...request.access,
+    ...(request.login ? { login: request.login } : {}),
     caching: request.caching,
     model: request.model,
     selector,

@@ -5,6 +5,7 @@ import { actionVariableNames, callerVariableNames, jsonPath, monitorProblems, pl
 import { closest } from '../shared/index.js';
 import { actionProblems } from './actions-rules.js';
 import { paginationProblems } from './pagination-rules.js';
+import { loginProblems } from './login-rules.js';
 
 /**
  * Rules that span fields and that JSON Schema cannot express. They return problems rather than throwing,
@@ -45,6 +46,7 @@ export function checkConfigRules(config: ApiConfig, file: string): ConfigProblem
   for (const problem of monitorProblems(config)) add(problem.path, problem.message, problem.hint);
   for (const problem of actionProblems(config)) add(problem.path, problem.message, problem.hint);
   for (const problem of paginationProblems(config)) add(problem.path, problem.message, problem.hint);
+  for (const problem of loginProblems(config)) add(problem.path, problem.message, problem.hint);
   return problems;
 }
 

@@ -1,5 +1,5 @@
 import type { Extractor } from '../extract/index.js';
-import type { FetchResult, LoggedInProbe } from '../fetch/index.js';
+import { createFileSessionStore, createRedisSessionStore, type FetchResult, type LoggedInProbe, type PoolLoginOptions } from '../fetch/index.js';
 
 /**
  * The `loggedIn` check of a login (docs/access.md, "Logins"), run where pages are parsed: the extractor (in the
@@ -21,5 +21,18 @@ export function loggedInProbe(extractor: Extractor): LoggedInProbe {
       signal,
     );
     return typeof outcome.sectionHtml === 'string' && outcome.sectionHtml.length > 0;
+  };
+}
+
+/**
+ * The logins of a scraper pool that keeps sessions (docs/access.md, "Logins"): in Redis when the state is there
+ * (daemons sharing it share one session per endpoint), else under the data dir; `loggedIn` checked by the
+ * extractor (given late: the pool is made before the extraction pool in the runtime).
+ */
+export function keptLogins(options: { dataDir: string; redisUrl?: string | undefined; extractor: () => Extractor; env?: Readonly<Record<string, string | undefined>> }): PoolLoginOptions {
+  return {
+    store: options.redisUrl ? createRedisSessionStore({ url: options.redisUrl }) : createFileSessionStore(options.dataDir),
+    probe: (page, selector, signal) => loggedInProbe(options.extractor())(page, selector, signal),
+    ...(options.env ? { env: options.env } : {}),
   };
 }

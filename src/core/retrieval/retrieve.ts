@@ -1,7 +1,7 @@
 import { resolveSourceUrl, type ApiConfig, type Field, type ScraperNumber } from '../config/index.js';
 import { forgetJsonText, isPagejsonError, PagejsonError, wireText } from '../shared/index.js';
 import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
-import { accessOf, scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
+import { accessOf, loginOf, scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
 import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, webUrlsOnly, type Extractor } from '../extract/index.js';
 import { assessHealth, expectedData, type Health } from '../health/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
@@ -97,7 +97,7 @@ async function fetchStep(page: PageContext): Promise<void> {
   const scraperNumber = options.scraper ?? config.scraper;
   // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
-  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...accessOf(config), ...(options.signal ? { signal: options.signal } : {}), ...browserStepsOf(page, page.deps.extractor ?? inProcess) });
+  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...accessOf(config), ...loginOf(config), ...(options.signal ? { signal: options.signal } : {}), ...browserStepsOf(page, page.deps.extractor ?? inProcess) });
   page.finalUrl = page.page.finalUrl;
   page.fetchedAt = new Date();
 }

@@ -15,9 +15,11 @@ import { endpointStatus } from '../../core/access/state-service.js';
 import { emptyTotals, totalsBy } from '../../core/access/usage-series.js';
 import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
 import { actionsView } from './actions-view.js';
+import { paginationView } from './pagination-view.js';
 import { withAccessShown } from '../../core/config/access-display.js';
 import { refuseLiteralCredentials } from '../../core/edit/access-edit.js';
-import { paginationView } from './pagination-view.js';
+import { refuseLiteralLoginCredentials } from '../../core/edit/login-edit.js';
+import { withLoginShown } from '../../core/config/login-display.js';
 
 /**
  * Endpoints: the list (the dashboard fields of docs/wire.md, health, the last 24 hours), one endpoint with its URL
@@ -82,7 +84,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     const [status] = await endpointStatus(runtime.store, [config]);
     const file = runtime.configs.fileOf(apiId);
     return {
-      config: withAccessShown(config),
+      config: withLoginShown(withAccessShown(config)),
       status,
       file: file ? relative(runtime.project.root, file) : null,
       places: urlPlaces(config)?.places ?? [],
@@ -114,6 +116,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     const { apiId } = parse(ApiIdParam, request.params, 'apiId');
     const body = parse(EditBody, request.body, 'edit');
     refuseLiteralCredentials(body.operations as EditOperation[]);
+    refuseLiteralLoginCredentials(body.operations as EditOperation[]);
     const file = runtime.configs.fileOf(apiId);
     if (!file) throw new PagejsonError('CONFIG_NOT_FOUND', `no endpoint "${apiId}"`, { hint: 'it may have been removed or renamed; reload the list' });
     const editable = await openConfigForEdit(file, runtime.settings);
@@ -140,6 +143,6 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       // Served at once rather than when the watcher notices (the answer can say the new revision is live).
       await runtime.configs.reload();
     }
-    return { config: withAccessShown(config), changed, written, changes: describeChanges(editable.original, config), problems, places: urlPlaces(config)?.places ?? [], ...actionsView(config), ...paginationView(config), ...(sample ? { sample } : {}), ...(previewError ? { previewError } : {}) };
+    return { config: withLoginShown(withAccessShown(config)), changed, written, changes: describeChanges(editable.original, config), problems, places: urlPlaces(config)?.places ?? [], ...actionsView(config), ...paginationView(config), ...(sample ? { sample } : {}), ...(previewError ? { previewError } : {}) };
   });
 }

@@ -6,6 +6,7 @@ import { sendError, type DashboardApiContext } from './api-common.js';
 import { registerEndpointRoutes } from './api-endpoints.js';
 import { registerGenerateRoutes } from './api-generate.js';
 import { registerKeyAndUsageRoutes } from './api-state.js';
+import { registerLoginRoutes } from './api-login.js';
 import { createPageSampler } from './page-sampler.js';
 
 /**
@@ -34,4 +35,5 @@ export async function registerDashboardApi(api: FastifyInstance, options: { runt
   registerEndpointRoutes(api, context);
   registerGenerateRoutes(api, context);
   registerKeyAndUsageRoutes(api, context);
+  registerLoginRoutes(api, context);
 }

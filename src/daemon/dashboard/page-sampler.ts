@@ -5,6 +5,7 @@ import { resolveSourceUrl } from '../../core/config/url-template.js';
 import type { Runtime } from '../../core/runtime.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { accessOf } from '../../core/fetch/net/access-of.js';
+import { loginOf } from '../../core/fetch/login/login-of.js';
 
 /**
  * Live previews while a structure is edited: the page is fetched once (kept a minute, a few pages at most)
@@ -47,7 +48,7 @@ export function createPageSampler(runtime: Runtime): PageSampler {
       if (!pending) {
         pending = runtime.scrapers
           .get(config.scraper)
-          .fetch({ url, session, ...accessOf(config), ...actionSteps(config, values) })
+          .fetch({ url, session, ...accessOf(config), ...loginOf(config), ...actionSteps(config, values) })
           .then((page) => {
             const sampled = { html: page.html, finalUrl: page.finalUrl };
             // A page larger than the whole budget is used once and not kept.

@@ -5,8 +5,9 @@ import type { ActionStep, Change, Config, EditAnswer, EndpointStatus, Operation,
 import type { Session } from '../app/main';
 import { useEdits } from '../app/use-edits';
 import { ActionsEditor } from '../components/actions-editor';
-import { AccessEditor } from '../components/access-editor';
 import { PaginationEditor } from '../components/pagination-editor';
+import { AccessEditor } from '../components/access-editor';
+import { LoginPanel } from '../components/login-panel';
 import { StructureEditor } from '../components/structure-editor';
 import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
 import { UrlPlaces } from '../components/url-places';
@@ -160,6 +161,8 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
       <PaginationEditor key={`pagination-${detail.config.revision}-${pending.length === 0}`} config={config} text={(draft ?? detail).paginationText} disabled={busy !== undefined} onOperation={change} />
 
       <AccessEditor key={`access-${detail.config.revision}-${pending.length === 0}`} config={config} disabled={busy !== undefined} onOperation={change} />
+
+      <LoginPanel key={`login-${detail.config.revision}`} apiId={apiId} config={detail.config} />
 
       <TryIt key={detail.config.revision} apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} onRun={() => void load()} />
 
