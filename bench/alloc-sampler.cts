@@ -13,11 +13,15 @@ import fs = require('node:fs');
 const session = new inspector.Session();
 session.connect();
 setTimeout(() => {
-  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }, () => {
-    setTimeout(() => {
-      session.post('HeapProfiler.stopSampling', (error, result) => {
-        if (!error) fs.writeFileSync(process.env.BENCH_ALLOC_OUT || 'alloc.heapprofile', JSON.stringify(result.profile));
-      });
-    }, 5_000).unref();
-  });
+  session.post(
+    'HeapProfiler.startSampling',
+    { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true },
+    () => {
+      setTimeout(() => {
+        session.post('HeapProfiler.stopSampling', (error, result) => {
+          if (!error) fs.writeFileSync(process.env.BENCH_ALLOC_OUT || 'alloc.heapprofile', JSON.stringify(result.profile));
+        });
+      }, 5_000).unref();
+    },
+  );
 }, 4_000).unref();

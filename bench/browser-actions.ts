@@ -14,12 +14,35 @@ import { startFixtureSite } from '../test/support/site.js';
  * alternating rounds, so both paths see the same moments of a noisy machine.
  */
 export interface FigureSink {
-  record(figure: { figure: string; value: number; unit: string; baseline: number | null; ratio: number | null; target: string; pass: boolean; note?: string }): void;
+  record(figure: {
+    figure: string;
+    value: number;
+    unit: string;
+    baseline: number | null;
+    ratio: number | null;
+    target: string;
+    pass: boolean;
+    note?: string;
+  }): void;
 }
 
 const CHROMIUM = process.env.PAGEJSON_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
-const ACTIONS: Action[] = [{ ifExists: '#consent', then: [{ click: '#accept' }] }, { type: '#q', text: '{{ q }}' }, { click: '#go' }, { wait: 'li.result' }];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+const ACTIONS: Action[] = [
+  { ifExists: '#consent', then: [{ click: '#accept' }] },
+  { type: '#q', text: '{{ q }}' },
+  { click: '#go' },
+  { wait: 'li.result' },
+];
 
 interface Case {
   name: string;
@@ -32,11 +55,23 @@ interface Case {
 function cases(origin: string): Case[] {
   const strings = (selector: string) => [{ name: 'items', type: 'array' as const, selector, items: { type: 'string' as const } }];
   return [
-    { name: 'without actions', path: '/actions/consent.html', config: { apiId: 'plain', url: `${origin}/actions/consent.html`, scraper: 3, structure: strings('li.item') }, baseline: async () => undefined },
+    {
+      name: 'without actions',
+      path: '/actions/consent.html',
+      config: { apiId: 'plain', url: `${origin}/actions/consent.html`, scraper: 3, structure: strings('li.item') },
+      baseline: async () => undefined,
+    },
     {
       name: 'with 4 actions (consent check, type, click, wait)',
       path: '/actions/search-js.html',
-      config: { apiId: 'search', url: `${origin}/actions/search-js.html`, scraper: 3, variables: { q: { example: 'light' } }, actions: ACTIONS, structure: strings('li.result') },
+      config: {
+        apiId: 'search',
+        url: `${origin}/actions/search-js.html`,
+        scraper: 3,
+        variables: { q: { example: 'light' } },
+        actions: ACTIONS,
+        structure: strings('li.result'),
+      },
       baseline: async (page) => {
         if ((await page.locator('#consent').count()) > 0) await page.locator('#accept').click();
         await page.locator('#q').fill('light');
@@ -55,16 +90,33 @@ async function time(fn: () => Promise<void>, n: number): Promise<number> {
 
 export async function browserActionFigures(sink: FigureSink, quick: boolean): Promise<void> {
   const site = await startFixtureSite();
-  const scraper = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM, actionsTimeoutMs: 10_000 });
+  const scraper = createBrowserScraper({
+    timeoutMs: 30_000,
+    maxBytes: 10 * 1024 * 1024,
+    allowPrivateNetworks: true,
+    perOriginConcurrency: 4,
+    chromiumPath: CHROMIUM,
+    actionsTimeoutMs: 10_000,
+  });
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
     for (const entry of cases(site.origin)) {
       const config = ApiConfigSchema.parse(entry.config);
       const structure = getCompiledStructure(config);
       const url = `${site.origin}${entry.path}`;
       const ours = async () => {
-        const page = await scraper.fetch({ url, ...(config.actions ? { steps: { actions: config.actions, values: { q: 'light' } } } : {}) });
+        const page = await scraper.fetch({
+          url,
+          ...(config.actions ? { steps: { actions: config.actions, values: { q: 'light' } } } : {}),
+        });
         if (structure.extract(page.html, page.finalUrl).empty) throw new Error(`pagejson read nothing on ${url}`);
       };
       const theirs = async () => {

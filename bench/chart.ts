@@ -25,7 +25,8 @@ function niceMax(value: number): number {
 }
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const format = (n: number) => (n >= 1000 ? `${Math.round(n / 100) / 10}k` : n >= 10 ? String(Math.round(n)) : String(Math.round(n * 10) / 10));
+const format = (n: number) =>
+  n >= 1000 ? `${Math.round(n / 100) / 10}k` : n >= 10 ? String(Math.round(n)) : String(Math.round(n * 10) / 10);
 
 export function lineChart(title: string, xLabel: string, points: SeriesPoint[], xFormat: (x: number) => string = format): string {
   const plotW = WIDTH - PAD.left - PAD.right;
@@ -37,7 +38,8 @@ export function lineChart(title: string, xLabel: string, points: SeriesPoint[], 
   const p99Max = niceMax(Math.max(...points.map((p) => p.p99LatencyMs)));
   const px = (x: number) => PAD.left + ((Math.log10(x) - xMin) / (xMax - xMin)) * plotW;
   const py = (value: number, max: number) => PAD.top + plotH - (value / max) * plotH;
-  const line = (values: number[], max: number) => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)},${py(values[i]!, max).toFixed(1)}`).join(' ');
+  const line = (values: number[], max: number) =>
+    points.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)},${py(values[i]!, max).toFixed(1)}`).join(' ');
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
@@ -56,10 +58,24 @@ export function lineChart(title: string, xLabel: string, points: SeriesPoint[], 
   }
   parts.push(`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${PAD.top + plotH}" y2="${PAD.top + plotH}" stroke="#333"/>`);
   parts.push(`<text x="${WIDTH / 2}" y="${HEIGHT - 10}" text-anchor="middle">${escape(xLabel)}</text>`);
-  parts.push(`<text x="18" y="${PAD.top + plotH / 2}" fill="#1f6feb" transform="rotate(-90 18 ${PAD.top + plotH / 2})" text-anchor="middle">req/s</text>`);
-  parts.push(`<text x="${WIDTH - 14}" y="${PAD.top + plotH / 2}" fill="#d1242f" transform="rotate(90 ${WIDTH - 14} ${PAD.top + plotH / 2})" text-anchor="middle">p99 ms</text>`);
-  parts.push(`<path d="${line(points.map((p) => p.requestsPerSecond), rpsMax)}" fill="none" stroke="#1f6feb" stroke-width="2"/>`);
-  parts.push(`<path d="${line(points.map((p) => p.p99LatencyMs), p99Max)}" fill="none" stroke="#d1242f" stroke-width="2" stroke-dasharray="6 4"/>`);
+  parts.push(
+    `<text x="18" y="${PAD.top + plotH / 2}" fill="#1f6feb" transform="rotate(-90 18 ${PAD.top + plotH / 2})" text-anchor="middle">req/s</text>`,
+  );
+  parts.push(
+    `<text x="${WIDTH - 14}" y="${PAD.top + plotH / 2}" fill="#d1242f" transform="rotate(90 ${WIDTH - 14} ${PAD.top + plotH / 2})" text-anchor="middle">p99 ms</text>`,
+  );
+  parts.push(
+    `<path d="${line(
+      points.map((p) => p.requestsPerSecond),
+      rpsMax,
+    )}" fill="none" stroke="#1f6feb" stroke-width="2"/>`,
+  );
+  parts.push(
+    `<path d="${line(
+      points.map((p) => p.p99LatencyMs),
+      p99Max,
+    )}" fill="none" stroke="#d1242f" stroke-width="2" stroke-dasharray="6 4"/>`,
+  );
   for (const p of points) {
     parts.push(`<circle cx="${px(p.x)}" cy="${py(p.requestsPerSecond, rpsMax)}" r="3" fill="#1f6feb"/>`);
     parts.push(`<circle cx="${px(p.x)}" cy="${py(p.p99LatencyMs, p99Max)}" r="3" fill="#d1242f"/>`);

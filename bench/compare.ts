@@ -34,7 +34,9 @@ const { values, positionals } = parseArgs({
   },
 });
 if (positionals.length !== 2 || (values.path !== 'cached' && values.path !== 'uncached')) {
-  process.stderr.write('usage: node dist/bench/compare.js <checkout A> <checkout B> [--path cached|uncached] [--rounds 6] [--seconds 4] [--warmup 10] [--connections N] [--b-node-args="--flag ..."]\n');
+  process.stderr.write(
+    'usage: node dist/bench/compare.js <checkout A> <checkout B> [--path cached|uncached] [--rounds 6] [--seconds 4] [--warmup 10] [--connections N] [--b-node-args="--flag ..."]\n',
+  );
   process.exit(2);
 }
 const path = values.path;
@@ -89,20 +91,35 @@ async function main(): Promise<void> {
   for (const build of builds) {
     const dir = join(workDir, build.name);
     await mkdir(join(dir, 'configs'), { recursive: true });
-    await writeFile(join(dir, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true }, credits: { enabled: true, freeCredits: 1_000_000_000 } }));
-    for (const config of [listingConfig('cached', sourceUrl, { caching: true }), listingConfig('uncached', sourceUrl, { caching: false })]) {
+    await writeFile(
+      join(dir, 'pagejson.json'),
+      JSON.stringify({ fetch: { allowPrivateNetworks: true }, credits: { enabled: true, freeCredits: 1_000_000_000 } }),
+    );
+    for (const config of [
+      listingConfig('cached', sourceUrl, { caching: true }),
+      listingConfig('uncached', sourceUrl, { caching: false }),
+    ]) {
       await writeFile(join(dir, 'configs', `${config.apiId as string}.json`), JSON.stringify(config, null, 2));
     }
     const created = spawnSync(process.execPath, [build.cli, 'keys', 'create', '--json'], { cwd: dir, encoding: 'utf8' });
     if (created.status !== 0) throw new Error(`build ${build.name}: keys create failed: ${created.stderr}`);
     build.key = (JSON.parse(created.stdout) as { key: string }).key;
     const nodeArgs = build.name === 'B' ? values['b-node-args'].split(' ').filter(Boolean) : [];
-    build.daemon = await startUntil(SERVER_CPU, process.execPath, [...nodeArgs, build.cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, { cwd: dir, env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' } });
+    build.daemon = await startUntil(
+      SERVER_CPU,
+      process.execPath,
+      [...nodeArgs, build.cli, 'serve', '--port', '0', '--no-watch'],
+      /serving \d+ config\(s\) at (http:\/\/[^ ]+)/,
+      { cwd: dir, env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1' } },
+    );
     started.push(build.daemon);
     build.url = `${build.daemon.match[1]!}/external/${path}`;
   }
-  process.stdout.write(`compare: ${path} GET, ${connections} connections, ${rounds} turns each of ${seconds} s after a ${values.warmup} s warm-up${values.together ? ', both builds at once' : ''}\n`);
-  for (const build of builds) await runLoad({ url: build.url!, headers: { apikey: build.key! }, connections, seconds: Number(values.warmup), cpu: LOAD_CPU });
+  process.stdout.write(
+    `compare: ${path} GET, ${connections} connections, ${rounds} turns each of ${seconds} s after a ${values.warmup} s warm-up${values.together ? ', both builds at once' : ''}\n`,
+  );
+  for (const build of builds)
+    await runLoad({ url: build.url!, headers: { apikey: build.key! }, connections, seconds: Number(values.warmup), cpu: LOAD_CPU });
   if (values.together) return together();
 
   for (let round = 0; round < rounds; round += 1) {
@@ -119,7 +136,12 @@ async function main(): Promise<void> {
       const rest = others.reduce((sum, value) => sum + value, 0) - busiest;
       // The rest thread by thread, largest first (Node 20 names them all "node": V8's GC and compiler helpers,
       // libuv's pool for fs calls such as the journal's fdatasync).
-      const restEach = others.filter((us) => us >= 1).sort((x, y) => y - x).slice(1).map((us) => us.toFixed(0)).join(' ');
+      const restEach = others
+        .filter((us) => us >= 1)
+        .sort((x, y) => y - x)
+        .slice(1)
+        .map((us) => us.toFixed(0))
+        .join(' ');
       build.perRequest.push(load.serverCpuMicrosPerRequest ?? NaN);
       process.stdout.write(
         `${build.name}  ${load.requestsPerSecond.toFixed(0).padStart(6)} req/s  ${(load.serverCpuMicrosPerRequest ?? NaN).toFixed(1).padStart(7)} µs CPU per request` +
@@ -141,12 +163,22 @@ async function together(): Promise<void> {
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
     const loads = await Promise.all(
-      builds.map((build) => runLoad({ url: build.url!, headers: { apikey: build.key! }, connections: Math.max(1, Math.round(connections / 2)), seconds, cpu: LOAD_CPU, serverPid: build.daemon!.child.pid! })),
+      builds.map((build) =>
+        runLoad({
+          url: build.url!,
+          headers: { apikey: build.key! },
+          connections: Math.max(1, Math.round(connections / 2)),
+          seconds,
+          cpu: LOAD_CPU,
+          serverPid: build.daemon!.child.pid!,
+        }),
+      ),
     );
     loads.forEach((load, index) => builds[index]!.perRequest.push(load.serverCpuMicrosPerRequest ?? NaN));
     const ratio = builds[1]!.perRequest.at(-1)! / builds[0]!.perRequest.at(-1)!;
     ratios.push(ratio);
-    const describe = (index: number) => `${builds[index]!.name} ${loads[index]!.requestsPerSecond.toFixed(0).padStart(6)} req/s ${builds[index]!.perRequest.at(-1)!.toFixed(1).padStart(6)} µs (non-2xx ${loads[index]!.non2xx})`;
+    const describe = (index: number) =>
+      `${builds[index]!.name} ${loads[index]!.requestsPerSecond.toFixed(0).padStart(6)} req/s ${builds[index]!.perRequest.at(-1)!.toFixed(1).padStart(6)} µs (non-2xx ${loads[index]!.non2xx})`;
     process.stdout.write(`turn ${String(round + 1).padStart(2)}  ${describe(0)}  ${describe(1)}  B/A ${ratio.toFixed(3)}\n`);
   }
   const sorted = [...ratios].sort((x, y) => x - y);

@@ -65,7 +65,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 async function runGenerator(options: LoadOptions): Promise<Omit<LoadResult, 'serverCpuMicrosPerRequest'>> {
   if (HAS_WRK) {
     const headerArgs = Object.entries(options.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    const [cmd, args] = pinned(options.cpu, 'wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', ...headerArgs, options.url]);
+    const [cmd, args] = pinned(options.cpu, 'wrk', [
+      '-t1',
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      '--latency',
+      ...headerArgs,
+      options.url,
+    ]);
     const { stdout, cpu, seconds } = await run(cmd, args);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
     const latency = /Latency\s+([\d.]+)(us|ms|s)/.exec(stdout);
@@ -73,12 +80,35 @@ async function runGenerator(options: LoadOptions): Promise<Omit<LoadResult, 'ser
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
     const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
     const p99Scale = p99?.[2] === 'us' ? 0.001 : p99?.[2] === 's' ? 1000 : 1;
-    return { generator: 'wrk', requestsPerSecond: rps, meanLatencyMs: Number(latency?.[1] ?? 0) * scale, p99LatencyMs: Number(p99?.[1] ?? 0) * p99Scale, non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
+    return {
+      generator: 'wrk',
+      requestsPerSecond: rps,
+      meanLatencyMs: Number(latency?.[1] ?? 0) * scale,
+      p99LatencyMs: Number(p99?.[1] ?? 0) * p99Scale,
+      non2xx,
+      generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100),
+    };
   }
   const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
   const headerArgs = Object.entries(options.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
-  const [cmd, args] = pinned(options.cpu, process.execPath, [bin, '-j', '-c', String(options.connections), '-d', String(options.seconds), ...headerArgs, options.url]);
+  const [cmd, args] = pinned(options.cpu, process.execPath, [
+    bin,
+    '-j',
+    '-c',
+    String(options.connections),
+    '-d',
+    String(options.seconds),
+    ...headerArgs,
+    options.url,
+  ]);
   const { stdout, cpu, seconds } = await run(cmd, args);
   const report = JSON.parse(stdout) as { requests: { average: number }; latency: { average: number; p99: number }; non2xx: number };
-  return { generator: 'autocannon', requestsPerSecond: report.requests.average, meanLatencyMs: report.latency.average, p99LatencyMs: report.latency.p99, non2xx: report.non2xx, generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100) };
+  return {
+    generator: 'autocannon',
+    requestsPerSecond: report.requests.average,
+    meanLatencyMs: report.latency.average,
+    p99LatencyMs: report.latency.p99,
+    non2xx: report.non2xx,
+    generatorCpuPercent: cpu === null ? null : Math.round((cpu / seconds) * 100),
+  };
 }

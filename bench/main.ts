@@ -62,7 +62,9 @@ function record(figure: Figure): void {
   figures.push(figure);
   const ratio = figure.ratio === null ? '' : `  ratio ${figure.ratio.toFixed(2)}`;
   const baseline = figure.baseline === null ? '' : `  baseline ${round(figure.baseline)} ${figure.unit}`;
-  process.stdout.write(`${figure.pass ? 'ok  ' : 'MISS'}  ${figure.figure}: ${round(figure.value)} ${figure.unit}${baseline}${ratio}  (target ${figure.target})${figure.note ? `  [${figure.note}]` : ''}\n`);
+  process.stdout.write(
+    `${figure.pass ? 'ok  ' : 'MISS'}  ${figure.figure}: ${round(figure.value)} ${figure.unit}${baseline}${ratio}  (target ${figure.target})${figure.note ? `  [${figure.note}]` : ''}\n`,
+  );
 }
 
 function round(n: number): string {
@@ -84,22 +86,52 @@ async function makeProject(name: string, settings: Record<string, unknown>, conf
 }
 
 // BENCH_PROFILE_DIR: daemons and baselines write V8 CPU profiles there (summarise with bench/profile-summary.ts).
-const profile = process.env.BENCH_PROFILE_DIR ? [process.env.BENCH_HEAP ? '--heap-prof' : '--cpu-prof', `--${process.env.BENCH_HEAP ? 'heap' : 'cpu'}-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+const profile = process.env.BENCH_PROFILE_DIR
+  ? [
+      process.env.BENCH_HEAP ? '--heap-prof' : '--cpu-prof',
+      `--${process.env.BENCH_HEAP ? 'heap' : 'cpu'}-prof-dir=${process.env.BENCH_PROFILE_DIR}`,
+    ]
+  : [];
 
 async function startDaemon(dir: string): Promise<Started & { url: string }> {
   // BENCH_DAEMON_WRAP: a program the daemon runs under (BENCH_DAEMON_WRAP=heaptrack to see its allocations).
   const wrap = process.env.BENCH_DAEMON_WRAP;
-  const daemon = await startUntil(SERVER_CPU, wrap ?? process.execPath, [...(wrap ? [process.execPath] : []), ...profile, ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []), cli, 'serve', '--port', '0', '--no-watch'], /serving \d+ config\(s\) at (http:\/\/[^ ]+)/, {
-    cwd: dir,
-    env: { PAGEJSON_LOG_LEVEL: 'warn', NO_COLOR: '1', ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {}) },
-  });
+  const daemon = await startUntil(
+    SERVER_CPU,
+    wrap ?? process.execPath,
+    [
+      ...(wrap ? [process.execPath] : []),
+      ...profile,
+      ...(process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      cli,
+      'serve',
+      '--port',
+      '0',
+      '--no-watch',
+    ],
+    /serving \d+ config\(s\) at (http:\/\/[^ ]+)/,
+    {
+      cwd: dir,
+      env: {
+        PAGEJSON_LOG_LEVEL: 'warn',
+        NO_COLOR: '1',
+        ...(process.env.BENCH_DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS } : {}),
+      },
+    },
+  );
   started.push(daemon);
   return { ...daemon, url: daemon.match[1]! };
 }
 
 async function load(url: string, key: string, connections = 50, serverPid?: number, seconds = SECONDS): Promise<LoadResult> {
   // A short warm-up first: JIT, keep-alive sockets, the cache's first miss.
-  await runLoad({ url, headers: { apikey: key }, connections, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? (QUICK ? 0.5 : 1)), cpu: LOAD_CPU });
+  await runLoad({
+    url,
+    headers: { apikey: key },
+    connections,
+    seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? (QUICK ? 0.5 : 1)),
+    cpu: LOAD_CPU,
+  });
   return runLoad({ url, headers: { apikey: key }, connections, seconds, cpu: LOAD_CPU, serverPid });
 }
 
@@ -115,17 +147,35 @@ async function cachedFigure(daemon: Started & { url: string }, key: string): Pro
   const hit = await request(`${daemon.url}/external/cached`, { headers: { apikey: key } });
   const hitBody = await hit.body.text();
   await writeFile(join(workDir, 'hit.json'), hitBody);
-  const bare = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-cached.js')], /baseline ready on (http:\/\/\S+)/, {
-    env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
-  });
+  const bare = await startUntil(
+    SERVER_CPU,
+    process.execPath,
+    [...profile, join(distBench, 'servers/baseline-cached.js')],
+    /baseline ready on (http:\/\/\S+)/,
+    {
+      env: { BENCH_BODY_FILE: join(workDir, 'hit.json'), BENCH_KEY_DIGEST: digestKey(key) },
+    },
+  );
   started.push(bare);
-  const { ours: cached, theirs: bareRun, ratio, roundsNote } = await compareLoads(
+  const {
+    ours: cached,
+    theirs: bareRun,
+    ratio,
+    roundsNote,
+  } = await compareLoads(
     (seconds) => load(`${daemon.url}/external/cached`, key, 50, daemon.child.pid, seconds),
     (seconds) => load(`${bare.match[1]!}/external/cached`, key, 50, bare.child.pid, seconds),
   );
   await bare.stop();
   // Informative, not the figure: most real clients send Accept-Encoding: gzip and get the stored gzip as it is.
-  const gzipRun = await runLoad({ url: `${daemon.url}/external/cached`, headers: { apikey: key, 'accept-encoding': 'gzip' }, connections: 50, seconds: SECONDS, cpu: LOAD_CPU, serverPid: daemon.child.pid });
+  const gzipRun = await runLoad({
+    url: `${daemon.url}/external/cached`,
+    headers: { apikey: key, 'accept-encoding': 'gzip' },
+    connections: 50,
+    seconds: SECONDS,
+    cpu: LOAD_CPU,
+    serverPid: daemon.child.pid,
+  });
   const gzipCpu = gzipRun.serverCpuMicrosPerRequest === null ? '' : `, ${gzipRun.serverCpuMicrosPerRequest.toFixed(1)} µs per request`;
   record({
     figure: 'cached GET req/s (50 connections, credits on)',
@@ -206,7 +256,10 @@ interface Compared {
   roundsNote: string;
 }
 
-async function compareLoads(ours: (seconds: number) => Promise<LoadResult>, theirs: (seconds: number) => Promise<LoadResult>): Promise<Compared> {
+async function compareLoads(
+  ours: (seconds: number) => Promise<LoadResult>,
+  theirs: (seconds: number) => Promise<LoadResult>,
+): Promise<Compared> {
   // The warm-up round is a long one (BENCH_SECONDS): the rounds after it should find both servers warm.
   const warm = WARM_ROUND ? { ours: await ours(SECONDS), theirs: await theirs(SECONDS) } : undefined;
   if (warm) printRound('warm-up', warm.ours, warm.theirs);
@@ -235,7 +288,8 @@ const middle = <T>(sorted: T[]): T => sorted[Math.floor(sorted.length / 2)]!;
 /** BENCH_PRINT_ROUNDS=1 prints each round, to tell a steady ratio from one bad round. */
 function printRound(label: string, ours: LoadResult, theirs: LoadResult): void {
   if (process.env.BENCH_PRINT_ROUNDS !== '1') return;
-  const text = (run: LoadResult): string => `${run.requestsPerSecond.toFixed(0)} req/s (${run.serverCpuMicrosPerRequest?.toFixed(1) ?? '?'} µs)`;
+  const text = (run: LoadResult): string =>
+    `${run.requestsPerSecond.toFixed(0)} req/s (${run.serverCpuMicrosPerRequest?.toFixed(1) ?? '?'} µs)`;
   process.stderr.write(`  ${label}: ${text(ours)} against ${text(theirs)}\n`);
 }
 
@@ -255,7 +309,9 @@ function scaling(sourceOrigin: string): Promise<Series> {
 
 async function main(): Promise<void> {
   workDir = await mkdtemp(join(tmpdir(), 'pagejson-bench-'));
-  process.stdout.write(`pagejson bench: ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s per load figure, ${SECONDS} s per other load run, ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'no taskset: processes not pinned'}\n\n`);
+  process.stdout.write(
+    `pagejson bench: ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s per load figure, ${SECONDS} s per other load run, ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'no taskset: processes not pinned'}\n\n`,
+  );
 
   const source = await startUntil(LOAD_CPU, process.execPath, [join(distBench, 'servers/source.js')], /source ready on (http:\/\/\S+)/);
   started.push(source);
@@ -283,8 +339,15 @@ async function main(): Promise<void> {
   // OpenAI-compatible model (the fake server) to prove that retrieval never calls it for selector fields.
   const project = await makeProject(
     'load',
-    { credits: { enabled: true, freeCredits: 1_000_000_000 }, ...JSON.parse(process.env.BENCH_LOAD_SETTINGS ?? '{}'), models: { bench: { baseURL: llm.baseURL, model: 'bench-model', apiKeyEnv: 'BENCH_LLM_KEY' } } },
-    [listingConfig('cached', sourceUrl, { caching: true, model: 'bench' }), listingConfig('uncached', sourceUrl, { caching: false, model: 'bench' })],
+    {
+      credits: { enabled: true, freeCredits: 1_000_000_000 },
+      ...JSON.parse(process.env.BENCH_LOAD_SETTINGS ?? '{}'),
+      models: { bench: { baseURL: llm.baseURL, model: 'bench-model', apiKeyEnv: 'BENCH_LLM_KEY' } },
+    },
+    [
+      listingConfig('cached', sourceUrl, { caching: true, model: 'bench' }),
+      listingConfig('uncached', sourceUrl, { caching: false, model: 'bench' }),
+    ],
   );
   const { key } = JSON.parse(runCli(['keys', 'create', '--label', 'bench', '--json'], project)) as { key: string };
   const daemon = await startDaemon(project);
@@ -301,7 +364,16 @@ async function main(): Promise<void> {
 
   // 8. LLM calls per retrieval in steady state.
   const retrievals = (cached.requestsPerSecond + uncached.requestsPerSecond) * ROUND_SECONDS * ROUNDS;
-  record({ figure: 'LLM calls per retrieval in steady state', value: llm.requests.length / Math.max(1, retrievals), unit: 'calls', baseline: 1, ratio: null, target: '0 (peers: 1 per request)', pass: llm.requests.length === 0, note: `${llm.requests.length} calls in ~${Math.round(retrievals)} retrievals` });
+  record({
+    figure: 'LLM calls per retrieval in steady state',
+    value: llm.requests.length / Math.max(1, retrievals),
+    unit: 'calls',
+    baseline: 1,
+    ratio: null,
+    target: '0 (peers: 1 per request)',
+    pass: llm.requests.length === 0,
+    note: `${llm.requests.length} calls in ~${Math.round(retrievals)} retrievals`,
+  });
   await daemon.stop();
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
@@ -317,15 +389,29 @@ async function main(): Promise<void> {
   }
 
   await llm.close();
-  await writeFile(join(repoRoot, 'bench/results.json'), `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, quick: QUICK, pinned: HAS_TASKSET, figures, ...(series ? { series } : {}) }, null, 2)}\n`);
+  await writeFile(
+    join(repoRoot, 'bench/results.json'),
+    `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, quick: QUICK, pinned: HAS_TASKSET, figures, ...(series ? { series } : {}) }, null, 2)}\n`,
+  );
   process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
 }
 
 /** 2. Uncached GET (scraper 1) against undici + htmlparser2 + precompiled css-select in one process. */
 async function uncachedFigure(daemonUrl: string, daemonPid: number | undefined, key: string, sourceUrl: string): Promise<LoadResult> {
-  const extract = await startUntil(SERVER_CPU, process.execPath, [...profile, join(distBench, 'servers/baseline-extract.js')], /baseline ready on (http:\/\/\S+)/, { env: { BENCH_SOURCE_URL: sourceUrl } });
+  const extract = await startUntil(
+    SERVER_CPU,
+    process.execPath,
+    [...profile, join(distBench, 'servers/baseline-extract.js')],
+    /baseline ready on (http:\/\/\S+)/,
+    { env: { BENCH_SOURCE_URL: sourceUrl } },
+  );
   started.push(extract);
-  const { ours: uncached, theirs: extractRun, ratio, roundsNote } = await compareLoads(
+  const {
+    ours: uncached,
+    theirs: extractRun,
+    ratio,
+    roundsNote,
+  } = await compareLoads(
     (seconds) => load(`${daemonUrl}/external/uncached`, key, 8, daemonPid, seconds),
     (seconds) => load(`${extract.match[1]!}/external/uncached`, key, 8, extract.child.pid, seconds),
   );
@@ -356,10 +442,12 @@ async function scraperTwoLatency(sourceUrl: string): Promise<void> {
   const queries = { items: compile(LISTING_ITEM_SELECTOR), fields: LISTING_FIELDS.map((f) => ({ ...f, query: compile(f.selector) })) };
   const select = (html: string) => {
     const doc = parseDocument(html);
-    selectAll<AnyNode, Element>(queries.items, doc).map((item) => queries.fields.map((f) => {
-      const node = selectOne<AnyNode, Element>(f.query, item);
-      return node && ('attribute' in f ? getAttributeValue(node, f.attribute) : textContent(node));
-    }));
+    selectAll<AnyNode, Element>(queries.items, doc).map((item) =>
+      queries.fields.map((f) => {
+        const node = selectOne<AnyNode, Element>(f.query, item);
+        return node && ('attribute' in f ? getAttributeValue(node, f.attribute) : textContent(node));
+      }),
+    );
   };
   const viaScraper = async () => {
     const page = await pool.get(2).fetch({ url: sourceUrl });
@@ -403,7 +491,15 @@ async function scraperTwoLatency(sourceUrl: string): Promise<void> {
     pass: scraperMs / undiciMs <= 1.2 || (floorAboveTarget && scraperMs / crawleeMs <= 1.1),
     note: `Crawlee alone ${crawleeMs.toFixed(2)} ms (${(crawleeMs / undiciMs).toFixed(2)} × undici); scraper 2 ${(scraperMs / crawleeMs).toFixed(2)} × Crawlee alone; medians of 3 alternating rounds`,
   });
-  record({ figure: 'scraper 2 against Crawlee alone, same page and extraction', value: scraperMs, unit: 'ms', baseline: crawleeMs, ratio: scraperMs / crawleeMs, target: '≤ 1.1', pass: scraperMs / crawleeMs <= 1.1 });
+  record({
+    figure: 'scraper 2 against Crawlee alone, same page and extraction',
+    value: scraperMs,
+    unit: 'ms',
+    baseline: crawleeMs,
+    ratio: scraperMs / crawleeMs,
+    target: '≤ 1.1',
+    pass: scraperMs / crawleeMs <= 1.1,
+  });
 }
 
 /** 4. The heuristic model on a 1 MB page. */
@@ -419,7 +515,15 @@ async function heuristicGenerate(): Promise<void> {
     runs.push(performance.now() - start);
   }
   const median = runs.sort((a, b) => a - b)[2]!;
-  record({ figure: `heuristic generate on a ${Math.round(page.length / 1024)} KB page (median of 5)`, value: median, unit: 'ms', baseline: null, ratio: null, target: '< 500 ms', pass: median < 500 });
+  record({
+    figure: `heuristic generate on a ${Math.round(page.length / 1024)} KB page (median of 5)`,
+    value: median,
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+    target: '< 500 ms',
+    pass: median < 500,
+  });
 }
 
 function wallMs(args: string[], cwd: string, runs = QUICK ? 3 : 10): number {
@@ -431,13 +535,31 @@ function wallMs(args: string[], cwd: string, runs = QUICK ? 3 : 10): number {
 
 /** 5. CLI start-up: `--help` and `validate` over 10 configs against `node -e 0`. */
 async function cliWallTimes(): Promise<void> {
-  const configs = Array.from({ length: 10 }, (_, i) => listingConfig(`endpoint-${i}`, 'https://shop.example/listing.html', { caching: true }));
+  const configs = Array.from({ length: 10 }, (_, i) =>
+    listingConfig(`endpoint-${i}`, 'https://shop.example/listing.html', { caching: true }),
+  );
   const dir = await makeProject('validate', {}, configs);
   const node = wallMs(['-e', '0'], dir);
   const help = wallMs([cli, '--help'], dir);
   const validate = wallMs([cli, 'validate'], dir);
-  record({ figure: '`pagejson --help` wall time', value: help, unit: 'ms', baseline: node, ratio: help / node, target: '≤ 4×', pass: help / node <= 4 });
-  record({ figure: '`pagejson validate` (10 configs) wall time', value: validate, unit: 'ms', baseline: node, ratio: validate / node, target: '≤ 4×', pass: validate / node <= 4 });
+  record({
+    figure: '`pagejson --help` wall time',
+    value: help,
+    unit: 'ms',
+    baseline: node,
+    ratio: help / node,
+    target: '≤ 4×',
+    pass: help / node <= 4,
+  });
+  record({
+    figure: '`pagejson validate` (10 configs) wall time',
+    value: validate,
+    unit: 'ms',
+    baseline: node,
+    ratio: validate / node,
+    target: '≤ 4×',
+    pass: validate / node <= 4,
+  });
 }
 
 const QUIET_SECONDS = 12;
@@ -450,12 +572,25 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   }));
   // BENCH_MEMORY_SETTINGS: extra pagejson.json settings as JSON, to compare settings' effect on memory.
   const extra = JSON.parse(process.env.BENCH_MEMORY_SETTINGS ?? '{}') as Record<string, Record<string, unknown>>;
-  const dir = await makeProject('thousand', { credits: { enabled: true, freeCredits: 1_000_000_000 }, ...extra, cache: { memoryEntries: 10_000, ...extra.cache } }, configs);
+  const dir = await makeProject(
+    'thousand',
+    { credits: { enabled: true, freeCredits: 1_000_000_000 }, ...extra, cache: { memoryEntries: 10_000, ...extra.cache } },
+    configs,
+  );
   const { key } = JSON.parse(runCli(['keys', 'create', '--json'], dir)) as { key: string };
   const begin = performance.now();
   const daemon = await startDaemon(dir);
   const readyMs = performance.now() - begin;
-  record({ figure: 'daemon start to ready with 1,000 configs', value: readyMs, unit: 'ms', baseline: null, ratio: null, target: '< 1500 ms', pass: readyMs < 1500, note: 'includes Node start-up' });
+  record({
+    figure: 'daemon start to ready with 1,000 configs',
+    value: readyMs,
+    unit: 'ms',
+    baseline: null,
+    ratio: null,
+    target: '< 1500 ms',
+    pass: readyMs < 1500,
+    note: 'includes Node start-up',
+  });
 
   // BENCH_SMAPS=<file>: the daemon's memory map (/proc/<pid>/smaps) at ready (<file>.ready), after the fills
   // (<file>.fills) and at the figure (<file>), to see what the RSS is made of.
@@ -480,13 +615,31 @@ async function startAndMemory(sourceUrl: string): Promise<void> {
   await load(`${daemon.url}/external/endpoint-1?v=1`, key);
   const rss = rssMegabytes(daemon.child.pid!) ?? NaN;
   await smaps('');
-  record({ figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load', value: rss, unit: 'MB', baseline: null, ratio: null, target: '≤ 200 MB', pass: rss <= 200 && failures === 0, note: `${failures} failed fills` });
+  record({
+    figure: 'daemon RSS, 1,000 configs + 10,000 cache entries, after load',
+    value: rss,
+    unit: 'MB',
+    baseline: null,
+    ratio: null,
+    target: '≤ 200 MB',
+    pass: rss <= 200 && failures === 0,
+    note: `${failures} failed fills`,
+  });
   // The same daemon after a quiet spell: an idle extraction thread gives its heap back (idle-release.ts), and
   // V8's own memory reducer may run on the main thread (after 8 quiet seconds).
   await new Promise((resolve) => setTimeout(resolve, QUIET_SECONDS * 1_000));
   const quietRss = rssMegabytes(daemon.child.pid!) ?? NaN;
   await smaps('.quiet');
-  record({ figure: `daemon RSS, 1,000 configs + 10,000 cache entries, ${QUIET_SECONDS} s after the load`, value: quietRss, unit: 'MB', baseline: rss, ratio: quietRss / rss, target: '≤ 200 MB', pass: quietRss <= 200 && failures === 0, note: 'baseline: the same daemon right after the load' });
+  record({
+    figure: `daemon RSS, 1,000 configs + 10,000 cache entries, ${QUIET_SECONDS} s after the load`,
+    value: quietRss,
+    unit: 'MB',
+    baseline: rss,
+    ratio: quietRss / rss,
+    target: '≤ 200 MB',
+    pass: quietRss <= 200 && failures === 0,
+    note: 'baseline: the same daemon right after the load',
+  });
   await daemon.stop();
 }
 

@@ -2,7 +2,8 @@
  * Synthetic pages of known size and shape for the benchmarks: a listing of N product cards with 5 fields
  * each, padded with realistic description text until it reaches the wanted size.
  */
-const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
+const WORDS =
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(' ');
 
 function sentence(seed: number, words: number): string {
   const out: string[] = [];
@@ -16,7 +17,7 @@ export function listingPage(items: number, targetBytes: number): string {
     cards.push(`<article class="product">
   <h3 class="name"><a href="/item/${i}.html" title="Product number ${i}">Product number ${i}</a></h3>
   <img class="thumb" src="/img/${i}.jpg" alt="Picture of product ${i}">
-  <p class="price">£${(10 + (i * 37) % 90).toFixed(2)}</p>
+  <p class="price">£${(10 + ((i * 37) % 90)).toFixed(2)}</p>
   <p class="stock">${i % 3 === 0 ? 'Out of stock' : 'In stock'}</p>
   <p class="description">${sentence(i, 40)}</p>
 </article>`);
@@ -39,7 +40,11 @@ export const LISTING_FIELDS = [
   { name: 'stock', selector: '.stock' },
 ] as const;
 
-export function listingConfig(apiId: string, url: string, options: { caching: boolean; model?: string; scraper?: 1 | 2 | 3 }): Record<string, unknown> {
+export function listingConfig(
+  apiId: string,
+  url: string,
+  options: { caching: boolean; model?: string; scraper?: 1 | 2 | 3 },
+): Record<string, unknown> {
   return {
     apiId,
     revision: 1,

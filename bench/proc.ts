@@ -20,14 +20,23 @@ export interface Started {
 }
 
 /** Start a process and wait until its output matches `ready`; returns the match. */
-export async function startUntil(cpu: number | undefined, command: string, args: string[], ready: RegExp, options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<Started & { match: RegExpMatchArray }> {
+export async function startUntil(
+  cpu: number | undefined,
+  command: string,
+  args: string[],
+  ready: RegExp,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<Started & { match: RegExpMatchArray }> {
   const [cmd, argv] = pinned(cpu, command, args);
   const child = spawn(cmd, argv, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   // BENCH_TEE: the daemon's output also goes to that file (a --trace-gc of it, for instance).
   const tee = args.includes('serve') ? process.env.BENCH_TEE : undefined;
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} not ready after ${options.timeoutMs ?? 30_000} ms:\n${text}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${command} ${args.join(' ')} not ready after ${options.timeoutMs ?? 30_000} ms:\n${text}`)),
+      options.timeoutMs ?? 30_000,
+    );
     const onData = (chunk: Buffer) => {
       if (tee) appendFileSync(tee, chunk);
       text += chunk.toString();

@@ -29,7 +29,9 @@ profile.samples.forEach((id, index) => {
   if (frame.functionName === '(idle)') return;
   const delta = profile.timeDeltas[index] ?? 0;
   busy += delta;
-  const where = frame.url ? `${frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}` : '';
+  const where = frame.url
+    ? `${frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/')}:${frame.lineNumber + 1}`
+    : '';
   const label = `${frame.functionName || '(anonymous)'} ${where}`.trim();
   selfTime.set(label, (selfTime.get(label) ?? 0) + delta);
 });

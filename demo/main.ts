@@ -49,7 +49,17 @@ async function main(): Promise<void> {
     const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, env));
     const models = createModelResolver({ models: project.settings.models, env });
     const generated = await generateConfig(
-      { url: `${site.origin}/listing.html`, apiId: API_ID, scraper: 1, session: false, model: 'heuristic', selector: 'body', rule: 'books with their prices', caching: true, vars: [] },
+      {
+        url: `${site.origin}/listing.html`,
+        apiId: API_ID,
+        scraper: 1,
+        session: false,
+        model: 'heuristic',
+        selector: 'body',
+        rule: 'books with their prices',
+        caching: true,
+        vars: [],
+      },
       { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name) },
     ).finally(() => pool.close());
     const file = join(project.configsDir, `${API_ID}.json`);

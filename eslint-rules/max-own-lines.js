@@ -4,12 +4,17 @@
 const FUNCTION_NODES = ['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'];
 
 export const maxOwnLines = {
-  meta: { type: 'suggestion', schema: [{ type: 'object', properties: { max: { type: 'integer', minimum: 1 } }, additionalProperties: false }], messages: { tooLong: "{{name}} has {{lines}} lines of its own (at most {{max}}): split it into named steps." } },
+  meta: {
+    type: 'suggestion',
+    schema: [{ type: 'object', properties: { max: { type: 'integer', minimum: 1 } }, additionalProperties: false }],
+    messages: { tooLong: '{{name}} has {{lines}} lines of its own (at most {{max}}): split it into named steps.' },
+  },
   create(context) {
     const max = context.options[0]?.max ?? 60;
     const source = context.sourceCode;
     const commentLines = new Set();
-    for (const comment of source.getAllComments()) for (let line = comment.loc.start.line; line <= comment.loc.end.line; line += 1) commentLines.add(line);
+    for (const comment of source.getAllComments())
+      for (let line = comment.loc.start.line; line <= comment.loc.end.line; line += 1) commentLines.add(line);
     const stack = [];
     const enter = () => stack.push(new Set());
     const exit = (node) => {
@@ -25,7 +30,8 @@ export const maxOwnLines = {
       // The nested function's body lines belong to it; its first and last lines stay with the parent.
       if (parent) for (let line = node.loc.start.line + 1; line < node.loc.end.line; line += 1) parent.add(line);
       if (own.length > max) {
-        const name = node.id?.name ?? (node.parent?.type === 'VariableDeclarator' ? node.parent.id.name : node.parent?.key?.name) ?? 'A function';
+        const name =
+          node.id?.name ?? (node.parent?.type === 'VariableDeclarator' ? node.parent.id.name : node.parent?.key?.name) ?? 'A function';
         context.report({ node, messageId: 'tooLong', data: { name, lines: String(own.length), max: String(max) } });
       }
     };

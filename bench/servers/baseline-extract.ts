@@ -27,7 +27,11 @@ app.get('/external/:apiId', async (_request, reply) => {
       const out: Record<string, string | null> = {};
       for (const field of fields) {
         const node = selectOne<AnyNode, Element>(field.query, item);
-        out[field.name] = node ? ('attribute' in field ? getAttributeValue(node, field.attribute) ?? null : textContent(node).trim()) : null;
+        out[field.name] = node
+          ? 'attribute' in field
+            ? (getAttributeValue(node, field.attribute) ?? null)
+            : textContent(node).trim()
+          : null;
       }
       return out;
     }),

@@ -31,10 +31,14 @@ export function requireConfig(project: Project, set: ConfigSet, apiId: string, c
     });
   }
   const known = [...set.files.keys()];
-  throw new PagejsonError('CONFIG_NOT_FOUND', `no config with apiId "${apiId}" in ${displayPath(project.configsDir, cwd)}${didYouMean(apiId, known)}`, {
-    context: { apiId },
-    hint: known.length > 0 ? `known apiIds: ${known.join(', ')} (see \`pagejson list\`)` : 'create one with `pagejson generate <url>`',
-  });
+  throw new PagejsonError(
+    'CONFIG_NOT_FOUND',
+    `no config with apiId "${apiId}" in ${displayPath(project.configsDir, cwd)}${didYouMean(apiId, known)}`,
+    {
+      context: { apiId },
+      hint: known.length > 0 ? `known apiIds: ${known.join(', ')} (see \`pagejson list\`)` : 'create one with `pagejson generate <url>`',
+    },
+  );
 }
 
 /** Path for messages: relative to where the user stands, which is what they can click or type. */

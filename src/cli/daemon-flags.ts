@@ -22,7 +22,11 @@ function findExecve(): Execve | undefined {
   const addon = loadNativeAddon<{ execve(file: string, args: string[], pairs: string[]): never }>('reexec', 'reexec');
   if (!addon) return undefined;
   return (file, args, environment) =>
-    addon.execve(file, args, Object.entries(environment).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`])));
+    addon.execve(
+      file,
+      args,
+      Object.entries(environment).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`])),
+    );
 }
 
 /** V8 takes `--max_semi_space_size` as well as `--max-semi-space-size`. */

@@ -10,7 +10,11 @@ export const EXAMPLES: Record<string, string[]> = {
     'pagejson generate https://example.com/jobs --id jobs --scraper 3',
     'pagejson generate https://example.com/shop/shoes?page=1 --var query:page=page --model local --rule "names and prices"',
   ],
-  edit: ['pagejson edit books', 'pagejson edit books --add books.rating:number=.star-rating --dry-run', 'pagejson edit books --set caching=false --set monitor.every=1h'],
+  edit: [
+    'pagejson edit books',
+    'pagejson edit books --add books.rating:number=.star-rating --dry-run',
+    'pagejson edit books --set caching=false --set monitor.every=1h',
+  ],
   diff: ['pagejson diff books', 'pagejson diff books --against 2', 'pagejson diff books --against origin/main --format github'],
   validate: ['pagejson validate', 'pagejson validate configs/books.json --format json', 'pagejson validate --live'],
   list: ['pagejson list', 'pagejson list --json'],
@@ -21,7 +25,11 @@ export const EXAMPLES: Record<string, string[]> = {
   serve: ['pagejson serve', 'pagejson serve --port 9090', 'PAGEJSON_REDIS_URL=redis://127.0.0.1:6379 pagejson serve --host 0.0.0.0'],
   dashboard: ['pagejson dashboard', 'pagejson dashboard --no-open', 'pagejson dashboard --json'],
   keys: ['pagejson keys create --label ci', 'pagejson keys list', 'pagejson keys revoke k_3f9a2c1b'],
-  'keys create': ['pagejson keys create', 'pagejson keys create --label ci --scope books,jobs', 'pagejson keys create --account acme --json'],
+  'keys create': [
+    'pagejson keys create',
+    'pagejson keys create --label ci --scope books,jobs',
+    'pagejson keys create --account acme --json',
+  ],
   'keys list': ['pagejson keys list', 'pagejson keys list --json'],
   'keys revoke': ['pagejson keys revoke k_3f9a2c1b', 'pagejson keys revoke k_3f9a2c1b --json'],
   'keys rotate': ['pagejson keys rotate k_3f9a2c1b', 'pagejson keys rotate k_3f9a2c1b --grace 24h --json'],
@@ -32,7 +40,10 @@ export const EXAMPLES: Record<string, string[]> = {
   'monitor list': ['pagejson monitor list', 'pagejson monitor list --json'],
   'monitor history': ['pagejson monitor history jobs', 'pagejson monitor history jobs --limit 5 --json'],
   'monitor run': ['pagejson monitor run jobs', 'pagejson monitor run jobs --json'],
-  'webhooks test': ['pagejson webhooks test https://example.com/hooks', 'pagejson webhooks test https://example.com/hooks --secret-env MY_SECRET --json'],
+  'webhooks test': [
+    'pagejson webhooks test https://example.com/hooks',
+    'pagejson webhooks test https://example.com/hooks --secret-env MY_SECRET --json',
+  ],
   'webhooks list': ['pagejson webhooks list', 'pagejson webhooks list --json'],
 };
 

@@ -51,7 +51,9 @@ export async function initProject(rootDir: string, yes: boolean, ctx: CliContext
   for (const name of PUBLISHED_SCHEMAS) {
     const source = join(packageRoot(), 'configs', name);
     if (!existsSync(source)) {
-      throw new PagejsonError('INTERNAL', `the published schema ${name} is missing from the pagejson package`, { hint: 'reinstall pagejson (developers: run `npm run schemas`)' });
+      throw new PagejsonError('INTERNAL', `the published schema ${name} is missing from the pagejson package`, {
+        hint: 'reinstall pagejson (developers: run `npm run schemas`)',
+      });
     }
     const target = join(configsDir, name);
     const existed = existsSync(target);
@@ -72,12 +74,17 @@ function defaultProjectFile(settings: ProjectSettings): Record<string, unknown> 
 
 async function readExistingSettings(settingsPath: string): Promise<ProjectSettings> {
   const read = await readProjectFileText(settingsPath);
-  if ('error' in read) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, { hint: `make ${PROJECT_FILE} a regular file, or delete it and run \`pagejson init\` again` });
+  if ('error' in read)
+    throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, {
+      hint: `make ${PROJECT_FILE} a regular file, or delete it and run \`pagejson init\` again`,
+    });
   let raw: unknown;
   try {
     raw = JSON.parse(read.text);
   } catch (error) {
-    throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} is not valid JSON: ${(error as Error).message}`, { hint: `fix ${PROJECT_FILE}, or delete it and run \`pagejson init\` again` });
+    throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} is not valid JSON: ${(error as Error).message}`, {
+      hint: `fix ${PROJECT_FILE}, or delete it and run \`pagejson init\` again`,
+    });
   }
   const parsed = ProjectSettingsSchema.safeParse(raw);
   if (!parsed.success) {

@@ -22,16 +22,36 @@ export interface LiveCheckTask {
  * `validate --live` for one config on its fetched page, within the extraction budget and the project's
  * document limits: a page or selector past them is a problem of that config, and the others are still checked.
  */
-export async function liveCheckIsolated(config: ApiConfig, page: { html: string; finalUrl: string }, file: string, extraction: { timeoutMs: number } & DocumentLimits): Promise<ConfigProblem[]> {
+export async function liveCheckIsolated(
+  config: ApiConfig,
+  page: { html: string; finalUrl: string },
+  file: string,
+  extraction: { timeoutMs: number } & DocumentLimits,
+): Promise<ConfigProblem[]> {
   const { builtWorkerFile, runInThread } = await import('../core/extract/workers/isolated-thread.js');
   const { extractionTimeout } = await import('../core/extract/workers/errors.js');
   const { timeoutMs, maxDepth, maxElements } = extraction;
   const task: LiveCheckTask = { config, html: page.html, pageUrl: page.finalUrl, file, limits: { maxDepth, maxElements } };
   try {
-    const worker = builtWorkerFile(new URL('./isolated-worker.js', import.meta.url), new URL('../../dist/src/cli/isolated-worker.js', import.meta.url), 'the CLI\'s worker');
-    return await runInThread<ConfigProblem[]>(worker, task, { budgetMs: timeoutMs, timeout: () => extractionTimeout(timeoutMs, config.apiId) });
+    const worker = builtWorkerFile(
+      new URL('./isolated-worker.js', import.meta.url),
+      new URL('../../dist/src/cli/isolated-worker.js', import.meta.url),
+      "the CLI's worker",
+    );
+    return await runInThread<ConfigProblem[]>(worker, task, {
+      budgetMs: timeoutMs,
+      timeout: () => extractionTimeout(timeoutMs, config.apiId),
+    });
   } catch (error) {
     const hint = error instanceof PagejsonError ? error.hint : undefined;
-    return [{ file, path: '$.url', message: `the live check of ${page.finalUrl} failed: ${(error as Error).message}`, ...(hint ? { hint } : {}), severity: 'error' }];
+    return [
+      {
+        file,
+        path: '$.url',
+        message: `the live check of ${page.finalUrl} failed: ${(error as Error).message}`,
+        ...(hint ? { hint } : {}),
+        severity: 'error',
+      },
+    ];
   }
 }

@@ -3,8 +3,6 @@ import type { ApiConfig } from '../core/config/schema.js';
 import type { Extractor } from '../core/extract/workers/types.js';
 import type { RetrieveResult } from '../core/retrieval/retrieve.js';
 import { accessOf } from '../core/fetch/net/access-of.js';
-import { loginOf } from '../core/fetch/login/login-of.js';
-import { cliLogins } from './login-sessions.js';
 
 /**
  * One-off retrievals in the CLI process (`run`, `snapshot`, `check`, `mcp`): the project's scrapers, models,
@@ -12,7 +10,11 @@ import { cliLogins } from './login-sessions.js';
  * command needs them.
  */
 export interface LocalRetriever {
-  retrieve(config: ApiConfig, values: Record<string, string>, options?: { expected?: unknown; scraper?: 1 | 2 | 3 }): Promise<RetrieveResult>;
+  retrieve(
+    config: ApiConfig,
+    values: Record<string, string>,
+    options?: { expected?: unknown; scraper?: 1 | 2 | 3 },
+  ): Promise<RetrieveResult>;
   /** The page alone (decoded HTML and final URL), for a repair: it must work when nothing extracts. */
   fetchPage(config: ApiConfig, values: Record<string, string>): Promise<{ html: string; finalUrl: string }>;
   close(): Promise<void>;
@@ -31,13 +33,17 @@ export async function createCliExtractor(project: Project, threads = 1): Promise
   return createWorkerPoolExtractor({ timeoutMs, limits: { maxDepth, maxElements }, threads, idleReleaseMs: 0 });
 }
 
-export async function createLocalRetriever(project: Project, env: Record<string, string | undefined>, options: { threads?: number } = {}): Promise<LocalRetriever> {
+export async function createLocalRetriever(
+  project: Project,
+  env: Record<string, string | undefined>,
+  options: { threads?: number } = {},
+): Promise<LocalRetriever> {
   const [{ retrieve }, { createScraperPool, scraperOptionsFromSettings }, { createModelResolver }] = await Promise.all([
     import('../core/retrieval/retrieve.js'),
     import('../core/fetch/scrapers/index.js'),
     import('../core/models/index.js'),
   ]);
-  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, env), logins: await cliLogins(project, env) });
+  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, env));
   const models = createModelResolver({ models: project.settings.models, env });
   // Threads start with the first page to extract: a fetch that fails (or `heal`, which only fetches) needs none.
   let started: Promise<Extractor> | undefined;
@@ -48,10 +54,33 @@ export async function createLocalRetriever(project: Project, env: Record<string,
   };
   return {
     retrieve: (config, values, options = {}) =>
-      retrieve(config, values, { scraperFor: (n) => pool.get(n), modelFor: (name) => models.get(name), extractor, pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency } }, { ...(options.scraper ? { scraper: options.scraper } : {}), ...(options.expected !== undefined ? { expected: options.expected } : {}) }),
+      retrieve(
+        config,
+        values,
+        {
+          scraperFor: (n) => pool.get(n),
+          modelFor: (name) => models.get(name),
+          extractor,
+          pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency },
+        },
+        {
+          ...(options.scraper ? { scraper: options.scraper } : {}),
+          ...(options.expected !== undefined ? { expected: options.expected } : {}),
+        },
+      ),
     async fetchPage(config, values) {
-      const [{ resolveSourceUrl }, { actionSteps }] = await Promise.all([import('../core/config/url-template.js'), import('../core/config/action-text.js')]);
-      const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, ...accessOf(config), ...loginOf(config), ...actionSteps(config, values) });
+      const [{ resolveSourceUrl }, { actionSteps }] = await Promise.all([
+        import('../core/config/url-template.js'),
+        import('../core/config/action-text.js'),
+      ]);
+      const page = await pool
+        .get(config.scraper)
+        .fetch({
+          url: resolveSourceUrl(config, values),
+          session: config.session && config.scraper === 1,
+          ...accessOf(config),
+          ...actionSteps(config, values),
+        });
       return { html: page.html, finalUrl: page.finalUrl };
     },
     close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),

@@ -16,7 +16,12 @@ import { PagejsonError } from '../core/shared/errors.js';
 export async function replaySnapshot(config: ApiConfig, snapshot: StoredSnapshot, extractor: Extractor): Promise<Record<string, unknown>> {
   const next = config.pagination?.next;
   const extract = async (html: string, finalUrl: string): Promise<PageRun> => {
-    const outcome = await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html, finalUrl, ...(next !== undefined ? { nextLink: next } : {}) });
+    const outcome = await extractor.extract({
+      config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure },
+      html,
+      finalUrl,
+      ...(next !== undefined ? { nextLink: next } : {}),
+    });
     return { data: outcome.data, finalUrl, nextHref: outcome.nextHref };
   };
   const first = await extract(snapshot.html, snapshot.record.url);
@@ -39,7 +44,12 @@ export async function replaySnapshot(config: ApiConfig, snapshot: StoredSnapshot
   return outcome.data;
 }
 
-async function mergeRounds(config: ApiConfig, first: Record<string, unknown>, snapshot: StoredSnapshot, extract: (html: string, finalUrl: string) => Promise<PageRun>): Promise<Record<string, unknown>> {
+async function mergeRounds(
+  config: ApiConfig,
+  first: Record<string, unknown>,
+  snapshot: StoredSnapshot,
+  extract: (html: string, finalUrl: string) => Promise<PageRun>,
+): Promise<Record<string, unknown>> {
   const pagination = config.pagination!;
   const list = paginationListField(config.structure, pagination);
   if (list === undefined) return first;

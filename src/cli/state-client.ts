@@ -93,7 +93,9 @@ export function adminCaller(client: Client): <T>(method: 'GET' | 'POST', path: s
           cause: error,
         });
       });
-    const value = (await response.body.json()) as T & { error?: { code: ErrorCode; message: string; hint?: string; context?: Record<string, unknown> } };
+    const value = (await response.body.json()) as T & {
+      error?: { code: ErrorCode; message: string; hint?: string; context?: Record<string, unknown> };
+    };
     if (response.statusCode >= 400) {
       const error = value.error ?? { code: 'INTERNAL' as const, message: `admin request failed with status ${response.statusCode}` };
       throw new PagejsonError(error.code, error.message, { hint: error.hint, context: error.context });

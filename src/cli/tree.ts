@@ -23,15 +23,26 @@ export function renderStructureTree(structure: Field[], sample: unknown, style: 
   return lines.join('\n');
 }
 
-function renderLevel(fields: Field[], values: Record<string, unknown> | undefined, indent: string, lines: string[], style: TreeStyle): void {
+function renderLevel(
+  fields: Field[],
+  values: Record<string, unknown> | undefined,
+  indent: string,
+  lines: string[],
+  style: TreeStyle,
+): void {
   fields.forEach((field, index) => {
     const last = index === fields.length - 1;
     const value = values?.[field.name];
-    const source = field.selector === undefined
-      ? field.fields?.some((f) => f.selector !== undefined) ? '' : style.dim('← model')
-      : style.dim(`← ${field.selector}${field.attribute ? ` @${field.attribute}` : ''}`);
+    const source =
+      field.selector === undefined
+        ? field.fields?.some((f) => f.selector !== undefined)
+          ? ''
+          : style.dim('← model')
+        : style.dim(`← ${field.selector}${field.attribute ? ` @${field.attribute}` : ''}`);
     const type = field.type === 'array' ? `array[${Array.isArray(value) ? value.length : 0}]` : field.type;
-    const shown = field.fields ? '' : style.value(formatValue(field.type === 'array' ? (Array.isArray(value) ? value.slice(0, 3) : value) : value));
+    const shown = field.fields
+      ? ''
+      : style.value(formatValue(field.type === 'array' ? (Array.isArray(value) ? value.slice(0, 3) : value) : value));
     lines.push(`${indent}${last ? '└── ' : '├── '}${[style.name(field.name), style.dim(type), source, shown].filter(Boolean).join('  ')}`);
     if (field.fields) {
       // Nested values are shown from the first item: one item says what every item looks like.

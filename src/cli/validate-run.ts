@@ -4,13 +4,18 @@ import { formatZodIssues, type ConfigProblem } from '../core/config/problems.js'
 import { checkConfigAgainstProject } from '../core/registry/validate.js';
 import { webhookSecretProblems } from '../core/config/webhook-secret.js';
 import { jsonSyntaxProblems, locateProblems } from '../core/config/locate.js';
-import { findProjectRoot, placementProblems, PROJECT_FILE, projectFromSettings, readProjectFileText, type Project } from '../core/config/project.js';
+import {
+  findProjectRoot,
+  placementProblems,
+  PROJECT_FILE,
+  projectFromSettings,
+  readProjectFileText,
+  type Project,
+} from '../core/config/project.js';
 import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../core/config/schema.js';
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { displayPath } from './config-files.js';
 import { accessOf } from '../core/fetch/net/access-of.js';
-import { loginOf } from '../core/fetch/login/login-of.js';
-import { cliLogins } from './login-sessions.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
 import { escapeData, escapeProperty } from './github-annotations.js';
@@ -24,7 +29,13 @@ interface Checked {
 }
 
 /** The whole of `pagejson validate`, loaded only when the command runs. */
-export async function runValidate(files: string[], formatOption: string, projectDir: string | undefined, ctx: CliContext, options: { live?: boolean } = {}): Promise<void> {
+export async function runValidate(
+  files: string[],
+  formatOption: string,
+  projectDir: string | undefined,
+  ctx: CliContext,
+  options: { live?: boolean } = {},
+): Promise<void> {
   const format = parseFormat(formatOption);
   const checked = files.length > 0 ? await checkFiles(files.map((f) => resolve(ctx.cwd, f))) : await checkProject(ctx, projectDir);
   if (options.live) checked.problems.push(...(await checkLive(checked, projectDir, ctx)));
@@ -46,13 +57,14 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     const loaded = await loadConfigFile(entry.file);
     if (loaded.ok) targets.push({ file: entry.file, config: loaded.config });
   }
-  const [{ createScraperPool, scraperOptionsFromSettings }, { liveCheckIsolated }, { exampleValues, resolveSourceUrl }, { actionSteps }] = await Promise.all([
-    import('../core/fetch/scrapers/index.js'),
-    import('./isolated.js'),
-    import('../core/config/url-template.js'),
-    import('../core/config/action-text.js'),
-  ]);
-  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, ctx.env), logins: await cliLogins(project, ctx.env) });
+  const [{ createScraperPool, scraperOptionsFromSettings }, { liveCheckIsolated }, { exampleValues, resolveSourceUrl }, { actionSteps }] =
+    await Promise.all([
+      import('../core/fetch/scrapers/index.js'),
+      import('./isolated.js'),
+      import('../core/config/url-template.js'),
+      import('../core/config/action-text.js'),
+    ]);
+  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   const problems: ConfigProblem[] = [];
   const progress = ctx.stderr.isTTY && ctx.interactive;
   let next = 0;
@@ -61,12 +73,24 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     while (next < targets.length) {
       const { file, config } = targets[next++]!;
       try {
-        const page = await pool.get(config.scraper).fetch({ url: resolveSourceUrl(config, exampleValues(config)), session: config.session, ...accessOf(config), ...loginOf(config), ...actionSteps(config, exampleValues(config)) });
+        const page = await pool
+          .get(config.scraper)
+          .fetch({
+            url: resolveSourceUrl(config, exampleValues(config)),
+            session: config.session,
+            ...accessOf(config),
+            ...actionSteps(config, exampleValues(config)),
+          });
         // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.
         problems.push(...(await liveCheckIsolated(config, page, file, project.settings.extraction)));
       } catch (error) {
         const url = isPagejsonError(error) && typeof error.context.fetchUrl === 'string' ? error.context.fetchUrl : config.url;
-        problems.push({ file, path: '$.url', message: `could not fetch ${url} with scraper ${config.scraper}: ${(error as Error).message}`, ...(isPagejsonError(error) && error.hint ? { hint: error.hint } : {}) });
+        problems.push({
+          file,
+          path: '$.url',
+          message: `could not fetch ${url} with scraper ${config.scraper}: ${(error as Error).message}`,
+          ...(isPagejsonError(error) && error.hint ? { hint: error.hint } : {}),
+        });
       } finally {
         done += 1;
         if (progress) ctx.stderr.write(`\rchecking pages ${done}/${targets.length} `);
@@ -88,7 +112,12 @@ async function withPositions(problems: ConfigProblem[]): Promise<ConfigProblem[]
   for (const problem of problems) {
     if (problem.line !== undefined || texts.has(problem.file)) continue;
     // Read as the loader reads (a FIFO or a link out of the folder is never opened): the file may be one it refused.
-    texts.set(problem.file, basename(problem.file) === PROJECT_FILE ? await readProjectFileText(problem.file).then((read) => ('text' in read ? read.text : undefined)) : await readConfigFileText(problem.file).then((read) => ('text' in read ? read.text : undefined)));
+    texts.set(
+      problem.file,
+      basename(problem.file) === PROJECT_FILE
+        ? await readProjectFileText(problem.file).then((read) => ('text' in read ? read.text : undefined))
+        : await readConfigFileText(problem.file).then((read) => ('text' in read ? read.text : undefined)),
+    );
   }
   return problems.map((problem) => {
     const text = texts.get(problem.file);
@@ -98,14 +127,18 @@ async function withPositions(problems: ConfigProblem[]): Promise<ConfigProblem[]
 
 function parseFormat(value: string): Format {
   if (value === 'text' || value === 'json' || value === 'github') return value;
-  throw new PagejsonError('USAGE', `--format must be text, json or github, not "${value}"`, { hint: 'use --format github in GitHub Actions, --format json in scripts' });
+  throw new PagejsonError('USAGE', `--format must be text, json or github, not "${value}"`, {
+    hint: 'use --format github in GitHub Actions, --format json in scripts',
+  });
 }
 
 async function checkProject(ctx: CliContext, projectDir: string | undefined): Promise<Checked> {
   const root = projectDir ? resolve(ctx.cwd, projectDir) : findProjectRoot(ctx.cwd);
   const settingsPath = root ? resolve(root, PROJECT_FILE) : undefined;
   if (!root || !settingsPath) {
-    throw new PagejsonError('PROJECT_NOT_FOUND', `no ${PROJECT_FILE} found in this folder or any parent`, { hint: 'run `pagejson init`, pass --project DIR, or name the config files to check' });
+    throw new PagejsonError('PROJECT_NOT_FOUND', `no ${PROJECT_FILE} found in this folder or any parent`, {
+      hint: 'run `pagejson init`, pass --project DIR, or name the config files to check',
+    });
   }
   const checked: Checked = { files: [{ file: settingsPath }], problems: [] };
   const { settings, problems } = await checkProjectFile(settingsPath);
@@ -121,7 +154,8 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
   for (const [apiId, file] of set.files) checked.files.push({ file, apiId });
   for (const file of invalidFiles) if (![...set.files.values()].includes(file)) checked.files.push({ file });
   checked.problems.push(...set.problems);
-  if (settings) for (const [apiId, config] of set.configs) checked.problems.push(...checkConfigAgainstProject(config, set.files.get(apiId)!, settings));
+  if (settings)
+    for (const [apiId, config] of set.configs) checked.problems.push(...checkConfigAgainstProject(config, set.files.get(apiId)!, settings));
   checked.files.sort((a, b) => a.file.localeCompare(b.file));
   return checked;
 }
@@ -144,7 +178,13 @@ async function checkFiles(files: string[]): Promise<Checked> {
     const apiId = result.config.apiId;
     checked.files.push({ file, apiId });
     const previous = seen.get(apiId);
-    if (previous) checked.problems.push({ file, path: '$.apiId', message: `duplicate apiId "${apiId}", also in ${previous}`, hint: 'give each config its own apiId' });
+    if (previous)
+      checked.problems.push({
+        file,
+        path: '$.apiId',
+        message: `duplicate apiId "${apiId}", also in ${previous}`,
+        hint: 'give each config its own apiId',
+      });
     else seen.set(apiId, file);
   }
   return checked;
@@ -155,12 +195,21 @@ function usableProject(root: string, settings: ProjectSettings | undefined, env:
   const defaults = ProjectSettingsSchema.parse({});
   if (!settings) return projectFromSettings(root, defaults, env);
   const outside = new Set(placementProblems(root, settings, env).map((problem) => problem.path));
-  return projectFromSettings(root, { ...settings, ...(outside.has('$.configs') ? { configs: defaults.configs } : {}), ...(outside.has('$.dataDir') ? { dataDir: defaults.dataDir } : {}) }, env);
+  return projectFromSettings(
+    root,
+    {
+      ...settings,
+      ...(outside.has('$.configs') ? { configs: defaults.configs } : {}),
+      ...(outside.has('$.dataDir') ? { dataDir: defaults.dataDir } : {}),
+    },
+    env,
+  );
 }
 
 export async function checkProjectFile(path: string): Promise<{ settings?: ProjectSettings; problems: ConfigProblem[] }> {
   const read = await readProjectFileText(path);
-  if ('error' in read) return { problems: [{ file: path, path: '$', message: read.error, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
+  if ('error' in read)
+    return { problems: [{ file: path, path: '$', message: read.error, hint: `fix ${PROJECT_FILE}, or run \`pagejson init\`` }] };
   const { text } = read;
   let raw: unknown;
   try {
@@ -170,7 +219,11 @@ export async function checkProjectFile(path: string): Promise<{ settings?: Proje
   }
   const parsed = ProjectSettingsSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ProjectSettingsSchema }).map((p) => ({ file: path, hint: 'see configs/pagejson.project.schema.json for the format', ...p }));
+    const problems = formatZodIssues(parsed.error.issues, { raw, schema: ProjectSettingsSchema }).map((p) => ({
+      file: path,
+      hint: 'see configs/pagejson.project.schema.json for the format',
+      ...p,
+    }));
     return { problems: locateProblems(text, problems) };
   }
   return { settings: parsed.data, problems: [] };
@@ -183,7 +236,14 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
     writeJson(ctx.stdout, {
       ok: invalid.size === 0,
       files: checked.files.map((f) => ({ file: show(f.file), ...(f.apiId ? { apiId: f.apiId } : {}), ok: !invalid.has(f.file) })),
-      problems: checked.problems.map((p) => ({ file: show(p.file), path: p.path, ...(p.line !== undefined ? { line: p.line, column: p.column } : {}), severity: p.severity ?? 'error', message: p.message, ...(p.hint ? { hint: p.hint } : {}) })),
+      problems: checked.problems.map((p) => ({
+        file: show(p.file),
+        path: p.path,
+        ...(p.line !== undefined ? { line: p.line, column: p.column } : {}),
+        severity: p.severity ?? 'error',
+        message: p.message,
+        ...(p.hint ? { hint: p.hint } : {}),
+      })),
     });
     return;
   }
@@ -191,7 +251,10 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
     for (const p of checked.problems) {
       const message = p.hint ? `${p.path}: ${p.message} (${p.hint})` : `${p.path}: ${p.message}`;
       const position = p.line !== undefined ? `,line=${p.line},col=${p.column ?? 1}` : '';
-      writeLine(ctx.stdout, `::${p.severity === 'warning' ? 'warning' : 'error'} file=${escapeProperty(show(p.file))}${position},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`);
+      writeLine(
+        ctx.stdout,
+        `::${p.severity === 'warning' ? 'warning' : 'error'} file=${escapeProperty(show(p.file))}${position},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`,
+      );
     }
     writeLine(ctx.stdout, summary(checked, invalid.size));
     return;
@@ -199,7 +262,10 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
   const c = colors(ctx.stdout, ctx.env);
   for (const p of checked.problems) {
     const at = p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : '';
-    writeLine(ctx.stdout, `${c.bold(`${show(p.file)}${at}`)} ${c.cyan(p.path)}: ${p.severity === 'warning' ? c.yellow(`warning: ${p.message}`) : c.red(p.message)}`);
+    writeLine(
+      ctx.stdout,
+      `${c.bold(`${show(p.file)}${at}`)} ${c.cyan(p.path)}: ${p.severity === 'warning' ? c.yellow(`warning: ${p.message}`) : c.red(p.message)}`,
+    );
     if (p.hint) writeLine(ctx.stdout, `  ${c.dim('hint:')} ${p.hint}`);
   }
   const line = summary(checked, invalid.size);
@@ -214,4 +280,3 @@ function summary(checked: Checked, invalidFiles: number): string {
   if (errors === 0) return `${files} valid${warned}`;
   return `${errors} problem${errors === 1 ? '' : 's'} in ${invalidFiles} of ${files}${warned}`;
 }
-

@@ -119,18 +119,32 @@ async function openStore(project: Project, options: RuntimeOptions, base: Basics
 }
 
 /** The response cache: memory over Redis with a URL, else over `<dataDir>/cache.sqlite` (or memory only). */
-async function openCache(project: Project, options: RuntimeOptions, base: Basics, store: StateStore, redisUrl: string | undefined): Promise<ResponseCache> {
+async function openCache(
+  project: Project,
+  options: RuntimeOptions,
+  base: Basics,
+  store: StateStore,
+  redisUrl: string | undefined,
+): Promise<ResponseCache> {
   const { settings, emit } = base;
   const redisCache =
     redisUrl && !options.memoryCacheOnly
-      ? await createRedisCache({ url: redisUrl, ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}), onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }) }).catch(async (error: unknown) => {
+      ? await createRedisCache({
+          url: redisUrl,
+          ...(options.missLockTtlMs !== undefined ? { lockTtlMs: options.missLockTtlMs } : {}),
+          onError: (error) => emit({ kind: 'cache-error', phase: 'connection', error }),
+        }).catch(async (error: unknown) => {
           if (!options.store) await store.close();
           throw error;
         })
       : undefined;
   const cachePath = join(project.dataDir, 'cache.sqlite');
   return createResponseCache({
-    ...(redisCache ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock } : options.memoryCacheOnly ? {} : { sqlitePath: await ensurePrivateFile(cachePath).then(() => cachePath) }),
+    ...(redisCache
+      ? { keyv: redisCache.keyv, refreshLock: redisCache.refreshLock }
+      : options.memoryCacheOnly
+        ? {}
+        : { sqlitePath: await ensurePrivateFile(cachePath).then(() => cachePath) }),
     freshMs: settings.cache.freshMinutes * 60_000,
     keepMs: settings.cache.keepHours * 3_600_000,
     memoryEntries: settings.cache.memoryEntries,
@@ -143,16 +157,29 @@ async function openCache(project: Project, options: RuntimeOptions, base: Basics
 }
 
 /** Scrapers, models and the extraction pool: what a load runs on. */
-function pageDrivers(options: RuntimeOptions, base: Basics, sessions: { dataDir: string; redisUrl: string | undefined }): { scrapers: ScraperPool; models: ModelResolver; extractor: Extractor } {
+function pageDrivers(
+  options: RuntimeOptions,
+  base: Basics,
+  sessions: { dataDir: string; redisUrl: string | undefined },
+): { scrapers: ScraperPool; models: ModelResolver; extractor: Extractor } {
   const { settings, env } = base;
   // Endpoints' login sessions live beside the state: Redis, else the data dir (docs/access.md, "Logins").
-  const scrapers = createScraperPool({ ...scraperOptionsFromSettings(settings.fetch, env), logins: keptLogins({ ...sessions, extractor: () => extractor }) });
+  const scrapers = createScraperPool({
+    ...scraperOptionsFromSettings(settings.fetch, env),
+    logins: keptLogins({ ...sessions, extractor: () => extractor }),
+  });
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
   const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
   // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
   // selector must never stop the daemon from answering).
   const { timeoutMs: extractionMs, maxDepth, maxElements, threads } = settings.extraction;
-  const extractor = options.extractor ?? createWorkerPoolExtractor({ timeoutMs: extractionMs, limits: { maxDepth, maxElements }, ...(threads !== undefined ? { threads } : {}) });
+  const extractor =
+    options.extractor ??
+    createWorkerPoolExtractor({
+      timeoutMs: extractionMs,
+      limits: { maxDepth, maxElements },
+      ...(threads !== undefined ? { threads } : {}),
+    });
   return { scrapers, models, extractor };
 }
 
@@ -164,25 +191,44 @@ async function knownEndpoints(store: StateStore) {
   for (const status of await store.listEndpointStatus()) {
     if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
     // A block page is no health of the fields (retrieval/blocked.ts): the health before it stands.
-    if (status.health && status.health !== 'blocked' && status.healthSince) healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
+    if (status.health && status.health !== 'blocked' && status.healthSince)
+      healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
     if (status.repair) repairs.set(status.apiId, status.repair);
   }
   return { lastFetchAt, healthAtStart, repairs };
 }
 
 /** Repairs of endpoints whose pages changed, worked out in the background (pagejson.json `heal`), kept in each endpoint's status. */
-function backgroundRepairs(project: Project, base: Basics, parts: { store: StateStore; drivers: ReturnType<typeof pageDrivers>; repairs: Map<string, NonNullable<EndpointRuntimeStatus['repair']>>; watch: () => Watch | undefined }): BackgroundRepair {
+function backgroundRepairs(
+  project: Project,
+  base: Basics,
+  parts: {
+    store: StateStore;
+    drivers: ReturnType<typeof pageDrivers>;
+    repairs: Map<string, NonNullable<EndpointRuntimeStatus['repair']>>;
+    watch: () => Watch | undefined;
+  },
+): BackgroundRepair {
   const { store, drivers, repairs } = parts;
   return createBackgroundRepair({
     mode: base.settings.heal,
     configsDir: project.configsDir,
     scraperFor: (config) => drivers.scrapers.get(config.scraper),
     // The repair's page work runs in a thread with `pagejson heal`'s budget, its model client made there.
-    thread: { models: base.settings.models, env: base.env, fetchTimeoutMs: base.settings.fetch.timeoutMs, extractionTimeoutMs: base.settings.extraction.timeoutMs },
+    thread: {
+      models: base.settings.models,
+      env: base.env,
+      fetchTimeoutMs: base.settings.fetch.timeoutMs,
+      extractionTimeoutMs: base.settings.extraction.timeoutMs,
+    },
     timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {
       base.emit(event);
-      if (event.outcome === 'proposed') void parts.watch()?.monitors.healProposed(event).catch(() => undefined);
+      if (event.outcome === 'proposed')
+        void parts
+          .watch()
+          ?.monitors.healProposed(event)
+          .catch(() => undefined);
       if (event.outcome !== 'proposed' && event.outcome !== 'applied') return;
       const repair = { outcome: event.outcome, file: event.file, revision: event.revision, at: base.now().toISOString() };
       repairs.set(event.apiId, repair);
@@ -196,13 +242,28 @@ function backgroundRepairs(project: Project, base: Basics, parts: { store: State
 }
 
 /** The retrieval service over the parts; its loads fetch the URL its `locate` stage resolved. */
-function retrievalService(base: Basics, parts: { configs: ConfigRegistry; store: StateStore; cache: ResponseCache; drivers: ReturnType<typeof pageDrivers>; known: Awaited<ReturnType<typeof knownEndpoints>>; repairs: BackgroundRepair; watch: () => Watch | undefined }): RetrievalService {
+function retrievalService(
+  base: Basics,
+  parts: {
+    configs: ConfigRegistry;
+    store: StateStore;
+    cache: ResponseCache;
+    drivers: ReturnType<typeof pageDrivers>;
+    known: Awaited<ReturnType<typeof knownEndpoints>>;
+    repairs: BackgroundRepair;
+    watch: () => Watch | undefined;
+  },
+): RetrievalService {
   const { settings, emit } = base;
   const { scrapers, models, extractor } = parts.drivers;
   const pages = { budgetMs: settings.fetch.timeoutMs, concurrency: settings.fetch.perOriginConcurrency };
   const pipeline = { scraperFor: (n: ScraperNumber) => scrapers.get(n), modelFor: (name: string) => models.get(name), extractor, pages };
   return createRetrievalService({
-    onHealth: (config, state, failing) => void parts.watch()?.monitors.observeHealth(config, state, failing).catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
+    onHealth: (config, state, failing) =>
+      void parts
+        .watch()
+        ?.monitors.observeHealth(config, state, failing)
+        .catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
     onUnhealthy: (config, values) => parts.repairs.unhealthy(config, values),
     repairOf: (apiId) => parts.known.repairs.get(apiId),
     lastFetchAt: parts.known.lastFetchAt,
@@ -223,7 +284,12 @@ function retrievalService(base: Basics, parts: { configs: ConfigRegistry; store:
 }
 
 /** Monitors and the webhook outbox, refreshing through the retrieval service. */
-function startWatch(project: Project, options: RuntimeOptions, base: Basics, parts: { configs: ConfigRegistry; retrieval: RetrievalService; redisUrl: string | undefined }): Promise<Watch> {
+function startWatch(
+  project: Project,
+  options: RuntimeOptions,
+  base: Basics,
+  parts: { configs: ConfigRegistry; retrieval: RetrievalService; redisUrl: string | undefined },
+): Promise<Watch> {
   const { settings } = base;
   return createWatch({
     settings,
@@ -281,7 +347,16 @@ function assemble(
   project: Project,
   options: RuntimeOptions,
   base: Basics,
-  parts: { configs: ConfigRegistry; store: StateStore; cache: ResponseCache; drivers: ReturnType<typeof pageDrivers>; retrieval: RetrievalService; repairs: BackgroundRepair; watch: Watch; orphaned: { holds: number; milliCredits: number } },
+  parts: {
+    configs: ConfigRegistry;
+    store: StateStore;
+    cache: ResponseCache;
+    drivers: ReturnType<typeof pageDrivers>;
+    retrieval: RetrievalService;
+    repairs: BackgroundRepair;
+    watch: Watch;
+    orphaned: { holds: number; milliCredits: number };
+  },
 ): Runtime {
   const { configs, store, cache, retrieval, repairs, watch } = parts;
   const { scrapers, models, extractor } = parts.drivers;

@@ -8,13 +8,17 @@ import type { Watch } from '../core/monitor/watch.js';
  * schedules and holds the embedded monitor store, so the CLI asks it while it runs.
  */
 function apiIdOf(value: string): string {
-  if (!API_ID_PATTERN.test(value)) throw new PagejsonError('USAGE', `"${value.slice(0, 80)}" is not an apiId`, { hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -' });
+  if (!API_ID_PATTERN.test(value))
+    throw new PagejsonError('USAGE', `"${value.slice(0, 80)}" is not an apiId`, {
+      hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -',
+    });
   return value;
 }
 
 function limitOf(value: string | undefined): number {
   const limit = value === undefined ? 20 : Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw new PagejsonError('USAGE', 'limit must be a whole number from 1 to 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000)
+    throw new PagejsonError('USAGE', 'limit must be a whole number from 1 to 1000');
   return limit;
 }
 

@@ -84,7 +84,12 @@ function tokenCount(value: unknown, name: string): number {
 
 export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
-  const service = createStateService({ store: options.store, credits: options.settings.credits, listConfigs: options.listConfigs, now: options.now });
+  const service = createStateService({
+    store: options.store,
+    credits: options.settings.credits,
+    listConfigs: options.listConfigs,
+    now: options.now,
+  });
   const changed = (result: { account: string; milliCredits: number }) => {
     options.onCreditsChanged?.(result.account, result.milliCredits);
     return result;
@@ -99,10 +104,14 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     if (error instanceof RangeError || (status !== undefined && status >= 400 && status < 500)) {
       return reply.status(status ?? 400).send({ error: { code: 'USAGE', message: (error as Error).message } } satisfies AdminErrorBody);
     }
-    return reply.status(500).send({ error: { code: 'INTERNAL', message: `admin request failed: ${(error as Error).message}` } } satisfies AdminErrorBody);
+    return reply
+      .status(500)
+      .send({ error: { code: 'INTERNAL', message: `admin request failed: ${(error as Error).message}` } } satisfies AdminErrorBody);
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: { code: 'USAGE', message: `no admin route ${request.method} ${request.url}` } } satisfies AdminErrorBody);
+    reply
+      .status(404)
+      .send({ error: { code: 'USAGE', message: `no admin route ${request.method} ${request.url}` } } satisfies AdminErrorBody);
   });
 
   if (options.watch) registerMonitorRoutes(app, options.watch);
@@ -111,8 +120,13 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   app.post('/keys', async (request, reply) => {
     const body = bodyOf(request.body);
     const scope = body.scope;
-    if (scope !== undefined && scope !== null && (!Array.isArray(scope) || !scope.every((s) => typeof s === 'string'))) throw usage('scope must be a list of apiIds');
-    const created = await service.createKey({ account: optionalString(body, 'account'), label: optionalString(body, 'label'), scope: scope as string[] | null | undefined });
+    if (scope !== undefined && scope !== null && (!Array.isArray(scope) || !scope.every((s) => typeof s === 'string')))
+      throw usage('scope must be a list of apiIds');
+    const created = await service.createKey({
+      account: optionalString(body, 'account'),
+      label: optionalString(body, 'label'),
+      scope: scope as string[] | null | undefined,
+    });
     return reply.status(201).send(created);
   });
   app.get('/keys', async () => service.listKeys());
@@ -131,7 +145,14 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     const body = bodyOf(request.body);
     const apiId = idMatching(optionalString(body, 'apiId'), API_ID_PATTERN, 'apiId');
     // Optional: the model tokens a generation spent, recorded in the usage of the generated apiId.
-    const tokens = apiId === undefined ? undefined : { apiId, promptTokens: tokenCount(body.promptTokens, 'promptTokens'), completionTokens: tokenCount(body.completionTokens, 'completionTokens') };
+    const tokens =
+      apiId === undefined
+        ? undefined
+        : {
+            apiId,
+            promptTokens: tokenCount(body.promptTokens, 'promptTokens'),
+            completionTokens: tokenCount(body.completionTokens, 'completionTokens'),
+          };
     return changed(await service.charge(optionalString(body, 'account'), integer(body.milliCredits, 'milliCredits'), tokens));
   });
 
@@ -146,7 +167,10 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
   // Only the daemon's user can reach this socket (0600): asking for a link is what proves who signs in.
   app.post('/dashboard/login-link', async () => {
     const link = options.dashboardLoginLink?.();
-    if (!link) throw new PagejsonError('USAGE', 'the dashboard is off in this project', { hint: 'set "dashboard": {"enabled": true} in pagejson.json and restart `pagejson serve`' });
+    if (!link)
+      throw new PagejsonError('USAGE', 'the dashboard is off in this project', {
+        hint: 'set "dashboard": {"enabled": true} in pagejson.json and restart `pagejson serve`',
+      });
     return link;
   });
 

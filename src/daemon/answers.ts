@@ -28,7 +28,11 @@ export interface Answers {
   answered(request: FastifyRequest, reply: FastifyReply, route: string | undefined, code?: string): void;
 }
 
-export function createAnswers(deps: { log: Logger; isDraining(): boolean; countExternal(apiId: string | undefined, status: number): void }): Answers {
+export function createAnswers(deps: {
+  log: Logger;
+  isDraining(): boolean;
+  countExternal(apiId: string | undefined, status: number): void;
+}): Answers {
   return {
     answered(request, reply, route, code) {
       if (deps.isDraining()) reply.header('connection', 'close');

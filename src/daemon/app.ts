@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type onSendHookHandler } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type onSendHookHandler,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { isPagejsonError } from '../core/shared/errors.js';
 import { formatCredits } from '../core/shared/credit-amounts.js';
@@ -55,7 +63,8 @@ export interface DaemonApp extends FastifyInstance {
 /** The address the app listens on, else the one pagejson.json names (for the OpenAPI document's server). */
 function publicUrl(app: FastifyInstance, runtime: Runtime): string {
   const address = app.server.address();
-  if (typeof address === 'object' && address) return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  if (typeof address === 'object' && address)
+    return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   const { host, port } = runtime.settings.server;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
@@ -79,7 +88,13 @@ export function requestIds(): () => string {
 }
 
 function rawReason(status: number): string {
-  return status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Bad Request';
+  return status === 431
+    ? 'Request Header Fields Too Large'
+    : status === 408
+      ? 'Request Timeout'
+      : status === 413
+        ? 'Payload Too Large'
+        : 'Bad Request';
 }
 
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
@@ -128,7 +143,15 @@ function appParts(runtime: Runtime, options: BuildAppOptions): AppParts {
  * An error answered in the envelope, from the table: status, message, the balance and Retry-After the error
  * carries, and the answer counted. Every failure of the app goes out through here.
  */
-function sendError(parts: AppParts, request: FastifyRequest, reply: FastifyReply, route: string | undefined, error: unknown, countHere: boolean, answer: ErrorReply = errorReply(error)): FastifyReply {
+function sendError(
+  parts: AppParts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: string | undefined,
+  error: unknown,
+  countHere: boolean,
+  answer: ErrorReply = errorReply(error),
+): FastifyReply {
   if (answer.internal) request.log.error({ err: error }, 'unexpected failure');
   reply.code(answer.status);
   if (isPagejsonError(error)) {
@@ -161,7 +184,8 @@ function createApp(parts: AppParts, options: BuildAppOptions): FastifyInstance {
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // Refused before routing (a malformed URL): no hook has run, so the request id is set and the answer counted here.
-    frameworkErrors: (error, request, reply) => void sendError(parts, request, (reply as FastifyReply).header('x-request-id', request.id), request.routeOptions.url, error, true),
+    frameworkErrors: (error, request, reply) =>
+      void sendError(parts, request, (reply as FastifyReply).header('x-request-id', request.id), request.routeOptions.url, error, true),
     clientErrorHandler: answerClientError,
   });
   // A plain property of the instance (plugins' instances inherit it): `app.log` is the daemon's logger.
@@ -204,18 +228,30 @@ function installAnswerHooks(app: FastifyInstance, parts: AppParts): void {
     const route = request.routeOptions.url;
     return sendError(parts, request, reply, route, error, route === EXTERNAL_ROUTE);
   });
-  app.setNotFoundHandler((request, reply) => void sendError(parts, request, reply, undefined, undefined, true, rowReply('ROUTE_NOT_FOUND')));
+  app.setNotFoundHandler(
+    (request, reply) => void sendError(parts, request, reply, undefined, undefined, true, rowReply('ROUTE_NOT_FOUND')),
+  );
 }
 
 /** The routes: /external, /mcp, the catalog, the dashboard, and the operations routes. */
 async function registerRoutes(app: FastifyInstance, parts: AppParts, options: BuildAppOptions) {
   const { runtime, metrics, answers } = parts;
-  await app.register(externalPlugin, { runtime, metrics, backstopMs: parts.handlerTimeout, answered: (request, reply) => answers.answered(request, reply, EXTERNAL_ROUTE) });
+  await app.register(externalPlugin, {
+    runtime,
+    metrics,
+    backstopMs: parts.handlerTimeout,
+    answered: (request, reply) => answers.answered(request, reply, EXTERNAL_ROUTE),
+  });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;
   if (sessions) {
-    await app.register(dashboardPlugin, { runtime, sessions, publicUrl: () => browserUrl(app, runtime), ...(options.dashboardAssetsDir ? { assetsDir: options.dashboardAssetsDir } : {}) });
+    await app.register(dashboardPlugin, {
+      runtime,
+      sessions,
+      publicUrl: () => browserUrl(app, runtime),
+      ...(options.dashboardAssetsDir ? { assetsDir: options.dashboardAssetsDir } : {}),
+    });
   }
   await app.register(operationsPlugin, { runtime, readiness: parts.readiness, metrics, metricsToken: options.metricsToken });
   return sessions;

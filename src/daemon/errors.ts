@@ -53,7 +53,12 @@ const FRAMEWORK_CODES: Record<string, WireCode> = {
 };
 
 function isProblem(value: unknown): value is { code: string; message: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { code?: unknown }).code === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
 }
 
 /** The envelope's error objects of a PagejsonError, as its row says the caller reads them. */
@@ -61,8 +66,12 @@ function wireErrors(row: WireRow, error: PagejsonError): EnvelopeError[] {
   const message = row.message;
   if (message.kind === 'per-problem') {
     // One error object per problem, of this row's codes; the first problem's code is the error's own code.
-    const problems = Array.isArray(error.context.problems) ? error.context.problems.filter((p) => isProblem(p) && row.codes.includes(p.code as WireCode)) : [];
-    return problems.length > 0 ? problems.map((p: { code: string; message: string }) => ({ message: p.message, code: p.code })) : [{ message: error.message, code: error.code }];
+    const problems = Array.isArray(error.context.problems)
+      ? error.context.problems.filter((p) => isProblem(p) && row.codes.includes(p.code as WireCode))
+      : [];
+    return problems.length > 0
+      ? problems.map((p: { code: string; message: string }) => ({ message: p.message, code: p.code }))
+      : [{ message: error.message, code: error.code }];
   }
   // What to do, when the error carries it for the caller (a block page, a failed login: docs/wire.md).
   const hint = typeof error.context.wireHint === 'string' ? { hint: error.context.wireHint } : {};

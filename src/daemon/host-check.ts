@@ -56,7 +56,9 @@ export function createHostCheck(sources: HostSources): (header: string | undefin
   let readAt = Number.NEGATIVE_INFINITY;
   const readInterfaces = () => {
     readAt = now();
-    interfaces = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address.toLowerCase().replace(/%.*$/, ''))));
+    interfaces = new Set(
+      Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address.toLowerCase().replace(/%.*$/, ''))),
+    );
   };
   return (header) => {
     if (header === undefined || header === '') return true;
@@ -93,6 +95,9 @@ export function registerHostCheck(app: FastifyInstance, runtime: Runtime): void 
     if (allowed(host) || UNCHECKED_ROUTES.has(request.routeOptions.url ?? '')) return done();
     const shown = JSON.stringify(String(host).slice(0, 100));
     const message = `this daemon does not answer for the host ${shown}: call it by an address it serves, or add the name to server.allowedHosts in pagejson.json`;
-    void reply.code(421).type(JSON_UTF8).send(errorEnvelope([{ message, code: 'MISDIRECTED_REQUEST' }]));
+    void reply
+      .code(421)
+      .type(JSON_UTF8)
+      .send(errorEnvelope([{ message, code: 'MISDIRECTED_REQUEST' }]));
   });
 }

@@ -6,7 +6,8 @@ import { MESSAGES } from './errors.js';
  * The key rows of the wire table for routes that are not one endpoint's (`/mcp`, `GET /external`, schemas):
  * a missing key, then an invalid one, else the apiIds the key may call (null: all).
  */
-export type KeyScope = { ok: true; apikey: string; scope: string[] | null } | { ok: false; message: string; code: 'KEY_MISSING' | 'KEY_INVALID' };
+export type KeyScope =
+  { ok: true; apikey: string; scope: string[] | null } | { ok: false; message: string; code: 'KEY_MISSING' | 'KEY_INVALID' };
 
 export async function keyScope(runtime: Runtime, apikey: string | undefined): Promise<KeyScope> {
   if (!apikey) return { ok: false, message: MESSAGES.keyMissing, code: 'KEY_MISSING' };

@@ -50,5 +50,7 @@ export async function acquireDaemonLock(path: string, dataDir: string): Promise<
     // Stale: its owner is gone (kill -9, power loss) or the file is unreadable. Take it over.
     await unlink(path).catch(() => undefined);
   }
-  throw new PagejsonError('DAEMON_RUNNING', `could not take the lock ${path}`, { hint: 'another daemon is starting on the same data dir; try again' });
+  throw new PagejsonError('DAEMON_RUNNING', `could not take the lock ${path}`, {
+    hint: 'another daemon is starting on the same data dir; try again',
+  });
 }

@@ -75,5 +75,6 @@ export function createDaemonLogger(options: FastifyServerOptions['logger'], reda
 
 /** Fastify's childLoggerFactory: children of `root` (the app's Fastify logger, a no-op, is passed and ignored). */
 export function requestLoggers(root: Logger): NonNullable<FastifyServerOptions['childLoggerFactory']> {
-  return (_fastifyLogger, bindings, options) => new LazyChildLogger(root as unknown as FastifyBaseLogger, bindings, options) as unknown as FastifyBaseLogger;
+  return (_fastifyLogger, bindings, options) =>
+    new LazyChildLogger(root as unknown as FastifyBaseLogger, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -40,7 +40,9 @@ export async function listenMetrics(metrics: DaemonMetrics, listen: string, warn
   server.requestTimeout = 10_000;
   const bound = await new Promise<boolean>((resolve) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      warn(`metrics are not served: cannot listen on ${listen} (${error.code ?? error.message}); set metrics.listen in pagejson.json to another host:port, or false`);
+      warn(
+        `metrics are not served: cannot listen on ${listen} (${error.code ?? error.message}); set metrics.listen in pagejson.json to another host:port, or false`,
+      );
       resolve(false);
     });
     server.listen(port, host, () => resolve(true));

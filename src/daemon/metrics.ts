@@ -21,14 +21,20 @@ export const UNKNOWN_API = '_unknown';
  * of a cache hit), so answers add to a plain number per label set, found through one map per label (no key
  * string is built per answer), and the totals reach prom-client when the registry is read. Up to two labels.
  */
-function hotCounter<L extends string>(options: { name: string; help: string; labelNames: readonly [L] | readonly [L, L]; registers: Registry[] }) {
+function hotCounter<L extends string>(options: {
+  name: string;
+  help: string;
+  labelNames: readonly [L] | readonly [L, L];
+  registers: Registry[];
+}) {
   const totals = new Map<string, Map<string | number, { labels: Record<L, string>; value: number }>>();
   new Counter<L>({
     ...options,
     labelNames: [...options.labelNames],
     collect() {
       this.reset();
-      for (const inner of totals.values()) for (const { labels, value } of inner.values()) this.inc(labels as Partial<Record<L, string>>, value);
+      for (const inner of totals.values())
+        for (const { labels, value } of inner.values()) this.inc(labels as Partial<Record<L, string>>, value);
     },
   });
   return {
@@ -42,15 +48,28 @@ function hotCounter<L extends string>(options: { name: string; help: string; lab
         return;
       }
       const values = [first, String(second)];
-      inner.set(second, { labels: Object.fromEntries(options.labelNames.map((name, i) => [name, values[i]!])) as Record<L, string>, value: by });
+      inner.set(second, {
+        labels: Object.fromEntries(options.labelNames.map((name, i) => [name, values[i]!])) as Record<L, string>,
+        value: by,
+      });
     },
   };
 }
 
 export function createMetrics(runtime: Runtime): DaemonMetrics {
   const registry = new Registry();
-  const requests = hotCounter({ name: 'pagejson_requests_total', help: 'Retrieval requests by apiId and HTTP status', labelNames: ['api_id', 'status'], registers: [registry] });
-  const cacheResults = hotCounter({ name: 'pagejson_cache_results_total', help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)', labelNames: ['result'], registers: [registry] });
+  const requests = hotCounter({
+    name: 'pagejson_requests_total',
+    help: 'Retrieval requests by apiId and HTTP status',
+    labelNames: ['api_id', 'status'],
+    registers: [registry],
+  });
+  const cacheResults = hotCounter({
+    name: 'pagejson_cache_results_total',
+    help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   const fetchDuration = new Histogram({
     name: 'pagejson_fetch_duration_seconds',
     help: 'Fetch + extraction time of source pages',
@@ -58,13 +77,38 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
     registers: [registry],
   });
-  const creditsDebited = hotCounter({ name: 'pagejson_credits_debited_total', help: 'Credits debited by retrievals (refunds subtracted)', labelNames: ['api_id'], registers: [registry] });
-  const creditsRefunded = new Counter({ name: 'pagejson_credits_refunded_total', help: 'Credits refunded after failed retrievals', labelNames: ['api_id'], registers: [registry] });
+  const creditsDebited = hotCounter({
+    name: 'pagejson_credits_debited_total',
+    help: 'Credits debited by retrievals (refunds subtracted)',
+    labelNames: ['api_id'],
+    registers: [registry],
+  });
+  const creditsRefunded = new Counter({
+    name: 'pagejson_credits_refunded_total',
+    help: 'Credits refunded after failed retrievals',
+    labelNames: ['api_id'],
+    registers: [registry],
+  });
 
-  const answersByHealth = hotCounter({ name: 'pagejson_answers_by_health_total', help: 'Retrieval answers by field health (healthy, degraded, broken)', labelNames: ['api_id', 'health'], registers: [registry] });
+  const answersByHealth = hotCounter({
+    name: 'pagejson_answers_by_health_total',
+    help: 'Retrieval answers by field health (healthy, degraded, broken)',
+    labelNames: ['api_id', 'health'],
+    registers: [registry],
+  });
 
-  const monitorRuns = new Counter({ name: 'pagejson_monitor_runs_total', help: 'Scheduled and manual monitor runs by outcome (ok, degraded, broken, error) and whether the data changed', labelNames: ['api_id', 'outcome', 'changed'], registers: [registry] });
-  const webhookAttempts = new Counter({ name: 'pagejson_webhook_attempts_total', help: 'Webhook delivery attempts by event type and outcome (delivered, retry, failed)', labelNames: ['type', 'outcome'], registers: [registry] });
+  const monitorRuns = new Counter({
+    name: 'pagejson_monitor_runs_total',
+    help: 'Scheduled and manual monitor runs by outcome (ok, degraded, broken, error) and whether the data changed',
+    labelNames: ['api_id', 'outcome', 'changed'],
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: 'pagejson_webhook_attempts_total',
+    help: 'Webhook delivery attempts by event type and outcome (delivered, retry, failed)',
+    labelNames: ['type', 'outcome'],
+    registers: [registry],
+  });
 
   new Gauge({
     name: 'pagejson_allocator_trim_available',
@@ -87,11 +131,16 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
 
   const unsubscribe = runtime.subscribe((event) => {
-    if (event.kind === 'fetch') fetchDuration.observe({ api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' }, event.seconds);
+    if (event.kind === 'fetch')
+      fetchDuration.observe(
+        { api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' },
+        event.seconds,
+      );
     else if (event.kind === 'debit') creditsDebited.inc(label(event.apiId), '', event.milliCredits / 1000);
     else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
     else if (event.kind === 'health') answersByHealth.inc(label(event.apiId), event.state);
-    else if (event.kind === 'monitor') monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
+    else if (event.kind === 'monitor')
+      monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
     else if (event.kind === 'webhook') webhookAttempts.inc({ type: event.type, outcome: event.outcome });
   });
 

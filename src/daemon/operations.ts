@@ -29,7 +29,8 @@ export function createReadiness(runtime: Runtime): Readiness {
     },
     async problems() {
       const problems: string[] = [];
-      if (consecutiveInternal >= NOT_READY_AFTER_INTERNAL_ERRORS) problems.push(`the last ${consecutiveInternal} retrievals failed with internal errors`);
+      if (consecutiveInternal >= NOT_READY_AFTER_INTERNAL_ERRORS)
+        problems.push(`the last ${consecutiveInternal} retrievals failed with internal errors`);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => reject(new Error('timed out')), 1_000);
@@ -66,7 +67,10 @@ function registerMetricsRoute(app: FastifyInstance, metrics: DaemonMetrics, toke
   // /metrics lists every apiId: on the public port only for a caller with the configured bearer token.
   app.get('/metrics', async (request, reply) => {
     if (!bearerMatches(request.headers.authorization, token)) {
-      return reply.code(404).type(JSON_UTF8).send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
+      return reply
+        .code(404)
+        .type(JSON_UTF8)
+        .send(errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
     }
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
@@ -78,9 +82,14 @@ export const operationsPlugin: FastifyPluginAsync<OperationsOptions> = async (ap
     const configs = runtime.configs.list().length;
     const problems = await readiness.problems();
     if (problems.length > 0) {
-      return reply.code(503).type(JSON_UTF8).send(errorEnvelope(problems.map((message) => ({ message: `not ready: ${message}`, code: 'NOT_READY' }))));
+      return reply
+        .code(503)
+        .type(JSON_UTF8)
+        .send(errorEnvelope(problems.map((message) => ({ message: `not ready: ${message}`, code: 'NOT_READY' }))));
     }
-    return reply.type(JSON_UTF8).send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length }, errors: null }));
+    return reply
+      .type(JSON_UTF8)
+      .send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length }, errors: null }));
   });
   if (metricsToken) registerMetricsRoute(app, metrics, metricsToken);
 };

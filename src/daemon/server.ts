@@ -57,7 +57,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
   const lockPath = join(project.dataDir, LOCK_FILE);
   const socketPath = join(project.dataDir, ADMIN_SOCKET);
-  const lock: DaemonLock = await acquireLockUnlessShared(lockPath, project.dataDir, resolveRedisUrl(options.runtime?.redisUrl, options.env ?? {}) !== undefined);
+  const lock: DaemonLock = await acquireLockUnlessShared(
+    lockPath,
+    project.dataDir,
+    resolveRedisUrl(options.runtime?.redisUrl, options.env ?? {}) !== undefined,
+  );
   const ownsAdminSocket = lock.path === lockPath;
 
   let runtime: Runtime | undefined;
@@ -78,15 +82,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await app.listen({ host, port }).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') {
-        throw new PagejsonError('PORT_IN_USE', `port ${port} on ${host} is already in use`, { context: { host, port }, hint: `stop what listens there, or pick another port: pagejson serve --port ${port + 1} (or server.port in pagejson.json)`, cause: error });
+        throw new PagejsonError('PORT_IN_USE', `port ${port} on ${host} is already in use`, {
+          context: { host, port },
+          hint: `stop what listens there, or pick another port: pagejson serve --port ${port + 1} (or server.port in pagejson.json)`,
+          cause: error,
+        });
       }
       if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-        throw new PagejsonError('PORT_IN_USE', `cannot listen on ${host}:${port} (${code === 'EACCES' ? 'permission denied' : 'no such address on this machine'})`, { context: { host, port }, hint: code === 'EACCES' ? 'ports below 1024 need privileges: use --port 8080' : 'use --host 127.0.0.1, or an address this machine has', cause: error });
+        throw new PagejsonError(
+          'PORT_IN_USE',
+          `cannot listen on ${host}:${port} (${code === 'EACCES' ? 'permission denied' : 'no such address on this machine'})`,
+          {
+            context: { host, port },
+            hint:
+              code === 'EACCES'
+                ? 'ports below 1024 need privileges: use --port 8080'
+                : 'use --host 127.0.0.1, or an address this machine has',
+            cause: error,
+          },
+        );
       }
       throw error;
     });
     const bound = app.server.address();
-    const publicUrl = typeof bound === 'object' && bound ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}` : undefined;
+    const publicUrl =
+      typeof bound === 'object' && bound
+        ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`
+        : undefined;
     admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl, app) : undefined;
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
@@ -149,7 +171,15 @@ async function acquireLockUnlessShared(lockPath: string, dataDir: string, shared
 async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: string | undefined, app: DaemonApp): Promise<FastifyInstance> {
   // We hold the lock, so a socket file left here belongs to a dead daemon.
   await unlink(socketPath).catch(() => undefined);
-  const admin = buildAdminApp({ store: runtime.store, listConfigs: () => runtime.configs.list(), settings: runtime.settings, now: runtime.now, publicUrl: () => publicUrl, watch: runtime.watch, dashboardLoginLink: () => app.dashboardLoginLink() });
+  const admin = buildAdminApp({
+    store: runtime.store,
+    listConfigs: () => runtime.configs.list(),
+    settings: runtime.settings,
+    now: runtime.now,
+    publicUrl: () => publicUrl,
+    watch: runtime.watch,
+    dashboardLoginLink: () => app.dashboardLoginLink(),
+  });
   // The socket is created with the umask's mode: tighten the umask around listen so it is never group- or
   // world-accessible, not even for the moment before chmod.
   const previous = process.umask(0o177);

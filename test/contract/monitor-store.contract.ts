@@ -12,7 +12,20 @@ export interface MonitorStoreUnderTest {
 }
 
 export function delivery(id: string, overrides: Partial<Delivery> = {}): Delivery {
-  return { id, url: 'http://127.0.0.1:1/hook', secretEnv: 'SECRET', type: 'data.changed', payload: '{"type":"data.changed"}', createdAt: 1_000, attempts: 0, nextAttemptAt: 1_000, status: 'pending', lastError: null, deliveredAt: null, ...overrides };
+  return {
+    id,
+    url: 'http://127.0.0.1:1/hook',
+    secretEnv: 'SECRET',
+    type: 'data.changed',
+    payload: '{"type":"data.changed"}',
+    createdAt: 1_000,
+    attempts: 0,
+    nextAttemptAt: 1_000,
+    status: 'pending',
+    lastError: null,
+    deliveredAt: null,
+    ...overrides,
+  };
 }
 
 export function runMonitorStoreContract(name: string, make: () => Promise<MonitorStoreUnderTest>): void {
@@ -56,7 +69,16 @@ export function runMonitorStoreContract(name: string, make: () => Promise<Monito
     });
 
     it('keeps runs and a bounded history, newest first', async () => {
-      await store.putRun({ monitorId: 'books', apiId: 'books', lastSlot: '5', lastRunAt: 'x', lastOutcome: 'ok', lastError: null, lastData: { a: [1] }, lastDataAt: 'x' });
+      await store.putRun({
+        monitorId: 'books',
+        apiId: 'books',
+        lastSlot: '5',
+        lastRunAt: 'x',
+        lastOutcome: 'ok',
+        lastError: null,
+        lastData: { a: [1] },
+        lastDataAt: 'x',
+      });
       expect((await store.getRun('books'))?.lastData).toEqual({ a: [1] });
       expect(await store.getRun('__proto__')).toBeUndefined();
       for (let i = 0; i < 5; i += 1) await store.addHistory({ at: String(i), monitorId: 'books', apiId: 'books', kind: 'data.changed' }, 3);

@@ -175,7 +175,8 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       await store.recordUsage({ ...event, outcome: 'ERROR', milliCredits: 0, count: 2 });
       await store.recordUsage({ ...event, milliCredits: 400, count: 0.5 });
       await store.recordUsage({ ...event, milliCredits: 400, count: -4 });
-      const rows = (unit: 'day' | 'hour') => store.usage({ unit }).then((all) => all.map((r) => [r.requests, r.errors, r.cacheHits, r.milliCredits]));
+      const rows = (unit: 'day' | 'hour') =>
+        store.usage({ unit }).then((all) => all.map((r) => [r.requests, r.errors, r.cacheHits, r.milliCredits]));
       expect(await rows('day')).toEqual([[7, 2, 5, 2_000]]);
       expect(await rows('hour')).toEqual([[7, 2, 5, 2_000]]);
     });
@@ -195,11 +196,32 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
 
       const day = today.toISOString().slice(0, 10);
       const rows = await store.usage({});
-      const pick = (apiId: string, keyId: string | null, onDay: string) => rows.find((r) => r.apiId === apiId && r.keyId === keyId && r.day === onDay);
-      expect(pick('books', 'k_a', day)).toMatchObject({ requests: 3, cacheHits: 1, milliCredits: 1_200, promptTokens: 200, completionTokens: 42 });
+      const pick = (apiId: string, keyId: string | null, onDay: string) =>
+        rows.find((r) => r.apiId === apiId && r.keyId === keyId && r.day === onDay);
+      expect(pick('books', 'k_a', day)).toMatchObject({
+        requests: 3,
+        cacheHits: 1,
+        milliCredits: 1_200,
+        promptTokens: 200,
+        completionTokens: 42,
+      });
       expect(pick('books', 'k_b', day)).toMatchObject({ requests: 1, promptTokens: 7, completionTokens: 3 });
-      expect(pick('books', 'k_a', yesterday.toISOString().slice(0, 10))).toMatchObject({ requests: 1, promptTokens: 1_000, completionTokens: 100 });
-      expect(pick('books', null, day)).toEqual({ day, apiId: 'books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 75, completionTokens: 5 });
+      expect(pick('books', 'k_a', yesterday.toISOString().slice(0, 10))).toMatchObject({
+        requests: 1,
+        promptTokens: 1_000,
+        completionTokens: 100,
+      });
+      expect(pick('books', null, day)).toEqual({
+        day,
+        apiId: 'books',
+        keyId: null,
+        requests: 0,
+        errors: 0,
+        cacheHits: 0,
+        milliCredits: 0,
+        promptTokens: 75,
+        completionTokens: 5,
+      });
       // Events without tokens leave the token counters at 0.
       expect(pick('jobs', 'k_a', day)).toMatchObject({ requests: 1, promptTokens: 0, completionTokens: 0 });
       expect(rows).toHaveLength(5);
@@ -220,7 +242,16 @@ export function runStateStoreContract(name: string, makeStore: () => Promise<Sto
       void store.reserve('default', 400);
       void store.grant('default', 1_000);
       void store.addKey(sampleKey({ id: 'k_durable1' }));
-      void store.recordUsage({ apiId: 'books', keyId: 'k_durable1', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date(), promptTokens: 9, completionTokens: 4 });
+      void store.recordUsage({
+        apiId: 'books',
+        keyId: 'k_durable1',
+        account: 'default',
+        milliCredits: 400,
+        outcome: 'MISS',
+        at: new Date(),
+        promptTokens: 9,
+        completionTokens: 4,
+      });
       void store.setEndpointStatus({ apiId: 'books', lastFetchAt: '2026-01-01T00:00:00.000Z', lastError: null, lastErrorAt: null });
       await store.flush();
       const reopened = await subject.reopen();

@@ -27,7 +27,17 @@ const invoices = () => ({
   url: `${site.origin}/access/bearer.html`,
   request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } },
   proxy: { urls: [`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port}`] },
-  structure: [{ name: 'invoices', type: 'array', selector: 'li.invoice', fields: [{ name: 'number', type: 'string', selector: '.number' }, { name: 'amount', type: 'number', selector: '.amount' }] }],
+  structure: [
+    {
+      name: 'invoices',
+      type: 'array',
+      selector: 'li.invoice',
+      fields: [
+        { name: 'number', type: 'string', selector: '.number' },
+        { name: 'amount', type: 'number', selector: '.amount' },
+      ],
+    },
+  ],
 });
 
 function clean(...texts: string[]): void {
@@ -55,14 +65,30 @@ describe('the CLI', () => {
     const ok = await project.run(['validate']);
     expect(ok.exitCode).toBe(0);
 
-    await project.write('configs/broken.json', JSON.stringify({ ...invoices(), apiId: 'broken', request: { headers: { Authorization: 'Bearer ${fixture_token}' } }, proxy: { urls: ['socks5://127.0.0.1:1080'] } }, null, 2));
+    await project.write(
+      'configs/broken.json',
+      JSON.stringify(
+        {
+          ...invoices(),
+          apiId: 'broken',
+          request: { headers: { Authorization: 'Bearer ${fixture_token}' } },
+          proxy: { urls: ['socks5://127.0.0.1:1080'] },
+        },
+        null,
+        2,
+      ),
+    );
     try {
       const result = await project.run(['validate', '--format', 'json']);
       expect(result.exitCode).toBe(1);
       const problems = (JSON.parse(result.stdout) as { problems: Array<{ path: string; message: string; line?: number }> }).problems;
       expect(problems).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ path: '$.request.headers.Authorization', message: expect.stringContaining('"${fixture_token}" is not an environment variable name'), line: expect.any(Number) }),
+          expect.objectContaining({
+            path: '$.request.headers.Authorization',
+            message: expect.stringContaining('"${fixture_token}" is not an environment variable name'),
+            line: expect.any(Number),
+          }),
           expect.objectContaining({ path: '$.proxy.urls[0]', message: expect.stringContaining('SOCKS proxies are not supported') }),
         ]),
       );
@@ -77,7 +103,15 @@ describe('the CLI', () => {
     expect(shown.stdout).toContain('Authorization: Bearer ${FIXTURE_TOKEN}');
     expect(shown.stdout).toContain(`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port} (round-robin)`);
 
-    await project.write('configs/literal.json', JSON.stringify({ ...invoices(), apiId: 'literal', request: { headers: { Authorization: `Bearer ${ACCESS_TOKEN}` }, cookies: { member: ACCESS_TOKEN } }, proxy: { urls: [`http://${PROXY_USER}:${PROXY_PASS}@127.0.0.1:${proxy.port}`] } }));
+    await project.write(
+      'configs/literal.json',
+      JSON.stringify({
+        ...invoices(),
+        apiId: 'literal',
+        request: { headers: { Authorization: `Bearer ${ACCESS_TOKEN}` }, cookies: { member: ACCESS_TOKEN } },
+        proxy: { urls: [`http://${PROXY_USER}:${PROXY_PASS}@127.0.0.1:${proxy.port}`] },
+      }),
+    );
     try {
       const text = await project.run(['show', 'literal']);
       const json = await project.run(['show', 'literal', '--json']);
@@ -98,7 +132,12 @@ describe('the CLI', () => {
     proxy.reset();
     const ran = await project.run(['run', 'invoices'], { env: SECRETS });
     expect(ran.exitCode).toBe(0);
-    expect(JSON.parse(ran.stdout)).toEqual({ invoices: [{ number: 'INV-1', amount: 120 }, { number: 'INV-2', amount: 75.5 }] });
+    expect(JSON.parse(ran.stdout)).toEqual({
+      invoices: [
+        { number: 'INV-1', amount: 120 },
+        { number: 'INV-2', amount: 75.5 },
+      ],
+    });
     expect(proxy.countTo('/access/bearer.html')).toBe(1);
     clean(ran.stdout, ran.stderr, unset.stdout, unset.stderr);
   });
@@ -106,39 +145,80 @@ describe('the CLI', () => {
   it('run through a proxy refusing the password names the proxy, not the password', async () => {
     const refused = await project.run(['run', 'invoices'], { env: { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS: 'not-the-password-9' } });
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain(`the proxy http://127.0.0.1:${proxy.port} failed: it refused the credentials (407 Proxy Authentication Required)`);
+    expect(refused.stderr).toContain(
+      `the proxy http://127.0.0.1:${proxy.port} failed: it refused the credentials (407 Proxy Authentication Required)`,
+    );
     expect(refused.stderr).not.toContain('not-the-password-9');
     clean(refused.stderr);
   });
 
   it('edit --set changes headers and the proxy as templates, said in words', async () => {
-    const edited = await project.run(['edit', 'invoices', '--set', 'request.headers.X-Client=pagejson', '--set', 'request.cookies.member=${MEMBER_COOKIE}', '--set', 'proxy.rotate=sticky']);
+    const edited = await project.run([
+      'edit',
+      'invoices',
+      '--set',
+      'request.headers.X-Client=pagejson',
+      '--set',
+      'request.cookies.member=${MEMBER_COOKIE}',
+      '--set',
+      'proxy.rotate=sticky',
+    ]);
     expect(edited.exitCode).toBe(0);
     expect(edited.stdout).toContain('request header X-Client added ("pagejson")');
     expect(edited.stdout).toContain('request cookie member added ("${MEMBER_COOKIE}")');
     const file = JSON.parse(await project.read('configs/invoices.json'));
-    expect(file.request).toEqual({ headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}', 'X-Client': 'pagejson' }, cookies: { member: '${MEMBER_COOKIE}' } });
+    expect(file.request).toEqual({
+      headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}', 'X-Client': 'pagejson' },
+      cookies: { member: '${MEMBER_COOKIE}' },
+    });
     expect(file.proxy.rotate).toBe('sticky');
 
     const refused = await project.run(['edit', 'invoices', '--set', 'request.headers.Host=evil.example']);
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toContain('request.headers cannot set Host');
 
-    const back = await project.run(['edit', 'invoices', '--set', 'request.headers.X-Client=off', '--set', 'request.cookies.member=off', '--set', 'proxy.rotate=round-robin']);
+    const back = await project.run([
+      'edit',
+      'invoices',
+      '--set',
+      'request.headers.X-Client=off',
+      '--set',
+      'request.cookies.member=off',
+      '--set',
+      'proxy.rotate=round-robin',
+    ]);
     expect(back.exitCode).toBe(0);
-    expect(JSON.parse(await project.read('configs/invoices.json')).request).toEqual({ headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } });
+    expect(JSON.parse(await project.read('configs/invoices.json')).request).toEqual({
+      headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' },
+    });
   });
 
   it('generate --header and --proxy fetch a protected page and keep the templates in the config', async () => {
     proxy.reset();
     const generated = await project.run(
-      ['generate', `${site.origin}/access/bearer.html`, '--id', 'generated', '--selector', 'ul.invoices', '--header', 'Authorization: Bearer ${FIXTURE_TOKEN}', '--proxy', `http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port}`, '--yes', '--json'],
+      [
+        'generate',
+        `${site.origin}/access/bearer.html`,
+        '--id',
+        'generated',
+        '--selector',
+        'ul.invoices',
+        '--header',
+        'Authorization: Bearer ${FIXTURE_TOKEN}',
+        '--proxy',
+        `http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port}`,
+        '--yes',
+        '--json',
+      ],
       { env: SECRETS },
     );
     expect(generated.exitCode).toBe(0);
     expect(proxy.countTo('/access/bearer.html')).toBe(1);
     const text = await project.read('configs/generated.json');
-    expect(JSON.parse(text)).toMatchObject({ request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } }, proxy: { urls: [`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port}`], rotate: 'round-robin' } });
+    expect(JSON.parse(text)).toMatchObject({
+      request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } },
+      proxy: { urls: [`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${proxy.port}`], rotate: 'round-robin' },
+    });
     clean(text, generated.stdout, generated.stderr);
 
     const bad = await project.run(['generate', `${site.origin}/access/bearer.html`, '--header', 'no colon here', '--yes']);
@@ -154,7 +234,10 @@ describe('the daemon', () => {
   beforeAll(async () => {
     const created = await project.run(['keys', 'create', '--json']);
     key = (JSON.parse(created.stdout) as { key: string }).key;
-    await project.write('configs/unset.json', JSON.stringify({ ...invoices(), apiId: 'unset', request: { headers: { Authorization: 'Bearer ${UNSET_TOKEN}' } } }));
+    await project.write(
+      'configs/unset.json',
+      JSON.stringify({ ...invoices(), apiId: 'unset', request: { headers: { Authorization: 'Bearer ${UNSET_TOKEN}' } } }),
+    );
     await project.write('configs/fresh.json', JSON.stringify({ ...invoices(), apiId: 'fresh', caching: false }));
     serve = await spawnServe(project.dir, ['--no-watch'], { ...SECRETS, PAGEJSON_LOG_LEVEL: 'debug' });
   }, 120_000);
@@ -175,7 +258,9 @@ describe('the daemon', () => {
 
     const unset = await fetch(`${serve!.url}/external/unset`, { headers: { apikey: key } });
     expect(unset.status).toBe(502);
-    expect(((await unset.json()) as { errors: Array<{ message: string }> }).errors[0]?.message).toBe('source page could not be fetched: the environment variable UNSET_TOKEN is not set (used in request.headers.Authorization)');
+    expect(((await unset.json()) as { errors: Array<{ message: string }> }).errors[0]?.message).toBe(
+      'source page could not be fetched: the environment variable UNSET_TOKEN is not set (used in request.headers.Authorization)',
+    );
 
     site.state.set('access.token', 'rotated-by-the-site');
     let refusedBody: string;

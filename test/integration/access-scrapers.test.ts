@@ -24,7 +24,11 @@ let away: FixtureSite;
 let proxy: ForwardProxy;
 
 beforeAll(async () => {
-  [site, away, proxy] = await Promise.all([startFixtureSite(), startFixtureSite(), startForwardProxy({ username: PROXY_USER, password: PROXY_PASS })]);
+  [site, away, proxy] = await Promise.all([
+    startFixtureSite(),
+    startFixtureSite(),
+    startForwardProxy({ username: PROXY_USER, password: PROXY_PASS }),
+  ]);
   site.state.set('access.away', `${away.origin}/access/echo.html`);
 });
 
@@ -50,7 +54,8 @@ describe.each([
   { scraper: 3 as const, skip: skipBrowserTests() },
 ])('scraper $scraper', ({ scraper: number, skip }) => {
   let pool: ScraperPool;
-  const fetch = (path: string, access: FetchAccess, origin = site.origin) => pool.get(number).fetch({ url: `${origin}${path}`, access: { endpoint: 'invoices', ...access } });
+  const fetch = (path: string, access: FetchAccess, origin = site.origin) =>
+    pool.get(number).fetch({ url: `${origin}${path}`, access: { endpoint: 'invoices', ...access } });
 
   beforeAll(() => {
     pool = createScraperPool(scraperOptionsFromSettings(FETCH, ENV));
@@ -74,7 +79,7 @@ describe.each([
     expect(page.html).toContain('INV-2');
   });
 
-  it.skipIf(skip)('sends request.cookies beside the site\'s own cookies', async () => {
+  it.skipIf(skip)("sends request.cookies beside the site's own cookies", async () => {
     expect((await rejection(fetch('/access/cookie.html', {}))).context.status).toBe(403);
     const page = await fetch('/access/cookie.html', { request: { cookies: { member: '${MEMBER_COOKIE}', theme: 'dark' } } });
     expect(page.html).toContain('INV-1');
@@ -128,7 +133,9 @@ describe.each([
     const wrong: ProxySettings = { urls: [`http://${PROXY_USER}:wrong-password-1@127.0.0.1:${proxy.port}`], rotate: 'round-robin' };
     const error = await rejection(fetch('/access/bearer.html', { proxy: wrong }));
     expect(error.code).toBe('FETCH_FAILED');
-    expect(error.message).toBe(`the proxy http://127.0.0.1:${proxy.port} failed: it refused the credentials (407 Proxy Authentication Required)`);
+    expect(error.message).toBe(
+      `the proxy http://127.0.0.1:${proxy.port} failed: it refused the credentials (407 Proxy Authentication Required)`,
+    );
     expect(everything(error)).not.toContain('wrong-password-1');
     expect(proxy.refused).toBeGreaterThanOrEqual(1);
     expect(site.hitCount('/access/bearer.html')).toBe(0);
@@ -137,11 +144,15 @@ describe.each([
   it.skipIf(skip)('applies the address guard to the page, not to the proxy on loopback', async () => {
     const guarded = createScraperPool(scraperOptionsFromSettings({ ...FETCH, allowPrivateNetworks: false }, ENV));
     try {
-      const blocked = await rejection(guarded.get(number).fetch({ url: `${site.origin}/access/bearer.html`, access: { proxy: authProxy() } }));
+      const blocked = await rejection(
+        guarded.get(number).fetch({ url: `${site.origin}/access/bearer.html`, access: { proxy: authProxy() } }),
+      );
       expect(blocked.code).toBe('FETCH_BLOCKED_ADDRESS');
       expect(proxy.forwarded).toHaveLength(0);
       // A name this machine cannot resolve is the proxy's to reach: the loopback proxy is used and answers.
-      const unresolved = await rejection(guarded.get(number).fetch({ url: 'http://pagejson-fixture.invalid/page.html', access: { proxy: authProxy() } }));
+      const unresolved = await rejection(
+        guarded.get(number).fetch({ url: 'http://pagejson-fixture.invalid/page.html', access: { proxy: authProxy() } }),
+      );
       expect(proxy.countTo('pagejson-fixture.invalid')).toBeGreaterThanOrEqual(1);
       expect(unresolved.code).not.toBe('FETCH_BLOCKED_ADDRESS');
     } finally {
@@ -151,7 +162,9 @@ describe.each([
 
   it.skipIf(skip)('honours HTTP_PROXY and NO_PROXY when nothing is configured, and proxy: false', async () => {
     const viaEnv = createScraperPool(scraperOptionsFromSettings(FETCH, { HTTP_PROXY: proxy.urlWith(PROXY_USER, PROXY_PASS) }));
-    const bypassed = createScraperPool(scraperOptionsFromSettings(FETCH, { HTTP_PROXY: proxy.urlWith(PROXY_USER, PROXY_PASS), NO_PROXY: 'localhost, 127.0.0.1' }));
+    const bypassed = createScraperPool(
+      scraperOptionsFromSettings(FETCH, { HTTP_PROXY: proxy.urlWith(PROXY_USER, PROXY_PASS), NO_PROXY: 'localhost, 127.0.0.1' }),
+    );
     try {
       await viaEnv.get(number).fetch({ url: `${site.origin}/index.html` });
       expect(proxy.countTo('/index.html')).toBeGreaterThanOrEqual(1);
@@ -181,8 +194,14 @@ describe.each([
   it.skipIf(skip)('skips a failing proxy for a while, tries the next, and names every proxy when all fail', async () => {
     let now = 1_000_000;
     const failing = await startForwardProxy({ username: PROXY_USER, password: 'the-right-one' });
-    const list: ProxyList = { urls: [`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${failing.port}`, authProxy().urls[0]!], rotate: 'sticky' };
-    const rotating = createScraperPool({ ...scraperOptionsFromSettings(FETCH, ENV), proxies: createProxyChooser({ env: ENV, now: () => now }) });
+    const list: ProxyList = {
+      urls: [`http://${PROXY_USER}:\${PROXY_PASS}@127.0.0.1:${failing.port}`, authProxy().urls[0]!],
+      rotate: 'sticky',
+    };
+    const rotating = createScraperPool({
+      ...scraperOptionsFromSettings(FETCH, ENV),
+      proxies: createProxyChooser({ env: ENV, now: () => now }),
+    });
     try {
       const fetchVia = () => rotating.get(number).fetch({ url: `${site.origin}/index.html`, access: { endpoint: 'books', proxy: list } });
       await fetchVia();
@@ -199,8 +218,13 @@ describe.each([
       await fetchVia();
       expect(proxy.countTo('/index.html')).toBe(1);
 
-      const allFailing: ProxySettings = { urls: [list.urls[0]!, `http://${PROXY_USER}:nope-\${PROXY_PASS}@127.0.0.1:${proxy.port}`], rotate: 'round-robin' };
-      const error = await rejection(rotating.get(number).fetch({ url: `${site.origin}/index.html`, access: { endpoint: 'other', proxy: allFailing } }));
+      const allFailing: ProxySettings = {
+        urls: [list.urls[0]!, `http://${PROXY_USER}:nope-\${PROXY_PASS}@127.0.0.1:${proxy.port}`],
+        rotate: 'round-robin',
+      };
+      const error = await rejection(
+        rotating.get(number).fetch({ url: `${site.origin}/index.html`, access: { endpoint: 'other', proxy: allFailing } }),
+      );
       expect(error.message).toContain('every proxy failed: ');
       expect(error.message).toContain(`http://127.0.0.1:${failing.port} (it refused the credentials`);
       expect(error.message).toContain(`http://127.0.0.1:${proxy.port} (it refused the credentials`);

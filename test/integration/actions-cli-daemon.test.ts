@@ -19,13 +19,26 @@ let temp: TempProject;
 let serve: ServeProcess | undefined;
 let key: string;
 
-const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, reject: false, env: { NO_COLOR: '1' }, timeout: 90_000 });
+const cli = (...args: string[]) =>
+  execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, reject: false, env: { NO_COLOR: '1' }, timeout: 90_000 });
 const strings = (name: string, selector: string) => ({ name, type: 'array' as const, selector, items: { type: 'string' as const } });
 
 function configs(origin: string): ApiConfigInput[] {
   return [
-    { apiId: 'consent', url: `${origin}/actions/consent.html?wall=1`, scraper: 3, actions: [{ ifExists: '#consent', then: [{ click: '#accept' }] }], structure: [strings('items', 'li.item')] },
-    { apiId: 'late', url: `${origin}/actions/late.html?after=1500`, scraper: 3, actions: [{ wait: 'li.late' }], structure: [strings('items', 'li.item')] },
+    {
+      apiId: 'consent',
+      url: `${origin}/actions/consent.html?wall=1`,
+      scraper: 3,
+      actions: [{ ifExists: '#consent', then: [{ click: '#accept' }] }],
+      structure: [strings('items', 'li.item')],
+    },
+    {
+      apiId: 'late',
+      url: `${origin}/actions/late.html?after=1500`,
+      scraper: 3,
+      actions: [{ wait: 'li.late' }],
+      structure: [strings('items', 'li.item')],
+    },
     {
       apiId: 'search',
       url: `${origin}/actions/search.html`,
@@ -39,13 +52,48 @@ function configs(origin: string): ApiConfigInput[] {
       url: `${origin}/actions/load-more.html?pages=3&size=3`,
       scraper: 3,
       pagination: { loadMore: '#more', key: 'url' },
-      structure: [{ name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: 'a' }, { name: 'url', type: 'url', selector: 'a', attribute: 'href' }] }],
+      structure: [
+        {
+          name: 'items',
+          type: 'array',
+          selector: 'li.item',
+          fields: [
+            { name: 'name', type: 'string', selector: 'a' },
+            { name: 'url', type: 'url', selector: 'a', attribute: 'href' },
+          ],
+        },
+      ],
     },
-    { apiId: 'capped', url: `${origin}/actions/load-more.html?pages=5&size=3`, scraper: 3, pagination: { loadMore: '#more', maxItems: 7 }, structure: [strings('items', 'li.item')] },
-    { apiId: 'endless', url: `${origin}/actions/scroll.html?pages=3&size=5`, scraper: 3, pagination: { scroll: true }, structure: [strings('items', 'li.item')] },
+    {
+      apiId: 'capped',
+      url: `${origin}/actions/load-more.html?pages=5&size=3`,
+      scraper: 3,
+      pagination: { loadMore: '#more', maxItems: 7 },
+      structure: [strings('items', 'li.item')],
+    },
+    {
+      apiId: 'endless',
+      url: `${origin}/actions/scroll.html?pages=3&size=5`,
+      scraper: 3,
+      pagination: { scroll: true },
+      structure: [strings('items', 'li.item')],
+    },
     // Each click is answered after 4 s, past the 3 s bound: the rounds end with the page as loaded, partial.
-    { apiId: 'slowmore', url: `${origin}/actions/load-more.html?pages=3&size=3&delay=4000`, scraper: 3, caching: true, pagination: { loadMore: '#more' }, structure: [strings('items', 'li.item')] },
-    { apiId: 'never', url: `${origin}/actions/consent.html`, scraper: 3, actions: [{ click: '#nothing-to-accept' }], structure: [strings('items', 'li.item')] },
+    {
+      apiId: 'slowmore',
+      url: `${origin}/actions/load-more.html?pages=3&size=3&delay=4000`,
+      scraper: 3,
+      caching: true,
+      pagination: { loadMore: '#more' },
+      structure: [strings('items', 'li.item')],
+    },
+    {
+      apiId: 'never',
+      url: `${origin}/actions/consent.html`,
+      scraper: 3,
+      actions: [{ click: '#nothing-to-accept' }],
+      structure: [strings('items', 'li.item')],
+    },
   ];
 }
 
@@ -70,15 +118,29 @@ afterAll(async () => {
 describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
   it('validates the configs, and refuses steps on scraper 1, 51 steps and a variable the text does not declare, in words', async () => {
     expect((await cli('validate')).exitCode).toBe(0);
-    await temp.writeConfig({ apiId: 'broken', url: `${site.origin}/actions/search.html`, scraper: 1, actions: [{ type: '#q', text: '{{ q }}' }, ...Array.from({ length: 50 }, () => ({ click: 'button' }))], structure: [strings('results', 'li.result')] });
+    await temp.writeConfig({
+      apiId: 'broken',
+      url: `${site.origin}/actions/search.html`,
+      scraper: 1,
+      actions: [{ type: '#q', text: '{{ q }}' }, ...Array.from({ length: 50 }, () => ({ click: 'button' }))],
+      structure: [strings('results', 'li.result')],
+    });
     try {
       const result = await cli('validate', 'configs/broken.json');
       expect(result.exitCode).toBe(1);
       expect(result.stdout).toContain('$.actions: at most 50 actions in all (those inside "then" included)');
-      await temp.writeConfig({ apiId: 'broken', url: `${site.origin}/actions/search.html`, scraper: 1, actions: [{ type: '#q', text: '{{ q }}' }], structure: [strings('results', 'li.result')] });
+      await temp.writeConfig({
+        apiId: 'broken',
+        url: `${site.origin}/actions/search.html`,
+        scraper: 1,
+        actions: [{ type: '#q', text: '{{ q }}' }],
+        structure: [strings('results', 'li.result')],
+      });
       const rules = await cli('validate', 'configs/broken.json');
       expect(rules.exitCode).toBe(1);
-      expect(rules.stdout).toContain('$.actions: actions need scraper 3 (the browser): scraper 1 (http) reads the page as it loads and cannot click, type or wait');
+      expect(rules.stdout).toContain(
+        '$.actions: actions need scraper 3 (the browser): scraper 1 (http) reads the page as it loads and cannot click, type or wait',
+      );
       expect(rules.stdout).toContain('$.variables: placeholder {{ q }} has no entry in variables');
     } finally {
       await execa('rm', ['-f', `${temp.root}/configs/broken.json`]);
@@ -115,7 +177,10 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
   it('keeps every round of "Load more" in a snapshot, and test replays them offline to the same list', async () => {
     const snapshot = await cli('snapshot', 'more', '--json');
     expect(snapshot.exitCode).toBe(0);
-    expect(JSON.parse(snapshot.stdout)).toMatchObject({ pages: 3, pageFiles: ['configs/__snapshots__/more/default.page-2.html.gz', 'configs/__snapshots__/more/default.page-3.html.gz'] });
+    expect(JSON.parse(snapshot.stdout)).toMatchObject({
+      pages: 3,
+      pageFiles: ['configs/__snapshots__/more/default.page-2.html.gz', 'configs/__snapshots__/more/default.page-3.html.gz'],
+    });
     const replay = await cli('test', 'more', '--format', 'json');
     expect(replay.exitCode).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ ok: true });
@@ -124,7 +189,9 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
   it('fails a step that never succeeds within fetch.actionsTimeoutMs, naming it, and refuses steps on another scraper', async () => {
     const result = await cli('run', 'never');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/step 1 \(click "#nothing-to-accept"\): no element it could click matched within the \d+ ms left of fetch\.actionsTimeoutMs/);
+    expect(result.stderr).toMatch(
+      /step 1 \(click "#nothing-to-accept"\): no element it could click matched within the \d+ ms left of fetch\.actionsTimeoutMs/,
+    );
     expect(result.stderr).toContain('hint: check the selector on the page');
     const other = await cli('run', 'consent', '--scraper', '1');
     expect(other.exitCode).toBe(2);
@@ -133,7 +200,16 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
 
   it('describes the search variables in the OpenAPI document, as a POST body and GET query', async () => {
     type Body = { properties: Record<string, { pattern?: string }>; required: string[] };
-    const document = JSON.parse((await cli('openapi')).stdout) as { paths: Record<string, { post?: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } }; get?: { parameters: Array<{ name: string }> } }>; components: { schemas: Record<string, Body> } };
+    const document = JSON.parse((await cli('openapi')).stdout) as {
+      paths: Record<
+        string,
+        {
+          post?: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } };
+          get?: { parameters: Array<{ name: string }> };
+        }
+      >;
+      components: { schemas: Record<string, Body> };
+    };
     const search = document.paths['/external/search']!;
     const body = document.components.schemas[search.post!.requestBody.content['application/json'].schema.$ref.split('/').pop()!]!;
     expect(body.required.sort()).toEqual(['q', 'sort']);
@@ -144,13 +220,18 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
 
   it('shows the steps in words and edits them as JSON, refusing a typo', async () => {
     const shown = await cli('show', 'search');
-    expect(shown.stdout).toMatch(/actions\n\s+1\s+type "\{\{ q \}\}" into "#q"\n\s+2\s+select "\{\{ sort \}\}" in "#sort"\n\s+3\s+press Enter\n\s+4\s+wait for "#results"/);
+    expect(shown.stdout).toMatch(
+      /actions\n\s+1\s+type "\{\{ q \}\}" into "#q"\n\s+2\s+select "\{\{ sort \}\}" in "#sort"\n\s+3\s+press Enter\n\s+4\s+wait for "#results"/,
+    );
     const typo = await cli('edit', 'late', '--set', 'actions=[{"wiat":"li.late"}]');
     expect(typo.exitCode).toBe(2);
     expect(typo.stderr).toContain('actions[0]');
     const edited = await cli('edit', 'late', '--set', 'actions=[{"waitMs":10},{"wait":"li.late"}]');
     expect(edited.exitCode).toBe(0);
-    const file = JSON.parse(await execa('cat', [`${temp.root}/configs/late.json`]).then((out) => out.stdout)) as { actions: unknown; revision: number };
+    const file = JSON.parse(await execa('cat', [`${temp.root}/configs/late.json`]).then((out) => out.stdout)) as {
+      actions: unknown;
+      revision: number;
+    };
     expect(file.actions).toEqual([{ waitMs: 10 }, { wait: 'li.late' }]);
     expect(file.revision).toBe(2);
   });
@@ -161,21 +242,29 @@ describe.skipIf(skip)('actions and browser rounds through a running daemon', () 
     serve = await spawnServe(temp.root, ['--no-watch']);
   }, 60_000);
 
-  const call = (apiId: string, init: RequestInit = {}) => fetch(`${serve!.url}/external/${apiId}`, { ...init, headers: { apikey: key, ...init.headers } });
+  const call = (apiId: string, init: RequestInit = {}) =>
+    fetch(`${serve!.url}/external/${apiId}`, { ...init, headers: { apikey: key, ...init.headers } });
 
   it('answers POST with the search variable, caches each value apart, and checks it', async () => {
-    const post = (q: string) => call('search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q, sort: 'asc' }) });
+    const post = (q: string) =>
+      call('search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q, sort: 'asc' }) });
     const light = await post('light');
     expect(light.status).toBe(200);
     expect(light.headers.get('x-pagejson-cache')).toBe('MISS');
-    expect(((await light.json()) as { data: unknown }).data).toEqual({ query: 'light', results: ['A Light in the Attic', 'Light Years', 'The Light Fantastic'] });
+    expect(((await light.json()) as { data: unknown }).data).toEqual({
+      query: 'light',
+      results: ['A Light in the Attic', 'Light Years', 'The Light Fantastic'],
+    });
     const sharp = await post('sharp');
     expect(sharp.headers.get('x-pagejson-cache')).toBe('MISS');
     expect(((await sharp.json()) as { data: { results: string[] } }).data.results).toEqual(['Sharp Objects']);
     expect((await post('light')).headers.get('x-pagejson-cache')).toBe('HIT');
     const bad = await post('<script>');
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ data: null, errors: [{ message: 'variable q does not match [a-z ]{1,40}', code: 'VARIABLE_PATTERN' }] });
+    expect(await bad.json()).toEqual({
+      data: null,
+      errors: [{ message: 'variable q does not match [a-z ]{1,40}', code: 'VARIABLE_PATTERN' }],
+    });
     const get = await call('search?q=sharp&sort=asc');
     expect(get.headers.get('x-pagejson-cache')).toBe('HIT');
   });
@@ -205,7 +294,9 @@ describe.skipIf(skip)('actions and browser rounds through a running daemon', () 
     expect(failed.status).toBe(502);
     const body = (await failed.json()) as { errors: Array<{ message: string; code: string }> };
     expect(body.errors[0]!.code).toBe('ACTION_FAILED');
-    expect(body.errors[0]!.message).toMatch(/^browser action failed: step 1 \(click "#nothing-to-accept"\): no element it could click matched within the \d+ ms left of fetch\.actionsTimeoutMs$/);
+    expect(body.errors[0]!.message).toMatch(
+      /^browser action failed: step 1 \(click "#nothing-to-accept"\): no element it could click matched within the \d+ ms left of fetch\.actionsTimeoutMs$/,
+    );
     expect(Number(failed.headers.get('x-pagejson-credits-remaining'))).toBe(left);
   });
 });

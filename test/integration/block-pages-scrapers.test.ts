@@ -12,7 +12,10 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * Scraper 3 runs on the real Chromium (its cases are left out without one, as the browser tests are).
  */
 async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!isPagejsonError(error)) throw new Error(`expected a PagejsonError, got ${String(error)}`);
   return error;
 }
@@ -25,7 +28,14 @@ describe('block pages and 429s through the scraper pool', () => {
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    pool = createScraperPool({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, screen: createSourceScreen() });
+    pool = createScraperPool({
+      timeoutMs: 30_000,
+      maxBytes: 1024 * 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 4,
+      chromiumPath: CHROMIUM_PATH,
+      screen: createSourceScreen(),
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -38,13 +48,17 @@ describe('block pages and 429s through the scraper pool', () => {
       ['/blocks/challenge-cf.html', 'challenge', /cf-mitigated/],
       ['/blocks/challenge-200.html', 'challenge', /Cloudflare challenge/],
       ['/blocks/denied.html', 'access-denied', /access denied/],
-    ])('%s is SOURCE_BLOCKED (%s), with what gave it away and what to try', async (path, kind, reason) => {
-      const error = await failure(pool.get(number).fetch({ url: `${site.origin}${path}` }));
-      expect(error.code).toBe('SOURCE_BLOCKED');
-      expect(error.context.block).toBe(kind);
-      expect(error.message).toMatch(reason);
-      expect(error.hint).toMatch(/scraper|proxy|login/);
-    }, 60_000);
+    ])(
+      '%s is SOURCE_BLOCKED (%s), with what gave it away and what to try',
+      async (path, kind, reason) => {
+        const error = await failure(pool.get(number).fetch({ url: `${site.origin}${path}` }));
+        expect(error.code).toBe('SOURCE_BLOCKED');
+        expect(error.context.block).toBe(kind);
+        expect(error.message).toMatch(reason);
+        expect(error.hint).toMatch(/scraper|proxy|login/);
+      },
+      60_000,
+    );
 
     it('a page with data is a page', async () => {
       const page = await pool.get(number).fetch({ url: `${site.origin}/blocks/data.html` });
@@ -52,35 +66,49 @@ describe('block pages and 429s through the scraper pool', () => {
     }, 60_000);
   });
 
-  it.each([1, 2] as const)('scraper %i: captcha pages are SOURCE_BLOCKED; a contact page with a captcha in its form is not', async (number) => {
-    for (const path of ['/blocks/recaptcha.html', '/blocks/hcaptcha.html', '/blocks/turnstile.html']) {
-      expect((await failure(pool.get(number).fetch({ url: `${site.origin}${path}` }))).context.block, path).toBe('captcha');
-    }
-    expect((await pool.get(number).fetch({ url: `${site.origin}/blocks/contact.html` })).html).toContain('Contact us');
-  });
+  it.each([1, 2] as const)(
+    'scraper %i: captcha pages are SOURCE_BLOCKED; a contact page with a captcha in its form is not',
+    async (number) => {
+      for (const path of ['/blocks/recaptcha.html', '/blocks/hcaptcha.html', '/blocks/turnstile.html']) {
+        expect((await failure(pool.get(number).fetch({ url: `${site.origin}${path}` }))).context.block, path).toBe('captcha');
+      }
+      expect((await pool.get(number).fetch({ url: `${site.origin}/blocks/contact.html` })).html).toContain('Contact us');
+    },
+  );
 
-  it.each(scrapers)('scraper %i: a 429 leaves the origin alone until its Retry-After, later fetches answer without touching it', async (number) => {
-    // A pool of its own per scraper: the pause is per origin, and every scraper here fetches the same one.
-    let clock = Date.parse('2026-03-01T12:00:00Z');
-    const own = createScraperPool({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, screen: createSourceScreen(() => clock) });
-    try {
-      site.resetHits();
-      const first = await failure(own.get(number).fetch({ url: `${site.origin}/blocks/rate-limited.html?after=120` }));
-      expect(first.code).toBe('SOURCE_RATE_LIMITED');
-      expect(first.context.retryAfterSeconds).toBe(120);
-      expect(site.hitCount('/blocks/rate-limited.html')).toBe(1);
+  it.each(scrapers)(
+    'scraper %i: a 429 leaves the origin alone until its Retry-After, later fetches answer without touching it',
+    async (number) => {
+      // A pool of its own per scraper: the pause is per origin, and every scraper here fetches the same one.
+      let clock = Date.parse('2026-03-01T12:00:00Z');
+      const own = createScraperPool({
+        timeoutMs: 30_000,
+        maxBytes: 1024 * 1024,
+        allowPrivateNetworks: true,
+        perOriginConcurrency: 4,
+        chromiumPath: CHROMIUM_PATH,
+        screen: createSourceScreen(() => clock),
+      });
+      try {
+        site.resetHits();
+        const first = await failure(own.get(number).fetch({ url: `${site.origin}/blocks/rate-limited.html?after=120` }));
+        expect(first.code).toBe('SOURCE_RATE_LIMITED');
+        expect(first.context.retryAfterSeconds).toBe(120);
+        expect(site.hitCount('/blocks/rate-limited.html')).toBe(1);
 
-      clock += 50_000;
-      const later = await failure(own.get(number).fetch({ url: `${site.origin}/blocks/data.html` }));
-      expect(later.code).toBe('SOURCE_RATE_LIMITED');
-      expect(later.context.retryAfterSeconds).toBe(70);
-      expect(site.hitCount('/blocks/data.html')).toBe(0);
+        clock += 50_000;
+        const later = await failure(own.get(number).fetch({ url: `${site.origin}/blocks/data.html` }));
+        expect(later.code).toBe('SOURCE_RATE_LIMITED');
+        expect(later.context.retryAfterSeconds).toBe(70);
+        expect(site.hitCount('/blocks/data.html')).toBe(0);
 
-      clock += 70_000;
-      expect((await own.get(number).fetch({ url: `${site.origin}/blocks/data.html` })).html).toContain('Coffee');
-      expect(site.hitCount('/blocks/data.html')).toBe(1);
-    } finally {
-      await own.close();
-    }
-  }, 60_000);
+        clock += 70_000;
+        expect((await own.get(number).fetch({ url: `${site.origin}/blocks/data.html` })).html).toContain('Coffee');
+        expect(site.hitCount('/blocks/data.html')).toBe(1);
+      } finally {
+        await own.close();
+      }
+    },
+    60_000,
+  );
 });

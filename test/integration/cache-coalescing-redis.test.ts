@@ -21,7 +21,10 @@ let key: string;
 describe.skipIf(skip)('cold misses across daemons on Redis', () => {
   beforeAll(async () => {
     [redis, site] = await Promise.all([startRedisServer(), startFixtureSite()]);
-    temp = await makeProject([pageConfig('slow', `${site.origin}/daemon/slow?ms=300`), pageConfig('orphan', `${site.origin}/daemon/echo?name=orphan`)], { heal: 'off' });
+    temp = await makeProject(
+      [pageConfig('slow', `${site.origin}/daemon/slow?ms=300`), pageConfig('orphan', `${site.origin}/daemon/echo?name=orphan`)],
+      { heal: 'off' },
+    );
     // The daemons' own locks live longer than any fetch here (as in production); the dead holder's lock below is short.
     const open = () => createRuntime(temp.project, { watch: false, redisUrl: redis.url, missLockTtlMs: 30_000 });
     daemons = [await open(), await open(), await open()];
@@ -36,10 +39,14 @@ describe.skipIf(skip)('cold misses across daemons on Redis', () => {
   it('fetches once for a burst of cold requests spread over three daemons', async () => {
     site.resetHits();
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => daemons[i % 3]!.retrieval.retrieve({ apiId: 'slow', apikey: key, method: 'GET', body: undefined, query: {} })),
+      Array.from({ length: 30 }, (_, i) =>
+        daemons[i % 3]!.retrieval.retrieve({ apiId: 'slow', apikey: key, method: 'GET', body: undefined, query: {} }),
+      ),
     );
     expect(site.hitCount('/daemon/slow')).toBe(1);
-    expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([JSON.stringify({ data: { title: 'Slow page', kind: 'slow' }, errors: null })]));
+    expect(new Set(answers.map((answer) => answer.body))).toEqual(
+      new Set([JSON.stringify({ data: { title: 'Slow page', kind: 'slow' }, errors: null })]),
+    );
     // One answer was the fetch; the others came from Redis or from the fetch their own daemon shared.
     expect(answers.filter((answer) => answer.cache === 'MISS').length).toBeGreaterThanOrEqual(1);
   });

@@ -15,13 +15,17 @@ import { startWebhookReceiver, TEST_SECRET } from '../support/webhook-receiver.j
  * secret too short to trust is refused by `validate` and signs nothing in the daemon.
  */
 let dir: string;
-const cli = (args: string[], env: Record<string, string> = {}) => execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true', ...env } });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true', ...env } });
 const git = (args: string[]) => execa('git', ['-c', 'user.email=t@example.test', '-c', 'user.name=t', ...args], { cwd: dir });
 
 beforeAll(async () => {
   await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'pagejson-edges-'));
-  await writeFile(join(dir, 'pagejson.json'), `${JSON.stringify({ webhooks: [{ url: 'https://hooks.example/pagejson', secretEnv: 'HOOK_SECRET' }] }, null, 2)}\n`);
+  await writeFile(
+    join(dir, 'pagejson.json'),
+    `${JSON.stringify({ webhooks: [{ url: 'https://hooks.example/pagejson', secretEnv: 'HOOK_SECRET' }] }, null, 2)}\n`,
+  );
   await mkdir(join(dir, 'configs'));
   await writeFile(join(dir, 'configs/books.json'), exampleConfigText('books', 'http://127.0.0.1:4173'));
   await git(['init', '-q', '-b', 'main']);
@@ -63,8 +67,13 @@ function unescapedMarkup(line: string): string[] {
 describe('pagejson diff --format github', () => {
   it('shows config text that holds Markdown as text: no heading, image, link or HTML of its own', async () => {
     const file = join(dir, 'configs/books.json');
-    const config = JSON.parse(await readFile(file, 'utf8')) as { description?: string; rule?: string | null; structure: Array<{ description?: string }> };
-    config.structure[0]!.description = '# Owned\n![pixel](https://evil.example/p.png) [click here](https://evil.example/) <img src=x onerror=alert(1)> www.evil.example ``` `';
+    const config = JSON.parse(await readFile(file, 'utf8')) as {
+      description?: string;
+      rule?: string | null;
+      structure: Array<{ description?: string }>;
+    };
+    config.structure[0]!.description =
+      '# Owned\n![pixel](https://evil.example/p.png) [click here](https://evil.example/) <img src=x onerror=alert(1)> www.evil.example ``` `';
     config.rule = 'see https://evil.example/rule and <b>this</b>';
     config.description = 'a" [quoted](https://evil.example/) "b';
     await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
@@ -83,7 +92,9 @@ describe('pagejson diff --format github', () => {
     }
     // The text is all there, to be read.
     const descriptionLine = items.find((item) => item.includes('Owned'))!;
-    expect(descriptionLine).toContain('![pixel](https://evil.example/p.png) [click here](https://evil.example/) <img src=x onerror=alert(1)>');
+    expect(descriptionLine).toContain(
+      '![pixel](https://evil.example/p.png) [click here](https://evil.example/) <img src=x onerror=alert(1)>',
+    );
     expect(descriptionLine).toMatch(/ ```` # Owned .* ``` ` ````$/);
   });
 });
@@ -92,11 +103,17 @@ describe('webhook signing secrets', () => {
   it('validate refuses a secret under 16 bytes, without printing it', async () => {
     const short = await cli(['validate'], { HOOK_SECRET: 'hunter2' });
     expect(short.exitCode).toBe(1);
-    expect(short.stdout).toMatch(/pagejson\.json:\d+:\d+ \$\.webhooks\[0\]\.secretEnv: the webhook signing secret in HOOK_SECRET is 7 bytes long; it needs at least 16/);
+    expect(short.stdout).toMatch(
+      /pagejson\.json:\d+:\d+ \$\.webhooks\[0\]\.secretEnv: the webhook signing secret in HOOK_SECRET is 7 bytes long; it needs at least 16/,
+    );
     expect(short.stdout).toContain('hint: generate one with `echo whsec_$(openssl rand -base64 32)`');
     expect(short.stdout).not.toContain('hunter2');
-    const shortEncoded = await cli(['validate', '--format', 'json'], { HOOK_SECRET: `whsec_${Buffer.from('eight by').toString('base64')}` });
-    expect(JSON.parse(shortEncoded.stdout).problems).toEqual([expect.objectContaining({ path: '$.webhooks[0].secretEnv', message: expect.stringContaining('is 8 bytes long') })]);
+    const shortEncoded = await cli(['validate', '--format', 'json'], {
+      HOOK_SECRET: `whsec_${Buffer.from('eight by').toString('base64')}`,
+    });
+    expect(JSON.parse(shortEncoded.stdout).problems).toEqual([
+      expect.objectContaining({ path: '$.webhooks[0].secretEnv', message: expect.stringContaining('is 8 bytes long') }),
+    ]);
     expect((await cli(['validate'], { HOOK_SECRET: TEST_SECRET })).exitCode).toBe(0);
     expect((await cli(['validate'], { HOOK_SECRET: 'a passphrase of 16+ bytes' })).exitCode).toBe(0);
     // Not set here (CI validating configs has no secrets): the daemon reports it when it delivers.
@@ -115,10 +132,29 @@ describe('webhook signing secrets', () => {
     });
     try {
       const now = Date.now();
-      await store.enqueue([{ id: 'msg_short', url: receiver.url, secretEnv: 'HOOK_SECRET', type: 'pagejson.test', payload: '{"type":"pagejson.test","timestamp":"2026-01-01T00:00:00Z","data":{}}', createdAt: now, attempts: 0, nextAttemptAt: now, status: 'pending', lastError: null, deliveredAt: null }]);
+      await store.enqueue([
+        {
+          id: 'msg_short',
+          url: receiver.url,
+          secretEnv: 'HOOK_SECRET',
+          type: 'pagejson.test',
+          payload: '{"type":"pagejson.test","timestamp":"2026-01-01T00:00:00Z","data":{}}',
+          createdAt: now,
+          attempts: 0,
+          nextAttemptAt: now,
+          status: 'pending',
+          lastError: null,
+          deliveredAt: null,
+        },
+      ]);
       expect(await worker.drain()).toBe(1);
       expect(receiver.attempts).toEqual([]);
-      expect(events).toEqual([expect.objectContaining({ outcome: 'retry', error: expect.stringContaining('the webhook signing secret in HOOK_SECRET is 1 byte long; it needs at least 16') })]);
+      expect(events).toEqual([
+        expect.objectContaining({
+          outcome: 'retry',
+          error: expect.stringContaining('the webhook signing secret in HOOK_SECRET is 1 byte long; it needs at least 16'),
+        }),
+      ]);
     } finally {
       await worker.stop();
       await store.close?.();

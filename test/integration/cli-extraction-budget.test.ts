@@ -43,12 +43,17 @@ async function project(timeoutMs = BUDGET_MS): Promise<TempProject> {
   return temp;
 }
 
-const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp!.root, reject: false, env: { NO_COLOR: '1' }, timeout: 60_000 });
+const cli = (...args: string[]) =>
+  execa(process.execPath, [CLI_BIN, ...args], { cwd: temp!.root, reject: false, env: { NO_COLOR: '1' }, timeout: 60_000 });
 
 describe('the extraction budget in the CLI', () => {
   it('pagejson test: a costly selector on a committed snapshot fails with the budget error', { timeout: 60_000 }, async () => {
     const { project: p } = await project();
-    await writeSnapshot(p.configsDir, { apiId: 'costly', revision: 1, url: `${site.origin}/hostile/siblings?n=40000`, variables: {}, data: { third: 'item' } }, LIST);
+    await writeSnapshot(
+      p.configsDir,
+      { apiId: 'costly', revision: 1, url: `${site.origin}/hostile/siblings?n=40000`, variables: {}, data: { third: 'item' } },
+      LIST,
+    );
     const result = await cli('test', '--format', 'json');
     expect(result.exitCode).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; outcomes: Array<{ apiId: string; ok: boolean; error?: string }> };
@@ -73,20 +78,34 @@ describe('the extraction budget in the CLI', () => {
     const result = await cli('validate', '--live', '--format', 'json');
     expect(result.exitCode).toBe(1);
     const problems = (JSON.parse(result.stdout) as { problems: Array<{ path: string; message: string; severity: string }> }).problems;
-    expect(problems).toMatchObject([{ path: '$.url', severity: 'error', message: `the live check of ${site.origin}/hostile/siblings?n=40000 failed: ${budgetError(BUDGET_MS)}` }]);
+    expect(problems).toMatchObject([
+      {
+        path: '$.url',
+        severity: 'error',
+        message: `the live check of ${site.origin}/hostile/siblings?n=40000 failed: ${budgetError(BUDGET_MS)}`,
+      },
+    ]);
   });
 
   it('heal stops its repair at four budgets', { timeout: 60_000 }, async () => {
     await project();
     const result = await cli('heal', 'costly', '--json');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain(`error: repair stopped: it ran past its budget of ${4 * BUDGET_MS} ms (4 × extraction.timeoutMs in pagejson.json)`);
+    expect(result.stderr).toContain(
+      `error: repair stopped: it ran past its budget of ${4 * BUDGET_MS} ms (4 × extraction.timeoutMs in pagejson.json)`,
+    );
   });
 });
 
 /** `pagejson mcp` in-process, spoken to line by line (newline-delimited JSON-RPC, as the MCP stdio transport). */
 function mcp(cwd: string) {
-  const child = execa(process.execPath, [CLI_BIN, 'mcp'], { cwd, reject: false, env: { NO_COLOR: '1', PATH: process.env.PATH ?? '' }, stdin: 'pipe', timeout: 60_000 });
+  const child = execa(process.execPath, [CLI_BIN, 'mcp'], {
+    cwd,
+    reject: false,
+    env: { NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+    stdin: 'pipe',
+    timeout: 60_000,
+  });
   const replies = new Map<number, { result?: { isError?: boolean; content?: Array<{ text: string }> } }>();
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -98,7 +117,11 @@ function mcp(cwd: string) {
     }
   });
   const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
+  send({
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  });
   send({ method: 'notifications/initialized' });
   const call = (id: number, name: string) => send({ id, method: 'tools/call', params: { name, arguments: {} } });
   const reply = async (id: number) => {

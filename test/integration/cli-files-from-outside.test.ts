@@ -96,7 +96,10 @@ describe('test (item 4)', () => {
     const folder = join(project.dir, 'configs', '__snapshots__', 'books');
     await mkdir(folder, { recursive: true });
     const outside = join(project.dir, '..', `${project.dir.split('/').pop()}-secrets.json`);
-    await writeFile(outside, `${JSON.stringify({ apiId: 'books', revision: 1, url: `${ORIGIN}/`, variables: {}, data: { token: SECRET, password: SECRET } })}\n`);
+    await writeFile(
+      outside,
+      `${JSON.stringify({ apiId: 'books', revision: 1, url: `${ORIGIN}/`, variables: {}, data: { token: SECRET, password: SECRET } })}\n`,
+    );
     try {
       await symlink(outside, join(folder, 'default.json'));
       await writeFile(join(folder, 'default.html.gz'), gzipSync('<main><h1>A</h1></main>'));

@@ -22,7 +22,12 @@ beforeAll(async () => {
   await ensureBuilt();
   site = await startFixtureSite();
   temp = await makeProject([
-    { apiId: 'jobs', url: `${site.origin}/jobs-board.html`, selector: 'ul.jobs', structure: [{ name: 'jobs', type: 'array', selector: 'li.job', fields: [{ name: 'title', type: 'string', selector: 'a.title' }] }] },
+    {
+      apiId: 'jobs',
+      url: `${site.origin}/jobs-board.html`,
+      selector: 'ul.jobs',
+      structure: [{ name: 'jobs', type: 'array', selector: 'li.job', fields: [{ name: 'title', type: 'string', selector: 'a.title' }] }],
+    },
     { apiId: 'gone', url: `${site.origin}/faults/404`, structure: [{ name: 'title', type: 'string', selector: 'h1' }] },
   ]);
 }, 300_000);
@@ -100,7 +105,7 @@ describe('errors name the thing and the way out', () => {
 });
 
 describe('conventions', () => {
-  it('every command\'s --help ends with real examples', async () => {
+  it("every command's --help ends with real examples", async () => {
     const out: string[] = [];
     const sink = { write: (text: string) => out.push(text) } as unknown as CliContext['stdout'];
     const ctx = { stdout: sink, stderr: sink, env: {}, cwd: temp.root, interactive: false, exitCode: 0 } as unknown as CliContext;
@@ -121,7 +126,10 @@ describe('conventions', () => {
       const lines = examples!.trim().split('\n');
       expect(lines.length, `pagejson ${path.join(' ')} --help`).toBeGreaterThanOrEqual(2);
       // Real examples: each runs this very command (or sets up for it).
-      expect(lines.some((line) => line.includes(`pagejson ${path.join(' ')}`)), `pagejson ${path.join(' ')} --help`).toBe(true);
+      expect(
+        lines.some((line) => line.includes(`pagejson ${path.join(' ')}`)),
+        `pagejson ${path.join(' ')} --help`,
+      ).toBe(true);
     }
   });
 
@@ -136,7 +144,11 @@ describe('conventions', () => {
 
   it('logs readable lines for a person (pretty) and JSON for machines', async () => {
     const read = async (env: Record<string, string>) => {
-      const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0'], { cwd: temp.root, reject: false, env: { NO_COLOR: '1', ...env } });
+      const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0'], {
+        cwd: temp.root,
+        reject: false,
+        env: { NO_COLOR: '1', ...env },
+      });
       let err = '';
       // Its last start-up line: once it is out, so is 'Server listening'.
       await new Promise<void>((resolve) => {

@@ -23,7 +23,12 @@ describe('pagejson init', () => {
 
     const settings = JSON.parse(await project.read('pagejson.json'));
     expect(settings.$schema).toBe('./configs/pagejson.project.schema.json');
-    expect(settings).toMatchObject({ configs: 'configs', dataDir: '.pagejson', server: { host: '127.0.0.1', port: 8080 }, cache: { freshMinutes: 15 } });
+    expect(settings).toMatchObject({
+      configs: 'configs',
+      dataDir: '.pagejson',
+      server: { host: '127.0.0.1', port: 8080 },
+      cache: { freshMinutes: 15 },
+    });
     for (const name of ['pagejson.config.schema.json', 'pagejson.project.schema.json']) {
       expect(await project.read(`configs/${name}`)).toBe(await readFile(join(REPO_ROOT, 'configs', name), 'utf8'));
     }
@@ -44,7 +49,9 @@ describe('pagejson init', () => {
 
     const again = await project.run(['init']);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toBe('error: pagejson.json already exists\nhint: pass --yes to keep its settings and refresh the JSON Schemas, configs/ and .gitignore');
+    expect(again.stderr).toBe(
+      'error: pagejson.json already exists\nhint: pass --yes to keep its settings and refresh the JSON Schemas, configs/ and .gitignore',
+    );
 
     const refreshed = await project.run(['init', '--yes']);
     expect(refreshed.exitCode).toBe(0);
@@ -65,7 +72,12 @@ describe('pagejson validate', () => {
     expect(text.stdout).toContain('✓ 4 files valid');
     const json = await project.run(['validate', '--format', 'json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, problems: [] });
-    expect(JSON.parse(json.stdout).files.map((f: { file: string }) => f.file)).toEqual(['configs/books.json', 'configs/countries.json', 'configs/product.json', 'pagejson.json']);
+    expect(JSON.parse(json.stdout).files.map((f: { file: string }) => f.file)).toEqual([
+      'configs/books.json',
+      'configs/countries.json',
+      'configs/product.json',
+      'pagejson.json',
+    ]);
   });
 
   it('reports every broken file with its JSON path and exits 1', async () => {
@@ -88,7 +100,9 @@ describe('pagejson validate', () => {
     const booksText = await project.read('configs/books.json');
     const colourLine = booksText.split('\n').findIndex((line) => line.includes('"colour"')) + 1;
     const colourColumn = booksText.split('\n')[colourLine - 1]!.indexOf('"colour"') + 1;
-    expect(result.stdout).toContain(`configs/books.json:${colourLine}:${colourColumn} $.structure[2].fields[0].colour: unknown key "colour"`);
+    expect(result.stdout).toContain(
+      `configs/books.json:${colourLine}:${colourColumn} $.structure[2].fields[0].colour: unknown key "colour"`,
+    );
     expect(result.stdout).toMatch(/configs\/books\.json:\d+:\d+ \$\.scraper: number 7 is not allowed here: use one of 1, 2, 3/);
     expect(result.stdout).toMatch(/configs\/broken\.json:1:22 \$: not valid JSON: a key in double quotes was expected/);
     expect(result.stdout).toMatch(/configs\/countries-copy\.json:1:\d+ \$\.apiId: apiId "countries" does not match the file name/);
@@ -98,14 +112,24 @@ describe('pagejson validate', () => {
 
     const json = JSON.parse((await project.run(['validate', '--format', 'json'])).stdout);
     expect(json.ok).toBe(false);
-    expect(json.problems).toContainEqual(expect.objectContaining({ file: 'configs/books.json', path: '$.structure[2].fields[0].colour', line: colourLine, column: colourColumn, message: 'unknown key "colour"' }));
+    expect(json.problems).toContainEqual(
+      expect.objectContaining({
+        file: 'configs/books.json',
+        path: '$.structure[2].fields[0].colour',
+        line: colourLine,
+        column: colourColumn,
+        message: 'unknown key "colour"',
+      }),
+    );
     expect(json.files).toContainEqual({ file: 'configs/countries.json', apiId: 'countries', ok: true });
 
     const github = await project.run(['validate', '--format', 'github']);
     expect(github.exitCode).toBe(1);
     const annotations = github.stdout.split('\n').filter((line) => line.startsWith('::error '));
     expect(annotations.length).toBe(json.problems.length);
-    expect(annotations).toContainEqual(`::error file=configs/books.json,line=${colourLine},col=${colourColumn},title=pagejson $.structure[2].fields[0].colour::$.structure[2].fields[0].colour: unknown key "colour" (remove it; keys allowed here: name, type, selector, attribute, transform, description, required, fields, items)`);
+    expect(annotations).toContainEqual(
+      `::error file=configs/books.json,line=${colourLine},col=${colourColumn},title=pagejson $.structure[2].fields[0].colour::$.structure[2].fields[0].colour: unknown key "colour" (remove it; keys allowed here: name, type, selector, attribute, transform, description, required, fields, items)`,
+    );
   });
 
   it('says what is wrong in words, with the nearest allowed name or value', async () => {
@@ -122,19 +146,31 @@ describe('pagejson validate', () => {
     settings.cache.freshMinute = 5;
     await project.write('pagejson.json', JSON.stringify(settings, null, 2));
 
-    const messages = (JSON.parse((await project.run(['validate', '--format', 'json'])).stdout) as { problems: Array<{ path: string; message: string; hint?: string }> }).problems;
+    const messages = (
+      JSON.parse((await project.run(['validate', '--format', 'json'])).stdout) as {
+        problems: Array<{ path: string; message: string; hint?: string }>;
+      }
+    ).problems;
     const at = (path: string) => messages.find((problem) => problem.path === path);
     expect(at('$.scrapper')).toMatchObject({ message: 'unknown key "scrapper" (did you mean "scraper"?)' });
     expect(at('$.scrapper')!.hint).toMatch(/^rename it to "scraper"/);
     expect(at('$.status')?.message).toBe('the text "activ" is not allowed here: use one of active, inactive (did you mean "active"?)');
     expect(at('$.caching')?.message).toBe('must be true or false, not the text "yes"');
-    expect(at('$.structure[0].type')?.message).toMatch(/^the text "strin" is not allowed here: use one of string, .* \(did you mean "string"\?\)$/);
+    expect(at('$.structure[0].type')?.message).toMatch(
+      /^the text "strin" is not allowed here: use one of string, .* \(did you mean "string"\?\)$/,
+    );
     expect(at('$.cache.freshMinute')?.message).toBe('unknown key "freshMinute" (did you mean "freshMinutes"?)');
     // No message is zod's raw wording.
     for (const problem of messages) expect(problem.message).not.toMatch(/^Invalid|expected .* received/);
 
     // All at once: the file's rules are checked in the same run, not after the schema problems are fixed.
-    expect(messages).toContainEqual(expect.objectContaining({ path: '$.structure[1].attribute', message: '"[href]" is not an attribute name', hint: 'write just the name: "href"' }));
+    expect(messages).toContainEqual(
+      expect.objectContaining({
+        path: '$.structure[1].attribute',
+        message: '"[href]" is not an attribute name',
+        hint: 'write just the name: "href"',
+      }),
+    );
   });
 
   it('checks only the files named, including duplicate apiIds among them', async () => {
@@ -171,7 +207,10 @@ describe('pagejson validate', () => {
     await project.run(['init']);
     const result = await project.run(['validate', '--format', 'xml']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.split('\n')).toEqual(['error: --format must be text, json or github, not "xml"', 'hint: use --format github in GitHub Actions, --format json in scripts']);
+    expect(result.stderr.split('\n')).toEqual([
+      'error: --format must be text, json or github, not "xml"',
+      'hint: use --format github in GitHub Actions, --format json in scripts',
+    ]);
   });
 
   it('fails with a hint outside a project', async () => {

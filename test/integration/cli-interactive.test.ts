@@ -34,7 +34,12 @@ afterEach(async () => {
 
 async function project(): Promise<TempProject> {
   temp = await makeProject([
-    { apiId: 'jobs', url: `${site.origin}/jobs-board.html`, selector: 'ul.jobs', structure: [{ name: 'jobs', type: 'array', selector: 'li.job', fields: [{ name: 'title', type: 'string', selector: 'a.title' }] }] },
+    {
+      apiId: 'jobs',
+      url: `${site.origin}/jobs-board.html`,
+      selector: 'ul.jobs',
+      structure: [{ name: 'jobs', type: 'array', selector: 'li.job', fields: [{ name: 'title', type: 'string', selector: 'a.title' }] }],
+    },
   ]);
   return temp;
 }
@@ -98,7 +103,11 @@ describe('pagejson edit on a terminal', () => {
     await pty.press(KEY.enter);
     expect(await pty.exited).toBe(0);
 
-    const saved = JSON.parse(await configText()) as { revision: number; $schema: string; structure: Array<{ fields: Array<Record<string, unknown>> }> };
+    const saved = JSON.parse(await configText()) as {
+      revision: number;
+      $schema: string;
+      structure: Array<{ fields: Array<Record<string, unknown>> }>;
+    };
     expect(saved.revision).toBe(2);
     expect(saved.$schema).toBe('./pagejson.config.schema.json');
     expect(saved.structure[0]!.fields[1]).toEqual({ name: 'link', type: 'url', selector: 'a.title', attribute: 'href' });
@@ -178,7 +187,10 @@ describe('pagejson generate on a terminal', () => {
 
   it('charges nothing when the review is cancelled or Ctrl-C is pressed, and Escape steps back a question', async () => {
     const { root } = await project();
-    pty = spawnCliOnPty(['generate', `${site.origin}/jobs-board.html`, '--scraper', '1', '--model', 'heuristic', '--selector', 'ul.jobs', '--rule', ''], { cwd: root });
+    pty = spawnCliOnPty(
+      ['generate', `${site.origin}/jobs-board.html`, '--scraper', '1', '--model', 'heuristic', '--selector', 'ul.jobs', '--rule', ''],
+      { cwd: root },
+    );
     await pty.waitFor('Use session');
     await pty.press(KEY.enter);
     await pty.waitFor('Save this structure as');

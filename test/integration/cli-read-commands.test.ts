@@ -29,7 +29,15 @@ describe('pagejson list', () => {
 
     const json = JSON.parse((await project.run(['list', '--json'])).stdout);
     expect(json.map((e: { apiId: string }) => e.apiId)).toEqual(['books', 'countries', 'product']);
-    expect(json[2]).toMatchObject({ apiId: 'product', method: 'POST', path: '/external/product', variables: ['sku'], scraper: 1, caching: true, file: 'configs/product.json' });
+    expect(json[2]).toMatchObject({
+      apiId: 'product',
+      method: 'POST',
+      path: '/external/product',
+      variables: ['sku'],
+      scraper: 1,
+      caching: true,
+      file: 'configs/product.json',
+    });
   });
 
   it('counts invalid files on stderr and still lists the rest', async () => {
@@ -51,10 +59,21 @@ describe('pagejson show', () => {
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toContain('variable sku example "AP-1001", pattern [A-Z0-9-]{1,32}');
     expect(human.stdout).toContain('  specs: array  table.specs tr\n    name: string  th');
-    expect(human.stdout).toContain(`curl -X POST -H 'apikey: <API_KEY>' -H 'Content-Type: application/json' -d '{"sku":"AP-1001"}' http://127.0.0.1:8080/external/product`);
+    expect(human.stdout).toContain(
+      `curl -X POST -H 'apikey: <API_KEY>' -H 'Content-Type: application/json' -d '{"sku":"AP-1001"}' http://127.0.0.1:8080/external/product`,
+    );
 
     const json = JSON.parse((await project.run(['show', 'books', '--json'])).stdout);
-    expect(json).toMatchObject({ apiId: 'books', revision: 1, status: 'active', scraper: 1, session: false, caching: true, model: 'heuristic', selector: 'main' });
+    expect(json).toMatchObject({
+      apiId: 'books',
+      revision: 1,
+      status: 'active',
+      scraper: 1,
+      session: false,
+      caching: true,
+      model: 'heuristic',
+      selector: 'main',
+    });
     expect(json.structure[2].fields).toHaveLength(6);
   });
 

@@ -23,7 +23,14 @@ beforeAll(async () => {
       ],
     }),
   );
-  await project.write('configs/nothing.json', JSON.stringify({ apiId: 'nothing', url: `${site.origin}/table.html`, structure: [{ name: 'x', type: 'string', selector: '.not-there' }] }));
+  await project.write(
+    'configs/nothing.json',
+    JSON.stringify({
+      apiId: 'nothing',
+      url: `${site.origin}/table.html`,
+      structure: [{ name: 'x', type: 'string', selector: '.not-there' }],
+    }),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -53,7 +60,13 @@ describe('pagejson run', () => {
   it('uses the variable example by default and --var to override it', async () => {
     const byDefault = JSON.parse((await project.run(['run', 'product', '--json'])).stdout);
     expect(byDefault.sourceUrl).toBe(`${site.origin}/product.html?sku=AP-1001`);
-    expect(byDefault.data).toMatchObject({ name: 'Aeropress Coffee Maker', price: 29.99, currency: 'GBP', inStock: true, brand: 'Aerobie' });
+    expect(byDefault.data).toMatchObject({
+      name: 'Aeropress Coffee Maker',
+      price: 29.99,
+      currency: 'GBP',
+      inStock: true,
+      brand: 'Aerobie',
+    });
     expect(byDefault.scraper).toBe(1);
     expect(Number.isNaN(Date.parse(byDefault.fetchedAt))).toBe(false);
 
@@ -64,7 +77,14 @@ describe('pagejson run', () => {
 
   it('reads a table into typed rows', async () => {
     const data = JSON.parse((await project.run(['run', 'countries'])).stdout);
-    expect(data.countries[1]).toEqual({ rank: 2, country: 'China', url: `${site.origin}/countries/china`, capital: 'Beijing', population: 1_425_671_352, areaKm2: 9_596_961 });
+    expect(data.countries[1]).toEqual({
+      rank: 2,
+      country: 'China',
+      url: `${site.origin}/countries/china`,
+      capital: 'Beijing',
+      population: 1_425_671_352,
+      areaKm2: 9_596_961,
+    });
   });
 
   it('decodes a windows-1252 page', async () => {
@@ -101,7 +121,9 @@ describe('pagejson run', () => {
     site.resetHits();
     const pattern = await project.run(['run', 'product', '--var', 'sku=lower case']);
     expect(pattern.exitCode).toBe(2);
-    expect(pattern.stderr).toBe('error: variable sku does not match [A-Z0-9-]{1,32}\nhint: variables of product: sku; pass them as --var NAME=VALUE');
+    expect(pattern.stderr).toBe(
+      'error: variable sku does not match [A-Z0-9-]{1,32}\nhint: variables of product: sku; pass them as --var NAME=VALUE',
+    );
     const unknown = await project.run(['run', 'books', '--var', 'page=2']);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toBe('error: unknown variable: page\nhint: books has no variables: drop --var');
@@ -120,7 +142,9 @@ describe('pagejson run', () => {
 
     const missing = await project.run(['run', 'nope']);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toBe('error: no config with apiId "nope" in configs\nhint: known apiIds: books, cafe, countries, nothing, product (see `pagejson list`)');
+    expect(missing.stderr).toBe(
+      'error: no config with apiId "nope" in configs\nhint: known apiIds: books, cafe, countries, nothing, product (see `pagejson list`)',
+    );
   });
 
   it('refuses loopback sources unless pagejson.json allows private networks', async () => {

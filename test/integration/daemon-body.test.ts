@@ -39,7 +39,12 @@ function partialPost(headers: Record<string, string>, firstBytes: string): Promi
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
-    const lines = ['POST /external/named HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    const lines = [
+      'POST /external/named HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
     socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${firstBytes}`));
     socket.on('data', (chunk) => {
       received += chunk.toString('utf8');

@@ -39,26 +39,55 @@ async function start(settings = {}): Promise<RunningServer> {
 }
 
 describe('endpoint listing and schemas on the wire', () => {
-  it('answers the key rows first, then lists the active endpoints in the key\'s scope', async () => {
+  it("answers the key rows first, then lists the active endpoints in the key's scope", async () => {
     const server = await start();
     expect((await fetch(`${server.url}/external`)).status).toBe(401);
-    expect(await (await fetch(`${server.url}/external`)).json()).toEqual({ data: null, errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING' }] });
-    expect(await (await fetch(`${server.url}/external`, { headers: { apikey: 'pj_wrong' } })).json()).toEqual({ data: null, errors: [{ message: 'invalid key', code: 'KEY_INVALID' }] });
+    expect(await (await fetch(`${server.url}/external`)).json()).toEqual({
+      data: null,
+      errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING' }],
+    });
+    expect(await (await fetch(`${server.url}/external`, { headers: { apikey: 'pj_wrong' } })).json()).toEqual({
+      data: null,
+      errors: [{ message: 'invalid key', code: 'KEY_INVALID' }],
+    });
     const all = await issueKey(server.runtime.store);
-    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: all.key } })).json()) as { data: { endpoints: Array<Record<string, unknown>> }; errors: null };
+    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: all.key } })).json()) as {
+      data: { endpoints: Array<Record<string, unknown>> };
+      errors: null;
+    };
     expect(listed.errors).toBeNull();
     expect(listed.data.endpoints).toEqual([
-      { apiId: 'books', description: 'Data extracted from a web page as JSON (title, kind).', methods: ['POST', 'GET'], variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }], cached: true, credits: '0.4', schema: '/external/books/schema' },
-      { apiId: 'static', description: 'Data extracted from a web page as JSON (title, kind).', methods: ['GET', 'POST'], variables: [], cached: false, credits: '0.4', schema: '/external/static/schema' },
+      {
+        apiId: 'books',
+        description: 'Data extracted from a web page as JSON (title, kind).',
+        methods: ['POST', 'GET'],
+        variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }],
+        cached: true,
+        credits: '0.4',
+        schema: '/external/books/schema',
+      },
+      {
+        apiId: 'static',
+        description: 'Data extracted from a web page as JSON (title, kind).',
+        methods: ['GET', 'POST'],
+        variables: [],
+        cached: false,
+        credits: '0.4',
+        schema: '/external/static/schema',
+      },
     ]);
     // Without docs.sourceUrls a key holder learns nothing of the pages the endpoints come from.
     expect(JSON.stringify(listed)).not.toContain(site.origin);
     expect(JSON.stringify(listed)).not.toContain('/daemon/echo');
     const scoped = await issueKey(server.runtime.store, { scope: ['static'] });
-    const narrow = (await (await fetch(`${server.url}/external`, { headers: { apikey: scoped.key } })).json()) as { data: { endpoints: Array<{ apiId: string }> } };
+    const narrow = (await (await fetch(`${server.url}/external`, { headers: { apikey: scoped.key } })).json()) as {
+      data: { endpoints: Array<{ apiId: string }> };
+    };
     expect(narrow.data.endpoints.map((e) => e.apiId)).toEqual(['static']);
     // Schemas: in scope, the data schema; out of scope or inactive, `no data`; listing is free.
-    const schema = (await (await fetch(`${server.url}/external/static/schema`, { headers: { apikey: scoped.key } })).json()) as { data: { type: string; properties: Record<string, unknown> } };
+    const schema = (await (await fetch(`${server.url}/external/static/schema`, { headers: { apikey: scoped.key } })).json()) as {
+      data: { type: string; properties: Record<string, unknown> };
+    };
     expect(schema.data).toMatchObject({ type: 'object', properties: { title: {}, kind: {} } });
     expect((await fetch(`${server.url}/external/books/schema`, { headers: { apikey: scoped.key } })).status).toBe(404);
     expect((await fetch(`${server.url}/external/off/schema`, { headers: { apikey: all.key } })).status).toBe(404);
@@ -75,7 +104,12 @@ describe('endpoint listing and schemas on the wire', () => {
     const all = await issueKey(server.runtime.store);
     const response = await fetch(`${server.url}/openapi.json`, { headers: { apikey: all.key } });
     expect(response.headers.get('cache-control')).toBe('no-store');
-    const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown>; servers: Array<{ url: string }>; components: { schemas: Record<string, unknown> } };
+    const doc = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      servers: Array<{ url: string }>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.openapi).toMatch(/^3\.1/);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/external/books', '/external/static']));
     expect(doc.servers[0]!.url).toBe(server.url);
@@ -99,22 +133,41 @@ describe('endpoint listing and schemas on the wire', () => {
   it('shows the source URLs when the operator turns docs.sourceUrls on', async () => {
     const server = await start({ docs: { sourceUrls: true } });
     const { key } = await issueKey(server.runtime.store);
-    const doc = (await (await fetch(`${server.url}/openapi.json`, { headers: { apikey: key } })).json()) as { paths: Record<string, { get: { summary: string; description: string } }> };
+    const doc = (await (await fetch(`${server.url}/openapi.json`, { headers: { apikey: key } })).json()) as {
+      paths: Record<string, { get: { summary: string; description: string } }>;
+    };
     expect(doc.paths['/external/static']!.get.summary).toBe(`static: data extracted from ${site.origin}/daemon/echo?name=fixed`);
     expect(doc.paths['/external/static']!.get.description).toContain(`Source: ${site.origin}/daemon/echo?name=fixed (scraper 1)`);
     // The endpoint listing follows the same setting.
-    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: key } })).json()) as { data: { endpoints: Array<{ apiId: string; description: string }> } };
-    expect(listed.data.endpoints.map((endpoint) => endpoint.description)).toEqual([`Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`, `Data extracted from ${site.origin}/daemon/echo?name=fixed as JSON (title, kind).`]);
+    const listed = (await (await fetch(`${server.url}/external`, { headers: { apikey: key } })).json()) as {
+      data: { endpoints: Array<{ apiId: string; description: string }> };
+    };
+    expect(listed.data.endpoints.map((endpoint) => endpoint.description)).toEqual([
+      `Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`,
+      `Data extracted from ${site.origin}/daemon/echo?name=fixed as JSON (title, kind).`,
+    ]);
   });
 
   it.skipIf(skipBrowserTests())('renders /docs in Chromium, offline, with every operation (screenshot kept)', async () => {
     const server = await start();
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
     try {
       const page = await browser.newPage();
       // Offline: any request leaving the daemon fails the test.
       const outside: string[] = [];
-      await page.route('**/*', (route) => (route.request().url().startsWith(server.url) ? route.continue() : (outside.push(route.request().url()), route.abort())));
+      await page.route('**/*', (route) =>
+        route.request().url().startsWith(server.url) ? route.continue() : (outside.push(route.request().url()), route.abort()),
+      );
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${server.url}/docs`);
@@ -129,7 +182,9 @@ describe('endpoint listing and schemas on the wire', () => {
       await page.waitForSelector('.opblock', { timeout: 15_000 });
       expect(await page.title()).toBe('pagejson API reference');
       const operations = await page.locator('.opblock-summary-path').allTextContents();
-      expect(operations.map((text) => text.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/external/books', '/external/static']));
+      expect(operations.map((text) => text.replace(/\u200b/g, ''))).toEqual(
+        expect.arrayContaining(['/external/books', '/external/static']),
+      );
       const dir = join(REPO_ROOT, 'test-results');
       await mkdir(dir, { recursive: true });
       await page.screenshot({ path: join(dir, 'docs.png'), fullPage: true });

@@ -29,7 +29,6 @@ beforeAll(async () => {
   keyValue = key;
 }, 300_000);
 
-
 afterAll(async () => {
   await site?.close();
   await temp?.cleanup();

@@ -49,7 +49,11 @@ describe('credits under load', () => {
       requests: [
         {
           onResponse: (status: number, body: string) => {
-            if (status === 402 && body !== '{"data":null,"errors":[{"message":"No credits left ⚠. Please buy more credits","code":"NO_CREDITS"}]}') wrongBodies.push(body);
+            if (
+              status === 402 &&
+              body !== '{"data":null,"errors":[{"message":"No credits left ⚠. Please buy more credits","code":"NO_CREDITS"}]}'
+            )
+              wrongBodies.push(body);
             if (status === 200 && body !== '{"data":{"title":"Slow page","kind":"slow"},"errors":null}') wrongBodies.push(body);
           },
         },

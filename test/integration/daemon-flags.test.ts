@@ -28,7 +28,7 @@ async function stop(serve: ServeProcess): Promise<void> {
   expect((await serve.child).exitCode).toBe(0);
 }
 
-describe('the daemon\'s V8 flags', () => {
+describe("the daemon's V8 flags", () => {
   it('are added by the process replacing itself: same pid, its ready line still on the same stdout, then serving', async () => {
     const serve = await spawnServe(temp.root);
     try {
@@ -42,7 +42,7 @@ describe('the daemon\'s V8 flags', () => {
     }
   });
 
-  it('leave an operator\'s own value alone (NODE_OPTIONS), and are not added with PAGEJSON_DAEMON_FLAGS=off', async () => {
+  it("leave an operator's own value alone (NODE_OPTIONS), and are not added with PAGEJSON_DAEMON_FLAGS=off", async () => {
     const environments: Array<Record<string, string>> = [{ NODE_OPTIONS: '--max_semi_space_size=16' }, { PAGEJSON_DAEMON_FLAGS: 'off' }];
     for (const env of environments) {
       const serve = await spawnServe(temp.root, [], env);

@@ -49,7 +49,10 @@ function assertEnvelope(body: string): void {
   }
 }
 
-const printable = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZabcxyz[\\]^_`{|}~é⚠'.split('')), maxLength: 40 });
+const printable = fc.string({
+  unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZabcxyz[\\]^_`{|}~é⚠'.split('')),
+  maxLength: 40,
+});
 const headerSafe = fc.string({ unit: fc.constantFrom(...'abcXYZ0123456789-_.;=/ +'.split('')), maxLength: 40 });
 
 describe('fuzzing buildApp through inject', () => {
@@ -60,12 +63,36 @@ describe('fuzzing buildApp through inject', () => {
         fc.constantFrom('/external/static', '/external/dynamic', '/external/', '/external', '/', '/external/static/extra'),
         printable.map((s) => `/external/${encodeURIComponent(s)}`),
         printable.map((s) => `/${s.replace(/[^A-Za-z0-9/%._~-]/g, '')}`),
-        fc.tuple(fc.constantFrom('/external/static', '/external/dynamic'), printable).map(([p, q]) => `${p}?${encodeURIComponent('name')}=${encodeURIComponent(q)}&x[]=${encodeURIComponent(q)}`),
+        fc
+          .tuple(fc.constantFrom('/external/static', '/external/dynamic'), printable)
+          .map(([p, q]) => `${p}?${encodeURIComponent('name')}=${encodeURIComponent(q)}&x[]=${encodeURIComponent(q)}`),
       ),
       apikey: fc.option(fc.oneof(fc.constant('KEY'), headerSafe), { nil: undefined }),
-      contentType: fc.option(fc.oneof(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'), headerSafe), { nil: undefined }),
-      body: fc.option(fc.oneof(printable, fc.json(), fc.jsonValue().map((v) => JSON.stringify(v)), fc.constant('{"name":"ok"}')), { nil: undefined }),
-      extraHeader: fc.option(fc.tuple(fc.constantFrom('x-anything', 'accept', 'x-request-id', 'age', 'accept-encoding'), headerSafe), { nil: undefined }),
+      contentType: fc.option(
+        fc.oneof(
+          fc.constantFrom(
+            'application/json',
+            'application/json; charset=utf-8',
+            'text/plain',
+            'multipart/form-data; boundary=x',
+            'application/x-www-form-urlencoded',
+          ),
+          headerSafe,
+        ),
+        { nil: undefined },
+      ),
+      body: fc.option(
+        fc.oneof(
+          printable,
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+          fc.constant('{"name":"ok"}'),
+        ),
+        { nil: undefined },
+      ),
+      extraHeader: fc.option(fc.tuple(fc.constantFrom('x-anything', 'accept', 'x-request-id', 'age', 'accept-encoding'), headerSafe), {
+        nil: undefined,
+      }),
     });
     await fc.assert(
       fc.asyncProperty(request, async (r) => {

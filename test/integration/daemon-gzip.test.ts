@@ -38,7 +38,10 @@ const listing = {
 
 beforeAll(async () => {
   site = await startFixtureSite();
-  temp = await makeProject([{ ...listing, url: `${site.origin}/listing.html` }, pageConfig('small', `${site.origin}/daemon/echo?name=gzip`)]);
+  temp = await makeProject([
+    { ...listing, url: `${site.origin}/listing.html` },
+    pageConfig('small', `${site.origin}/daemon/echo?name=gzip`),
+  ]);
   runtime = await createRuntime(temp.project, { watch: false });
   app = await buildApp(runtime, { logger: false });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -53,7 +56,9 @@ afterAll(async () => {
 });
 
 async function get(apiId: string, acceptEncoding?: string) {
-  const response = await request(`${base}/external/${apiId}`, { headers: { apikey: key, ...(acceptEncoding !== undefined ? { 'accept-encoding': acceptEncoding } : {}) } });
+  const response = await request(`${base}/external/${apiId}`, {
+    headers: { apikey: key, ...(acceptEncoding !== undefined ? { 'accept-encoding': acceptEncoding } : {}) },
+  });
   const bytes = Buffer.from(await response.body.arrayBuffer());
   return { status: response.statusCode, headers: response.headers, bytes };
 }
@@ -81,7 +86,7 @@ describe('gzip on the wire', () => {
     expect(Number(hit.headers['content-length'])).toBe(hit.bytes.length);
   });
 
-  it('follows the client\'s preferences: gzip;q=0, identity only, another coding only, or any coding', async () => {
+  it("follows the client's preferences: gzip;q=0, identity only, another coding only, or any coding", async () => {
     await get('books');
     for (const refused of ['gzip;q=0, identity', 'identity', 'br', 'deflate;q=1, gzip;q=0']) {
       const answer = await get('books', refused);

@@ -33,7 +33,11 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function start(configs: Parameters<typeof makeProject>[0], settings: ProjectSettingsInput = {}, env: Record<string, string> = {}): Promise<RunningServer> {
+async function start(
+  configs: Parameters<typeof makeProject>[0],
+  settings: ProjectSettingsInput = {},
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
   temp = await makeProject(configs, settings);
   const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false }, env });
   servers.push(server);
@@ -58,7 +62,9 @@ const siblings = (apiId: string) =>
 
 describe('extraction never blocks the daemon', () => {
   it('answers /healthz and a cached endpoint while four hostile extractions run, and ends them at the budget', async () => {
-    const server = await start([siblings('costly'), pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { extraction: { timeoutMs: 2_000 } });
+    const server = await start([siblings('costly'), pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], {
+      extraction: { timeoutMs: 2_000 },
+    });
     const { key } = await issueKey(server.runtime.store, { freeCredits: 10 });
     const headers = { apikey: key };
     expect((await ask(`${server.url}/external/ok`, { headers })).status).toBe(200); // now cached
@@ -84,7 +90,10 @@ describe('extraction never blocks the daemon', () => {
 
     for (const answer of await Promise.all(hostile)) {
       expect(answer.status).toBe(502);
-      expect(JSON.parse(answer.body).errors[0]).toEqual({ message: 'extraction stopped: it ran past its budget of 2000 ms (extraction.timeoutMs in pagejson.json)', code: 'EXTRACTION_TIMEOUT' });
+      expect(JSON.parse(answer.body).errors[0]).toEqual({
+        message: 'extraction stopped: it ran past its budget of 2000 ms (extraction.timeoutMs in pagejson.json)',
+        code: 'EXTRACTION_TIMEOUT',
+      });
     }
     // Failures are refunded: only the two answers of `ok` were paid.
     expect((await server.runtime.store.getAccount('default'))?.balance).toBe(10_000 - 800);
@@ -106,7 +115,10 @@ describe('extraction never blocks the daemon', () => {
       structure: [{ name: 'third', type: 'string', selector: 'li:nth-last-of-type(3)' }],
       generated: { at: '2026-11-01T00:00:00Z', model: 'heuristic', scraper: 1, sample: { third: 'item' } },
     });
-    const server = await start([grows, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { heal: 'propose', extraction: { timeoutMs: 2_000 } });
+    const server = await start([grows, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], {
+      heal: 'propose',
+      extraction: { timeoutMs: 2_000 },
+    });
     const order: string[] = [];
     const repairs: unknown[] = [];
     server.runtime.subscribe((event) => {
@@ -131,7 +143,14 @@ describe('extraction never blocks the daemon', () => {
     expect(order).toEqual(['others']);
 
     await server.runtime.repairs.idle();
-    expect(repairs).toEqual([{ kind: 'repair', apiId: 'grows', outcome: 'failed', reason: 'repair stopped: it ran past its budget of 8000 ms (4 × extraction.timeoutMs in pagejson.json)' }]);
+    expect(repairs).toEqual([
+      {
+        kind: 'repair',
+        apiId: 'grows',
+        outcome: 'failed',
+        reason: 'repair stopped: it ran past its budget of 8000 ms (4 × extraction.timeoutMs in pagejson.json)',
+      },
+    ]);
     await expect(stat(join(temp!.root, 'configs/grows.proposed.json'))).rejects.toThrow();
     expect((await ask(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -150,7 +169,9 @@ describe('extraction never blocks the daemon', () => {
 
   it('counts failures against the key: past the limit its uncached requests get 429, its cached ones still answer', async () => {
     const nested = pageConfig('nested', `${site.origin}/hostile/nested?v={{ v }}`, { variables: { v: { example: '1' } } });
-    const server = await start([nested, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { limits: { failedRetrievalsPerMinute: 2 } });
+    const server = await start([nested, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], {
+      limits: { failedRetrievalsPerMinute: 2 },
+    });
     const { key } = await issueKey(server.runtime.store);
     const headers = { apikey: key };
     expect((await ask(`${server.url}/external/ok`, { headers })).status).toBe(200);
@@ -167,7 +188,9 @@ describe('extraction never blocks the daemon', () => {
   });
 
   it('refuses a config with :has() over siblings at validate, and the daemon does not serve it', async () => {
-    const hasConfig = pageConfig('has', `${site.origin}/daemon/echo?name=x`, { structure: [{ name: 'items', type: 'array', selector: 'li:has(~ li ~ li ~ li .nomatch)', items: { type: 'string' } }] });
+    const hasConfig = pageConfig('has', `${site.origin}/daemon/echo?name=x`, {
+      structure: [{ name: 'items', type: 'array', selector: 'li:has(~ li ~ li ~ li .nomatch)', items: { type: 'string' } }],
+    });
     const server = await start([hasConfig, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)]);
     const validate = await execa(process.execPath, [CLI_BIN, 'validate', '--project', temp!.root], { reject: false });
     expect(validate.exitCode).toBe(1);
@@ -192,19 +215,27 @@ describe('ids and variables from outside', () => {
   });
 
   it('keeps two variables in one segment from making ".." (no request outside the prefix reaches the site)', async () => {
-    const files = pageConfig('files', `${site.origin}/daemon/files/{{ name }}.{{ ext }}`, { variables: { name: { example: 'a' }, ext: { example: 'html' } } });
+    const files = pageConfig('files', `${site.origin}/daemon/files/{{ name }}.{{ ext }}`, {
+      variables: { name: { example: 'a' }, ext: { example: 'html' } },
+    });
     const server = await start([files]);
     const { key } = await issueKey(server.runtime.store);
     site.resetHits();
-    const post = (body: string) => fetch(`${server.url}/external/files`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${server.url}/external/files`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body });
     const traversal = await post('{"name":".","ext":""}');
     expect(traversal.status).toBe(400);
-    expect((await envelope(traversal)).errors).toEqual([{ message: 'variable name does not match a path segment other than "", "." or ".."', code: 'VARIABLE_PATTERN' }]);
+    expect((await envelope(traversal)).errors).toEqual([
+      { message: 'variable name does not match a path segment other than "", "." or ".."', code: 'VARIABLE_PATTERN' },
+    ]);
     const separators = await post('{"name":"..%2f..","ext":"x/../../y"}');
     expect(separators.status).toBe(400);
     const surrogate = await post('{"name":"\\ud800","ext":"html"}');
     expect(surrogate.status).toBe(400);
-    expect((await envelope(surrogate)).errors[0]).toEqual({ message: 'variable name does not match well-formed Unicode text', code: 'VARIABLE_PATTERN' });
+    expect((await envelope(surrogate)).errors[0]).toEqual({
+      message: 'variable name does not match well-formed Unicode text',
+      code: 'VARIABLE_PATTERN',
+    });
     expect([...site.hits.keys()]).toEqual([]);
   });
 });
@@ -259,7 +290,9 @@ describe('files: config folder, data dir, crashes', () => {
     const afterAnswered = await credits();
 
     site.resetHits();
-    const inFlight = Array.from({ length: 20 }, (_, i) => fetch(`${serve.url}/external/slow?i=${i}`, { headers: { apikey: key } }).catch(() => undefined));
+    const inFlight = Array.from({ length: 20 }, (_, i) =>
+      fetch(`${serve.url}/external/slow?i=${i}`, { headers: { apikey: key } }).catch(() => undefined),
+    );
     await site.whenHits('/daemon/slow', 20);
     expect(site.hitCount('/daemon/slow')).toBe(20);
     serve.child.kill('SIGKILL');
@@ -275,7 +308,11 @@ describe('files: config folder, data dir, crashes', () => {
 
 describe('operations endpoints', () => {
   it('serves /metrics on the public port only with the configured bearer token', async () => {
-    const server = await start([pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { metrics: { listen: false, tokenEnv: 'PJ_METRICS_TOKEN' } }, { PJ_METRICS_TOKEN: 'metrics-secret-token' });
+    const server = await start(
+      [pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)],
+      { metrics: { listen: false, tokenEnv: 'PJ_METRICS_TOKEN' } },
+      { PJ_METRICS_TOKEN: 'metrics-secret-token' },
+    );
     expect(server.metricsUrl).toBeUndefined();
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-of-same-len' } })).status).toBe(404);
@@ -285,14 +322,25 @@ describe('operations endpoints', () => {
   });
 
   it('says not ready after consecutive internal errors, and ready again after a success; /healthz stays live', async () => {
-    const broken = pageConfig('broken', `${site.origin}/daemon/echo?name=z`, { model: 'no-such-model', structure: [{ name: 'title', type: 'string', selector: 'h1' }, { name: 'summary', type: 'string' }] });
-    const server = await start([broken, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], { limits: { failedRetrievalsPerMinute: 100 } });
+    const broken = pageConfig('broken', `${site.origin}/daemon/echo?name=z`, {
+      model: 'no-such-model',
+      structure: [
+        { name: 'title', type: 'string', selector: 'h1' },
+        { name: 'summary', type: 'string' },
+      ],
+    });
+    const server = await start([broken, pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)], {
+      limits: { failedRetrievalsPerMinute: 100 },
+    });
     const { key } = await issueKey(server.runtime.store);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/external/broken`, { headers: { apikey: key } })).status).toBe(500);
     const notReady = await fetch(`${server.url}/readyz`);
     expect(notReady.status).toBe(503);
-    expect((await envelope(notReady)).errors[0]).toEqual({ message: 'not ready: the last 5 retrievals failed with internal errors', code: 'NOT_READY' });
+    expect((await envelope(notReady)).errors[0]).toEqual({
+      message: 'not ready: the last 5 retrievals failed with internal errors',
+      code: 'NOT_READY',
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${server.url}/external/ok`, { headers: { apikey: key } })).status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
@@ -302,7 +350,14 @@ describe('operations endpoints', () => {
     const redis = await startRedisServer();
     try {
       temp = await makeProject([pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)]);
-      const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false, handlerTimeoutMs: 1_500 }, runtime: { redisUrl: redis.url } });
+      const server = await startServer({
+        project: temp.project,
+        host: '127.0.0.1',
+        port: 0,
+        watch: false,
+        app: { logger: false, handlerTimeoutMs: 1_500 },
+        runtime: { redisUrl: redis.url },
+      });
       servers.push(server);
       const { key } = await issueKey(server.runtime.store);
       expect((await fetch(`${server.url}/external/ok`, { headers: { apikey: key } })).status).toBe(200);
@@ -334,7 +389,14 @@ describe('operations endpoints', () => {
     const redis = await startRedisServer();
     try {
       temp = await makeProject([pageConfig('ok', `${site.origin}/daemon/echo?name=ok`)]);
-      const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false }, runtime: { redisUrl: redis.url } });
+      const server = await startServer({
+        project: temp.project,
+        host: '127.0.0.1',
+        port: 0,
+        watch: false,
+        app: { logger: false },
+        runtime: { redisUrl: redis.url },
+      });
       servers.push(server);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
       await redis.stop();

@@ -28,23 +28,47 @@ afterAll(async () => {
 });
 
 /** A request to `base` whatever the Host header says (fetch would not let a test set it). */
-function call(base: string, path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+function call(
+  base: string,
+  path: string,
+  host: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   const target = new URL(path, base);
   return new Promise((resolve, reject) => {
-    const outgoing = request({ hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port, path: target.pathname + target.search, method: options.method ?? 'GET', headers: { host, ...options.headers } }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const outgoing = request(
+      {
+        hostname: target.hostname.replace(/^\[|\]$/g, ''),
+        port: target.port,
+        path: target.pathname + target.search,
+        method: options.method ?? 'GET',
+        headers: { host, ...options.headers },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(options.body);
   });
 }
 
 async function start(settings = {}, host = '127.0.0.1'): Promise<RunningServer> {
-  temp = await makeProject([pageConfig('books', `${site.origin}/daemon/echo?name=books`)], { metrics: { listen: '127.0.0.1:0', tokenEnv: 'METRICS_TOKEN' }, ...settings });
-  const server = await startServer({ project: temp.project, host, port: 0, watch: false, env: { METRICS_TOKEN: 'a-metrics-token' }, app: { logger: false } });
+  temp = await makeProject([pageConfig('books', `${site.origin}/daemon/echo?name=books`)], {
+    metrics: { listen: '127.0.0.1:0', tokenEnv: 'METRICS_TOKEN' },
+    ...settings,
+  });
+  const server = await startServer({
+    project: temp.project,
+    host,
+    port: 0,
+    watch: false,
+    env: { METRICS_TOKEN: 'a-metrics-token' },
+    app: { logger: false },
+  });
   servers.push(server);
   return server;
 }
@@ -63,7 +87,15 @@ describe('the Host check', () => {
       ['GET', '/docs'],
       ['GET', '/docs/init.js'],
       ['GET', '/docs/assets/swagger-ui.css'],
-      ['POST', '/mcp', { method: 'POST', headers: { ...withKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}' }],
+      [
+        'POST',
+        '/mcp',
+        {
+          method: 'POST',
+          headers: { ...withKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}',
+        },
+      ],
       ['GET', '/ui/'],
       ['GET', '/ui/login'],
       ['GET', '/ui/api/session'],
@@ -74,7 +106,10 @@ describe('the Host check', () => {
     for (const [label, path, options] of routes) {
       const foreign = await call(server.url, path, `evil.example:${server.port}`, options);
       expect([label, path, foreign.status]).toEqual([label, path, 421]);
-      expect(JSON.parse(foreign.body)).toEqual({ data: null, errors: [{ message: expect.stringContaining('"evil.example:'), code: 'MISDIRECTED_REQUEST' }] });
+      expect(JSON.parse(foreign.body)).toEqual({
+        data: null,
+        errors: [{ message: expect.stringContaining('"evil.example:'), code: 'MISDIRECTED_REQUEST' }],
+      });
     }
     // Refused before any work: nothing fetched, nothing charged.
     expect(site.hitCount('/daemon/echo')).toBe(0);
@@ -99,8 +134,11 @@ describe('the Host check', () => {
     expect(own.body).toContain('pagejson_requests_total');
   });
 
-  it('answers for dashboard.publicUrl and server.allowedHosts, and on a wildcard bind for the machine\'s addresses', async () => {
-    const server = await start({ dashboard: { publicUrl: 'https://pagejson.example.com' }, server: { allowedHosts: ['api.example.com'] } }, '0.0.0.0');
+  it("answers for dashboard.publicUrl and server.allowedHosts, and on a wildcard bind for the machine's addresses", async () => {
+    const server = await start(
+      { dashboard: { publicUrl: 'https://pagejson.example.com' }, server: { allowedHosts: ['api.example.com'] } },
+      '0.0.0.0',
+    );
     const base = `http://127.0.0.1:${server.port}`;
     expect((await call(base, '/readyz', 'pagejson.example.com')).status).toBe(200);
     expect((await call(base, '/readyz', 'API.example.com:443')).status).toBe(200);

@@ -41,7 +41,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-const slug = (extra: Partial<ApiConfigInput> = {}) => pageConfig('slug', `${site.origin}/daemon/echo?name={{ slug }}`, { variables: { slug: { example: 'abc', pattern: SLUG } }, ...extra });
+const slug = (extra: Partial<ApiConfigInput> = {}) =>
+  pageConfig('slug', `${site.origin}/daemon/echo?name={{ slug }}`, { variables: { slug: { example: 'abc', pattern: SLUG } }, ...extra });
 const ok = () => pageConfig('ok', `${site.origin}/daemon/echo?name=ok`);
 
 /** `pagejson serve` as a process: a frozen daemon must not freeze the test runner (its timeout is the bound). */
@@ -58,12 +59,18 @@ describe('variable patterns on the daemon', () => {
     const headers = { apikey: key };
     const [byQuery, byBody, health] = await Promise.all([
       fetch(`${url}/external/slug?slug=${HOSTILE}`, { headers }),
-      fetch(`${url}/external/slug`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ slug: HOSTILE }) }),
+      fetch(`${url}/external/slug`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug: HOSTILE }),
+      }),
       fetch(`${url}/healthz`),
     ]);
     for (const answer of [byQuery, byBody]) {
       expect(answer.status).toBe(400);
-      expect(((await answer.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).toBe(`variable slug does not match ${SLUG}`);
+      expect(((await answer.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).toBe(
+        `variable slug does not match ${SLUG}`,
+      );
     }
     expect(health.status).toBe(200);
     const good = await fetch(`${url}/external/slug?slug=summer-sale`, { headers });
@@ -75,12 +82,19 @@ describe('variable patterns on the daemon', () => {
     const { url, key } = await start([ok()]);
     // A monitor watching a hostile value: its check used to run the pattern on the event loop at load.
     const monitored = await temp!.writeConfig(slug({ monitor: { every: '1h', variables: [{ slug: HOSTILE }] } }));
-    const lookahead = await temp!.writeConfig(pageConfig('lookahead', `${site.origin}/daemon/echo?name={{ q }}`, { variables: { q: { example: 'abc', pattern: '(?!admin)[a-z]+' } } }));
+    const lookahead = await temp!.writeConfig(
+      pageConfig('lookahead', `${site.origin}/daemon/echo?name={{ q }}`, {
+        variables: { q: { example: 'abc', pattern: '(?!admin)[a-z]+' } },
+      }),
+    );
     const reported = [
       `config problem: ${monitored} $.monitor.variables[0]: variable slug does not match ${SLUG}`,
       `config problem: ${lookahead} $.variables.q.pattern: pattern cannot run in linear time: (?!…) is a lookahead; match the text itself (a capture group takes the part you want)`,
     ];
-    await vi.waitFor(() => expect(reported.filter((line) => serve!.stderr().includes(line))).toEqual(reported), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(() => expect(reported.filter((line) => serve!.stderr().includes(line))).toEqual(reported), {
+      timeout: 15_000,
+      interval: 50,
+    });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/external/ok`, { headers: { apikey: key } })).status).toBe(200);
     expect((await fetch(`${url}/external/lookahead?q=abc`, { headers: { apikey: key } })).status).toBe(404);
@@ -90,8 +104,19 @@ describe('variable patterns on the daemon', () => {
 describe('the CLI on a config whose monitor watches a hostile value', () => {
   it('validate, list and test finish with a clear error', { timeout: 60_000 }, async () => {
     temp = await makeProject([slug({ monitor: { every: '1h', variables: [{ slug: HOSTILE }] } }), ok()]);
-    await writeSnapshot(temp.project.configsDir, { apiId: 'slug', revision: 1, url: `${site.origin}/daemon/echo?name=abc`, variables: { slug: 'abc' }, data: { title: 'abc', kind: 'echo' } }, '<h1>abc</h1><p class="kind">echo</p>');
-    const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp!.root, reject: false, env: { NO_COLOR: '1' }, timeout: 30_000 });
+    await writeSnapshot(
+      temp.project.configsDir,
+      {
+        apiId: 'slug',
+        revision: 1,
+        url: `${site.origin}/daemon/echo?name=abc`,
+        variables: { slug: 'abc' },
+        data: { title: 'abc', kind: 'echo' },
+      },
+      '<h1>abc</h1><p class="kind">echo</p>',
+    );
+    const cli = (...args: string[]) =>
+      execa(process.execPath, [CLI_BIN, ...args], { cwd: temp!.root, reject: false, env: { NO_COLOR: '1' }, timeout: 30_000 });
     const file = join('configs', 'slug.json');
 
     const validate = await cli('validate');
@@ -110,7 +135,13 @@ describe('the CLI on a config whose monitor watches a hostile value', () => {
     expect(test.timedOut).toBe(false);
     expect(test.exitCode).toBe(1);
     expect(JSON.parse(test.stdout).outcomes).toEqual([
-      { apiId: 'slug', snapshot: '*', ok: false, differences: [], error: `the config is invalid at $.monitor.variables[0]: variable slug does not match ${SLUG} (see \`pagejson validate\`)` },
+      {
+        apiId: 'slug',
+        snapshot: '*',
+        ok: false,
+        differences: [],
+        error: `the config is invalid at $.monitor.variables[0]: variable slug does not match ${SLUG} (see \`pagejson validate\`)`,
+      },
     ]);
     const named = await cli('test', 'slug');
     expect(named.exitCode).toBe(1);

@@ -24,9 +24,18 @@ let key: string;
 
 beforeAll(async () => {
   site = await startFixtureSite();
-  temp = await makeProject([pageConfig('guarded', `${site.origin}/fingerprint/guarded.html`, { scraper: 2, caching: false, structure: [{ name: 'title', type: 'string', selector: 'h1' }] })], {
-    credits: { enabled: true, freeCredits: 1_000_000 },
-  });
+  temp = await makeProject(
+    [
+      pageConfig('guarded', `${site.origin}/fingerprint/guarded.html`, {
+        scraper: 2,
+        caching: false,
+        structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+      }),
+    ],
+    {
+      credits: { enabled: true, freeCredits: 1_000_000 },
+    },
+  );
   server = await startServer({ project: temp.project, port: 0, watch: false, env: {}, app: { logger: false } });
   key = (await issueKey(server.runtime.store, { freeCredits: 1_000_000 })).key;
 }, 120_000);

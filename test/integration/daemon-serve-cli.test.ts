@@ -67,7 +67,8 @@ describe('pagejson serve', () => {
     await temp.writeConfig(pageConfig('page', `${site.origin}/daemon/echo?name=two`, { revision: 2 }));
     expect(await watchesPath(serve.child.pid!, temp.project.configsDir)).toBe(false);
     const url = serve.url;
-    const title = async () => ((await (await fetch(`${url}/external/page`, { headers: { apikey: key } })).json()) as { data: { title: string } }).data.title;
+    const title = async () =>
+      ((await (await fetch(`${url}/external/page`, { headers: { apikey: key } })).json()) as { data: { title: string } }).data.title;
     expect(await title()).toBe('one');
     serve.child.kill('SIGHUP');
     // The reload runs in the daemon's process, when it gets to it.
@@ -76,7 +77,9 @@ describe('pagejson serve', () => {
     serve.child.kill('SIGTERM');
     const result = await serve.child;
     expect(result.exitCode).toBe(0);
-    const state = JSON.parse(await readFile(join(temp.project.dataDir, 'state.json'), 'utf8')) as { accounts: Record<string, { balance: number }> };
+    const state = JSON.parse(await readFile(join(temp.project.dataDir, 'state.json'), 'utf8')) as {
+      accounts: Record<string, { balance: number }>;
+    };
     // 100 + 5 granted − 4 requests × 0.4 (at least 4; the SIGHUP poll may have made more).
     const requests = Math.round((105_000 - state.accounts.default!.balance) / 400);
     expect(requests).toBeGreaterThanOrEqual(4);

@@ -85,7 +85,9 @@ describe('stopping', () => {
     // that fails. Both answers must tell the client to close, or close() would wait on the idle connections.
     const clients = [new Client(server.url, { keepAliveTimeout: 60_000 }), new Client(server.url, { keepAliveTimeout: 60_000 })];
     try {
-      const inflight = clients.map((client, index) => client.request({ method: 'GET', path: `/external/${index === 0 ? 'slow' : 'slowfail'}`, headers: { apikey: key } }));
+      const inflight = clients.map((client, index) =>
+        client.request({ method: 'GET', path: `/external/${index === 0 ? 'slow' : 'slowfail'}`, headers: { apikey: key } }),
+      );
       await site.whenHits('/daemon/slow', 2);
       server.app.startDraining();
       const refused = await server.app.inject({ method: 'GET', url: '/external/slow', headers: { apikey: key } });
@@ -137,7 +139,12 @@ describe('observability', () => {
 
   it('answers an unexpected failure with a bare 500, logs its details with the request id, and refunds', async () => {
     const modelField = { name: 'summary', type: 'string' as const, description: 'filled by a model' };
-    temp = await makeProject([pageConfig('nomodel', `${site.origin}/daemon/echo?name=z`, { model: 'no-such-model', structure: [{ name: 'title', type: 'string', selector: 'h1' }, modelField] })]);
+    temp = await makeProject([
+      pageConfig('nomodel', `${site.origin}/daemon/echo?name=z`, {
+        model: 'no-such-model',
+        structure: [{ name: 'title', type: 'string', selector: 'h1' }, modelField],
+      }),
+    ]);
     const log = captureStream();
     const server = await start({ app: { logger: { level: 'info', stream: log } } });
     const { key } = await issueKey(server.runtime.store, { freeCredits: 1 });
@@ -145,7 +152,10 @@ describe('observability', () => {
     expect(response.statusCode).toBe(500);
     expect(response.body).toBe('{"data":null,"errors":[{"message":"something went wrong","code":"INTERNAL"}]}');
     const requestId = String(response.headers['x-request-id']);
-    const line = log.text().split('\n').find((l) => l.includes('unexpected failure'));
+    const line = log
+      .text()
+      .split('\n')
+      .find((l) => l.includes('unexpected failure'));
     expect(line).toBeDefined();
     expect(line).toContain(requestId);
     expect(line).toContain('no-such-model');
@@ -153,20 +163,32 @@ describe('observability', () => {
   });
 
   it('never writes the plaintext key to the log or the data dir', async () => {
-    temp = await makeProject([pageConfig('static', `${site.origin}/daemon/echo?name=l`), pageConfig('broken', `${site.origin}/error-500.html`)]);
+    temp = await makeProject([
+      pageConfig('static', `${site.origin}/daemon/echo?name=l`),
+      pageConfig('broken', `${site.origin}/error-500.html`),
+    ]);
     const log = captureStream();
     const server = await start({ app: { logger: { level: 'trace', stream: log } } });
     const { key } = await issueKey(server.runtime.store);
     for (const url of ['/external/static', '/external/static', '/external/broken', '/external/nope', '/nowhere']) {
       await fetch(`${server.url}${url}`, { headers: { apikey: key } });
     }
-    await fetch(`${server.url}/external/static`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body: '{bad' });
+    await fetch(`${server.url}/external/static`, {
+      method: 'POST',
+      headers: { apikey: key, 'content-type': 'application/json' },
+      body: '{bad',
+    });
     await fetch(`${server.url}/healthz`);
     await server.close();
     // One request line per answer, made where the answer is made (no Fastify request logging): /external's
     // hits and failures, unknown routes and the other routes alike, each with its request id and time.
-    const lines = log.text().split('\n').filter((l) => l.includes('"msg":"request"') || l.includes('"msg":"request failed"')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    const find = (route: string, status: number, apiId?: string) => lines.filter((l) => l.route === route && l.status === status && l.apiId === apiId);
+    const lines = log
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"') || l.includes('"msg":"request failed"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const find = (route: string, status: number, apiId?: string) =>
+      lines.filter((l) => l.route === route && l.status === status && l.apiId === apiId);
     expect(find('/external/:apiId', 200, 'static')).toHaveLength(2);
     expect(find('/external/:apiId', 404, 'nope')).toHaveLength(1);
     expect(find('/external/:apiId', 400, 'static')).toHaveLength(1);
@@ -177,7 +199,10 @@ describe('observability', () => {
       expect(typeof line.ms).toBe('number');
     }
     // A failure's line says which failure it was, not only its status.
-    const failed = log.text().split('\n').find((l) => l.includes('request failed'));
+    const failed = log
+      .text()
+      .split('\n')
+      .find((l) => l.includes('request failed'));
     expect(failed).toContain('"apiId":"broken","status":502');
     expect(failed).toContain('"code":"FETCH_STATUS"');
     expect(log.text()).not.toContain(key);

@@ -51,8 +51,15 @@ export async function makeProject(configs: ApiConfigInput[], settings: ProjectSe
   return { root, project, writeConfig, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
-export async function issueKey(store: StateStore, options: { scope?: string[]; account?: string; freeCredits?: number } = {}): Promise<{ id: string; key: string; account: string }> {
-  const created = await createKey(store, { scope: options.scope ?? null, account: options.account }, { freeMilliCredits: Math.round((options.freeCredits ?? 100) * 1000) });
+export async function issueKey(
+  store: StateStore,
+  options: { scope?: string[]; account?: string; freeCredits?: number } = {},
+): Promise<{ id: string; key: string; account: string }> {
+  const created = await createKey(
+    store,
+    { scope: options.scope ?? null, account: options.account },
+    { freeMilliCredits: Math.round((options.freeCredits ?? 100) * 1000) },
+  );
   return { id: created.id, key: created.key, account: created.account };
 }
 
@@ -81,7 +88,12 @@ export interface ServeProcess {
 
 /** `node bin/pagejson.js serve` in a project, resolved once it prints its address (the built CLI). */
 export async function spawnServe(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0', ...args], { cwd: root, env: { PAGEJSON_LOG_LEVEL: 'warn', ...env }, reject: false, buffer: false });
+  const child = execa(process.execPath, [CLI_BIN, 'serve', '--port', '0', ...args], {
+    cwd: root,
+    env: { PAGEJSON_LOG_LEVEL: 'warn', ...env },
+    reject: false,
+    buffer: false,
+  });
   let out = '';
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => (err += String(chunk)));

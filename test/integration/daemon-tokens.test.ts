@@ -62,7 +62,9 @@ describe('daemon: model tokens in usage', () => {
     const hit = await get();
     expect(hit.headers['x-pagejson-cache']).toBe('HIT');
     await runtime.retrieval.flushUsage();
-    expect(await runtime.store.usage({ apiId: 'product' })).toMatchObject([{ keyId: id, requests: 2, cacheHits: 1, promptTokens: 321, completionTokens: 45 }]);
+    expect(await runtime.store.usage({ apiId: 'product' })).toMatchObject([
+      { keyId: id, requests: 2, cacheHits: 1, promptTokens: 321, completionTokens: 45 },
+    ]);
 
     clock += 16 * 60_000;
     const stale = await get();
@@ -71,8 +73,20 @@ describe('daemon: model tokens in usage', () => {
     expect(llm.requests).toHaveLength(2);
     await runtime.retrieval.flushUsage();
     const rows = await runtime.store.usage({ apiId: 'product' });
-    expect(rows.find((r) => r.keyId === id)).toMatchObject({ requests: 3, cacheHits: 2, milliCredits: 3 * 400, promptTokens: 321, completionTokens: 45 });
-    expect(rows.find((r) => r.keyId === null)).toMatchObject({ requests: 0, errors: 0, milliCredits: 0, promptTokens: 50, completionTokens: 7 });
+    expect(rows.find((r) => r.keyId === id)).toMatchObject({
+      requests: 3,
+      cacheHits: 2,
+      milliCredits: 3 * 400,
+      promptTokens: 321,
+      completionTokens: 45,
+    });
+    expect(rows.find((r) => r.keyId === null)).toMatchObject({
+      requests: 0,
+      errors: 0,
+      milliCredits: 0,
+      promptTokens: 50,
+      completionTokens: 7,
+    });
   });
 
   it('adds every uncached fill (BYPASS) to the request row', async () => {

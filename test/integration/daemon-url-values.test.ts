@@ -21,7 +21,15 @@ beforeAll(async () => {
       caching: false,
       structure: [
         { name: 'script', type: 'url', selector: 'a.script', attribute: 'href' },
-        { name: 'links', type: 'array', selector: 'ul.links a', fields: [{ name: 'label', type: 'string', selector: ':scope' }, { name: 'href', type: 'url', selector: ':scope', attribute: 'href' }] },
+        {
+          name: 'links',
+          type: 'array',
+          selector: 'ul.links a',
+          fields: [
+            { name: 'label', type: 'string', selector: ':scope' },
+            { name: 'href', type: 'url', selector: ':scope', attribute: 'href' },
+          ],
+        },
         { name: 'hrefs', type: 'array', selector: 'ul.links a', items: { type: 'url', attribute: 'href' } },
       ],
     },
@@ -39,7 +47,9 @@ describe('url values', () => {
     const { key } = await issueKey(server.runtime.store);
     const answer = await fetch(`${server.url}/external/links`, { headers: { apikey: key } });
     expect(answer.status).toBe(200);
-    const { data } = (await answer.json()) as { data: { script: unknown; links: Array<{ label: string; href: unknown }>; hrefs: unknown[] } };
+    const { data } = (await answer.json()) as {
+      data: { script: unknown; links: Array<{ label: string; href: unknown }>; hrefs: unknown[] };
+    };
     expect(data.script).toBeNull();
     expect(data.links.map((link) => [link.label, link.href])).toEqual([
       ['A relative link', `${site.origin}/listing.html`],
@@ -53,7 +63,9 @@ describe('url values', () => {
     // Array items that come out empty are left out.
     expect(data.hrefs).toEqual([`${site.origin}/listing.html`, 'https://shop.example/item/7']);
     // The schema says so too.
-    const schema = (await (await fetch(`${server.url}/external/links/schema`, { headers: { apikey: key } })).json()) as { data: { properties: { script: { pattern: string } } } };
+    const schema = (await (await fetch(`${server.url}/external/links/schema`, { headers: { apikey: key } })).json()) as {
+      data: { properties: { script: { pattern: string } } };
+    };
     expect(schema.data.properties.script.pattern).toBe('^https?://');
   });
 });
@@ -81,12 +93,24 @@ describe('url values a model filled', () => {
     );
     const daemon = await startServer({ project: project.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
     try {
-      llm.script([{ json: { homepage: 'javascript:alert(document.cookie)', mirrors: ['javascript:alert(1)', 'https://mirror.example/a', 'data:text/html,<script>alert(1)</script>', '/relative'], contact__site: ' JavaScript:alert(2)' } }]);
+      llm.script([
+        {
+          json: {
+            homepage: 'javascript:alert(document.cookie)',
+            mirrors: ['javascript:alert(1)', 'https://mirror.example/a', 'data:text/html,<script>alert(1)</script>', '/relative'],
+            contact__site: ' JavaScript:alert(2)',
+          },
+        },
+      ]);
       const { key } = await issueKey(daemon.runtime.store);
       const answer = await fetch(`${daemon.url}/external/filled`, { headers: { apikey: key } });
       expect(answer.status).toBe(200);
       const { data } = (await answer.json()) as { data: Record<string, unknown> };
-      expect(data).toMatchObject({ homepage: null, mirrors: ['https://mirror.example/a', `${site.origin}/relative`], contact: { site: null } });
+      expect(data).toMatchObject({
+        homepage: null,
+        mirrors: ['https://mirror.example/a', `${site.origin}/relative`],
+        contact: { site: null },
+      });
       // Taken as it came, not asked for again: the answer was well formed, its links were not.
       expect(llm.requests).toHaveLength(1);
     } finally {

@@ -53,11 +53,21 @@ afterAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url: path, headers });
 const post = (path: string, payload: string | undefined, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', ...headers }, ...(payload !== undefined ? { payload } : {}) });
+  app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(payload !== undefined ? { payload } : {}),
+  });
 
 describe('precedence table', () => {
   it('answers a missing or empty apikey with the exact SPEC bytes, before anything else', async () => {
-    for (const response of [await get('/external/static'), await get('/external/static', { apikey: '' }), await get('/external/nope'), await post('/external/off', '{bad')]) {
+    for (const response of [
+      await get('/external/static'),
+      await get('/external/static', { apikey: '' }),
+      await get('/external/nope'),
+      await post('/external/off', '{bad'),
+    ]) {
       expect(response.statusCode).toBe(401);
       expect(response.body).toBe(MISSING);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -116,10 +126,16 @@ describe('precedence table', () => {
       expect([notObject.statusCode, notObject.body]).toEqual([400, envelopeError('request body must be a JSON object', 'BODY_NOT_OBJECT')]);
     }
     const wrongType = await post('/external/dynamic', '{"name":"abc"}', { apikey: key, 'content-type': 'text/plain' });
-    expect([wrongType.statusCode, wrongType.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
+    expect([wrongType.statusCode, wrongType.body]).toEqual([
+      415,
+      envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE'),
+    ]);
     // Only application/json itself: a JSON-based media type of another meaning is refused too.
     const patchType = await post('/external/dynamic', '{"name":"abc"}', { apikey: key, 'content-type': 'application/merge-patch+json' });
-    expect([patchType.statusCode, patchType.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
+    expect([patchType.statusCode, patchType.body]).toEqual([
+      415,
+      envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE'),
+    ]);
     // A form or text body is the wrong type, not broken JSON: 415, naming the accepted type (both before variables).
     const form = await post('/external/dynamic', 'a=b', { apikey: key, 'content-type': 'application/x-www-form-urlencoded' });
     expect([form.statusCode, form.body]).toEqual([415, envelopeError('Content-Type must be application/json', 'BODY_CONTENT_TYPE')]);
@@ -132,7 +148,13 @@ describe('precedence table', () => {
     expect(bearer.statusCode).toBe(401);
     expect(JSON.parse(bearer.body)).toEqual({
       data: null,
-      errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING', hint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`' }],
+      errors: [
+        {
+          message: 'Path: apikey -  Message: Required',
+          code: 'KEY_MISSING',
+          hint: 'pagejson reads the key from the apikey header, not Authorization: send `apikey: <your key>`',
+        },
+      ],
     });
     // Without a bearer token the answer is the spec's, byte for byte.
     const none = await app.inject({ method: 'GET', url: '/external/dynamic?name=abc' });
@@ -177,12 +199,18 @@ describe('precedence table', () => {
     expect(error.message.startsWith('source page could not be fetched: ')).toBe(true);
     expect(error.code).toBe('FETCH_STATUS');
     const empty = await get('/external/empty', { apikey: key });
-    expect([empty.statusCode, empty.body]).toEqual([502, envelopeError('no data could be extracted from the source page', 'EXTRACTION_EMPTY')]);
+    expect([empty.statusCode, empty.body]).toEqual([
+      502,
+      envelopeError('no data could be extracted from the source page', 'EXTRACTION_EMPTY'),
+    ]);
     expect((await runtime.store.getAccount('default'))!.balance).toBe(before);
     expect(empty.headers['x-pagejson-credits-remaining']).toBe(String(before / 1000));
     await runtime.store.flush();
     const statuses = await runtime.store.listEndpointStatus();
-    expect(statuses.find((s) => s.apiId === 'broken')).toMatchObject({ lastFetchAt: null, lastError: expect.stringContaining('FETCH_STATUS') });
+    expect(statuses.find((s) => s.apiId === 'broken')).toMatchObject({
+      lastFetchAt: null,
+      lastError: expect.stringContaining('FETCH_STATUS'),
+    });
     expect(statuses.find((s) => s.apiId === 'empty')?.lastError).toContain('EXTRACTION_EMPTY');
   });
 });
@@ -210,7 +238,9 @@ describe('success', () => {
   it('accepts a POST to a static config with an empty body or {}', async () => {
     expect((await post('/external/static', undefined, { apikey: key })).statusCode).toBe(200);
     expect((await post('/external/static', '{}', { apikey: key })).statusCode).toBe(200);
-    expect((await post('/external/static', '{"x":"1"}', { apikey: key })).body).toBe(envelopeError('unknown variable: x', 'VARIABLE_UNKNOWN'));
+    expect((await post('/external/static', '{"x":"1"}', { apikey: key })).body).toBe(
+      envelopeError('unknown variable: x', 'VARIABLE_UNKNOWN'),
+    );
   });
 
   it('fills dynamic variables from a POST body and from GET query parameters', async () => {
@@ -232,7 +262,11 @@ describe('success', () => {
   });
 
   it('answers unknown routes, HEAD and other methods with an envelope', async () => {
-    for (const response of [await get('/nowhere'), await app.inject({ method: 'PUT', url: '/external/static' }), await app.inject({ method: 'HEAD', url: '/external/static' })]) {
+    for (const response of [
+      await get('/nowhere'),
+      await app.inject({ method: 'PUT', url: '/external/static' }),
+      await app.inject({ method: 'HEAD', url: '/external/static' }),
+    ]) {
       expect(response.statusCode).toBe(404);
       if (response.body) expect(JSON.parse(response.body)).toMatchObject({ data: null, errors: [{ message: 'route not found' }] });
     }

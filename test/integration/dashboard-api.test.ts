@@ -30,9 +30,20 @@ afterAll(async () => {
 });
 
 async function start(settings: ProjectSettingsInput = {}): Promise<void> {
-  temp = await makeProject([
-    { apiId: 'shop', url: `${site.origin}/shop/tools/items?page=1`, caching: true, structure: [{ name: 'heading', type: 'string', selector: 'h1' }, { name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: '.name' }] }] },
-  ], settings);
+  temp = await makeProject(
+    [
+      {
+        apiId: 'shop',
+        url: `${site.origin}/shop/tools/items?page=1`,
+        caching: true,
+        structure: [
+          { name: 'heading', type: 'string', selector: 'h1' },
+          { name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: '.name' }] },
+        ],
+      },
+    ],
+    settings,
+  );
   server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
   const link = server.app.dashboardLoginLink()!;
   const answer = await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' });
@@ -44,7 +55,10 @@ async function start(settings: ProjectSettingsInput = {}): Promise<void> {
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: T }> {
   const answer = await fetch(`${server.url}/ui/api${path}`, {
     method,
-    headers: { cookie: session.cookie, ...(method === 'POST' ? { 'content-type': 'application/json', 'x-pagejson-csrf': session.csrf } : {}) },
+    headers: {
+      cookie: session.cookie,
+      ...(method === 'POST' ? { 'content-type': 'application/json', 'x-pagejson-csrf': session.csrf } : {}),
+    },
     ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
   });
   return { status: answer.status, json: (await answer.json()) as T };
@@ -70,7 +84,13 @@ describe('dashboard API', () => {
     const preview = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations, preview: true });
     expect(preview.status).toBe(200);
     expect(preview.json.written).toBe(false);
-    expect(preview.json.sample).toEqual({ items: [{ name: 'tools item 1 (page 1)', price: 10.5 }, { name: 'tools item 2 (page 1)', price: 20.5 }, { name: 'tools item 3 (page 1)', price: 30.5 }] });
+    expect(preview.json.sample).toEqual({
+      items: [
+        { name: 'tools item 1 (page 1)', price: 10.5 },
+        { name: 'tools item 2 (page 1)', price: 20.5 },
+        { name: 'tools item 3 (page 1)', price: 30.5 },
+      ],
+    });
     expect(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')).toBe(original);
 
     const saved = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations, save: true });
@@ -86,11 +106,19 @@ describe('dashboard API', () => {
   it('refuses an edit validate would refuse, writing nothing, with the words of validate', async () => {
     await start();
     const original = await readFile(join(temp.root, 'configs/shop.json'), 'utf8');
-    const bad = await call<Edit>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations: [{ kind: 'set', key: 'heading.selector', value: 'h1[' }], save: true });
+    const bad = await call<Edit>('POST', '/endpoints/shop/edits', {
+      baseRevision: 1,
+      operations: [{ kind: 'set', key: 'heading.selector', value: 'h1[' }],
+      save: true,
+    });
     expect(bad.status).toBe(200);
     expect(bad.json.written).toBe(false);
     expect(bad.json.problems[0]!.path).toContain('selector');
-    const unknown = await call<{ error: { code: string; message: string } }>('POST', '/endpoints/shop/edits', { baseRevision: 1, operations: [{ kind: 'remove', path: 'nothing' }], save: true });
+    const unknown = await call<{ error: { code: string; message: string } }>('POST', '/endpoints/shop/edits', {
+      baseRevision: 1,
+      operations: [{ kind: 'remove', path: 'nothing' }],
+      save: true,
+    });
     expect(unknown.status).toBeGreaterThanOrEqual(400);
     expect(unknown.json.error.message).toContain('nothing');
     expect(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')).toBe(original);
@@ -100,11 +128,16 @@ describe('dashboard API', () => {
     await start();
     const created = await call<{ id: string; key: string }>('POST', '/keys', { label: 'rotating' });
     expect(created.status).toBe(201);
-    const rotated = await call<{ key: { id: string; key: string }; previous: { id: string; status: string; expiresAt: string } }>('POST', `/keys/${created.json.id}/rotate`, { graceMinutes: 30 });
+    const rotated = await call<{ key: { id: string; key: string }; previous: { id: string; status: string; expiresAt: string } }>(
+      'POST',
+      `/keys/${created.json.id}/rotate`,
+      { graceMinutes: 30 },
+    );
     expect(rotated.status).toBe(200);
     expect(rotated.json.previous.id).toBe(created.json.id);
     expect(Date.parse(rotated.json.previous.expiresAt) - Date.now()).toBeGreaterThan(29 * 60_000);
-    for (const key of [created.json.key, rotated.json.key.key]) expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: key } })).status).toBe(200);
+    for (const key of [created.json.key, rotated.json.key.key])
+      expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: key } })).status).toBe(200);
     const keys = await call<{ keys: Array<{ id: string; label: string | null; status: string }> }>('GET', '/keys');
     expect(keys.json.keys.map((key) => key.id).sort()).toEqual([created.json.id, rotated.json.key.id].sort());
     expect(JSON.stringify(keys.json)).not.toContain(created.json.key);
@@ -113,10 +146,18 @@ describe('dashboard API', () => {
   it('answers usage in hour and day buckets, per endpoint and key, with generation credits apart from retrieval', async () => {
     await start();
     const created = await call<{ id: string; key: string }>('POST', '/keys', {});
-    for (let index = 0; index < 3; index += 1) expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
+    for (let index = 0; index < 3; index += 1)
+      expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
     await server.runtime.retrieval.flushUsage();
     // A generation's charge, as `pagejson generate` and the dashboard record it.
-    await server.runtime.store.recordUsage({ apiId: 'shop', keyId: null, account: 'default', milliCredits: 250, outcome: 'MODEL', at: new Date() });
+    await server.runtime.store.recordUsage({
+      apiId: 'shop',
+      keyId: null,
+      account: 'default',
+      milliCredits: 250,
+      outcome: 'MODEL',
+      at: new Date(),
+    });
     interface Usage {
       points: Array<{ at: string; requests: number; cacheHits: number; retrievalMilliCredits: number; generationMilliCredits: number }>;
       totals: { requests: number; cacheHits: number; retrievalMilliCredits: number; generationMilliCredits: number };
@@ -125,14 +166,22 @@ describe('dashboard API', () => {
     }
     const hours = await call<Usage>('GET', '/usage?unit=hour');
     expect(hours.json.points).toHaveLength(48);
-    expect(hours.json.points.at(-1)).toMatchObject({ requests: 3, cacheHits: 2, retrievalMilliCredits: 1_200, generationMilliCredits: 250 });
+    expect(hours.json.points.at(-1)).toMatchObject({
+      requests: 3,
+      cacheHits: 2,
+      retrievalMilliCredits: 1_200,
+      generationMilliCredits: 250,
+    });
     expect(hours.json.totals).toMatchObject({ requests: 3, cacheHits: 2, retrievalMilliCredits: 1_200, generationMilliCredits: 250 });
     expect(hours.json.byKey).toEqual([{ id: created.json.id, totals: expect.objectContaining({ requests: 3 }) }]);
     expect(hours.json.byEndpoint.map((row) => row.id)).toEqual(['shop']);
     const days = await call<Usage>('GET', `/usage?unit=day&keyId=${created.json.id}`);
     expect(days.json.points).toHaveLength(30);
     expect(days.json.totals).toMatchObject({ requests: 3, generationMilliCredits: 0 });
-    const endpoints = await call<{ endpoints: Array<{ apiId: string; last24h: { requests: number }; lastFetchAt: string | null }> }>('GET', '/endpoints');
+    const endpoints = await call<{ endpoints: Array<{ apiId: string; last24h: { requests: number }; lastFetchAt: string | null }> }>(
+      'GET',
+      '/endpoints',
+    );
     expect(endpoints.json.endpoints[0]).toMatchObject({ apiId: 'shop', last24h: { requests: 3 } });
     expect(endpoints.json.endpoints[0]!.lastFetchAt).not.toBeNull();
   });
@@ -145,19 +194,28 @@ describe('dashboard API', () => {
     expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
     const order: string[] = [];
     const fetched = site.whenHits('/hostile/many-items', site.hitCount('/hostile/many-items') + 1);
-    const generation = call<{ error: { code: string; message: string } }>('POST', '/generate', { url: `${site.origin}/hostile/many-items`, apiId: 'many' }).then((answer) => {
+    const generation = call<{ error: { code: string; message: string } }>('POST', '/generate', {
+      url: `${site.origin}/hostile/many-items`,
+      apiId: 'many',
+    }).then((answer) => {
       order.push('generation');
       return answer;
     });
     // The generation has its page: from here on it is working on it.
     await fetched;
-    const [health, cached] = await Promise.all([fetch(`${server.url}/healthz`), fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })]);
+    const [health, cached] = await Promise.all([
+      fetch(`${server.url}/healthz`),
+      fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } }),
+    ]);
     order.push('others');
     expect(health.status).toBe(200);
     expect(cached.status).toBe(200);
     const answer = await generation;
     expect(answer.status).toBe(502);
-    expect(answer.json.error).toMatchObject({ code: 'EXTRACTION_TIMEOUT', message: 'generation stopped: it ran past its budget of 5000 ms' });
+    expect(answer.json.error).toMatchObject({
+      code: 'EXTRACTION_TIMEOUT',
+      message: 'generation stopped: it ran past its budget of 5000 ms',
+    });
     // The daemon answered while the generation ran, not after it.
     expect(order).toEqual(['others', 'generation']);
     // Nothing was charged or written for it.
@@ -167,25 +225,46 @@ describe('dashboard API', () => {
   it('generates with an OpenAI-compatible model from the worker thread; the save charges and records its tokens', async () => {
     const llm = await startFakeLlm([
       {
-        json: { structure: [{ name: 'heading', type: 'string', selector: 'h1', description: null, attribute: null, transform: null, fields: null }] },
+        json: {
+          structure: [
+            { name: 'heading', type: 'string', selector: 'h1', description: null, attribute: null, transform: null, fields: null },
+          ],
+        },
         usage: { prompt_tokens: 321, completion_tokens: 12 },
       },
     ]);
     try {
       await start({ models: { local: { baseURL: llm.baseURL, model: 'fake-1', apiKeyEnv: 'DASHBOARD_TEST_LLM_KEY' } } });
       // The daemon's environment has no key for it: said before anything is fetched.
-      const missing = await call<{ error: { code: string; message: string } }>('POST', '/generate', { url: `${site.origin}/shop/garden/items`, model: 'local' });
+      const missing = await call<{ error: { code: string; message: string } }>('POST', '/generate', {
+        url: `${site.origin}/shop/garden/items`,
+        model: 'local',
+      });
       expect(missing.status).toBe(400);
       expect(missing.json.error.message).toContain('DASHBOARD_TEST_LLM_KEY');
       expect(llm.requests).toHaveLength(0);
       await server.close();
-      server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, env: { DASHBOARD_TEST_LLM_KEY: 'sk-test' }, app: { logger: false } });
+      server = await startServer({
+        project: temp.project,
+        host: '127.0.0.1',
+        port: 0,
+        watch: false,
+        env: { DASHBOARD_TEST_LLM_KEY: 'sk-test' },
+        app: { logger: false },
+      });
       const link = server.app.dashboardLoginLink()!;
-      const cookie = ((await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' })).headers.get('set-cookie') ?? '').split(';')[0]!;
+      const cookie = (
+        (await fetch(link.url.replace(/^http:\/\/[^/]+/, server.url), { redirect: 'manual' })).headers.get('set-cookie') ?? ''
+      ).split(';')[0]!;
       const { csrf } = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
       session = { cookie, csrf };
 
-      const proposal = await call<{ proposalId: string; sample: Record<string, unknown>; milliCredits: number }>('POST', '/generate', { url: `${site.origin}/shop/garden/items`, model: 'local', apiId: 'garden', rule: 'the heading' });
+      const proposal = await call<{ proposalId: string; sample: Record<string, unknown>; milliCredits: number }>('POST', '/generate', {
+        url: `${site.origin}/shop/garden/items`,
+        model: 'local',
+        apiId: 'garden',
+        rule: 'the heading',
+      });
       expect(proposal.status).toBe(200);
       expect(proposal.json.sample).toEqual({ heading: 'garden shop' });
       expect(llm.requests).toHaveLength(1);
@@ -195,7 +274,9 @@ describe('dashboard API', () => {
       // Edits of a proposal are tried on the page it was generated from, kept by the daemon.
       expect(saved.json.sample).toEqual({ heading: 'garden shop' });
       expect(server.runtime.configs.get('garden')?.model).toBe('local');
-      expect(await server.runtime.store.usage({ apiId: 'garden' })).toEqual([expect.objectContaining({ keyId: null, requests: 0, milliCredits: 250, promptTokens: 321, completionTokens: 12 })]);
+      expect(await server.runtime.store.usage({ apiId: 'garden' })).toEqual([
+        expect.objectContaining({ keyId: null, requests: 0, milliCredits: 250, promptTokens: 321, completionTokens: 12 }),
+      ]);
       // A proposal is saved once.
       expect((await call('POST', `/generate/${proposal.json.proposalId}/edits`, { operations: [], save: true })).status).toBe(400);
     } finally {

@@ -41,7 +41,17 @@ beforeAll(async () => {
     },
   ]);
   serve = await spawnServe(temp.root, [], { FIXTURE_TOKEN: ACCESS_TOKEN, MEMBER_COOKIE: ACCESS_TOKEN, PROXY_PASS });
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -67,13 +77,15 @@ async function signedIn(): Promise<{ page: Page; problems: string[] }> {
   return { page, problems };
 }
 
-describe.skipIf(skip)('the endpoint page\'s headers, cookies and proxy', () => {
+describe.skipIf(skip)("the endpoint page's headers, cookies and proxy", () => {
   it('shows templates and masks written-in credentials, takes secrets as ${NAME} only, and saves a proxy the live sample goes through', async () => {
     const { page, problems } = await signedIn();
     await page.goto(`${serve.url}/ui/endpoints/members`);
     const section = page.getByRole('region', { name: 'Headers, cookies and proxy' });
     const headers = section.getByRole('table', { name: 'Request headers' });
-    await expect.poll(() => headers.locator('tr').allTextContents()).toEqual(['AuthorizationBearer ${FIXTURE_TOKEN}Remove', 'X-Api-Key••••Remove']);
+    await expect
+      .poll(() => headers.locator('tr').allTextContents())
+      .toEqual(['AuthorizationBearer ${FIXTURE_TOKEN}Remove', 'X-Api-Key••••Remove']);
 
     // A cookie's value typed as it is: refused in favour of a template.
     const cookies = section.locator('.access-cookies');
@@ -86,7 +98,9 @@ describe.skipIf(skip)('the endpoint page\'s headers, cookies and proxy', () => {
     await page.getByText('request cookie member added ("${MEMBER_COOKIE}")').waitFor();
     // The live sample is read with the new cookie (the page answers 403 without it).
     const sample = page.getByLabel('What the edited structure extracts from the page');
-    await expect.poll(async () => JSON.parse((await sample.textContent()) ?? 'null'), { timeout: 30_000 }).toEqual({ invoices: ['INV-1', 'INV-2'] });
+    await expect
+      .poll(async () => JSON.parse((await sample.textContent()) ?? 'null'), { timeout: 30_000 })
+      .toEqual({ invoices: ['INV-1', 'INV-2'] });
 
     await section.getByLabel(/Proxy URLs/).fill(`http://dash:\${PROXY_PASS}@127.0.0.1:${proxy.port}`);
     await section.getByRole('button', { name: 'Use these proxies' }).click();
@@ -99,7 +113,11 @@ describe.skipIf(skip)('the endpoint page\'s headers, cookies and proxy', () => {
     await page.getByRole('button', { name: 'Save revision 2' }).click();
     await page.getByText(/Saved revision 2/).waitFor();
     const file = JSON.parse(await readFile(join(temp.root, 'configs/members.json'), 'utf8')) as Record<string, unknown>;
-    expect(file).toMatchObject({ revision: 2, request: { cookies: { member: '${MEMBER_COOKIE}' } }, proxy: { urls: [`http://dash:\${PROXY_PASS}@127.0.0.1:${proxy.port}`], rotate: 'round-robin' } });
+    expect(file).toMatchObject({
+      revision: 2,
+      request: { cookies: { member: '${MEMBER_COOKIE}' } },
+      proxy: { urls: [`http://dash:\${PROXY_PASS}@127.0.0.1:${proxy.port}`], rotate: 'round-robin' },
+    });
     // The file keeps what the dashboard showed masked: the edit touched only what was changed.
     expect((file.request as { headers: Record<string, string> }).headers['X-Api-Key']).toBe(LITERAL_KEY);
     expect((await execa(process.execPath, [CLI_BIN, 'validate'], { cwd: temp.root, reject: false })).exitCode).toBe(0);

@@ -26,11 +26,32 @@ beforeAll(async () => {
   await ensureBuilt();
   await mkdir(SHOTS, { recursive: true });
   site = await startFixtureSite();
-  temp = await makeProject([{ apiId: 'consent', url: `${site.origin}/actions/consent.html?wall=1`, scraper: 3, caching: false, structure: [{ name: 'items', type: 'array', selector: 'li.item', items: { type: 'string' } }] }], {
-    fetch: { timeoutMs: 20_000 },
-  });
+  temp = await makeProject(
+    [
+      {
+        apiId: 'consent',
+        url: `${site.origin}/actions/consent.html?wall=1`,
+        scraper: 3,
+        caching: false,
+        structure: [{ name: 'items', type: 'array', selector: 'li.item', items: { type: 'string' } }],
+      },
+    ],
+    {
+      fetch: { timeoutMs: 20_000 },
+    },
+  );
   serve = await spawnServe(temp.root);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -56,7 +77,7 @@ async function signedIn(): Promise<{ page: Page; problems: string[] }> {
   return { page, problems };
 }
 
-describe.skipIf(skip)('the endpoint page\'s browser actions', () => {
+describe.skipIf(skip)("the endpoint page's browser actions", () => {
   it('edits the steps as JSON, tries them on the live page, refuses a typo and saves them', async () => {
     const { page, problems } = await signedIn();
     await page.goto(`${serve.url}/ui/endpoints/consent`);
@@ -66,7 +87,10 @@ describe.skipIf(skip)('the endpoint page\'s browser actions', () => {
     const json = page.getByLabel('Actions as JSON');
     await json.fill('[{"ifExists":"#consent","then":[{"clik":"#accept"}]}]');
     await page.getByRole('button', { name: 'Try these actions' }).click();
-    await page.getByText(/actions\[0\]\.then\[0\]/).first().waitFor();
+    await page
+      .getByText(/actions\[0\]\.then\[0\]/)
+      .first()
+      .waitFor();
 
     await json.fill('[{"ifExists":"#consent","then":[{"click":"#accept"}]}]');
     await page.getByRole('button', { name: 'Try these actions' }).click();
@@ -75,7 +99,9 @@ describe.skipIf(skip)('the endpoint page\'s browser actions', () => {
     await expect.poll(() => steps.locator('li').allTextContents()).toEqual(['1 if "#consent" is there:', '1.1 click "#accept"']);
     // The live sample is read through the new steps: the list behind the wall.
     const sample = page.getByLabel('What the edited structure extracts from the page');
-    await expect.poll(async () => JSON.parse((await sample.textContent()) ?? 'null'), { timeout: 30_000 }).toEqual({ items: ACTION_ITEMS.slice(0, 3) });
+    await expect
+      .poll(async () => JSON.parse((await sample.textContent()) ?? 'null'), { timeout: 30_000 })
+      .toEqual({ items: ACTION_ITEMS.slice(0, 3) });
     await page.screenshot({ path: join(SHOTS, 'dashboard-actions.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Save revision 2' }).click();

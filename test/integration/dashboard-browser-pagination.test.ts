@@ -38,7 +38,17 @@ beforeAll(async () => {
     },
   ]);
   serve = await spawnServe(temp.root);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -93,7 +103,9 @@ describe.skipIf(skip)("the endpoint page's pagination", () => {
     await page.getByText('Read 3 pages').waitFor();
     const urls = await page.getByLabel('The pages the answer holds').locator('li').allTextContents();
     expect(urls.map((url) => new URL(url).searchParams.get('page'))).toEqual(['1', '2', '3']);
-    const answer = JSON.parse((await page.getByLabel("The endpoint's answer").textContent()) ?? 'null') as { data: { books: Array<{ title: string }> } };
+    const answer = JSON.parse((await page.getByLabel("The endpoint's answer").textContent()) ?? 'null') as {
+      data: { books: Array<{ title: string }> };
+    };
     expect(answer.data.books.map((book) => book.title)).toEqual(Array.from({ length: 9 }, (_, index) => paginationBook(index + 1).title));
     await page.screenshot({ path: join(SHOTS, 'dashboard-pagination.png'), fullPage: true });
 

@@ -39,15 +39,41 @@ beforeAll(async () => {
         caching: false,
         structure: [
           { name: 'heading', type: 'string', selector: 'h1' },
-          { name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'name', type: 'string', selector: '.name' }, { name: 'price', type: 'number', selector: '.price' }] },
+          {
+            name: 'items',
+            type: 'array',
+            selector: 'li.item',
+            fields: [
+              { name: 'name', type: 'string', selector: '.name' },
+              { name: 'price', type: 'number', selector: '.price' },
+            ],
+          },
         ],
       },
-      { apiId: 'xss', url: `${site.origin}/xss.html`, caching: false, structure: [{ name: 'title', type: 'string', selector: 'h1' }, { name: 'kind', type: 'string', selector: 'p.kind' }] },
+      {
+        apiId: 'xss',
+        url: `${site.origin}/xss.html`,
+        caching: false,
+        structure: [
+          { name: 'title', type: 'string', selector: 'h1' },
+          { name: 'kind', type: 'string', selector: 'p.kind' },
+        ],
+      },
     ],
     { credits: { enabled: true, freeCredits: 10 } },
   );
   serve = await spawnServe(temp.root);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 });
 
 afterAll(async () => {
@@ -76,7 +102,11 @@ async function openPage(): Promise<{ page: Page; problems: string[]; dialogs: st
     dialogs.push(dialog.message());
     void (dialog.type() === 'confirm' ? dialog.accept() : dialog.dismiss());
   });
-  await page.route('**/*', (route) => (route.request().url().startsWith(serve.url) ? route.continue() : (problems.push(`outside request: ${route.request().url()}`), route.abort())));
+  await page.route('**/*', (route) =>
+    route.request().url().startsWith(serve.url)
+      ? route.continue()
+      : (problems.push(`outside request: ${route.request().url()}`), route.abort()),
+  );
   return { page, problems, dialogs };
 }
 
@@ -90,7 +120,10 @@ async function signIn(page: Page): Promise<void> {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `dashboard-${name}.png`), fullPage: true });
 
-async function external(path: string, key: string): Promise<{ status: number; body: { data: unknown; errors: Array<{ message: string }> | null } }> {
+async function external(
+  path: string,
+  key: string,
+): Promise<{ status: number; body: { data: unknown; errors: Array<{ message: string }> | null } }> {
   const answer = await fetch(`${serve.url}/external/${path}`, { headers: { apikey: key } });
   return { status: answer.status, body: (await answer.json()) as { data: unknown; errors: Array<{ message: string }> | null } };
 }
@@ -189,7 +222,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.getByLabel('Selector of title').press('Enter');
     const sample = page.getByLabel('What the edited structure extracts from the page');
     // An error shown instead of the sample is part of what the poll reports.
-    const seen = async () => ({ ...(JSON.parse((await sample.textContent()) ?? '{}') as { title?: string }), shownError: await page.locator('main .error').allTextContents() });
+    const seen = async () => ({
+      ...(JSON.parse((await sample.textContent()) ?? '{}') as { title?: string }),
+      shownError: await page.locator('main .error').allTextContents(),
+    });
     await expect.poll(seen, { timeout: 30_000 }).toMatchObject({ title: 'tools shop | Fixture', shownError: [] });
     const pending = await page.locator('.card.highlight li').allTextContents();
     expect(pending.join('\n')).toMatch(/category/);
@@ -200,7 +236,12 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.getByText(/Saved revision 2 to configs\/shop\.json/).waitFor();
 
     // The file on disk is the new revision, validate passes, and the daemon serves it at once.
-    const saved = JSON.parse(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')) as { revision: number; url: string; variables: Record<string, { example: string }>; structure: Array<{ name: string; selector?: string }> };
+    const saved = JSON.parse(await readFile(join(temp.root, 'configs/shop.json'), 'utf8')) as {
+      revision: number;
+      url: string;
+      variables: Record<string, { example: string }>;
+      structure: Array<{ name: string; selector?: string }>;
+    };
     expect(saved.revision).toBe(2);
     expect(saved.url).toBe(`${site.origin}/shop/{{ category }}/items?page=1`);
     expect(saved.variables).toEqual({ category: { example: 'tools' } });
@@ -219,7 +260,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     const { key: value } = JSON.parse(key.stdout) as { key: string };
     const served = await external('shop?category=garden', value);
     expect(served.status).toBe(200);
-    expect(served.body.data).toMatchObject({ title: 'garden shop | Fixture', items: [{ name: 'garden item 1 (page 1)', price: 10.5 }, { name: 'garden item 2 (page 1)' }, { name: 'garden item 3 (page 1)' }] });
+    expect(served.body.data).toMatchObject({
+      title: 'garden shop | Fixture',
+      items: [{ name: 'garden item 1 (page 1)', price: 10.5 }, { name: 'garden item 2 (page 1)' }, { name: 'garden item 3 (page 1)' }],
+    });
     await shot(page, 'endpoint-saved');
     expect(problems).toEqual([]);
     await page.context().close();
@@ -300,7 +344,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     const saved = JSON.parse(await readFile(join(temp.root, 'configs/listing.json'), 'utf8')) as { apiId: string; revision: number };
     expect(saved).toMatchObject({ apiId: 'listing', revision: 1 });
     expect(Math.round((before - (await balance())) * 1000)).toBe(250);
-    const usage = JSON.parse((await cli(['usage', '--api', 'listing', '--json'])).stdout) as Array<{ keyId: string | null; milliCredits: number }>;
+    const usage = JSON.parse((await cli(['usage', '--api', 'listing', '--json'])).stdout) as Array<{
+      keyId: string | null;
+      milliCredits: number;
+    }>;
     expect(usage).toEqual([expect.objectContaining({ keyId: null, milliCredits: 250 })]);
     expect(problems).toEqual([]);
     await page.context().close();

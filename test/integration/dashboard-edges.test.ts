@@ -56,7 +56,14 @@ describe('pagejson dashboard', () => {
   it('opens a private page that forwards to the link, and never puts the link on a command line', async () => {
     const server = await start();
     const { bin, record } = await recordingOpeners();
-    const env = { PATH: `${bin}:${process.env.PATH}`, BROWSER: join(bin, 'browser'), DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', NO_COLOR: '1' };
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      BROWSER: join(bin, 'browser'),
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+      XDG_CURRENT_DESKTOP: '',
+      NO_COLOR: '1',
+    };
     const result = await execa(process.execPath, [CLI_BIN, 'dashboard'], { cwd: temp!.root, reject: false, env });
     expect(result.exitCode, result.stderr).toBe(0);
     const link = result.stdout.trim();
@@ -89,7 +96,10 @@ describe('the session cookie', () => {
     expect(answer.status).toBe(303);
     const setCookie = answer.headers.get('set-cookie') ?? '';
     expect(setCookie).toMatch(/^__Host-pagejson_session=[A-Za-z0-9_-]{43}; /);
-    const attributes = setCookie.split('; ').slice(1).map((part) => part.split('=')[0]!.toLowerCase());
+    const attributes = setCookie
+      .split('; ')
+      .slice(1)
+      .map((part) => part.split('=')[0]!.toLowerCase());
     expect(attributes.sort()).toEqual(['expires', 'httponly', 'path', 'samesite', 'secure']);
     expect(setCookie).toContain('; Path=/;');
     expect(setCookie).toContain('; SameSite=Strict');
@@ -100,7 +110,11 @@ describe('the session cookie', () => {
     expect((await fetch(`${server.url}/ui/api/session`, { headers: { cookie: shadow } })).status).toBe(401);
     // Log out clears it with the attributes the browser needs to accept the clearing.
     const session = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
-    const out = await fetch(`${server.url}/ui/api/logout`, { method: 'POST', headers: { cookie, 'x-pagejson-csrf': session.csrf, 'content-type': 'application/json' }, body: '{}' });
+    const out = await fetch(`${server.url}/ui/api/logout`, {
+      method: 'POST',
+      headers: { cookie, 'x-pagejson-csrf': session.csrf, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^__Host-pagejson_session=; .*Path=\/.*Secure/);
     expect((await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).status).toBe(401);

@@ -65,8 +65,18 @@ describe('dashboard security', () => {
     const login = await fetch(`${server.url}/ui/login`);
     expect(login.status).toBe(200);
     expect(await login.text()).toContain('pagejson dashboard');
-    for (const [method, path] of [['GET', '/ui/api/endpoints'], ['GET', '/ui/api/keys'], ['GET', '/ui/api/usage'], ['POST', '/ui/api/keys'], ['POST', '/ui/api/endpoints/books/edits']] as const) {
-      const answer = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+    for (const [method, path] of [
+      ['GET', '/ui/api/endpoints'],
+      ['GET', '/ui/api/keys'],
+      ['GET', '/ui/api/usage'],
+      ['POST', '/ui/api/keys'],
+      ['POST', '/ui/api/endpoints/books/edits'],
+    ] as const) {
+      const answer = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
       expect(answer.status, `${method} ${path}`).toBe(401);
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
     }
@@ -103,7 +113,11 @@ describe('dashboard security', () => {
 
   it('`pagejson dashboard --no-open` prints the link alone on stdout and a warning on stderr', async () => {
     const server = await start();
-    const result = await execa(process.execPath, [CLI_BIN, 'dashboard', '--no-open'], { cwd: temp.root, reject: false, env: { NO_COLOR: '1' } });
+    const result = await execa(process.execPath, [CLI_BIN, 'dashboard', '--no-open'], {
+      cwd: temp.root,
+      reject: false,
+      env: { NO_COLOR: '1' },
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${server.url}/ui/login\\?token=[A-Za-z0-9_-]{43}$`));
     expect(result.stderr).toContain('one-time sign-in link');
@@ -122,7 +136,12 @@ describe('dashboard security', () => {
   it('refuses changes without the CSRF token or from another site, even with a valid cookie', async () => {
     const server = await start();
     const { cookie, csrf } = await signIn(server);
-    const post = (headers: Record<string, string>) => fetch(`${server.url}/ui/api/keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ label: 'x' }) });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/ui/api/keys`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ label: 'x' }),
+      });
     const codeOf = async (answer: Response) => ((await answer.json()) as { error: { code: string } }).error.code;
 
     const noToken = await post({});
@@ -146,7 +165,12 @@ describe('dashboard security', () => {
     const server = await start();
     const { cookie, csrf } = await signIn(server);
     const get = (path: string) => fetch(`${server.url}/ui/api${path}`, { headers: { cookie } });
-    const post = (path: string, body: unknown) => fetch(`${server.url}/ui/api${path}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}/ui/api${path}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
     expect((await get('/endpoints/__proto__')).status).toBe(400);
     expect((await get('/endpoints/..%2f..%2fetc')).status).toBe(400);
     expect((await get('/endpoints/constructor')).status).toBe(404);
@@ -161,11 +185,19 @@ describe('dashboard security', () => {
     expect(((await polluted.json()) as { error: { message: string } }).error.message).toContain('constructor');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // An edit that sets an inherited name is a clear usage error, not a call of Object's constructor.
-    const edit = await post('/endpoints/books/edits', { baseRevision: 1, operations: [{ kind: 'set', key: 'constructor', value: 'x' }], save: true });
+    const edit = await post('/endpoints/books/edits', {
+      baseRevision: 1,
+      operations: [{ kind: 'set', key: 'constructor', value: 'x' }],
+      save: true,
+    });
     expect(edit.status).toBe(400);
     expect(((await edit.json()) as { error: { message: string } }).error.message).toContain('cannot set "constructor"');
     // A save from a stale revision is refused, not merged.
-    const stale = await post('/endpoints/books/edits', { baseRevision: 7, operations: [{ kind: 'set', key: 'caching', value: 'false' }], save: true });
+    const stale = await post('/endpoints/books/edits', {
+      baseRevision: 7,
+      operations: [{ kind: 'set', key: 'caching', value: 'false' }],
+      save: true,
+    });
     expect(stale.status).toBe(409);
   });
 
@@ -179,7 +211,12 @@ describe('dashboard security', () => {
     expect(setCookie).toMatch(/; Secure/i);
     const cookie = setCookie.split(';')[0]!;
     const { csrf } = (await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string };
-    const create = (origin: string) => fetch(`${server.url}/ui/api/keys`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf, origin }, body: '{}' });
+    const create = (origin: string) =>
+      fetch(`${server.url}/ui/api/keys`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf, origin },
+        body: '{}',
+      });
     expect((await create('https://pagejson.example.com')).status).toBe(201);
     expect((await create('https://evil.example.com')).status).toBe(403);
   });
@@ -187,7 +224,11 @@ describe('dashboard security', () => {
   it('logout ends the session', async () => {
     const server = await start();
     const { cookie, csrf } = await signIn(server);
-    const out = await fetch(`${server.url}/ui/api/logout`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf }, body: '{}' });
+    const out = await fetch(`${server.url}/ui/api/logout`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'x-pagejson-csrf': csrf },
+      body: '{}',
+    });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/pagejson_session=;/);
     expect((await fetch(`${server.url}/ui/api/endpoints`, { headers: { cookie } })).status).toBe(401);
@@ -205,11 +246,19 @@ describe('dashboard security', () => {
 
   it('a daemon whose dashboard assets are missing says how to build them, and serves /external as ever', async () => {
     temp = await makeProject([pageConfig('books', `${site.origin}/daemon/echo?name=fixed`)]);
-    const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false, dashboardAssetsDir: join(temp.root, 'no-such-build') } });
+    const server = await startServer({
+      project: temp.project,
+      host: '127.0.0.1',
+      port: 0,
+      watch: false,
+      app: { logger: false, dashboardAssetsDir: join(temp.root, 'no-such-build') },
+    });
     servers.push(server);
     const page = await fetch(server.app.dashboardLoginLink()!.url.replace(/^http:\/\/[^/]+/, server.url));
     expect(page.status).toBe(503);
-    expect(await page.json()).toMatchObject({ error: { code: 'DASHBOARD_NOT_BUILT', hint: 'run `npm run build` in the pagejson checkout' } });
+    expect(await page.json()).toMatchObject({
+      error: { code: 'DASHBOARD_NOT_BUILT', hint: 'run `npm run build` in the pagejson checkout' },
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 

@@ -8,7 +8,10 @@ const DEMO = join(REPO_ROOT, 'dist/demo/main.js');
 const env = { NO_COLOR: '1', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
 
 /** The envelope printed after `GET … → 200`, up to the blank line before "call it again". */
-function printedEnvelope(stdout: string): { data: { products?: Array<Record<string, unknown>> } & Record<string, unknown>; errors: unknown } {
+function printedEnvelope(stdout: string): {
+  data: { products?: Array<Record<string, unknown>> } & Record<string, unknown>;
+  errors: unknown;
+} {
   const start = stdout.indexOf('{', stdout.indexOf('→ 200'));
   const end = stdout.indexOf('\n\ncall it again:');
   return JSON.parse(stdout.slice(start, end)) as never;
@@ -20,7 +23,12 @@ beforeAll(async () => {
 
 describe('npm run demo', () => {
   it('generates from the bundled listing, serves it, prints the JSON and a curl command, and exits with PAGEJSON_DEMO_ONCE=1', async () => {
-    const result = await execa(process.execPath, [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+    const result = await execa(process.execPath, [DEMO], {
+      cwd: REPO_ROOT,
+      reject: false,
+      env: { ...env, PAGEJSON_DEMO_ONCE: '1' },
+      timeout: 60_000,
+    });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     const envelope = printedEnvelope(result.stdout);
@@ -32,14 +40,19 @@ describe('npm run demo', () => {
     expect(result.stdout).toMatch(/the dashboard .*\n {2}http:\/\/127\.0\.0\.1:\d+\/ui\/login\?token=[A-Za-z0-9_-]{43}$/m);
   });
 
-  it('falls back to a free port when the example site\'s port 4173 is taken', async () => {
+  it("falls back to a free port when the example site's port 4173 is taken", async () => {
     const blocker = createServer();
     const blocked = await new Promise<boolean>((resolve) => {
       blocker.once('error', () => resolve(false));
       blocker.listen(4173, '127.0.0.1', () => resolve(true));
     });
     try {
-      const result = await execa(process.execPath, [DEMO], { cwd: REPO_ROOT, reject: false, env: { ...env, PAGEJSON_DEMO_ONCE: '1' }, timeout: 60_000 });
+      const result = await execa(process.execPath, [DEMO], {
+        cwd: REPO_ROOT,
+        reject: false,
+        env: { ...env, PAGEJSON_DEMO_ONCE: '1' },
+        timeout: 60_000,
+      });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
       const site = /example site\s+http:\/\/127\.0\.0\.1:(\d+)\//.exec(result.stdout);

@@ -63,7 +63,11 @@ describe('snapshot and test', () => {
     const taken = await cli('snapshot', 'books', '--json');
     expect(taken.exitCode).toBe(0);
     const written = JSON.parse(taken.stdout) as { name: string; dataFile: string; pageFile: string };
-    expect(written).toMatchObject({ name: 'default', dataFile: 'configs/__snapshots__/books/default.json', pageFile: 'configs/__snapshots__/books/default.html.gz' });
+    expect(written).toMatchObject({
+      name: 'default',
+      dataFile: 'configs/__snapshots__/books/default.json',
+      pageFile: 'configs/__snapshots__/books/default.html.gz',
+    });
     const first = [await readFile(join(temp.root, written.dataFile)), await readFile(join(temp.root, written.pageFile))];
     expect((await cli('snapshot', 'books')).exitCode).toBe(0);
     expect([await readFile(join(temp.root, written.dataFile)), await readFile(join(temp.root, written.pageFile))]).toEqual(first);
@@ -84,7 +88,9 @@ describe('snapshot and test', () => {
     expect(failing.stdout).toContain('✗ books/default (4 differences)');
     expect(failing.stdout).toContain('books[0].price: 51.77 → null');
     const github = await cli('test', '--format', 'github');
-    expect(github.stdout).toMatch(/^::error file=configs\/books\.json,title=pagejson test books\/default::books\[0\]\.price: 51\.77 → null%0A/m);
+    expect(github.stdout).toMatch(
+      /^::error file=configs\/books\.json,title=pagejson test books\/default::books\[0\]\.price: 51\.77 → null%0A/m,
+    );
     const json = JSON.parse((await cli('test', '--format', 'json')).stdout) as { ok: boolean; outcomes: Array<{ differences: unknown[] }> };
     expect(json.ok).toBe(false);
     expect(json.outcomes[0]!.differences).toHaveLength(4);

@@ -56,7 +56,12 @@ const books = (extra: Partial<ApiConfigInput> = {}): ApiConfigInput => ({
       ],
     },
   ],
-  generated: { at: '2026-11-01T00:00:00Z', model: 'heuristic', scraper: 1, sample: JSON.parse(JSON.stringify(sample).replaceAll('PLACEHOLDER', site.origin)) },
+  generated: {
+    at: '2026-11-01T00:00:00Z',
+    model: 'heuristic',
+    scraper: 1,
+    sample: JSON.parse(JSON.stringify(sample).replaceAll('PLACEHOLDER', site.origin)),
+  },
   ...extra,
 });
 
@@ -77,7 +82,14 @@ describe('pagejson heal', () => {
     const before = await readFile(configFile(), 'utf8');
     const shown = await cli('heal', 'books', '--json');
     expect(shown.exitCode).toBe(0);
-    const proposal = JSON.parse(shown.stdout) as { written: boolean; toRevision: number; recovery: { found: number; total: number }; unrepaired: string[]; changes: Array<{ text: string }>; by: string };
+    const proposal = JSON.parse(shown.stdout) as {
+      written: boolean;
+      toRevision: number;
+      recovery: { found: number; total: number };
+      unrepaired: string[];
+      changes: Array<{ text: string }>;
+      by: string;
+    };
     expect(proposal).toMatchObject({ written: false, toRevision: 2, by: 'heuristic', unrepaired: [] });
     expect(proposal.recovery.found).toBe(proposal.recovery.total);
     expect(proposal.changes.map((c) => c.text).join('\n')).toContain('books');
@@ -90,7 +102,10 @@ describe('pagejson heal', () => {
     const saved = await cli('heal', 'books', '--yes');
     expect(saved.stdout).toContain('saved configs/books.json, revision 2');
     expect((await cli('validate')).exitCode).toBe(0);
-    const run = JSON.parse((await cli('run', 'books', '--json')).stdout) as { data: { books: Array<{ title: string; price: number }> }; health: { state: string } };
+    const run = JSON.parse((await cli('run', 'books', '--json')).stdout) as {
+      data: { books: Array<{ title: string; price: number }> };
+      health: { state: string };
+    };
     expect(run.health.state).toBe('healthy');
     expect(run.data.books).toHaveLength(4);
     expect(run.data.books[3]).toMatchObject({ title: 'Sharp Objects', price: 47.82 });
@@ -100,9 +115,34 @@ describe('pagejson heal', () => {
     temp = await makeProject([books({ model: 'local' })], { models: { local: { baseURL: llm.baseURL, model: 'fake-model' } } });
     site.state.set('drift', '2');
     llm.requests.length = 0;
-    const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({ name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra });
+    const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
+      name,
+      type,
+      selector,
+      attribute: null,
+      transform: null,
+      description: null,
+      items: null,
+      fields: null,
+      ...extra,
+    });
     // The model gets the list right, and a wrong selector for the title (the heuristic's stands in for it).
-    llm.script([{ json: { structure: [field('title', 'string', 'h2.nowhere'), field('books', 'array', 'li.Card_root__x7Hq2', { fields: [field('title', 'string', 'h4 a'), field('url', 'url', 'h4 a', { attribute: 'href' }), field('price', 'number', 'div span')] })] } }]);
+    llm.script([
+      {
+        json: {
+          structure: [
+            field('title', 'string', 'h2.nowhere'),
+            field('books', 'array', 'li.Card_root__x7Hq2', {
+              fields: [
+                field('title', 'string', 'h4 a'),
+                field('url', 'url', 'h4 a', { attribute: 'href' }),
+                field('price', 'number', 'div span'),
+              ],
+            }),
+          ],
+        },
+      },
+    ]);
     const result = await cli('heal', 'books', '--yes', '--json');
     expect(result.exitCode).toBe(0);
     expect(llm.requests).toHaveLength(1);
@@ -113,7 +153,10 @@ describe('pagejson heal', () => {
     expect(printed.written).toBe(true);
     expect(printed.by).toContain('local');
     expect(printed.recovery.found).toBe(printed.recovery.total);
-    const saved = JSON.parse(await readFile(configFile(), 'utf8')) as { revision: number; structure: Array<{ selector: string; fields?: Array<{ selector: string }> }> };
+    const saved = JSON.parse(await readFile(configFile(), 'utf8')) as {
+      revision: number;
+      structure: Array<{ selector: string; fields?: Array<{ selector: string }> }>;
+    };
     expect(saved.revision).toBe(2);
     expect(saved.structure[1]!.selector).toBe('li.Card_root__x7Hq2');
     expect(saved.structure[0]!.selector).not.toBe('h2.nowhere');
@@ -130,7 +173,10 @@ describe('the daemon repairs by itself', () => {
     const answer = await fetch(`${server.url}/external/books`, { headers: { apikey: key } });
     expect(answer.status).toBe(502);
     await server.runtime.repairs.idle();
-    const proposed = JSON.parse(await readFile(join(temp.root, 'configs/books.proposed.json'), 'utf8')) as { revision: number; structure: Array<{ selector: string }> };
+    const proposed = JSON.parse(await readFile(join(temp.root, 'configs/books.proposed.json'), 'utf8')) as {
+      revision: number;
+      structure: Array<{ selector: string }>;
+    };
     expect(proposed.revision).toBe(2);
     expect(proposed.structure[1]!.selector).not.toBe('article.book');
     expect(await readFile(configFile(), 'utf8')).toBe(before);
@@ -139,7 +185,9 @@ describe('the daemon repairs by itself', () => {
     // Once per endpoint and revision: more degraded answers start no second repair.
     await fetch(`${server.url}/external/books`, { headers: { apikey: key } });
     await server.runtime.repairs.idle();
-    const status = JSON.parse((await cli('status', '--json')).stdout) as { endpoints: Array<{ repair: { outcome: string; revision: number } | null }> };
+    const status = JSON.parse((await cli('status', '--json')).stdout) as {
+      endpoints: Array<{ repair: { outcome: string; revision: number } | null }>;
+    };
     expect(status.endpoints[0]!.repair).toMatchObject({ outcome: 'proposed', revision: 2 });
     expect((await cli('status')).stdout).toContain('repair proposed: pagejson heal books');
 
@@ -162,7 +210,10 @@ describe('the daemon repairs by itself', () => {
     const saved = JSON.parse(await readFile(configFile(), 'utf8')) as { revision: number };
     expect(saved.revision).toBe(2);
     // The reviewed revision is kept, not lost.
-    const kept = JSON.parse(await readFile(join(temp.root, 'configs/__snapshots__/books/revision-1.json'), 'utf8')) as { revision?: number; structure: Array<{ selector: string }> };
+    const kept = JSON.parse(await readFile(join(temp.root, 'configs/__snapshots__/books/revision-1.json'), 'utf8')) as {
+      revision?: number;
+      structure: Array<{ selector: string }>;
+    };
     expect(kept.structure[1]!.selector).toBe('article.book');
     // …and it is not taken for a snapshot by `pagejson test`.
     expect((await cli('test')).stdout).toContain('0 snapshots');

@@ -11,7 +11,8 @@ let site: FixtureSite;
 let dir: string;
 let booksFile: string;
 
-const cli = (args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
+const cli = (args: string[]) =>
+  execa(process.execPath, [CLI_BIN, ...args], { cwd: dir, reject: false, env: { NO_COLOR: '1', CI: 'true' } });
 const git = (args: string[]) => execa('git', args, { cwd: dir });
 
 beforeAll(async () => {
@@ -61,12 +62,18 @@ describe('pagejson edit with flags', () => {
 
   it('applies several flags in command-line order, bumps the revision, and the result still runs', async () => {
     const result = await cli([
-      'edit', 'books',
-      '--add', 'books.thumb:url=img',
-      '--set', 'books.thumb.attribute=src',
-      '--move', 'books.thumb=1',
-      '--rename', 'books.name=bookTitle',
-      '--remove', 'count',
+      'edit',
+      'books',
+      '--add',
+      'books.thumb:url=img',
+      '--set',
+      'books.thumb.attribute=src',
+      '--move',
+      'books.thumb=1',
+      '--rename',
+      'books.name=bookTitle',
+      '--remove',
+      'count',
       '--json',
     ]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -128,7 +135,11 @@ describe('pagejson diff', () => {
     expect(report.changes.some((c: { kind: string }) => c.kind === 'renamed')).toBe(true);
 
     const summaryFile = join(dir, 'summary.md');
-    const github = await execa(process.execPath, [CLI_BIN, 'diff', 'books', '--format', 'github'], { cwd: dir, reject: false, env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const github = await execa(process.execPath, [CLI_BIN, 'diff', 'books', '--format', 'github'], {
+      cwd: dir,
+      reject: false,
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(github.stdout).toMatch(/^### pagejson: `books` \(revision 1 → 4\)/);
     expect(github.stdout).toContain('- field count removed');
     expect(await readFile(summaryFile, 'utf8')).toBe(`${github.stdout}\n`);

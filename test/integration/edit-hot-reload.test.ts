@@ -18,7 +18,11 @@ const cli = (args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cw
 
 async function get(apiId: string): Promise<{ status: number; cache: string | null; body: { data: Record<string, unknown> | null } }> {
   const response = await fetch(`${daemon.url}/external/${apiId}`, { headers: { apikey: key } });
-  return { status: response.status, cache: response.headers.get('x-pagejson-cache'), body: (await response.json()) as { data: Record<string, unknown> | null } };
+  return {
+    status: response.status,
+    cache: response.headers.get('x-pagejson-cache'),
+    body: (await response.json()) as { data: Record<string, unknown> | null },
+  };
 }
 
 /** Ask until the daemon serves what the predicate wants: its watcher and debounce run in its own process. */

@@ -28,9 +28,13 @@ function context(): CliContext {
 
 /** The prompts draw after fetches and file reads of their own: wait for the text, within a bound. */
 async function waitForScreen(text: string): Promise<void> {
-  await vi.waitFor(() => {
-    if (!screen.getScreen().includes(text)) throw new Error(`prompt never showed "${text}"; screen:\n${screen.getScreen()}\noutput:\n${output}`);
-  }, { timeout: 20_000, interval: 10 });
+  await vi.waitFor(
+    () => {
+      if (!screen.getScreen().includes(text))
+        throw new Error(`prompt never showed "${text}"; screen:\n${screen.getScreen()}\noutput:\n${output}`);
+    },
+    { timeout: 20_000, interval: 10 },
+  );
 }
 
 async function choose(prompt: string, downs: number): Promise<void> {
@@ -98,7 +102,13 @@ describe('interactive edit', () => {
     expect(saved.revision).toBe(2);
     expect(saved.url).toBe(`${site.origin}/{{ page }}`);
     const rating = saved.structure.find((f: { name: string }) => f.name === 'books').fields.at(-1);
-    expect(rating).toEqual({ name: 'stars', type: 'string', selector: 'p.star-rating', attribute: 'class', transform: ['regex:star-rating (\\w+)'] });
+    expect(rating).toEqual({
+      name: 'stars',
+      type: 'string',
+      selector: 'p.star-rating',
+      attribute: 'class',
+      transform: ['regex:star-rating (\\w+)'],
+    });
     // The live sample shown while editing used the new field.
     expect(output).toMatch(/stars\s+string\s+← p\.star-rating @class\s+"(One|Two|Three|Four|Five)"/);
   });

@@ -31,7 +31,17 @@ afterAll(async () => {
 });
 
 const config = (url: string): ApiConfig =>
-  ({ apiId: 'text', revision: 1, url, scraper: 1, selector: 'body', caching: true, status: 'active', model: 'heuristic', structure: [{ name: 'text', type: 'string', selector: 'p.text' }] }) as unknown as ApiConfig;
+  ({
+    apiId: 'text',
+    revision: 1,
+    url,
+    scraper: 1,
+    selector: 'body',
+    caching: true,
+    status: 'active',
+    model: 'heuristic',
+    structure: [{ name: 'text', type: 'string', selector: 'p.text' }],
+  }) as unknown as ApiConfig;
 
 /** Scraper 1, with every read of the decoded text on this thread counted. */
 function countingScraper(reads: { count: number }): Scraper {
@@ -74,7 +84,11 @@ describe('what crosses between the threads', () => {
     const extractor = createWorkerPoolExtractor({ timeoutMs: 5_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1 });
     pools.push(extractor);
     const pages: FetchResult[] = [];
-    const keeping: Scraper = { name: 'http', fetch: async (request) => pages[pages.push(await http.fetch(request)) - 1]!, close: async () => undefined };
+    const keeping: Scraper = {
+      name: 'http',
+      fetch: async (request) => pages[pages.push(await http.fetch(request)) - 1]!,
+      close: async () => undefined,
+    };
     const deps = { scraperFor: () => keeping, extractor };
     const url = `${site.origin}/charset/windows-1252.html`;
 
@@ -100,10 +114,22 @@ describe('what crosses between the threads', () => {
     expect(bytes.buffer).toBe(neighbour.buffer);
     const pooled: Scraper = {
       name: 'http',
-      fetch: async () => ({ finalUrl: `${site.origin}/pooled.html`, status: 200, headers: {}, html: bytes.toString(), body: { bytes, contentType: 'text/html' } }) as FetchResult,
+      fetch: async () =>
+        ({
+          finalUrl: `${site.origin}/pooled.html`,
+          status: 200,
+          headers: {},
+          html: bytes.toString(),
+          body: { bytes, contentType: 'text/html' },
+        }) as FetchResult,
       close: async () => undefined,
     };
-    const result = await retrieve(config(`${site.origin}/pooled.html`), {}, { scraperFor: () => pooled, extractor }, { handOverPage: true });
+    const result = await retrieve(
+      config(`${site.origin}/pooled.html`),
+      {},
+      { scraperFor: () => pooled, extractor },
+      { handOverPage: true },
+    );
     expect(result.data.text).toBe('pooled');
     expect(bytes.byteLength).toBeGreaterThan(0);
     expect(neighbour.toString()).toBe('neighbour bytes');
@@ -114,21 +140,37 @@ describe('what crosses between the threads', () => {
     pools.push(extractor);
     const llm = await startFakeLlm();
     try {
-      const resolver = createModelResolver({ models: { local: { baseURL: llm.baseURL, model: 'fake-model' } }, env: {}, timeoutMs: 5_000, maxRetries: 0 });
+      const resolver = createModelResolver({
+        models: { local: { baseURL: llm.baseURL, model: 'fake-model' } },
+        env: {},
+        timeoutMs: 5_000,
+        maxRetries: 0,
+      });
       const deps = { scraperFor: () => http, extractor, modelFor: (name: string) => resolver.get(name) };
       const structure = [
         { name: 'title', type: 'string', selector: 'h1' },
         { name: 'summary', type: 'string', description: 'one sentence about the product' },
       ];
       // Without a model (heuristic) the body is the worker's text as it came, equal to stringifying the data.
-      const plain = await retrieve(ApiConfigSchema.parse({ apiId: 'plain', url: `${site.origin}/product.html`, model: 'heuristic', structure }), {}, deps);
+      const plain = await retrieve(
+        ApiConfigSchema.parse({ apiId: 'plain', url: `${site.origin}/product.html`, model: 'heuristic', structure }),
+        {},
+        deps,
+      );
       expect(plain.data).toEqual({ title: 'Aeropress Coffee Maker', summary: null });
       expect(envelopeBody(plain.data)).toBe(`{"data":${JSON.stringify(plain.data)},"errors":null}`);
       // With a model the data changes after the worker answered: the body must say what the data says now.
       llm.script([{ json: { summary: 'A small coffee press.' } }]);
-      const filled = await retrieve(ApiConfigSchema.parse({ apiId: 'filled', url: `${site.origin}/product.html`, model: 'local', structure }), {}, deps);
+      const filled = await retrieve(
+        ApiConfigSchema.parse({ apiId: 'filled', url: `${site.origin}/product.html`, model: 'local', structure }),
+        {},
+        deps,
+      );
       expect(filled.data).toEqual({ title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' });
-      expect(JSON.parse(envelopeBody(filled.data))).toEqual({ data: { title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' }, errors: null });
+      expect(JSON.parse(envelopeBody(filled.data))).toEqual({
+        data: { title: 'Aeropress Coffee Maker', summary: 'A small coffee press.' },
+        errors: null,
+      });
     } finally {
       await llm.close();
     }
@@ -139,12 +181,30 @@ describe('what crosses between the threads', () => {
     pools.push(extractor);
     const deps = { scraperFor: () => http, extractor };
     const url = `${site.origin}/product.html`;
-    const first = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }), {}, deps);
+    const first = await retrieve(
+      ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }),
+      {},
+      deps,
+    );
     expect(first.data).toEqual({ title: 'Aeropress Coffee Maker' });
     // Same apiId and revision, another field and another selector section: the worker's memo must not answer with the first.
-    const edited = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'heading', type: 'string', selector: 'h1' }] }), {}, deps);
+    const edited = await retrieve(
+      ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, structure: [{ name: 'heading', type: 'string', selector: 'h1' }] }),
+      {},
+      deps,
+    );
     expect(edited.data).toEqual({ heading: 'Aeropress Coffee Maker' });
-    const narrowed = await retrieve(ApiConfigSchema.parse({ apiId: 'edited', revision: 3, url, selector: 'head', structure: [{ name: 'heading', type: 'string', selector: 'title' }] }), {}, deps);
+    const narrowed = await retrieve(
+      ApiConfigSchema.parse({
+        apiId: 'edited',
+        revision: 3,
+        url,
+        selector: 'head',
+        structure: [{ name: 'heading', type: 'string', selector: 'title' }],
+      }),
+      {},
+      deps,
+    );
     expect(narrowed.data).toEqual({ heading: 'Aeropress Coffee Maker | Fixture Kitchen' });
   });
 });
@@ -152,10 +212,19 @@ describe('what crosses between the threads', () => {
 describe('a busy pool', () => {
   it('runs jobs in the order they came: none is overtaken by more than the jobs already waiting', async () => {
     // ~200 KB, so that a job takes a few milliseconds and the queue stays full under eight callers.
-    const page = Buffer.from(`<html><body>${Array.from({ length: 1_500 }, (_, i) => `<p class="text">paragraph ${i} ${'lorem ipsum '.repeat(8)}</p>`).join('')}</body></html>`);
+    const page = Buffer.from(
+      `<html><body>${Array.from({ length: 1_500 }, (_, i) => `<p class="text">paragraph ${i} ${'lorem ipsum '.repeat(8)}</p>`).join('')}</body></html>`,
+    );
     const site: Scraper = {
       name: 'http',
-      fetch: async () => ({ finalUrl: 'http://127.0.0.1/p.html', status: 200, headers: {}, html: '', body: { bytes: Buffer.from(page), contentType: 'text/html' } }) as FetchResult,
+      fetch: async () =>
+        ({
+          finalUrl: 'http://127.0.0.1/p.html',
+          status: 200,
+          headers: {},
+          html: '',
+          body: { bytes: Buffer.from(page), contentType: 'text/html' },
+        }) as FetchResult,
       close: async () => undefined,
     };
     const extractor = createWorkerPoolExtractor({ timeoutMs: 60_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 0 });
@@ -182,23 +251,43 @@ describe('a busy pool', () => {
 
 describe('an idle pool gives its threads memory back', () => {
   /** A listing big enough to grow a thread's heap: ~600 KB, 4,000 items. */
-  const bigPage = Buffer.from(`<html><body><ul>${Array.from({ length: 4_000 }, (_, i) => `<li class="item"><p class="text">item ${i} ${'lorem ipsum '.repeat(8)}</p><a href="/p/${i}">more</a></li>`).join('')}</ul></body></html>`);
+  const bigPage = Buffer.from(
+    `<html><body><ul>${Array.from({ length: 4_000 }, (_, i) => `<li class="item"><p class="text">item ${i} ${'lorem ipsum '.repeat(8)}</p><a href="/p/${i}">more</a></li>`).join('')}</ul></body></html>`,
+  );
   const bigSite: Scraper = {
     name: 'http',
-    fetch: async () => ({ finalUrl: 'http://127.0.0.1/big.html', status: 200, headers: {}, html: bigPage.toString(), body: { bytes: Buffer.from(bigPage), contentType: 'text/html' } }) as FetchResult,
+    fetch: async () =>
+      ({
+        finalUrl: 'http://127.0.0.1/big.html',
+        status: 200,
+        headers: {},
+        html: bigPage.toString(),
+        body: { bytes: Buffer.from(bigPage), contentType: 'text/html' },
+      }) as FetchResult,
     close: async () => undefined,
   };
-  const listing = ApiConfigSchema.parse({ apiId: 'big', url: 'http://127.0.0.1/big.html', structure: [{ name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'text', type: 'string', selector: 'p.text' }] }] });
+  const listing = ApiConfigSchema.parse({
+    apiId: 'big',
+    url: 'http://127.0.0.1/big.html',
+    structure: [{ name: 'items', type: 'array', selector: 'li.item', fields: [{ name: 'text', type: 'string', selector: 'p.text' }] }],
+  });
 
   // The pool's idle timer runs on the fake clock; the thread, its jobs and its replies are real.
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }));
   afterEach(() => vi.useRealTimers());
   /** A release is a message to the thread: its reply comes when the thread has done it. */
-  const releasesReach = (releases: WireReleaseReply[], count: number) => vi.waitFor(() => expect(releases.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
+  const releasesReach = (releases: WireReleaseReply[], count: number) =>
+    vi.waitFor(() => expect(releases.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
 
   it('releases each thread once the pool has been idle, never while jobs follow each other, and extracts as before after', async () => {
     const releases: WireReleaseReply[] = [];
-    const extractor = createWorkerPoolExtractor({ timeoutMs: 10_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 1_000, onIdleRelease: (reply) => releases.push(reply) });
+    const extractor = createWorkerPoolExtractor({
+      timeoutMs: 10_000,
+      limits: DEFAULT_DOCUMENT_LIMITS,
+      threads: 1,
+      idleReleaseMs: 1_000,
+      onIdleRelease: (reply) => releases.push(reply),
+    });
     pools.push(extractor);
     const deps = { scraperFor: () => bigSite, extractor };
     for (let job = 0; job < 15; job += 1) {
@@ -229,7 +318,13 @@ describe('an idle pool gives its threads memory back', () => {
 
   it('does not release with idleReleaseMs 0', async () => {
     const releases: WireReleaseReply[] = [];
-    const extractor = createWorkerPoolExtractor({ timeoutMs: 10_000, limits: DEFAULT_DOCUMENT_LIMITS, threads: 1, idleReleaseMs: 0, onIdleRelease: (reply) => releases.push(reply) });
+    const extractor = createWorkerPoolExtractor({
+      timeoutMs: 10_000,
+      limits: DEFAULT_DOCUMENT_LIMITS,
+      threads: 1,
+      idleReleaseMs: 0,
+      onIdleRelease: (reply) => releases.push(reply),
+    });
     pools.push(extractor);
     const deps = { scraperFor: () => bigSite, extractor };
     await retrieve(listing, {}, deps);

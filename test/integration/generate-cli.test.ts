@@ -20,7 +20,11 @@ const dirs: string[] = [];
 async function makeProject(settings: Record<string, unknown> = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'pagejson-generate-'));
   dirs.push(dir);
-  const project = { fetch: { allowPrivateNetworks: true, timeoutMs: 20_000 }, models: { local: { baseURL: llm.baseURL, model: 'fake-1' } }, ...settings };
+  const project = {
+    fetch: { allowPrivateNetworks: true, timeoutMs: 20_000 },
+    models: { local: { baseURL: llm.baseURL, model: 'fake-1' } },
+    ...settings,
+  };
   await writeFile(join(dir, 'pagejson.json'), `${JSON.stringify(project, null, 2)}\n`);
   return dir;
 }
@@ -34,7 +38,15 @@ const cli = (dir: string, args: string[]) =>
 const skipBrowser = skipBrowserTests();
 
 const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
-  name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra,
+  name,
+  type,
+  selector,
+  attribute: null,
+  transform: null,
+  description: null,
+  items: null,
+  fields: null,
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -62,7 +74,15 @@ describe('pagejson generate (scripted)', () => {
     expect(JSON.stringify(printed.sample)).toContain('A Light in the Attic');
 
     const saved = JSON.parse(await readFile(join(dir, printed.file), 'utf8')) as Record<string, unknown>;
-    expect(saved).toMatchObject({ apiId: '127-0-0-1-listing', revision: 1, url: `${site.origin}/listing.html`, model: 'heuristic', scraper: 1, selector: 'body', caching: true });
+    expect(saved).toMatchObject({
+      apiId: '127-0-0-1-listing',
+      revision: 1,
+      url: `${site.origin}/listing.html`,
+      model: 'heuristic',
+      scraper: 1,
+      selector: 'body',
+      caching: true,
+    });
     // The description agents and the API docs show: the page's title (and the rule, when one was given).
     expect(saved.description).toBe(TITLE);
     expect(saved.structure).toEqual(printed.structure);
@@ -103,11 +123,31 @@ describe('pagejson generate (scripted)', () => {
     llm.requests.length = 0;
     llm.script([
       {
-        json: { structure: [field('heading', 'string', 'h1'), field('books', 'array', 'article.product_pod', { fields: [field('price', 'number', '.price_color', { transform: ['number'] })] })] },
+        json: {
+          structure: [
+            field('heading', 'string', 'h1'),
+            field('books', 'array', 'article.product_pod', {
+              fields: [field('price', 'number', '.price_color', { transform: ['number'] })],
+            }),
+          ],
+        },
         usage: { prompt_tokens: 777, completion_tokens: 33 },
       },
     ]);
-    const result = await cli(dir, ['generate', `${site.origin}/listing.html?page=1`, '--id', 'llm-books', '--model', 'local', '--rule', 'prices of books', '--var', 'query:page=page', '--yes', '--json']);
+    const result = await cli(dir, [
+      'generate',
+      `${site.origin}/listing.html?page=1`,
+      '--id',
+      'llm-books',
+      '--model',
+      'local',
+      '--rule',
+      'prices of books',
+      '--var',
+      'query:page=page',
+      '--yes',
+      '--json',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(llm.requests).toHaveLength(1);
@@ -126,7 +166,18 @@ describe('pagejson generate (scripted)', () => {
     // The charge (0.25 for scraper 1) and the tokens land in the usage of the new endpoint: a keyless row that counts no request.
     const usage = await cli(dir, ['usage', '--api', 'llm-books', '--json']);
     expect(JSON.parse(usage.stdout)).toEqual([
-      { day: expect.any(String), apiId: 'llm-books', keyId: null, requests: 0, errors: 0, cacheHits: 0, milliCredits: 250, promptTokens: 777, completionTokens: 33, credits: 0.25 },
+      {
+        day: expect.any(String),
+        apiId: 'llm-books',
+        keyId: null,
+        requests: 0,
+        errors: 0,
+        cacheHits: 0,
+        milliCredits: 250,
+        promptTokens: 777,
+        completionTokens: 33,
+        credits: 0.25,
+      },
     ]);
     expect((await cli(dir, ['usage'])).stdout).toMatch(/prompt tokens[\s\S]*llm-books[^\n]*777[^\n]*33/);
   });
@@ -178,7 +229,7 @@ describe('pagejson generate (scripted)', () => {
     expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(99.65);
   });
 
-  it('charges through the running daemon\'s admin socket, and the daemon serves the new config', async () => {
+  it("charges through the running daemon's admin socket, and the daemon serves the new config", async () => {
     const dir = await makeProject();
     // The watcher watches the configs folder, so it must exist when the daemon starts (as in a real project).
     await mkdir(join(dir, 'configs'));
@@ -192,11 +243,25 @@ describe('pagejson generate (scripted)', () => {
       expect(balance?.balance).toBe(99_750);
       // A model generation through the daemon: its tokens go into the daemon's store with the charge.
       llm.script([{ json: { structure: [field('heading', 'string', 'h1')] }, usage: { prompt_tokens: 404, completion_tokens: 12 } }]);
-      const generated = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'live-llm', '--model', 'local', '--yes', '--json']);
+      const generated = await cli(dir, [
+        'generate',
+        `${site.origin}/listing.html`,
+        '--id',
+        'live-llm',
+        '--model',
+        'local',
+        '--yes',
+        '--json',
+      ]);
       expect([generated.stderr, generated.exitCode]).toEqual(['', 0]);
-      expect(await server.runtime.store.usage({ apiId: 'live-llm' })).toMatchObject([{ keyId: null, requests: 0, promptTokens: 404, completionTokens: 12 }]);
+      expect(await server.runtime.store.usage({ apiId: 'live-llm' })).toMatchObject([
+        { keyId: null, requests: 0, promptTokens: 404, completionTokens: 12 },
+      ]);
       // No manual reload: the daemon's config watcher picks up the files generate wrote.
-      await vi.waitFor(() => expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live'), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(server.runtime.configs.list().map((c) => c.apiId)).toContain('live'), {
+        timeout: 10_000,
+        interval: 50,
+      });
       const { key } = await issueKey(server.runtime.store);
       const served = await server.app.inject({ method: 'GET', url: '/external/live', headers: { apikey: key } });
       expect(served.statusCode).toBe(200);

@@ -73,14 +73,38 @@ describe('pagejson generate on a terminal', () => {
 
     expect(await run).toBe(0);
     const saved = JSON.parse(await readFile(join(dir, 'configs/books.json'), 'utf8')) as Record<string, unknown>;
-    expect(saved).toMatchObject({ apiId: 'books', revision: 1, selector: 'main', rule: 'book titles and prices', scraper: 1, session: false, model: 'heuristic' });
+    expect(saved).toMatchObject({
+      apiId: 'books',
+      revision: 1,
+      selector: 'main',
+      rule: 'book titles and prices',
+      scraper: 1,
+      session: false,
+      model: 'heuristic',
+    });
     expect(ctx.output()).toContain('saved configs/books.json, revision 1');
   });
 
   it('rejects an invalid selector in the prompt and saves nothing on cancel', async () => {
     const dir = await makeProject();
     const ctx = terminalContext(dir);
-    const run = main(['node', 'pagejson', 'generate', `${site.origin}/table.html`, '--id', 'countries', '--scraper', '1', '--model', 'heuristic', '--rule', ''], ctx);
+    const run = main(
+      [
+        'node',
+        'pagejson',
+        'generate',
+        `${site.origin}/table.html`,
+        '--id',
+        'countries',
+        '--scraper',
+        '1',
+        '--model',
+        'heuristic',
+        '--rule',
+        '',
+      ],
+      ctx,
+    );
 
     await waitForPrompt('Use session');
     screen.keypress('enter');
@@ -106,7 +130,25 @@ describe('pagejson generate on a terminal', () => {
   it('edits the draft before saving it once, as revision 1', async () => {
     const dir = await makeProject();
     const ctx = terminalContext(dir);
-    const run = main(['node', 'pagejson', 'generate', `${site.origin}/listing.html`, '--id', 'edited', '--scraper', '2', '--model', 'heuristic', '--selector', 'main', '--rule', ''], ctx);
+    const run = main(
+      [
+        'node',
+        'pagejson',
+        'generate',
+        `${site.origin}/listing.html`,
+        '--id',
+        'edited',
+        '--scraper',
+        '2',
+        '--model',
+        'heuristic',
+        '--selector',
+        'main',
+        '--rule',
+        '',
+      ],
+      ctx,
+    );
 
     await waitForPrompt('Save this structure as edited?');
     screen.keypress('down');

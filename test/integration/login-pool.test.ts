@@ -23,7 +23,10 @@ const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD };
 const extractor = createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS });
 
 async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!isPagejsonError(error)) throw new Error(`expected a PagejsonError, got ${String(error)}`);
   return error;
 }
@@ -34,7 +37,11 @@ describe('logins through the scraper pool', () => {
   let now = Date.parse('2026-03-01T12:00:00Z');
   const pools: ScraperPool[] = [];
 
-  const form = (extra: Partial<LoginSettings> = {}): LoginSettings => ({ url: `${site.origin}/login/form`, form: { username: '${SITE_USER}', password: '${SITE_PASSWORD}' }, ...extra });
+  const form = (extra: Partial<LoginSettings> = {}): LoginSettings => ({
+    url: `${site.origin}/login/form`,
+    form: { username: '${SITE_USER}', password: '${SITE_PASSWORD}' },
+    ...extra,
+  });
   const pool = (overrides: { env?: Record<string, string> } = {}): ScraperPool => {
     const made = createScraperPool({
       timeoutMs: 30_000,
@@ -162,11 +169,17 @@ describe('logins through the scraper pool', () => {
   it('says what is wrong with a login in words: no form, a field the form lacks, an unset variable, a block page', async () => {
     await freshDir();
     const scrapers = pool();
-    expect((await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/data.html` }), 'a'))).message).toBe(`no login form on ${site.origin}/blocks/data.html`);
-    expect((await failure(fetchAs(scrapers, '/login/members.html', form({ form: { user: '${SITE_USER}', password: 'x' } }), 'b'))).message).toBe('the login form has no field user');
+    expect((await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/data.html` }), 'a'))).message).toBe(
+      `no login form on ${site.origin}/blocks/data.html`,
+    );
+    expect(
+      (await failure(fetchAs(scrapers, '/login/members.html', form({ form: { user: '${SITE_USER}', password: 'x' } }), 'b'))).message,
+    ).toBe('the login form has no field user');
     const unset = await failure(fetchAs(pool({ env: {} }), '/login/members.html', form(), 'c'));
     expect(unset.message).toBe('the environment variable SITE_USER is not set (used in login.form.username)');
-    expect((await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/challenge-200.html` }), 'd'))).code).toBe('SOURCE_BLOCKED');
+    expect(
+      (await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/challenge-200.html` }), 'd'))).code,
+    ).toBe('SOURCE_BLOCKED');
   });
 
   it('scraper 2 fetches with the session too', async () => {
@@ -175,31 +188,60 @@ describe('logins through the scraper pool', () => {
     expect(loginStats(site).logins).toBe(1);
   });
 
-  it.skipIf(!chromiumAvailable)('scraper 3: a form login\'s cookies go into the browser, and browser steps sign in and keep the storage', async () => {
-    await freshDir();
-    const scrapers = pool();
-    expect((await fetchAs(scrapers, '/login/members.html', form(), 'members', 3)).html).toContain('Gold');
-    const steps: LoginSettings = {
-      url: `${site.origin}/login/form`,
-      steps: [{ type: 'form.login input[name="username"]', text: '${SITE_USER}' }, { type: 'form.login input[name="password"]', text: '${SITE_PASSWORD}' }, { click: 'form.login button[type="submit"]' }],
-    };
-    expect((await fetchAs(scrapers, '/login/members.html', steps, 'members-steps', 3)).html).toContain('Gold');
-    expect(loginStats(site).logins).toBe(2);
-    const kept = JSON.parse(await readFile(join(dataDir, 'logins', 'members-steps.json'), 'utf8')) as { origins: Array<{ localStorage: Array<{ name: string }> }> };
-    expect(kept.origins[0]?.localStorage).toEqual([{ name: 'greeting', value: 'hello member' }]);
-    // Reused: no third login.
-    expect((await fetchAs(scrapers, '/login/members.html', steps, 'members-steps', 3)).html).toContain('Gold');
-    expect(loginStats(site).logins).toBe(2);
-  }, 90_000);
+  it.skipIf(!chromiumAvailable)(
+    "scraper 3: a form login's cookies go into the browser, and browser steps sign in and keep the storage",
+    async () => {
+      await freshDir();
+      const scrapers = pool();
+      expect((await fetchAs(scrapers, '/login/members.html', form(), 'members', 3)).html).toContain('Gold');
+      const steps: LoginSettings = {
+        url: `${site.origin}/login/form`,
+        steps: [
+          { type: 'form.login input[name="username"]', text: '${SITE_USER}' },
+          { type: 'form.login input[name="password"]', text: '${SITE_PASSWORD}' },
+          { click: 'form.login button[type="submit"]' },
+        ],
+      };
+      expect((await fetchAs(scrapers, '/login/members.html', steps, 'members-steps', 3)).html).toContain('Gold');
+      expect(loginStats(site).logins).toBe(2);
+      const kept = JSON.parse(await readFile(join(dataDir, 'logins', 'members-steps.json'), 'utf8')) as {
+        origins: Array<{ localStorage: Array<{ name: string }> }>;
+      };
+      expect(kept.origins[0]?.localStorage).toEqual([{ name: 'greeting', value: 'hello member' }]);
+      // Reused: no third login.
+      expect((await fetchAs(scrapers, '/login/members.html', steps, 'members-steps', 3)).html).toContain('Gold');
+      expect(loginStats(site).logins).toBe(2);
+    },
+    90_000,
+  );
 
-  it.skipIf(!chromiumAvailable)('scraper 3: steps that leave the form there are LOGIN_FAILED', async () => {
-    await freshDir();
-    site.state.set('loginPassword', 'another one');
-    const steps: LoginSettings = { url: `${site.origin}/login/form`, steps: [{ type: 'form.login input[name="username"]', text: '${SITE_USER}' }, { type: 'form.login input[name="password"]', text: '${SITE_PASSWORD}' }, { click: 'form.login button[type="submit"]' }] };
-    const error = await failure(fetchAs(pool(), '/login/members.html', steps, 'members-steps', 3));
-    expect(error.code).toBe('LOGIN_FAILED');
-    expect(error.message).toContain('the login form is still there after the steps');
-    const missing = await failure(fetchAs(pool(), '/login/members.html', { url: `${site.origin}/login/form`, steps: [{ click: '#no-such-button' }] }, 'members-steps-2', 3));
-    expect(missing.message).toMatch(/^login step 1 \(click "#no-such-button"\)/);
-  }, 90_000);
+  it.skipIf(!chromiumAvailable)(
+    'scraper 3: steps that leave the form there are LOGIN_FAILED',
+    async () => {
+      await freshDir();
+      site.state.set('loginPassword', 'another one');
+      const steps: LoginSettings = {
+        url: `${site.origin}/login/form`,
+        steps: [
+          { type: 'form.login input[name="username"]', text: '${SITE_USER}' },
+          { type: 'form.login input[name="password"]', text: '${SITE_PASSWORD}' },
+          { click: 'form.login button[type="submit"]' },
+        ],
+      };
+      const error = await failure(fetchAs(pool(), '/login/members.html', steps, 'members-steps', 3));
+      expect(error.code).toBe('LOGIN_FAILED');
+      expect(error.message).toContain('the login form is still there after the steps');
+      const missing = await failure(
+        fetchAs(
+          pool(),
+          '/login/members.html',
+          { url: `${site.origin}/login/form`, steps: [{ click: '#no-such-button' }] },
+          'members-steps-2',
+          3,
+        ),
+      );
+      expect(missing.message).toMatch(/^login step 1 \(click "#no-such-button"\)/);
+    },
+    90_000,
+  );
 });

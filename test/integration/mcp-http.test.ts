@@ -32,7 +32,7 @@ async function connect(server: RunningServer, apikey: string): Promise<Client> {
 }
 
 describe('MCP over HTTP at /mcp', () => {
-  it('lists the key\'s endpoints as typed tools, calls static and dynamic ones, and reports errors as tool errors', async () => {
+  it("lists the key's endpoints as typed tools, calls static and dynamic ones, and reports errors as tool errors", async () => {
     temp = await makeProject([
       pageConfig('static', `${site.origin}/daemon/echo?name=fixed`, { description: 'A fixed echo page' }),
       pageConfig('echo', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x', pattern: '^[a-z]{1,10}$' } } }),
@@ -50,7 +50,11 @@ describe('MCP over HTTP at /mcp', () => {
     // No source URL in a tool's description unless the operator turns docs.sourceUrls on (the next test).
     expect(echo.description).toBe('Data extracted from a web page as JSON (title, kind).');
     expect(JSON.stringify(tools)).not.toContain(site.origin);
-    expect(echo.inputSchema).toMatchObject({ type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[a-z]{1,10}$' } } });
+    expect(echo.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', pattern: '^[a-z]{1,10}$' } },
+    });
     expect(echo.outputSchema).toMatchObject({ type: 'object', properties: { title: {}, kind: {} } });
 
     const fixed = await client.callTool({ name: 'static', arguments: {} });
@@ -71,13 +75,18 @@ describe('MCP over HTTP at /mcp', () => {
     expect(hidden.content).toEqual([{ type: 'text', text: 'no data' }]);
   });
 
-  it('names each tool\'s source URL pattern only when docs.sourceUrls is on', async () => {
-    temp = await makeProject([pageConfig('echo', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x' } } })], { docs: { sourceUrls: true } });
+  it("names each tool's source URL pattern only when docs.sourceUrls is on", async () => {
+    temp = await makeProject(
+      [pageConfig('echo', `${site.origin}/daemon/echo?name={{ name }}`, { variables: { name: { example: 'x' } } })],
+      { docs: { sourceUrls: true } },
+    );
     const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
     servers.push(server);
     const { key } = await issueKey(server.runtime.store);
     const { tools } = await (await connect(server, key)).listTools();
-    expect(tools.map((tool) => tool.description)).toEqual([`Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`]);
+    expect(tools.map((tool) => tool.description)).toEqual([
+      `Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`,
+    ]);
   });
 
   it('refuses requests without a valid apikey, and announces a hot-reloaded config as a new tool', async () => {
@@ -87,7 +96,11 @@ describe('MCP over HTTP at /mcp', () => {
     const missing = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(401);
     expect(await missing.json()).toEqual({ data: null, errors: [{ message: 'Path: apikey -  Message: Required', code: 'KEY_MISSING' }] });
-    const invalid = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { apikey: 'pj_nope', 'content-type': 'application/json' }, body: '{}' });
+    const invalid = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { apikey: 'pj_nope', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(invalid.status).toBe(401);
 
     const { key } = await issueKey(server.runtime.store);

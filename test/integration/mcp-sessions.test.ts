@@ -35,18 +35,38 @@ afterAll(async () => {
 
 async function start(): Promise<RunningServer> {
   temp = await makeProject([pageConfig('static', `${site.origin}/daemon/echo?name=fixed`)]);
-  const server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false }, runtime: { now: () => new Date(clock) } });
+  const server = await startServer({
+    project: temp.project,
+    host: '127.0.0.1',
+    port: 0,
+    watch: false,
+    app: { logger: false },
+    runtime: { now: () => new Date(clock) },
+  });
   servers.push(server);
   return server;
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+});
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** One raw `initialize`, as the probe sent them. */
-async function initialize(server: RunningServer, apikey: string): Promise<{ status: number; sessionId: string | null; retryAfter: string | null; body: string }> {
+async function initialize(
+  server: RunningServer,
+  apikey: string,
+): Promise<{ status: number; sessionId: string | null; retryAfter: string | null; body: string }> {
   const response = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, apikey }, body: INITIALIZE });
-  return { status: response.status, sessionId: response.headers.get('mcp-session-id'), retryAfter: response.headers.get('retry-after'), body: await response.text() };
+  return {
+    status: response.status,
+    sessionId: response.headers.get('mcp-session-id'),
+    retryAfter: response.headers.get('retry-after'),
+    body: await response.text(),
+  };
 }
 
 async function end(server: RunningServer, apikey: string, sessionId: string): Promise<number> {
@@ -85,7 +105,7 @@ describe('MCP sessions per key', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['static']);
   });
 
-  it('counts every initialize toward the key\'s openings per minute', async () => {
+  it("counts every initialize toward the key's openings per minute", async () => {
     const server = await start();
     const { key } = await issueKey(server.runtime.store);
     // Opened and ended at once: never more than one open, so only the openings count.
@@ -96,7 +116,9 @@ describe('MCP sessions per key', () => {
     }
     const refused = await initialize(server, key);
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body).errors[0].message).toMatch(/^too many MCP sessions opened with this key \(30 a minute\); try again in \d+ s$/);
+    expect(JSON.parse(refused.body).errors[0].message).toMatch(
+      /^too many MCP sessions opened with this key \(30 a minute\); try again in \d+ s$/,
+    );
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     clock += 60_000;
     expect((await initialize(server, key)).status).toBe(200);
@@ -114,7 +136,11 @@ describe('MCP sessions per key', () => {
     clock += MCP_SESSION_LIMITS.idleMs - 60_000;
     expect((await client.listTools()).tools).toHaveLength(1);
     clock += MCP_SESSION_LIMITS.idleMs;
-    const late = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, apikey: key, 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    const late = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, apikey: key, 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
     expect(late.status).toBe(404);
     expect(((await late.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).toContain('sat idle too long');
 
@@ -137,7 +163,11 @@ describe('MCP sessions per key', () => {
     const opened = await initialize(server, revoked.key);
     const sessionId = opened.sessionId!;
     const headers = { apikey: revoked.key, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
-    await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     // The stream a client keeps open to hear about new tools.
     const stream = await fetch(`${server.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);

@@ -31,7 +31,13 @@ afterAll(async () => {
 });
 
 async function connect(env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_BIN, 'mcp'], cwd: temp.root, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_BIN, 'mcp'],
+    cwd: temp.root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += String(chunk)));
   const client = new Client({ name: 'test', version: '1.0.0' });

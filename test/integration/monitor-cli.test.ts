@@ -61,11 +61,20 @@ describe('monitor and webhooks commands', () => {
 
     const scheduled = await cli('edit', 'jobs', '--set', 'monitor.every=15m', '--json');
     expect(scheduled.exitCode).toBe(0);
-    expect(JSON.parse(scheduled.stdout).changes).toContainEqual({ kind: 'setting', subject: 'monitor', text: 'monitor changed from (none) to {"every":"15m"}' });
+    expect(JSON.parse(scheduled.stdout).changes).toContainEqual({
+      kind: 'setting',
+      subject: 'monitor',
+      text: 'monitor changed from (none) to {"every":"15m"}',
+    });
     expect(JSON.parse(await readFile(join(temp.root, 'configs/jobs.json'), 'utf8')).monitor).toEqual({ every: '15m' });
     expect((await cli('validate')).exitCode).toBe(0);
 
-    const listed = JSON.parse((await cli('monitor', 'list', '--json')).stdout) as Array<{ monitorId: string; every: string; nextRunAt: string; lastRunAt: string | null }>;
+    const listed = JSON.parse((await cli('monitor', 'list', '--json')).stdout) as Array<{
+      monitorId: string;
+      every: string;
+      nextRunAt: string;
+      lastRunAt: string | null;
+    }>;
     expect(listed).toMatchObject([{ monitorId: 'jobs', every: '15m', lastRunAt: null }]);
     expect(Date.parse(listed[0]!.nextRunAt)).toBeGreaterThan(Date.now());
 
@@ -83,7 +92,9 @@ describe('monitor and webhooks commands', () => {
     const history = await cli('monitor', 'history', 'jobs');
     expect(history.stdout).toContain('data.changed');
     expect(history.stdout).toContain('~ jobs[url=/jobs/j2].pay: 21 → 23');
-    const status = JSON.parse((await cli('status', '--json')).stdout) as { endpoints: Array<{ apiId: string; monitors: Array<{ every: string; lastOutcome: string }> }> };
+    const status = JSON.parse((await cli('status', '--json')).stdout) as {
+      endpoints: Array<{ apiId: string; monitors: Array<{ every: string; lastOutcome: string }> }>;
+    };
     expect(status.endpoints[0]!.monitors).toMatchObject([{ every: '15m', lastOutcome: 'ok' }]);
 
     expect((await cli('edit', 'jobs', '--set', 'monitor=off')).exitCode).toBe(0);
@@ -103,7 +114,11 @@ describe('monitor and webhooks commands', () => {
     const unsigned = await cli('webhooks', 'test', 'http://127.0.0.1:9/elsewhere');
     expect(unsigned.exitCode).toBe(2);
     expect(unsigned.stderr).toContain('--secret-env');
-    const wrongSecret = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], { cwd: temp.root, reject: false, env: { HOOK_SECRET: 'not the signing secret of the receiver' } });
+    const wrongSecret = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], {
+      cwd: temp.root,
+      reject: false,
+      env: { HOOK_SECRET: 'not the signing secret of the receiver' },
+    });
     expect(wrongSecret.exitCode).toBe(1);
     expect(wrongSecret.stdout).toContain('the receiver answered 401');
     const metadata = await cli('webhooks', 'test', 'http://169.254.169.254/latest', '--secret-env', 'HOOK_SECRET');
@@ -113,11 +128,19 @@ describe('monitor and webhooks commands', () => {
 
   it('refuses to sign with a secret under 16 bytes, as the daemon does, and sends nothing', async () => {
     await project(true);
-    const short = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], { cwd: temp.root, reject: false, env: { HOOK_SECRET: 'fifteen bytes!!' } });
+    const short = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url], {
+      cwd: temp.root,
+      reject: false,
+      env: { HOOK_SECRET: 'fifteen bytes!!' },
+    });
     expect(short.exitCode).toBe(2);
     expect(short.stderr).toContain('the webhook signing secret in HOOK_SECRET is 15 bytes long; it needs at least 16: nothing was sent');
     expect(short.stderr).toContain('openssl rand -base64 32');
-    const decoded = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url, '--json'], { cwd: temp.root, reject: false, env: { HOOK_SECRET: `whsec_${Buffer.from('8 bytes!').toString('base64')}` } });
+    const decoded = await execa(process.execPath, [CLI_BIN, 'webhooks', 'test', receiver.url, '--json'], {
+      cwd: temp.root,
+      reject: false,
+      env: { HOOK_SECRET: `whsec_${Buffer.from('8 bytes!').toString('base64')}` },
+    });
     expect(decoded.exitCode).toBe(2);
     expect(decoded.stderr).toContain('is 8 bytes long');
     expect(receiver.attempts).toEqual([]);
@@ -137,7 +160,9 @@ describe('monitor and webhooks commands', () => {
     serve.child.kill('SIGKILL');
     await serve.child;
 
-    const file = JSON.parse(await readFile(join(temp.root, '.pagejson/monitors.json'), 'utf8')) as { deliveries: Record<string, { status: string; type: string }> };
+    const file = JSON.parse(await readFile(join(temp.root, '.pagejson/monitors.json'), 'utf8')) as {
+      deliveries: Record<string, { status: string; type: string }>;
+    };
     const pending = Object.values(file.deliveries).filter((delivery) => delivery.status === 'pending');
     expect(pending.map((delivery) => delivery.type).sort()).toEqual(['data.changed', 'endpoint.broken']);
     const pendingIds = Object.keys(file.deliveries).filter((id) => file.deliveries[id]!.status === 'pending');
@@ -146,7 +171,10 @@ describe('monitor and webhooks commands', () => {
     serve = await spawnServe(temp.root, [], env);
     await until(() => pendingIds.every((id) => receiver.accepted.some((event) => event.id === id)), 'the pending deliveries');
     // Two more passes over the outbox (each new event is sent by one): nothing acknowledged is sent again.
-    for (const [id, pay] of [['j6', '19'], ['j7', '24']]) {
+    for (const [id, pay] of [
+      ['j6', '19'],
+      ['j7', '24'],
+    ]) {
       const before = receiver.accepted.length;
       site.state.set('jobs', JSON.stringify([{ id, title: 'Cook', pay }]));
       expect((await cli('monitor', 'run', 'jobs')).exitCode).toBe(0);

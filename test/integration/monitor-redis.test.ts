@@ -23,7 +23,8 @@ describe.skipIf(skip)('monitors across daemons on Redis', () => {
   beforeAll(async () => {
     [redis, site, receiver] = await Promise.all([startRedisServer(), startFixtureSite(), startWebhookReceiver()]);
     temp = await makeProject([jobsConfig(site.origin)], { heal: 'off', webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET' }] });
-    const open = () => createRuntime(temp.project, { watch: false, redisUrl: redis.url, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    const open = () =>
+      createRuntime(temp.project, { watch: false, redisUrl: redis.url, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
     daemons = [await open(), await open(), await open()];
   });
   afterAll(async () => {

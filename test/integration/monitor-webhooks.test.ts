@@ -37,8 +37,17 @@ afterEach(async () => {
 });
 
 async function start(): Promise<Runtime> {
-  temp = await makeProject([jobsConfig(site.origin)], { heal: 'off', webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET' }], webhookDelivery: { firstRetrySeconds: 1 } });
-  runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+  temp = await makeProject([jobsConfig(site.origin)], {
+    heal: 'off',
+    webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET' }],
+    webhookDelivery: { firstRetrySeconds: 1 },
+  });
+  runtime = await createRuntime(temp.project, {
+    watch: false,
+    memoryCacheOnly: true,
+    now: () => new Date(clock),
+    env: { HOOK_SECRET: TEST_SECRET },
+  });
   return runtime;
 }
 
@@ -61,7 +70,10 @@ describe('monitors', () => {
     expect(await rt.watch.monitors.tick()).toEqual([]);
     expect(site.hitCount('/watch/jobs')).toBe(1);
 
-    setJobs([{ id: 'j2', title: 'Baker', pay: '23' }, { id: 'j3', title: 'Driver', pay: '19' }]);
+    setJobs([
+      { id: 'j2', title: 'Baker', pay: '23' },
+      { id: 'j3', title: 'Driver', pay: '19' },
+    ]);
     const second = await nextSlot(rt);
     expect(second[0]).toMatchObject({ outcome: 'ok', changed: true });
     const third = await nextSlot(rt);
@@ -77,7 +89,12 @@ describe('monitors', () => {
         removed: [{ path: 'jobs', key: 'url=/jobs/j1', item: { url: '/jobs/j1', title: 'Line cook', pay: 18 } }],
         changed: [{ path: 'jobs[url=/jobs/j2].pay', from: 21, to: 23 }],
       },
-      data: { jobs: [{ url: '/jobs/j2', title: 'Baker', pay: 23 }, { url: '/jobs/j3', title: 'Driver', pay: 19 }] },
+      data: {
+        jobs: [
+          { url: '/jobs/j2', title: 'Baker', pay: 23 },
+          { url: '/jobs/j3', title: 'Driver', pay: 19 },
+        ],
+      },
     });
     // The history keeps the diff; the scheduled run filled the cache a request would read.
     const history = await rt.watch.monitors.history('jobs', 10);
@@ -128,7 +145,7 @@ describe('monitors', () => {
     expect(delivery).toMatchObject({ id, status: 'delivered', attempts: 6 });
   });
 
-  it('tells subscribers when the daemon\'s repair proposes a fix for a redesigned page', async () => {
+  it("tells subscribers when the daemon's repair proposes a fix for a redesigned page", async () => {
     const url = `${site.origin}/drift/shop`;
     temp = await makeProject(
       [
@@ -137,14 +154,38 @@ describe('monitors', () => {
           url,
           structure: [
             { name: 'title', type: 'string', selector: 'h1.shop-title' },
-            { name: 'books', type: 'array', selector: 'article.book', fields: [{ name: 'title', type: 'string', selector: '.book-title a' }, { name: 'price', type: 'number', selector: '.book-price', transform: ['number'] }] },
+            {
+              name: 'books',
+              type: 'array',
+              selector: 'article.book',
+              fields: [
+                { name: 'title', type: 'string', selector: '.book-title a' },
+                { name: 'price', type: 'number', selector: '.book-price', transform: ['number'] },
+              ],
+            },
           ],
-          generated: { at: '2026-11-01T00:00:00Z', model: 'heuristic', scraper: 1, sample: { title: 'Books', books: [{ title: 'A Light in the Attic', price: 51.77 }, { title: 'Tipping the Velvet', price: 53.74 }] } },
+          generated: {
+            at: '2026-11-01T00:00:00Z',
+            model: 'heuristic',
+            scraper: 1,
+            sample: {
+              title: 'Books',
+              books: [
+                { title: 'A Light in the Attic', price: 51.77 },
+                { title: 'Tipping the Velvet', price: 53.74 },
+              ],
+            },
+          },
         },
       ],
       { heal: 'propose', webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET', events: ['heal.proposed', 'endpoint.broken'] }] },
     );
-    const running = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    const running = await createRuntime(temp.project, {
+      watch: false,
+      memoryCacheOnly: true,
+      now: () => new Date(clock),
+      env: { HOOK_SECRET: TEST_SECRET },
+    });
     runtime = running;
     site.state.set('drift', '2');
     try {
@@ -164,8 +205,15 @@ describe('monitors', () => {
       site.state.delete('drift');
     }
     expect(receiver.accepted.map((event) => event.type).sort()).toEqual(['endpoint.broken', 'heal.proposed']);
-    expect(receiver.accepted.find((event) => event.type === 'heal.proposed')!.data).toMatchObject({ apiId: 'shop', revision: 2, recovery: { found: expect.any(Number) } });
-    expect((await runtime.watch.monitors.history('shop', 5)).map((entry) => entry.kind).sort()).toEqual(['endpoint.broken', 'heal.proposed']);
+    expect(receiver.accepted.find((event) => event.type === 'heal.proposed')!.data).toMatchObject({
+      apiId: 'shop',
+      revision: 2,
+      recovery: { found: expect.any(Number) },
+    });
+    expect((await runtime.watch.monitors.history('shop', 5)).map((entry) => entry.kind).sort()).toEqual([
+      'endpoint.broken',
+      'heal.proposed',
+    ]);
   });
 
   it('gives a delivery up once its retries pass the retry window, and refuses private targets unless allowed', async () => {
@@ -175,7 +223,12 @@ describe('monitors', () => {
       webhooks: [{ url: receiver.url, secretEnv: 'HOOK_SECRET' }],
       webhookDelivery: { firstRetrySeconds: 600, retryForHours: 0.5 },
     });
-    runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock), env: { HOOK_SECRET: TEST_SECRET } });
+    runtime = await createRuntime(temp.project, {
+      watch: false,
+      memoryCacheOnly: true,
+      now: () => new Date(clock),
+      env: { HOOK_SECRET: TEST_SECRET },
+    });
     await runtime.watch.publisher.publish('endpoint.broken', { apiId: 'jobs' });
     await runtime.watch.deliveries.drain();
     clock += 600_000;

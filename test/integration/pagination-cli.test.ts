@@ -18,11 +18,30 @@ let temp: TempProject | undefined;
 
 const STRUCTURE: ApiConfigInput['structure'] = [
   { name: 'heading', type: 'string', selector: 'h1' },
-  { name: 'books', type: 'array', selector: 'li.book', fields: [{ name: 'title', type: 'string', selector: 'a.title' }, { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' }] },
+  {
+    name: 'books',
+    type: 'array',
+    selector: 'li.book',
+    fields: [
+      { name: 'title', type: 'string', selector: 'a.title' },
+      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
+    ],
+  },
 ];
-const paged = (apiId: string, url: string, pagination: ApiConfigInput['pagination'], extra: Partial<ApiConfigInput> = {}): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, ...(pagination ? { pagination } : {}), ...extra });
+const paged = (
+  apiId: string,
+  url: string,
+  pagination: ApiConfigInput['pagination'],
+  extra: Partial<ApiConfigInput> = {},
+): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, ...(pagination ? { pagination } : {}), ...extra });
 const titlesUpTo = (count: number) => Array.from({ length: count }, (_, index) => paginationBook(index + 1).title);
-const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp!.root, reject: false, env: { NO_COLOR: '1', PAGEJSON_DATA_DIR: '' }, timeout: 60_000 });
+const cli = (...args: string[]) =>
+  execa(process.execPath, [CLI_BIN, ...args], {
+    cwd: temp!.root,
+    reject: false,
+    env: { NO_COLOR: '1', PAGEJSON_DATA_DIR: '' },
+    timeout: 60_000,
+  });
 const titles = (data: { books: Array<{ title: string }> }) => data.books.map((book) => book.title);
 
 beforeAll(async () => {
@@ -49,14 +68,28 @@ describe('validate', () => {
     await temp.writeConfig({ ...paged('typo', '/pages/next.html', undefined), pagination: { nxt: 'a' } } as unknown as ApiConfigInput);
     const result = await cli('validate', '--format', 'json');
     expect(result.exitCode).toBe(1);
-    const problems = (JSON.parse(result.stdout) as { problems: Array<{ file: string; path: string; message: string; hint?: string }> }).problems;
+    const problems = (JSON.parse(result.stdout) as { problems: Array<{ file: string; path: string; message: string; hint?: string }> })
+      .problems;
     const of = (apiId: string) => problems.filter((problem) => problem.file.endsWith(`${apiId}.json`));
-    expect(of('clicks')[0]).toMatchObject({ path: '$.pagination.loadMore', message: 'pagination.loadMore needs scraper 3 (the browser): scraper 1 (http) reads the page as it loads and cannot click a button' });
+    expect(of('clicks')[0]).toMatchObject({
+      path: '$.pagination.loadMore',
+      message: 'pagination.loadMore needs scraper 3 (the browser): scraper 1 (http) reads the page as it loads and cannot click a button',
+    });
     expect(of('scrolls')[0]).toMatchObject({ path: '$.pagination.scroll', message: expect.stringContaining('needs scraper 3') });
-    expect(of('nopage')[0]).toMatchObject({ path: '$.pagination.variable', message: 'pagination.variable "page" has no {{ page }} placeholder in the url' });
+    expect(of('nopage')[0]).toMatchObject({
+      path: '$.pagination.variable',
+      message: 'pagination.variable "page" has no {{ page }} placeholder in the url',
+    });
     expect(of('nopage')[0]!.hint).toContain('--var query:page=page');
-    expect(of('nolist')[0]).toMatchObject({ path: '$.pagination.list', message: 'pagination.list "titles" is not a top-level array field of the structure', hint: 'use one of books' });
-    expect(of('twokinds')[0]).toMatchObject({ path: '$.pagination.variable', message: 'pagination takes one kind, not next and variable: keep one of them' });
+    expect(of('nolist')[0]).toMatchObject({
+      path: '$.pagination.list',
+      message: 'pagination.list "titles" is not a top-level array field of the structure',
+      hint: 'use one of books',
+    });
+    expect(of('twokinds')[0]).toMatchObject({
+      path: '$.pagination.variable',
+      message: 'pagination takes one kind, not next and variable: keep one of them',
+    });
     expect(of('typo')[0]).toMatchObject({ path: '$.pagination.nxt', message: 'unknown key "nxt" (did you mean "next"?)' });
   });
 });
@@ -89,7 +122,9 @@ describe('edit, show, list, openapi', () => {
     expect(show.stdout).toContain(`curl -H 'apikey: <API_KEY>' http://127.0.0.1:8080/external/numbered`);
     const list = JSON.parse((await cli('list', '--json')).stdout) as Array<{ method: string; variables: string[] }>;
     expect(list[0]).toMatchObject({ method: 'GET', variables: [] });
-    const openapi = JSON.parse((await cli('openapi')).stdout) as { paths: Record<string, Record<string, { parameters?: unknown[]; responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+    const openapi = JSON.parse((await cli('openapi')).stdout) as {
+      paths: Record<string, Record<string, { parameters?: unknown[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
     const path = openapi.paths['/external/numbered']!;
     expect(Object.keys(path)).toEqual(['get']);
     expect(path.get!.parameters ?? []).toEqual([]);
@@ -112,18 +147,27 @@ describe('run over every scraper', () => {
     expect(plain.stderr).toContain('pages: 3');
   });
 
-  it.skipIf(skipBrowserTests())('reads the list over three pages by next link with scraper 3 (real Chromium), and by page number', async () => {
-    // The time budget (fetch.timeoutMs) covers the whole retrieval, Chromium's start included.
-    temp = await makeProject([paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]' }, { scraper: 3 }), paged('numbered', '/pages/catalog/{{ n }}', { variable: 'n' }, { scraper: 3 })], { fetch: { timeoutMs: 30_000 } });
-    for (const apiId of ['shelf', 'numbered']) {
-      const result = await cli('run', apiId, '--json');
-      expect(result.exitCode, result.stderr).toBe(0);
-      const out = JSON.parse(result.stdout) as { data: { books: Array<{ title: string }> }; pages: number; partial?: string };
-      expect(out.partial, apiId).toBeUndefined();
-      expect(titles(out.data), apiId).toEqual(titlesUpTo(9));
-      expect(out.pages).toBe(3);
-    }
-  });
+  it.skipIf(skipBrowserTests())(
+    'reads the list over three pages by next link with scraper 3 (real Chromium), and by page number',
+    async () => {
+      // The time budget (fetch.timeoutMs) covers the whole retrieval, Chromium's start included.
+      temp = await makeProject(
+        [
+          paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]' }, { scraper: 3 }),
+          paged('numbered', '/pages/catalog/{{ n }}', { variable: 'n' }, { scraper: 3 }),
+        ],
+        { fetch: { timeoutMs: 30_000 } },
+      );
+      for (const apiId of ['shelf', 'numbered']) {
+        const result = await cli('run', apiId, '--json');
+        expect(result.exitCode, result.stderr).toBe(0);
+        const out = JSON.parse(result.stdout) as { data: { books: Array<{ title: string }> }; pages: number; partial?: string };
+        expect(out.partial, apiId).toBeUndefined();
+        expect(titles(out.data), apiId).toEqual(titlesUpTo(9));
+        expect(out.pages).toBe(3);
+      }
+    },
+  );
 });
 
 describe('snapshot and test', () => {
@@ -131,10 +175,16 @@ describe('snapshot and test', () => {
     temp = await makeProject([paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]' })]);
     const snapshot = await cli('snapshot', 'shelf', '--json');
     expect(snapshot.exitCode, snapshot.stderr).toBe(0);
-    expect(JSON.parse(snapshot.stdout)).toMatchObject({ pages: 3, pageFiles: ['configs/__snapshots__/shelf/default.page-2.html.gz', 'configs/__snapshots__/shelf/default.page-3.html.gz'] });
+    expect(JSON.parse(snapshot.stdout)).toMatchObject({
+      pages: 3,
+      pageFiles: ['configs/__snapshots__/shelf/default.page-2.html.gz', 'configs/__snapshots__/shelf/default.page-3.html.gz'],
+    });
     const folder = join(temp.root, 'configs/__snapshots__/shelf');
     expect((await readdir(folder)).sort()).toEqual(['default.html.gz', 'default.json', 'default.page-2.html.gz', 'default.page-3.html.gz']);
-    const record = JSON.parse(await readFile(join(folder, 'default.json'), 'utf8')) as { pages: Array<{ url: string }>; data: { books: unknown[] } };
+    const record = JSON.parse(await readFile(join(folder, 'default.json'), 'utf8')) as {
+      pages: Array<{ url: string }>;
+      data: { books: unknown[] };
+    };
     expect(record.pages.map((page) => new URL(page.url).searchParams.get('page'))).toEqual(['2', '3']);
     expect(record.data.books).toHaveLength(9);
 
@@ -148,7 +198,11 @@ describe('snapshot and test', () => {
     const fewer = await cli('test', 'shelf', '--format', 'json');
     expect(fewer.exitCode).toBe(1);
     const outcome = (JSON.parse(fewer.stdout) as { outcomes: Array<{ differences: Array<{ path: string; kind: string }> }> }).outcomes[0]!;
-    expect(outcome.differences.map((difference) => `${difference.path} ${difference.kind}`)).toEqual(['books[6] removed', 'books[7] removed', 'books[8] removed']);
+    expect(outcome.differences.map((difference) => `${difference.path} ${difference.kind}`)).toEqual([
+      'books[6] removed',
+      'books[7] removed',
+      'books[8] removed',
+    ]);
 
     expect((await cli('edit', 'shelf', '--set', 'pagination.maxPages=10', '--set', 'pagination.next=a.nowhere')).exitCode).toBe(0);
     const lost = await cli('test', 'shelf', '--format', 'json');
@@ -166,7 +220,7 @@ describe('field health and heal on a merged list', () => {
     site.state.delete('pagination');
   });
 
-  it('check compares the merged list; heal repairs against the first page without counting the other pages\' items as lost', async () => {
+  it("check compares the merged list; heal repairs against the first page without counting the other pages' items as lost", async () => {
     temp = await makeProject([paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]' }, { structure: [...STRUCTURE.slice(1)] })]);
     expect((await cli('snapshot', 'shelf')).exitCode).toBe(0);
     expect(JSON.parse((await cli('check', '--json')).stdout).endpoints[0]).toMatchObject({ apiId: 'shelf', state: 'healthy' });
@@ -182,7 +236,11 @@ describe('field health and heal on a merged list', () => {
     // The first page's three books, title and url each: all found again; the six of pages 2 and 3 are not asked for.
     expect(proposal).toMatchObject({ unrepaired: [], recovery: { found: 6, total: 6 } });
     expect((await cli('heal', 'shelf', '--yes')).exitCode).toBe(0);
-    const run = JSON.parse((await cli('run', 'shelf', '--json')).stdout) as { data: { books: Array<{ title: string }> }; pages: number; health: { state: string } };
+    const run = JSON.parse((await cli('run', 'shelf', '--json')).stdout) as {
+      data: { books: Array<{ title: string }> };
+      pages: number;
+      health: { state: string };
+    };
     expect(run.health.state).toBe('healthy');
     expect(titles(run.data)).toEqual(titlesUpTo(9));
     expect(run.pages).toBe(3);

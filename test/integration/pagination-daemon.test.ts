@@ -17,9 +17,22 @@ let server: RunningServer | undefined;
 
 const STRUCTURE: ApiConfigInput['structure'] = [
   { name: 'heading', type: 'string', selector: 'h1' },
-  { name: 'books', type: 'array', selector: 'li.book', fields: [{ name: 'title', type: 'string', selector: 'a.title' }, { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' }] },
+  {
+    name: 'books',
+    type: 'array',
+    selector: 'li.book',
+    fields: [
+      { name: 'title', type: 'string', selector: 'a.title' },
+      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
+    ],
+  },
 ];
-const paged = (apiId: string, url: string, pagination: ApiConfigInput['pagination'], extra: Partial<ApiConfigInput> = {}): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, pagination, ...extra });
+const paged = (
+  apiId: string,
+  url: string,
+  pagination: ApiConfigInput['pagination'],
+  extra: Partial<ApiConfigInput> = {},
+): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, pagination, ...extra });
 const titlesUpTo = (count: number) => Array.from({ length: count }, (_, index) => paginationBook(index + 1).title);
 
 async function start(configs: ApiConfigInput[], fetch: { timeoutMs?: number } = {}): Promise<RunningServer> {
@@ -28,9 +41,18 @@ async function start(configs: ApiConfigInput[], fetch: { timeoutMs?: number } = 
   return server;
 }
 
-async function call(running: RunningServer, key: string, apiId: string, query = ''): Promise<{ status: number; headers: Headers; body: { data: Record<string, unknown> | null; errors: unknown } }> {
+async function call(
+  running: RunningServer,
+  key: string,
+  apiId: string,
+  query = '',
+): Promise<{ status: number; headers: Headers; body: { data: Record<string, unknown> | null; errors: unknown } }> {
   const response = await fetch(`${running.url}/external/${apiId}${query}`, { headers: { apikey: key } });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { data: Record<string, unknown> | null; errors: unknown } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { data: Record<string, unknown> | null; errors: unknown },
+  };
 }
 
 const titles = (data: Record<string, unknown> | null) => (data!.books as Array<{ title: string }>).map((book) => book.title);
@@ -131,7 +153,11 @@ describe('a paginated endpoint on the wire', () => {
     expect(get.status).toBe(200);
     expect(titles(get.body.data)).toEqual(titlesUpTo(9));
     expect(get.headers.get('x-pagejson-pages')).toBe('3');
-    const posted = await fetch(`${running.url}/external/numbered`, { method: 'POST', headers: { apikey: key, 'content-type': 'application/json' }, body: JSON.stringify({ page: '2' }) });
+    const posted = await fetch(`${running.url}/external/numbered`, {
+      method: 'POST',
+      headers: { apikey: key, 'content-type': 'application/json' },
+      body: JSON.stringify({ page: '2' }),
+    });
     expect(posted.status).toBe(400);
     expect(await posted.json()).toEqual({ data: null, errors: [{ message: 'unknown variable: page', code: 'VARIABLE_UNKNOWN' }] });
   });

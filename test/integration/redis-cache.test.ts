@@ -90,7 +90,9 @@ describe.skipIf(skip)('response cache over Redis (several daemons)', () => {
     expect(site.hitCount('/slow.html')).toBe(1);
 
     clock += 16 * MINUTE;
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).get(key, loadFrom('/slow.html'), { caching: true })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).get(key, loadFrom('/slow.html'), { caching: true })),
+    );
     expect(new Set(answers.map((x) => x.state))).toEqual(new Set(['STALE']));
     expect(answers.every((x) => x.body === first.body)).toBe(true);
     await Promise.all([a.idle(), b.idle()]);
@@ -100,7 +102,10 @@ describe.skipIf(skip)('response cache over Redis (several daemons)', () => {
     // refreshed entry from Redis instead of fetching again.
     await Promise.all([a.get(key, loadFrom('/slow.html'), { caching: true }), b.get(key, loadFrom('/slow.html'), { caching: true })]);
     await Promise.all([a.idle(), b.idle()]);
-    const [fromA, fromB] = await Promise.all([a.get(key, loadFrom('/slow.html'), { caching: true }), b.get(key, loadFrom('/slow.html'), { caching: true })]);
+    const [fromA, fromB] = await Promise.all([
+      a.get(key, loadFrom('/slow.html'), { caching: true }),
+      b.get(key, loadFrom('/slow.html'), { caching: true }),
+    ]);
     expect(fromA.state).toBe('HIT');
     expect(fromB.state).toBe('HIT');
     expect(fromA.body).toBe(fromB.body);
@@ -120,7 +125,9 @@ describe.skipIf(skip)('response cache over Redis (several daemons)', () => {
     await raw.connect();
     try {
       await raw.set(`${prefix}refresh:${key}`, 'someone-else', { PX: 60_000 });
-      const held = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).get(key, loadFrom('/slow.html'), { caching: true })));
+      const held = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).get(key, loadFrom('/slow.html'), { caching: true })),
+      );
       await Promise.all([a.idle(), b.idle()]);
       expect(held.every((x) => x.state === 'STALE')).toBe(true);
       expect(site.hitCount('/slow.html')).toBe(1);

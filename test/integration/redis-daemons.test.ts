@@ -32,11 +32,21 @@ describe.skipIf(skip)('daemons sharing Redis', () => {
   beforeAll(async () => {
     [redis, site] = await Promise.all([startRedisServer(), startFixtureSite()]);
     temp = await makeProject(
-      [pageConfig('slow', `${site.origin}/daemon/slow?ms=20`, { caching: false }), pageConfig('echo', `${site.origin}/daemon/echo?name=shared`)],
+      [
+        pageConfig('slow', `${site.origin}/daemon/slow?ms=20`, { caching: false }),
+        pageConfig('echo', `${site.origin}/daemon/echo?name=shared`),
+      ],
       { credits: { freeCredits: (PAID * COST) / 1000 } },
     );
     // Both on the same data dir: with Redis the second one starts instead of failing on daemon.lock.
-    const options = { project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false as const }, runtime: { redisUrl: redis.url } };
+    const options = {
+      project: temp.project,
+      host: '127.0.0.1',
+      port: 0,
+      watch: false,
+      app: { logger: false as const },
+      runtime: { redisUrl: redis.url },
+    };
     first = await startServer(options);
     second = await startServer(options);
   });
@@ -63,7 +73,9 @@ describe.skipIf(skip)('daemons sharing Redis', () => {
       const counts: Record<number, number> = {};
       for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
       expect(counts).toEqual({ 200: PAID, 402: PAID * 2 });
-      expect(answers.filter((a) => a.status === 200).every((a) => a.body === '{"data":{"title":"Slow page","kind":"slow"},"errors":null}')).toBe(true);
+      expect(
+        answers.filter((a) => a.status === 200).every((a) => a.body === '{"data":{"title":"Slow page","kind":"slow"},"errors":null}'),
+      ).toBe(true);
       // Each daemon alone got 30 requests: with a balance of its own each would have paid 20 (40 in all).
       // The one balance is exactly zero, seen from either daemon and from the admin socket.
       expect((await first.runtime.store.getAccount('burst'))?.balance).toBe(0);
@@ -82,11 +94,17 @@ describe.skipIf(skip)('daemons sharing Redis', () => {
     const admin = (await connectAdminSocket(first.socketPath))!;
     try {
       const created = await admin.createKey({ account: 'keys', label: null, scope: ['echo'] });
-      expect(await get(second, 'echo', created.key)).toEqual({ status: 200, body: '{"data":{"title":"shared","kind":"echo"},"errors":null}' });
+      expect(await get(second, 'echo', created.key)).toEqual({
+        status: 200,
+        body: '{"data":{"title":"shared","kind":"echo"},"errors":null}',
+      });
       expect((await get(second, 'slow', created.key)).status).toBe(404);
       await revokeKey(second.runtime.store, created.id);
       for (const server of [first, second]) {
-        expect(await get(server, 'echo', created.key)).toEqual({ status: 401, body: '{"data":null,"errors":[{"message":"invalid key","code":"KEY_INVALID"}]}' });
+        expect(await get(server, 'echo', created.key)).toEqual({
+          status: 401,
+          body: '{"data":null,"errors":[{"message":"invalid key","code":"KEY_INVALID"}]}',
+        });
       }
     } finally {
       await admin.close();
@@ -125,7 +143,10 @@ describe.skipIf(skip)('the CLI with Redis', () => {
     }
     // The daemon handed its buffered usage counters to Redis when it stopped.
     const status = await run(['status', '--json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'redis', endpoints: [{ apiId: 'echo', usage: { requests: 1, milliCredits: 400 } }] });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      state: 'redis',
+      endpoints: [{ apiId: 'echo', usage: { requests: 1, milliCredits: 400 } }],
+    });
     const human = await run(['status']);
     expect(human.stdout).toContain(`state: Redis at ${redis.url}`);
     // Nothing was written to the embedded store: the state lives in Redis only.

@@ -27,7 +27,10 @@ const loadedUrls: string[] = [];
 beforeAll(async () => {
   site = await startFixtureSite();
   temp = await makeProject([
-    pageConfig('named', `${site.origin}/daemon/echo?name={{ name }}`, { caching: false, variables: { name: { example: 'x', pattern: '^[a-z]{1,8}$' } } }),
+    pageConfig('named', `${site.origin}/daemon/echo?name={{ name }}`, {
+      caching: false,
+      variables: { name: { example: 'x', pattern: '^[a-z]{1,8}$' } },
+    }),
   ]);
   store = await createLowdbStore({ file: join(temp.root, 'state.json') });
   cache = await createResponseCache({ freshMs: 60_000, keepMs: 3_600_000, memoryEntries: 10 });
@@ -61,7 +64,19 @@ function service(failedRetrievalsPerMinute = 30): RetrievalService {
 
 describe('the stage list', () => {
   it('runs in the order of the wire table', () => {
-    expect(RETRIEVAL_STAGES.map((stage) => stage.name)).toEqual(['authenticate', 'resolve', 'readInput', 'locate', 'price', 'lookUp', 'limit', 'charge', 'load', 'settle', 'record']);
+    expect(RETRIEVAL_STAGES.map((stage) => stage.name)).toEqual([
+      'authenticate',
+      'resolve',
+      'readInput',
+      'locate',
+      'price',
+      'lookUp',
+      'limit',
+      'charge',
+      'load',
+      'settle',
+      'record',
+    ]);
   });
 
   it('hands the load the URL its locate stage resolved', async () => {
@@ -78,9 +93,16 @@ describe('the stage list', () => {
     const retrieval = service();
     const { key } = await issueKey(store);
     const reads: number[] = [];
-    const body = { contentType: 'application/json', read: async (maxBytes: number) => (reads.push(maxBytes), Buffer.from('{"name":"abc"}')) };
-    await expect(retrieval.retrieve({ apiId: 'named', apikey: 'pj_not-a-key', method: 'POST', body, query: {} })).rejects.toMatchObject({ code: 'KEY_INVALID' });
-    await expect(retrieval.retrieve({ apiId: 'nope', apikey: key, method: 'POST', body, query: {} })).rejects.toMatchObject({ code: 'NO_DATA' });
+    const body = {
+      contentType: 'application/json',
+      read: async (maxBytes: number) => (reads.push(maxBytes), Buffer.from('{"name":"abc"}')),
+    };
+    await expect(retrieval.retrieve({ apiId: 'named', apikey: 'pj_not-a-key', method: 'POST', body, query: {} })).rejects.toMatchObject({
+      code: 'KEY_INVALID',
+    });
+    await expect(retrieval.retrieve({ apiId: 'nope', apikey: key, method: 'POST', body, query: {} })).rejects.toMatchObject({
+      code: 'NO_DATA',
+    });
     expect(reads).toEqual([]);
     const answer = await retrieval.retrieve({ apiId: 'named', apikey: key, method: 'POST', body, query: {} });
     expect(reads).toEqual([16 * 1024]);
@@ -90,12 +112,27 @@ describe('the stage list', () => {
 });
 
 describe('failures that count against a key', () => {
-  it('counts bad requests (400): past the limit the key\'s uncached requests get 429, another key\'s do not', async () => {
+  it("counts bad requests (400): past the limit the key's uncached requests get 429, another key's do not", async () => {
     const retrieval = service(2);
     const { key } = await issueKey(store);
-    const ask = (apikey: string, name: unknown) => retrieval.retrieve({ apiId: 'named', apikey, method: 'POST', body: { raw: Buffer.from(JSON.stringify({ name })), contentType: 'application/json' }, query: {} });
+    const ask = (apikey: string, name: unknown) =>
+      retrieval.retrieve({
+        apiId: 'named',
+        apikey,
+        method: 'POST',
+        body: { raw: Buffer.from(JSON.stringify({ name })), contentType: 'application/json' },
+        query: {},
+      });
     await expect(ask(key, 'UPPER')).rejects.toMatchObject({ code: 'VARIABLE_PATTERN' });
-    await expect(retrieval.retrieve({ apiId: 'named', apikey: key, method: 'POST', body: { raw: Buffer.from('{"name":'), contentType: 'application/json' }, query: {} })).rejects.toMatchObject({ code: 'BODY_INVALID_JSON' });
+    await expect(
+      retrieval.retrieve({
+        apiId: 'named',
+        apikey: key,
+        method: 'POST',
+        body: { raw: Buffer.from('{"name":'), contentType: 'application/json' },
+        query: {},
+      }),
+    ).rejects.toMatchObject({ code: 'BODY_INVALID_JSON' });
     const before = (await store.getAccount('default'))!.balance;
     await expect(ask(key, 'abc')).rejects.toMatchObject({ code: 'RATE_LIMITED', context: { retryAfterSeconds: expect.any(Number) } });
     // Refused before the charge: nothing was taken.

@@ -21,8 +21,16 @@ describe.skipIf(skip)('scraper 3 actions', () => {
   let scraper: Scraper;
   let short: Scraper;
 
-  const options = (actionsTimeoutMs: number) => ({ timeoutMs: 30_000, maxBytes: 2 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, actionsTimeoutMs });
-  const fetchWith = (path: string, steps?: PageSteps, using = scraper): Promise<FetchResult> => using.fetch({ url: `${site.origin}${path}`, ...(steps ? { steps } : {}) });
+  const options = (actionsTimeoutMs: number) => ({
+    timeoutMs: 30_000,
+    maxBytes: 2 * 1024 * 1024,
+    allowPrivateNetworks: true,
+    perOriginConcurrency: 4,
+    chromiumPath: CHROMIUM_PATH,
+    actionsTimeoutMs,
+  });
+  const fetchWith = (path: string, steps?: PageSteps, using = scraper): Promise<FetchResult> =>
+    using.fetch({ url: `${site.origin}${path}`, ...(steps ? { steps } : {}) });
 
   beforeAll(async () => {
     site = await startFixtureSite();
@@ -60,18 +68,28 @@ describe.skipIf(skip)('scraper 3 actions', () => {
     };
     const result = await fetchWith('/actions/search.html', steps);
     expect(result.finalUrl).toBe(`${site.origin}/actions/results.html?q=light&sort=desc`);
-    expect([...result.html.matchAll(/<li class="result">([^<]+)/g)].map((match) => match[1])).toEqual(['The Light Fantastic', 'Light Years', 'A Light in the Attic']);
+    expect([...result.html.matchAll(/<li class="result">([^<]+)/g)].map((match) => match[1])).toEqual([
+      'The Light Fantastic',
+      'Light Years',
+      'A Light in the Attic',
+    ]);
   });
 
   it('types a value as it is: never as markup, and a {{ }} in a value is not filled again', async () => {
     const value = '<b>x</b> & {{ q }} "light"';
-    const shown = await fetchWith('/actions/search.html', { actions: [{ type: '#q', text: '{{ q }}' }, { press: 'Enter' }, { wait: 'p.query' }], values: { q: value } });
+    const shown = await fetchWith('/actions/search.html', {
+      actions: [{ type: '#q', text: '{{ q }}' }, { press: 'Enter' }, { wait: 'p.query' }],
+      values: { q: value },
+    });
     expect(shown.finalUrl).toBe(`${site.origin}/actions/results.html?q=${encodeURIComponent(value).replace(/%20/g, '+')}&sort=asc`);
     expect(shown.html).toContain('<p class="query">&lt;b&gt;x&lt;/b&gt; &amp; {{ q }} "light"</p>');
   });
 
   it('clicks a button that fills the page in place', async () => {
-    const steps: PageSteps = { actions: [{ type: '#q', text: '{{ q }}' }, { click: '#go' }, { wait: 'li.result' }], values: { q: 'sharp' } };
+    const steps: PageSteps = {
+      actions: [{ type: '#q', text: '{{ q }}' }, { click: '#go' }, { wait: 'li.result' }],
+      values: { q: 'sharp' },
+    };
     const result = await fetchWith('/actions/search-js.html', steps);
     expect(result.html).toContain('<li class="result">Sharp Objects</li>');
   });
@@ -85,11 +103,16 @@ describe.skipIf(skip)('scraper 3 actions', () => {
   });
 
   it('names a nested step by its place, and never shows the typed value', async () => {
-    const steps: PageSteps = { actions: [{ ifExists: '#consent', then: [{ type: '#password', text: '{{ secret }}' }] }], values: { secret: 'hunter2' } };
+    const steps: PageSteps = {
+      actions: [{ ifExists: '#consent', then: [{ type: '#password', text: '{{ secret }}' }] }],
+      values: { secret: 'hunter2' },
+    };
     const error = (await fetchWith('/actions/consent.html?wall=1', steps, short).catch((caught: unknown) => caught)) as Error;
     expect(error).toMatchObject({ code: 'ACTION_FAILED' });
     expect(error.message).toMatch(/^step 1\.1 \(type "\{\{ secret \}\}" into "#password"\): no field it could fill matched within/);
-    expect(JSON.stringify({ message: error.message, context: (error as unknown as { context: unknown }).context })).not.toContain('hunter2');
+    expect(JSON.stringify({ message: error.message, context: (error as unknown as { context: unknown }).context })).not.toContain(
+      'hunter2',
+    );
   });
 
   it('refuses a waitMs that does not fit in what is left of the bound, at once', async () => {
@@ -100,8 +123,13 @@ describe.skipIf(skip)('scraper 3 actions', () => {
   });
 
   it('watches a page a step opens like the first: the byte cap and the HTTP status', async () => {
-    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#big' }, { wait: 'p' }] })).rejects.toMatchObject({ code: 'FETCH_TOO_LARGE' });
-    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#gone' }] })).rejects.toMatchObject({ code: 'FETCH_STATUS', context: { status: 404 } });
+    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#big' }, { wait: 'p' }] })).rejects.toMatchObject({
+      code: 'FETCH_TOO_LARGE',
+    });
+    await expect(fetchWith('/actions/links.html', { actions: [{ click: '#gone' }] })).rejects.toMatchObject({
+      code: 'FETCH_STATUS',
+      context: { status: 404 },
+    });
   });
 
   it('says what Playwright found wrong with a step that cannot work on its element', async () => {
@@ -116,7 +144,14 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
   let site: FixtureSite;
   let scraper: Scraper;
   let short: Scraper;
-  const options = (actionsTimeoutMs: number) => ({ timeoutMs: 30_000, maxBytes: 2 * 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH, actionsTimeoutMs });
+  const options = (actionsTimeoutMs: number) => ({
+    timeoutMs: 30_000,
+    maxBytes: 2 * 1024 * 1024,
+    allowPrivateNetworks: true,
+    perOriginConcurrency: 4,
+    chromiumPath: CHROMIUM_PATH,
+    actionsTimeoutMs,
+  });
 
   beforeAll(async () => {
     site = await startFixtureSite();
@@ -195,7 +230,10 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
   });
 
   it('runs the actions before the rounds', async () => {
-    const { reads } = await rounds('/actions/load-more.html?pages=2&size=3', 'loadMore', 10, scraper, [{ click: '#more' }, { wait: 'li.item:nth-child(6)' }]);
+    const { reads } = await rounds('/actions/load-more.html?pages=2&size=3', 'loadMore', 10, scraper, [
+      { click: '#more' },
+      { wait: 'li.item:nth-child(6)' },
+    ]);
     expect(reads.map((read) => read.length)).toEqual([6]);
   });
 

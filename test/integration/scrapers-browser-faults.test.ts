@@ -42,12 +42,16 @@ describe.skipIf(skip)('scraper 3 (browser) against faulty sources', () => {
     await site?.close();
   });
 
-  it.each(FAULT_CASES.map((fault) => [fault.path, fault] as const))('%s ends with a typed error', async (_path, fault: FaultCase) => {
-    const error = await failureOf(scraper, `${site.origin}${fault.path}`);
-    expect(isPagejsonError(error), String(error)).toBe(true);
-    expect((error as PagejsonError).code, (error as Error).message).toBe(fault.code);
-    expect((error as PagejsonError).message).toMatch(fault.reason);
-  }, HANG_BOUND_MS);
+  it.each(FAULT_CASES.map((fault) => [fault.path, fault] as const))(
+    '%s ends with a typed error',
+    async (_path, fault: FaultCase) => {
+      const error = await failureOf(scraper, `${site.origin}${fault.path}`);
+      expect(isPagejsonError(error), String(error)).toBe(true);
+      expect((error as PagejsonError).code, (error as Error).message).toBe(fault.code);
+      expect((error as PagejsonError).message).toMatch(fault.reason);
+    },
+    HANG_BOUND_MS,
+  );
 
   it('still renders a good page afterwards; close() ends Chromium and every socket to the source', async () => {
     const result = await scraper.fetch({ url: `${site.origin}/listing.html` });
@@ -69,7 +73,12 @@ describe.skipIf(skip)('scraper 3 (browser) against faulty sources', () => {
 describe.skipIf(skip)('scraper 3 address guard', () => {
   it('refuses a loopback page by name unless private networks are allowed, before Chromium sends anything', async () => {
     const site = await startFixtureSite();
-    const guarded = createBrowserScraper({ ...FAULT_SCRAPER_OPTIONS, timeoutMs: 8_000, allowPrivateNetworks: false, chromiumPath: CHROMIUM_PATH });
+    const guarded = createBrowserScraper({
+      ...FAULT_SCRAPER_OPTIONS,
+      timeoutMs: 8_000,
+      allowPrivateNetworks: false,
+      chromiumPath: CHROMIUM_PATH,
+    });
     try {
       await expect(guarded.fetch({ url: `${site.origin}/listing.html` })).rejects.toMatchObject({ code: 'FETCH_BLOCKED_ADDRESS' });
       await expect(guarded.fetch({ url: `http://localhost:${site.port}/listing.html` })).rejects.toMatchObject({

@@ -19,7 +19,13 @@ describe.skipIf(skip)('scraper 3 (browser) against hostile pages', () => {
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    scraper = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    scraper = createBrowserScraper({
+      timeoutMs: 30_000,
+      maxBytes: 1024 * 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 4,
+      chromiumPath: CHROMIUM_PATH,
+    });
     // The browser is running before the attacks, so what is counted after each one is what the page left.
     expect((await scraper.fetch({ url: `${site.origin}/listing.html` })).status).toBe(200);
   }, 120_000);
@@ -47,7 +53,9 @@ describe.skipIf(skip)('scraper 3 (browser) against hostile pages', () => {
     // no CDP handle to list its targets, and ps cannot tell which pages a renderer hosts.
     const ticksBefore = new Map((await rendererProcesses()).map((renderer) => [renderer.pid, renderer.cpuTicks]));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const busy = (await rendererProcesses()).filter((renderer) => renderer.cpuTicks - (ticksBefore.get(renderer.pid) ?? renderer.cpuTicks) > 10);
+    const busy = (await rendererProcesses()).filter(
+      (renderer) => renderer.cpuTicks - (ticksBefore.get(renderer.pid) ?? renderer.cpuTicks) > 10,
+    );
     expect(busy).toEqual([]);
   });
 

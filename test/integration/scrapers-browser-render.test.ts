@@ -24,7 +24,13 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    scraper = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    scraper = createBrowserScraper({
+      timeoutMs: 30_000,
+      maxBytes: 1024 * 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 4,
+      chromiumPath: CHROMIUM_PATH,
+    });
     // Launch Chromium first: on a busy machine the launch can eat most of a deadline, and the rendering test
     // should measure rendering. The launch carries on after a timed-out attempt.
     for (let attempt = 1; ; attempt += 1) {
@@ -86,7 +92,13 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
   });
 
   it('leaves no Chromium process behind after close()', async () => {
-    const own = createBrowserScraper({ timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH });
+    const own = createBrowserScraper({
+      timeoutMs: 30_000,
+      maxBytes: 1024 * 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 4,
+      chromiumPath: CHROMIUM_PATH,
+    });
     const before = new Set(await chromiumChildren());
     await own.fetch({ url: `${site.origin}/listing.html` });
     const started = (await chromiumChildren()).filter((pid) => !before.has(pid));
@@ -100,7 +112,13 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
 describe('scraper 3 without Chromium', () => {
   it('fails with BROWSER_UNAVAILABLE when the executable is not a working Chromium', async () => {
-    const scraper = createBrowserScraper({ timeoutMs: 20_000, maxBytes: 1024, allowPrivateNetworks: true, perOriginConcurrency: 1, chromiumPath: '/bin/false' });
+    const scraper = createBrowserScraper({
+      timeoutMs: 20_000,
+      maxBytes: 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 1,
+      chromiumPath: '/bin/false',
+    });
     try {
       await expect(scraper.fetch({ url: 'http://127.0.0.1:9/' })).rejects.toMatchObject({
         code: 'BROWSER_UNAVAILABLE',
@@ -113,7 +131,13 @@ describe('scraper 3 without Chromium', () => {
 
   it('fails with BROWSER_UNAVAILABLE naming the path and how to fix it', async () => {
     const missing = '/nonexistent/chromium';
-    const scraper = createBrowserScraper({ timeoutMs: 2_000, maxBytes: 1024, allowPrivateNetworks: true, perOriginConcurrency: 1, chromiumPath: missing });
+    const scraper = createBrowserScraper({
+      timeoutMs: 2_000,
+      maxBytes: 1024,
+      allowPrivateNetworks: true,
+      perOriginConcurrency: 1,
+      chromiumPath: missing,
+    });
     try {
       await expect(scraper.fetch({ url: 'http://127.0.0.1:9/' })).rejects.toMatchObject({
         code: 'BROWSER_UNAVAILABLE',

@@ -35,15 +35,19 @@ async function openSocketsSettle(): Promise<number> {
 }
 
 describe('scraper 2 (crawlee) against faulty sources', () => {
-  it.each(FAULT_CASES.map((fault) => [fault.path, fault] as const))('%s ends with its typed error', async (_path, fault) => {
-    const error = await scraper.fetch({ url: `${site.origin}${fault.path}` }).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(isPagejsonError(error), String(error)).toBe(true);
-    expect((error as PagejsonError).code, (error as Error).message).toBe(fault.code);
-    expect((error as PagejsonError).message).toMatch(fault.reason);
-  }, HANG_BOUND_MS);
+  it.each(FAULT_CASES.map((fault) => [fault.path, fault] as const))(
+    '%s ends with its typed error',
+    async (_path, fault) => {
+      const error = await scraper.fetch({ url: `${site.origin}${fault.path}` }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(isPagejsonError(error), String(error)).toBe(true);
+      expect((error as PagejsonError).code, (error as Error).message).toBe(fault.code);
+      expect((error as PagejsonError).message).toMatch(fault.reason);
+    },
+    HANG_BOUND_MS,
+  );
 
   it('still serves a good page afterwards, and no fault left a socket open', async () => {
     const result = await scraper.fetch({ url: `${site.origin}/listing.html` });

@@ -48,19 +48,23 @@ describe('http scraper against a misbehaving source', () => {
     await site.close();
   });
 
-  it.each(FAULT_CASES)('$path ($description) → $code', async ({ path, code, reason }) => {
-    const outcome = await scraper.fetch({ url: `${site.origin}${path}` }).then(
-      () => 'no error',
-      (error: unknown) => error,
-    );
-    expect(outcome).toBeInstanceOf(PagejsonError);
-    const error = outcome as PagejsonError;
-    expect(error.code).toBe(code);
-    expect(error.message).toMatch(reason);
-    const exact = HTTP_REASONS[path];
-    if (exact instanceof RegExp) expect(error.message).toMatch(exact);
-    else expect(error.message).toBe(exact);
-  }, HANG_BOUND_MS);
+  it.each(FAULT_CASES)(
+    '$path ($description) → $code',
+    async ({ path, code, reason }) => {
+      const outcome = await scraper.fetch({ url: `${site.origin}${path}` }).then(
+        () => 'no error',
+        (error: unknown) => error,
+      );
+      expect(outcome).toBeInstanceOf(PagejsonError);
+      const error = outcome as PagejsonError;
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(reason);
+      const exact = HTTP_REASONS[path];
+      if (exact instanceof RegExp) expect(error.message).toMatch(exact);
+      else expect(error.message).toBe(exact);
+    },
+    HANG_BOUND_MS,
+  );
 
   it('still fetches a good page afterwards: the process and the agent stay healthy', async () => {
     const result = await scraper.fetch({ url: `${site.origin}/listing.html` });
@@ -88,7 +92,14 @@ describe('http scraper against a misbehaving source', () => {
     };
     site.server.on('request', track);
     try {
-      for (const path of ['/faults/hang', '/faults/drip', '/faults/reset', '/faults/lying-length', '/faults/huge', '/faults/huge-announced']) {
+      for (const path of [
+        '/faults/hang',
+        '/faults/drip',
+        '/faults/reset',
+        '/faults/lying-length',
+        '/faults/huge',
+        '/faults/huge-announced',
+      ]) {
         await expect(own.fetch({ url: `${site.origin}${path}` })).rejects.toBeInstanceOf(PagejsonError);
       }
       expect(faultSockets.size).toBeGreaterThan(0);

@@ -40,7 +40,12 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
   let admin: FastifyInstance | undefined;
   const printedKeys: string[] = [];
 
-  const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, '--project', root, ...args], { cwd: root, reject: false, env: { NO_COLOR: '1', PAGEJSON_DATA_DIR: '' } });
+  const cli = (...args: string[]) =>
+    execa(process.execPath, [CLI_BIN, '--project', root, ...args], {
+      cwd: root,
+      reject: false,
+      env: { NO_COLOR: '1', PAGEJSON_DATA_DIR: '' },
+    });
   const json = async (...args: string[]) => {
     const result = await cli(...args, '--json');
     expect(result.stderr).toBe('');
@@ -83,7 +88,13 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
   it('creates keys: --json prints the six fields, human output prints the key alone with a warning', async () => {
     const created = await json('keys', 'create', '--label', 'prod');
     expect(Object.keys(created)).toEqual(['id', 'key', 'account', 'label', 'scope', 'createdAt']);
-    expect(created).toMatchObject({ id: expect.stringMatching(/^k_/), key: expect.stringMatching(/^pj_/), account: 'default', label: 'prod', scope: null });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^k_/),
+      key: expect.stringMatching(/^pj_/),
+      account: 'default',
+      label: 'prod',
+      scope: null,
+    });
     printedKeys.push(created.key);
 
     const human = await cli('keys', 'create', '--scope', 'books', '--account', 'acme');
@@ -111,7 +122,12 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
   it('rotates with a grace period and revokes', async () => {
     const [first, second] = await json('keys', 'list');
     const rotated = await json('keys', 'rotate', first.id, '--grace', '24h');
-    expect(rotated).toMatchObject({ key: expect.stringMatching(/^pj_/), account: 'default', label: 'prod', rotated: { id: first.id, status: 'active', expiresAt: expect.any(String) } });
+    expect(rotated).toMatchObject({
+      key: expect.stringMatching(/^pj_/),
+      account: 'default',
+      label: 'prod',
+      rotated: { id: first.id, status: 'active', expiresAt: expect.any(String) },
+    });
     printedKeys.push(rotated.key);
     const hours = (Date.parse(rotated.rotated.expiresAt) - Date.parse(rotated.createdAt)) / 3_600_000;
     expect(Math.round(hours)).toBe(24);
@@ -152,7 +168,20 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
 
   it('reports usage aggregates, filtered by endpoint, key and days', async () => {
     const rows = await json('usage', '--api', 'books');
-    expect(rows).toEqual([{ day: expect.any(String), apiId: 'books', keyId: 'k_seeded00', requests: 2, errors: 0, cacheHits: 1, milliCredits: 800, promptTokens: 0, completionTokens: 0, credits: 0.8 }]);
+    expect(rows).toEqual([
+      {
+        day: expect.any(String),
+        apiId: 'books',
+        keyId: 'k_seeded00',
+        requests: 2,
+        errors: 0,
+        cacheHits: 1,
+        milliCredits: 800,
+        promptTokens: 0,
+        completionTokens: 0,
+        credits: 0.8,
+      },
+    ]);
     expect(await json('usage', '--key', 'k_other000')).toEqual([]);
     const human = await cli('usage', '--days', '1');
     expect(human.stdout).toContain('total');

@@ -72,7 +72,11 @@ export function ensureBuilt(): Promise<void> {
 async function buildIfStale(): Promise<void> {
   if (await isCurrent(await sourceStamp())) return;
   const lockPath = join(tmpdir(), `pagejson-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
-  const release = await lockfile.lock(REPO_ROOT, { lockfilePath: lockPath, stale: 180_000, retries: { retries: 1_000, minTimeout: 100, maxTimeout: 500 } });
+  const release = await lockfile.lock(REPO_ROOT, {
+    lockfilePath: lockPath,
+    stale: 180_000,
+    retries: { retries: 1_000, minTimeout: 100, maxTimeout: 500 },
+  });
   try {
     // Another worker may have built while we waited for the lock.
     const stamp = await sourceStamp();

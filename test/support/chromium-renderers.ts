@@ -13,7 +13,9 @@ export interface RendererProcess {
 async function processTable(): Promise<Array<{ pid: number; ppid: number; args: string }>> {
   const { execFile } = await import('node:child_process');
   const output = await new Promise<string>((resolve, reject) =>
-    execFile('ps', ['-eo', 'pid=,ppid=,args=', '-ww'], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    execFile('ps', ['-eo', 'pid=,ppid=,args=', '-ww'], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
   );
   return output
     .trim()
@@ -37,7 +39,7 @@ async function cpuTicks(pid: number): Promise<number | undefined> {
 export async function rendererProcesses(): Promise<RendererProcess[]> {
   const rows = await processTable();
   const descendants = new Set<number>([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const row of rows) {
       if (!descendants.has(row.pid) && descendants.has(row.ppid)) {

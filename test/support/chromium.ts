@@ -11,7 +11,11 @@ export const CHROMIUM_PATH = process.env.PAGEJSON_CHROMIUM ?? '/usr/bin/chromium
 export const chromiumAvailable = isExecutable(CHROMIUM_PATH);
 /** True when the browser tests must be skipped; prints why, once per test file. */
 export function skipBrowserTests(): boolean {
-  return skipWithoutBinary(chromiumAvailable, 'browser', `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set PAGEJSON_CHROMIUM)`);
+  return skipWithoutBinary(
+    chromiumAvailable,
+    'browser',
+    `Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set PAGEJSON_CHROMIUM)`,
+  );
 }
 
 /** Chromium processes that are descendants of this process (a leak check after `close()`). */
@@ -27,7 +31,7 @@ export async function chromiumChildren(): Promise<number[]> {
     .map(([pid, ppid, ...comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm: comm.join(' ') }));
   const descendants = new Set<number>([process.pid]);
   // Parents are listed before children only by accident; iterate until the set stops growing.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const row of rows) {
       if (!descendants.has(row.pid) && descendants.has(row.ppid)) {

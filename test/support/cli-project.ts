@@ -46,7 +46,11 @@ export async function createCliProject(): Promise<CliProject> {
 }
 
 /** `init`, allow fetching from loopback (the fixture site), and copy the example configs pointed at `origin`. */
-export async function initWithExamples(project: CliProject, origin: string, apiIds: readonly string[] = ['books', 'countries', 'product']): Promise<void> {
+export async function initWithExamples(
+  project: CliProject,
+  origin: string,
+  apiIds: readonly string[] = ['books', 'countries', 'product'],
+): Promise<void> {
   const init = await project.run(['init']);
   if (init.exitCode !== 0) throw new Error(`pagejson init failed: ${String(init.stderr)}`);
   const settings = JSON.parse(await project.read('pagejson.json')) as { fetch: Record<string, unknown> };

@@ -15,7 +15,9 @@ export const EXAMPLE_CONFIG_IDS = ['books', 'countries', 'product'] as const;
 
 /** The text of configs/<apiId>.json with the fixture site's real origin in its url. */
 export function exampleConfigText(apiId: string, origin: string): string {
-  return readFileSync(join(EXAMPLE_CONFIGS_DIR, `${apiId}.json`), 'utf8').split(EXAMPLE_ORIGIN).join(origin);
+  return readFileSync(join(EXAMPLE_CONFIGS_DIR, `${apiId}.json`), 'utf8')
+    .split(EXAMPLE_ORIGIN)
+    .join(origin);
 }
 
 export function exampleConfig(apiId: string, origin: string): ApiConfig {

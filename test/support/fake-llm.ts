@@ -22,9 +22,7 @@ export interface RecordedRequest {
 
 /** A scripted reply: the assistant's content (a string, or a value sent as JSON), or a raw HTTP error. */
 export type FakeReply =
-  | string
-  | { json: unknown; usage?: { prompt_tokens: number; completion_tokens: number } }
-  | { status: number; error: string };
+  string | { json: unknown; usage?: { prompt_tokens: number; completion_tokens: number } } | { status: number; error: string };
 
 export type ReplyScript = FakeReply[] | ((request: RecordedRequest, index: number) => FakeReply);
 
@@ -108,5 +106,8 @@ export async function startFakeLlm(initial: ReplyScript = []): Promise<FakeLlm> 
 
 /** The user message of a recorded request: where pagejson puts the page HTML and the rule. */
 export function userContent(request: RecordedRequest): string {
-  return request.body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  return request.body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 }

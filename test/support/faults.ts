@@ -19,15 +19,30 @@ export interface FaultCase {
 
 export const FAULT_CASES: readonly FaultCase[] = [
   { path: '/faults/hang', code: 'FETCH_TIMEOUT', reason: /^timed out after \d+ ms$/, description: 'never answers' },
-  { path: '/faults/drip', code: 'FETCH_TIMEOUT', reason: /^timed out after \d+ ms$/, description: 'trickles a byte at a time past the deadline' },
+  {
+    path: '/faults/drip',
+    code: 'FETCH_TIMEOUT',
+    reason: /^timed out after \d+ ms$/,
+    description: 'trickles a byte at a time past the deadline',
+  },
   { path: '/faults/reset', code: 'FETCH_FAILED', reason: /connection/, description: 'resets the connection mid-response' },
   { path: '/faults/500', code: 'FETCH_STATUS', reason: /^HTTP 500$/, description: 'answers 500' },
   { path: '/faults/404', code: 'FETCH_STATUS', reason: /^HTTP 404$/, description: 'answers 404' },
   { path: '/faults/lying-length', code: 'FETCH_FAILED', reason: /./, description: 'announces more bytes than it sends, then closes' },
   { path: '/faults/huge', code: 'FETCH_TOO_LARGE', reason: /^response is larger than \d+ bytes$/, description: 'streams 50 MB' },
-  { path: '/faults/huge-announced', code: 'FETCH_TOO_LARGE', reason: /^response is larger than \d+ bytes$/, description: 'announces 50 MB' },
+  {
+    path: '/faults/huge-announced',
+    code: 'FETCH_TOO_LARGE',
+    reason: /^response is larger than \d+ bytes$/,
+    description: 'announces 50 MB',
+  },
   { path: '/faults/redirect-loop', code: 'FETCH_TOO_MANY_REDIRECTS', reason: /redirect/, description: 'redirects to itself' },
-  { path: '/faults/redirect-chain', code: 'FETCH_TOO_MANY_REDIRECTS', reason: /^too many redirects$/, description: 'redirects without end' },
+  {
+    path: '/faults/redirect-chain',
+    code: 'FETCH_TOO_MANY_REDIRECTS',
+    reason: /^too many redirects$/,
+    description: 'redirects without end',
+  },
   {
     path: '/faults/redirect-metadata',
     code: 'FETCH_BLOCKED_ADDRESS',

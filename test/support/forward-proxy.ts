@@ -31,7 +31,17 @@ export interface ForwardProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const kept: IncomingHttpHeaders = {};
@@ -40,7 +50,8 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 }
 
 export async function startForwardProxy(options: { username?: string; password?: string } = {}): Promise<ForwardProxy> {
-  const expected = options.username !== undefined ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
+  const expected =
+    options.username !== undefined ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
   const forwarded: ForwardedRequest[] = [];
   const sockets = new Set<Socket>();
   let refused = 0;
@@ -56,7 +67,9 @@ export async function startForwardProxy(options: { username?: string; password?:
 
   const server = createServer((req, res) => {
     if (!authorized(req)) {
-      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="pagejson-test"', 'content-type': 'text/plain' }).end('proxy authentication required\n');
+      res
+        .writeHead(407, { 'proxy-authenticate': 'Basic realm="pagejson-test"', 'content-type': 'text/plain' })
+        .end('proxy authentication required\n');
       return;
     }
     let target: URL;
@@ -67,10 +80,20 @@ export async function startForwardProxy(options: { username?: string; password?:
       return;
     }
     forwarded.push({ method: req.method ?? 'GET', target: target.href, headers: req.headers });
-    const upstream = httpRequest({ host: target.hostname, port: target.port || 80, path: `${target.pathname}${target.search}`, method: req.method, headers: endToEnd(req.headers), agent: false }, (response) => {
-      res.writeHead(response.statusCode ?? 502, endToEnd(response.headers));
-      response.pipe(res);
-    });
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port || 80,
+        path: `${target.pathname}${target.search}`,
+        method: req.method,
+        headers: endToEnd(req.headers),
+        agent: false,
+      },
+      (response) => {
+        res.writeHead(response.statusCode ?? 502, endToEnd(response.headers));
+        response.pipe(res);
+      },
+    );
     upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('upstream failed\n')));
     req.pipe(upstream);
   });
@@ -78,7 +101,9 @@ export async function startForwardProxy(options: { username?: string; password?:
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     track(client);
     if (!authorized(req)) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="pagejson-test"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="pagejson-test"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      );
       return;
     }
     const [host = '', port = '443'] = (req.url ?? '').replace(/^\[|\](?=:)/g, '').split(/:(?=\d+$)/);

@@ -84,7 +84,11 @@ export function spawnCliOnPty(args: string[], options: { cwd: string; env?: Reco
         child.write(key);
         // The prompt redraws once it has taken the key. Escape alone is taken only after readline's 500 ms
         // pause (how it tells it from the start of an escape sequence), so its redraw comes after that pause.
-        await until(() => output.length > before, 20_000, () => `nothing was drawn after the key ${JSON.stringify(key)}; the screen shows:\n${text().slice(-2000)}`);
+        await until(
+          () => output.length > before,
+          20_000,
+          () => `nothing was drawn after the key ${JSON.stringify(key)}; the screen shows:\n${text().slice(-2000)}`,
+        );
       }
     },
     exited,

@@ -10,7 +10,12 @@ import { parseDocument } from 'htmlparser2';
  * wrapper around every list, item tags changed (`article` → `div`, `div` → `section`), the children of every
  * list item in reverse order, and each price put inside a child element of its own. Same text, same links.
  */
-const hash = (text: string) => createHash('sha256').update(text).digest('base64url').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 5);
+const hash = (text: string) =>
+  createHash('sha256')
+    .update(text)
+    .digest('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 5);
 const tags = (node: { children: AnyNode[] }) => node.children.filter((child): child is Element => child.type === 'tag');
 const PRICE = /([$€£¥]\s?\d[\d.,]*|\d[\d.,]*\s?(€|EUR|USD|kr))/;
 
@@ -32,7 +37,14 @@ export function redesign(html: string): string {
   };
   walk(doc);
   for (const element of all) {
-    if (element.attribs.class) element.attribs.class = element.attribs.class.split(/\s+/).filter(Boolean).map((cls) => `${cls[0]!.toUpperCase()}${cls.slice(1).replace(/[^A-Za-z0-9]/g, '')}_${cls.replace(/[^A-Za-z0-9]/g, '')}__${hash(cls)}`).join(' ');
+    if (element.attribs.class)
+      element.attribs.class = element.attribs.class
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(
+          (cls) => `${cls[0]!.toUpperCase()}${cls.slice(1).replace(/[^A-Za-z0-9]/g, '')}_${cls.replace(/[^A-Za-z0-9]/g, '')}__${hash(cls)}`,
+        )
+        .join(' ');
   }
   for (const list of all.filter(isList)) {
     for (const item of tags(list)) {
@@ -55,7 +67,8 @@ export function redesign(html: string): string {
   const texts: Text[] = [];
   const collect = (node: AnyNode) => {
     if (node.type === 'text') texts.push(node as Text);
-    else if ('children' in node && !(node.type === 'script' || node.type === 'style')) for (const child of (node as Element).children) collect(child);
+    else if ('children' in node && !(node.type === 'script' || node.type === 'style'))
+      for (const child of (node as Element).children) collect(child);
   };
   collect(doc);
   for (const text of texts) {

@@ -32,7 +32,11 @@ export const redisServerAvailable = isExecutable(REDIS_SERVER_BIN);
 
 /** True when the Redis tests must be skipped; prints why, once per test file. */
 export function skipRedisTests(): boolean {
-  return skipWithoutBinary(redisServerAvailable, 'Redis', `redis-server not found at ${REDIS_SERVER_BIN} (apt-get install redis-server, or set PAGEJSON_REDIS_SERVER)`);
+  return skipWithoutBinary(
+    redisServerAvailable,
+    'Redis',
+    `redis-server not found at ${REDIS_SERVER_BIN} (apt-get install redis-server, or set PAGEJSON_REDIS_SERVER)`,
+  );
 }
 
 export interface RedisServer {
@@ -116,9 +120,13 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
   for (let attempt = 0; attempt < 5; attempt++) {
     const dir = await mkdtemp(join(tmpdir(), 'pagejson-redis-'));
     const port = options.port ?? (await freePort());
-    const child = spawn(REDIS_SERVER_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      REDIS_SERVER_BIN,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout?.on('data', (chunk) => (output += String(chunk)));
     child.stderr?.on('data', (chunk) => (output += String(chunk)));

@@ -27,10 +27,21 @@ describe('src/core is laid out by stage (docs/architecture.md)', () => {
 
   it('lint refuses an import of a higher stage, and one past a lower stage index', async () => {
     const eslint = new ESLint({ cwd: join(import.meta.dirname, '../..') });
-    const lint = async (file: string, code: string) => (await eslint.lintText(code, { filePath: join(core, file) }))[0]!.messages.filter((message) => message.ruleId === 'boundaries/dependencies');
-    expect(await lint('config/probe.ts', "import { retrieve } from '../retrieval/index.js';\nexport const probe = retrieve;\n")).toHaveLength(1);
-    expect(await lint('config/probe.ts', "import { PagejsonError } from '../shared/errors.js';\nexport const probe = PagejsonError;\n")).toHaveLength(1);
-    expect(await lint('config/probe.ts', "import { PagejsonError } from '../shared/index.js';\nexport const probe = PagejsonError;\n")).toHaveLength(0);
-    expect(await lint('retrieval/probe.ts', "import { PagejsonError } from '../shared/index.js';\nexport const probe = PagejsonError;\n")).toHaveLength(0);
+    const lint = async (file: string, code: string) =>
+      (await eslint.lintText(code, { filePath: join(core, file) }))[0]!.messages.filter(
+        (message) => message.ruleId === 'boundaries/dependencies',
+      );
+    expect(
+      await lint('config/probe.ts', "import { retrieve } from '../retrieval/index.js';\nexport const probe = retrieve;\n"),
+    ).toHaveLength(1);
+    expect(
+      await lint('config/probe.ts', "import { PagejsonError } from '../shared/errors.js';\nexport const probe = PagejsonError;\n"),
+    ).toHaveLength(1);
+    expect(
+      await lint('config/probe.ts', "import { PagejsonError } from '../shared/index.js';\nexport const probe = PagejsonError;\n"),
+    ).toHaveLength(0);
+    expect(
+      await lint('retrieval/probe.ts', "import { PagejsonError } from '../shared/index.js';\nexport const probe = PagejsonError;\n"),
+    ).toHaveLength(0);
   });
 });

@@ -57,7 +57,10 @@ describe('backstop (one sweeping timer for every request in flight)', () => {
     const backstop = createBackstop<number>({ deadlineMs: 20, sweepMs: 10, expire: (item) => expired.push(item) });
     const entries = Array.from({ length: 100 }, (_, i) => backstop.enter(i));
     // Leave every item but the multiples of 7, in a scrambled order (head, tail and middle all hit).
-    const order = entries.map((entry, i) => ({ entry, i })).filter(({ i }) => i % 7 !== 0).sort((p, q) => ((p.i * 37) % 101) - ((q.i * 37) % 101));
+    const order = entries
+      .map((entry, i) => ({ entry, i }))
+      .filter(({ i }) => i % 7 !== 0)
+      .sort((p, q) => ((p.i * 37) % 101) - ((q.i * 37) % 101));
     for (const { entry } of order) backstop.leave(entry);
     expect(backstop.size).toBe(15);
     elapse(80);

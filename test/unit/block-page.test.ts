@@ -10,10 +10,15 @@ const asBytes = (html: string) => ({ headers: {}, html: '', body: { bytes: new T
 
 describe('block pages (docs/block-pages.md)', () => {
   it('knows a challenge by its header, its title and its script, from text or from bytes', () => {
-    expect(classifyPage(page('<p>anything</p>', { 'cf-mitigated': 'challenge' }))).toEqual({ kind: 'challenge', reason: 'a Cloudflare challenge (cf-mitigated: challenge)' });
+    expect(classifyPage(page('<p>anything</p>', { 'cf-mitigated': 'challenge' }))).toEqual({
+      kind: 'challenge',
+      reason: 'a Cloudflare challenge (cf-mitigated: challenge)',
+    });
     expect(classifyPage(page(CHALLENGE_PAGE))?.kind).toBe('challenge');
     expect(classifyPage(asBytes(CHALLENGE_PAGE))?.kind).toBe('challenge');
-    expect(classifyPage(page('<html><head><title>Just a moment…</title></head><body>Checking your browser.</body></html>'))?.reason).toContain('just a moment');
+    expect(
+      classifyPage(page('<html><head><title>Just a moment…</title></head><body>Checking your browser.</body></html>'))?.reason,
+    ).toContain('just a moment');
   });
 
   it('knows captcha pages of reCAPTCHA, hCaptcha and Turnstile with little else', () => {
@@ -22,7 +27,10 @@ describe('block pages (docs/block-pages.md)', () => {
   });
 
   it('knows an access-denied page answered with 200', () => {
-    expect(classifyPage(page(DENIED_PAGE))).toEqual({ kind: 'access-denied', reason: 'an "access denied" page answered with a success status' });
+    expect(classifyPage(page(DENIED_PAGE))).toEqual({
+      kind: 'access-denied',
+      reason: 'an "access denied" page answered with a success status',
+    });
   });
 
   it('takes pages with data for pages, even with a captcha in a form or a challenge quoted in an article', () => {
@@ -69,7 +77,9 @@ describe('a source that answered 429 (docs/block-pages.md)', () => {
     expect(error.code).toBe('SOURCE_RATE_LIMITED');
     expect(error.context.retryAfterSeconds).toBe(90);
     now += 30_000;
-    expect(() => backoff.check('http://a.example', 'http://a.example/y')).toThrow(expect.objectContaining({ code: 'SOURCE_RATE_LIMITED', context: expect.objectContaining({ retryAfterSeconds: 60 }) }));
+    expect(() => backoff.check('http://a.example', 'http://a.example/y')).toThrow(
+      expect.objectContaining({ code: 'SOURCE_RATE_LIMITED', context: expect.objectContaining({ retryAfterSeconds: 60 }) }),
+    );
     // Other origins are not held back.
     expect(() => backoff.check('http://b.example', 'http://b.example/')).not.toThrow();
     now += 60_000;
@@ -101,9 +111,17 @@ describe('a source that answered 429 (docs/block-pages.md)', () => {
 
   it('turns a status error into SOURCE_RATE_LIMITED or SOURCE_BLOCKED and leaves others as they are', () => {
     const screen = createSourceScreen(() => 0);
-    const limited = screen.failed(new PagejsonError('FETCH_STATUS', 'HTTP 429', { context: { status: 429, retryAfter: '5' } }), 'http://a.example', 'http://a.example/');
+    const limited = screen.failed(
+      new PagejsonError('FETCH_STATUS', 'HTTP 429', { context: { status: 429, retryAfter: '5' } }),
+      'http://a.example',
+      'http://a.example/',
+    );
     expect(limited).toMatchObject({ code: 'SOURCE_RATE_LIMITED', context: { retryAfterSeconds: 5 } });
-    const challenged = screen.failed(new PagejsonError('FETCH_STATUS', 'HTTP 403', { context: { status: 403, cfMitigated: 'challenge' } }), 'http://b.example', 'http://b.example/');
+    const challenged = screen.failed(
+      new PagejsonError('FETCH_STATUS', 'HTTP 403', { context: { status: 403, cfMitigated: 'challenge' } }),
+      'http://b.example',
+      'http://b.example/',
+    );
     expect(challenged).toMatchObject({ code: 'SOURCE_BLOCKED' });
     const plain = new PagejsonError('FETCH_STATUS', 'HTTP 404', { context: { status: 404 } });
     expect(screen.failed(plain, 'http://b.example', 'http://b.example/')).toBe(plain);

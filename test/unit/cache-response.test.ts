@@ -155,7 +155,14 @@ describe('response cache (docs/wire.md, caching)', () => {
 
   it('keeps bodies gzipped in memory: a budget under a fifth of 200 bodies holds all 200, each answered byte for byte', async () => {
     const cache = await openCache({ memoryEntries: 1_000, memoryBytes: 190_000 });
-    const listing = (id: number) => async () => ({ id, items: Array.from({ length: 60 }, (_, i) => ({ name: `Product ${i} of page ${id}`, price: 10 + i, url: `https://shop.example/p/${id}/${i}` })) });
+    const listing = (id: number) => async () => ({
+      id,
+      items: Array.from({ length: 60 }, (_, i) => ({
+        name: `Product ${i} of page ${id}`,
+        price: 10 + i,
+        url: `https://shop.example/p/${id}/${i}`,
+      })),
+    });
     const expected = new Map<number, string>();
     for (let id = 0; id < 200; id += 1) {
       const answer = await cache.get(cacheKey(`list${id}`, 1, 'u'), listing(id), { caching: true });
@@ -171,4 +178,3 @@ describe('response cache (docs/wire.md, caching)', () => {
     }
   });
 });
-

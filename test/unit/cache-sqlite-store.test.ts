@@ -29,7 +29,13 @@ afterEach(async () => {
 });
 
 async function openCache(): Promise<ResponseCache> {
-  const cache = await createResponseCache({ sqlitePath: file, freshMs: 15 * MINUTE, keepMs: KEEP_MS, memoryEntries: 100, now: () => clock });
+  const cache = await createResponseCache({
+    sqlitePath: file,
+    freshMs: 15 * MINUTE,
+    keepMs: KEEP_MS,
+    memoryEntries: 100,
+    now: () => clock,
+  });
   caches.push(cache);
   return cache;
 }
@@ -50,7 +56,8 @@ async function query<T>(sql: string, ...params: unknown[]): Promise<T[]> {
   }
 }
 
-const tables = async () => (await query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((row) => row.name);
+const tables = async () =>
+  (await query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((row) => row.name);
 const rowCount = async () => (await query<{ n: number }>('SELECT count(*) AS n FROM responses'))[0]!.n;
 
 describe('the response cache SQLite file', () => {
@@ -94,7 +101,11 @@ describe('the response cache SQLite file', () => {
 
   it('opens a file of an earlier version: its keyv table goes, and the cache works', async () => {
     await query('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
-    await query('INSERT INTO keyv (key, value) VALUES (?, ?)', `keyv:${cacheKey('books', 1, 'u')}`, JSON.stringify({ value: { body: '{"data":{"id":"old"},"errors":null}', fetchedAt: clock }, expires: clock + KEEP_MS }));
+    await query(
+      'INSERT INTO keyv (key, value) VALUES (?, ?)',
+      `keyv:${cacheKey('books', 1, 'u')}`,
+      JSON.stringify({ value: { body: '{"data":{"id":"old"},"errors":null}', fetchedAt: clock }, expires: clock + KEEP_MS }),
+    );
     const cache = await openCache();
     expect(await tables()).toEqual(['responses']);
     const answer = await cache.get(cacheKey('books', 1, 'u'), async () => ({ id: 'new' }), { caching: true });

@@ -11,12 +11,25 @@ function messages(result: { success: boolean; error?: { issues: Array<{ message:
 
 describe('request in a config', () => {
   it('accepts headers and cookies with ${NAME} templates, kept as written', () => {
-    const parsed = ApiConfigSchema.parse({ ...base, request: { headers: { Authorization: 'Bearer ${API_TOKEN}', 'X-Client': 'pagejson' }, cookies: { session: '${SITE_SESSION}' }, sendToRedirects: true } });
-    expect(parsed.request).toEqual({ headers: { Authorization: 'Bearer ${API_TOKEN}', 'X-Client': 'pagejson' }, cookies: { session: '${SITE_SESSION}' }, sendToRedirects: true });
+    const parsed = ApiConfigSchema.parse({
+      ...base,
+      request: {
+        headers: { Authorization: 'Bearer ${API_TOKEN}', 'X-Client': 'pagejson' },
+        cookies: { session: '${SITE_SESSION}' },
+        sendToRedirects: true,
+      },
+    });
+    expect(parsed.request).toEqual({
+      headers: { Authorization: 'Bearer ${API_TOKEN}', 'X-Client': 'pagejson' },
+      cookies: { session: '${SITE_SESSION}' },
+      sendToRedirects: true,
+    });
   });
 
   it('refuses malformed placeholders, header names and headers pagejson owns, in words', () => {
-    expect(messages(RequestSchema.safeParse({ headers: { Authorization: 'Bearer ${api_token}' } }))).toEqual([expect.stringMatching(/^headers\.Authorization: "\$\{api_token\}" is not an environment variable name/)]);
+    expect(messages(RequestSchema.safeParse({ headers: { Authorization: 'Bearer ${api_token}' } }))).toEqual([
+      expect.stringMatching(/^headers\.Authorization: "\$\{api_token\}" is not an environment variable name/),
+    ]);
     expect(messages(RequestSchema.safeParse({ headers: { 'Bad Name': 'x' } })).join()).toContain('"Bad Name" cannot be a header name');
     expect(messages(RequestSchema.safeParse({ headers: { Host: 'evil.example' } })).join()).toContain('request.headers cannot set Host');
     expect(messages(RequestSchema.safeParse({ headers: { Cookie: 'a=b' } })).join()).toContain('write cookies under request.cookies');
@@ -38,9 +51,14 @@ describe('request in a config', () => {
 
 describe('proxy in a config and fetch.proxy in pagejson.json', () => {
   it('accepts a list with credentials from the environment, round-robin by default, or false', () => {
-    expect(ProxySchema.parse({ urls: ['http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128'] })).toEqual({ urls: ['http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128'], rotate: 'round-robin' });
+    expect(ProxySchema.parse({ urls: ['http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128'] })).toEqual({
+      urls: ['http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128'],
+      rotate: 'round-robin',
+    });
     expect(ApiConfigSchema.parse({ ...base, proxy: false }).proxy).toBe(false);
-    expect(ProjectSettingsSchema.parse({ fetch: { proxy: { urls: ['https://p1:8443', 'http://p2:3128'], rotate: 'sticky' } } }).fetch.proxy).toEqual({ urls: ['https://p1:8443', 'http://p2:3128'], rotate: 'sticky' });
+    expect(
+      ProjectSettingsSchema.parse({ fetch: { proxy: { urls: ['https://p1:8443', 'http://p2:3128'], rotate: 'sticky' } } }).fetch.proxy,
+    ).toEqual({ urls: ['https://p1:8443', 'http://p2:3128'], rotate: 'sticky' });
   });
 
   it('refuses what cannot be a proxy, in words', () => {

@@ -24,7 +24,12 @@ describe('published JSON Schemas', () => {
       variables: { category: { example: 'travel' } },
       structure: [
         { name: 'title', type: 'string', selector: 'h1' },
-        { name: 'books', type: 'array', selector: 'article', fields: [{ name: 'price', type: 'number', selector: '.price', transform: ['number'] }] },
+        {
+          name: 'books',
+          type: 'array',
+          selector: 'article',
+          fields: [{ name: 'price', type: 'number', selector: '.price', transform: ['number'] }],
+        },
       ],
     };
     expect(validate(example)).toBe(true);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSecretRecord, resolveSecrets, secretNames, secretProblems, secretTemplate, unsetSecretNames } from '../../src/core/config/secrets.js';
+import {
+  resolveSecretRecord,
+  resolveSecrets,
+  secretNames,
+  secretProblems,
+  secretTemplate,
+  unsetSecretNames,
+} from '../../src/core/config/secrets.js';
 import { isPagejsonError, type PagejsonError } from '../../src/core/shared/errors.js';
 
 function thrown(run: () => unknown): PagejsonError {
@@ -42,7 +49,9 @@ describe('secrets: ${NAME} from the environment', () => {
   });
 
   it('fails naming the unset variable and where it is used, never a value', () => {
-    const error = thrown(() => resolveSecrets('Bearer ${API_TOKEN} ${OTHER}', { OTHER: 'visible-if-leaked' }, 'request.headers.authorization'));
+    const error = thrown(() =>
+      resolveSecrets('Bearer ${API_TOKEN} ${OTHER}', { OTHER: 'visible-if-leaked' }, 'request.headers.authorization'),
+    );
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toBe('the environment variable API_TOKEN is not set (used in request.headers.authorization)');
     expect(error.hint).toContain('set API_TOKEN');
@@ -59,7 +68,9 @@ describe('secrets: ${NAME} from the environment', () => {
 
   it('does not read inherited properties of the environment object', () => {
     expect(() => resolveSecrets('${__PROTO__}', {})).toThrow(/__PROTO__ is not set/);
-    expect(() => resolveSecrets('${CONSTRUCTOR}', Object.create({ CONSTRUCTOR: 'inherited' }) as Record<string, string>)).toThrow(/not set/);
+    expect(() => resolveSecrets('${CONSTRUCTOR}', Object.create({ CONSTRUCTOR: 'inherited' }) as Record<string, string>)).toThrow(
+      /not set/,
+    );
   });
 
   it('lists the unset names among several texts', () => {

@@ -22,7 +22,10 @@ describe('account balances', () => {
   });
 
   it('creates an account on first use with the free credits of pagejson.json', async () => {
-    expect(await accountBalance(store, undefined, { enabled: true, freeCredits: 100 })).toEqual({ account: 'default', milliCredits: 100_000 });
+    expect(await accountBalance(store, undefined, { enabled: true, freeCredits: 100 })).toEqual({
+      account: 'default',
+      milliCredits: 100_000,
+    });
     expect(await accountBalance(store, 'acme', { enabled: true, freeCredits: 2.5 })).toEqual({ account: 'acme', milliCredits: 2_500 });
     // The free credits are given once: a later call with other settings does not change the balance.
     expect(await accountBalance(store, 'acme', { enabled: true, freeCredits: 100 })).toEqual({ account: 'acme', milliCredits: 2_500 });
@@ -33,7 +36,11 @@ describe('account balances', () => {
     expect(await chargeCredits(store, undefined, generationCost(1), on)).toEqual({ account: 'default', milliCredits: 400 });
     expect(await chargeCredits(store, undefined, generationCost(3), on)).toEqual({ account: 'default', milliCredits: 50 });
     const refused = chargeCredits(store, undefined, generationCost(1), on);
-    await expect(refused).rejects.toMatchObject({ code: 'NO_CREDITS', message: 'No credits left ⚠. Please buy more credits', hint: expect.stringContaining('credits grant') });
+    await expect(refused).rejects.toMatchObject({
+      code: 'NO_CREDITS',
+      message: 'No credits left ⚠. Please buy more credits',
+      hint: expect.stringContaining('credits grant'),
+    });
     expect((await store.getAccount('default'))?.balance).toBe(50);
   });
 

@@ -25,13 +25,23 @@ describe('credit rules (docs/wire.md, credits)', () => {
   });
 
   it('prints whole milli-credits as the decimal the float division would print, signs and trailing zeros included', () => {
-    expect([formatCredits(99_600), formatCredits(1), formatCredits(10), formatCredits(-400), formatCredits(-1_250), formatCredits(123_456_789)]).toEqual(['99.6', '0.001', '0.01', '-0.4', '-1.25', '123456.789']);
+    expect([
+      formatCredits(99_600),
+      formatCredits(1),
+      formatCredits(10),
+      formatCredits(-400),
+      formatCredits(-1_250),
+      formatCredits(123_456_789),
+    ]).toEqual(['99.6', '0.001', '0.01', '-0.4', '-1.25', '123456.789']);
     // Up to 10^15 milli-credits (15 significant digits, so the float's shortest decimal is the exact one).
     fc.assert(
       fc.property(fc.integer({ min: -(10 ** 15), max: 10 ** 15 }), (milli) => formatCredits(milli) === String(milli / 1000)),
       { numRuns: 20_000 },
     );
-    fc.assert(fc.property(fc.integer({ min: -100_000, max: 100_000 }), (milli) => formatCredits(milli) === String(milli / 1000)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.integer({ min: -100_000, max: 100_000 }), (milli) => formatCredits(milli) === String(milli / 1000)),
+      { numRuns: 20_000 },
+    );
     // Not whole milli-credits: as before.
     expect(formatCredits(0.5)).toBe('0.0005');
   });

@@ -30,7 +30,8 @@ function recordEvents() {
       waiter.resolve();
     }
   };
-  const next = (match: (event: ConfigRegistryEvent) => boolean): Promise<void> => new Promise((resolve) => waiting.push({ match, resolve }));
+  const next = (match: (event: ConfigRegistryEvent) => boolean): Promise<void> =>
+    new Promise((resolve) => waiting.push({ match, resolve }));
   return { events, onEvent, next };
 }
 
@@ -51,7 +52,12 @@ describe('config registry', () => {
     temp = await makeProject([pageConfig('alpha', 'http://127.0.0.1:1/a'), pageConfig('beta', 'http://127.0.0.1:1/b')]);
     await writeFile(join(temp.project.configsDir, 'gamma.json'), '{ not json');
     registry = await createConfigRegistry({ dir: temp.project.configsDir, watch: false });
-    expect(registry.list().map((c) => c.apiId).sort()).toEqual(['alpha', 'beta']);
+    expect(
+      registry
+        .list()
+        .map((c) => c.apiId)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
     expect(registry.problems()).toHaveLength(1);
     expect(registry.problems()[0]!.file).toMatch(/gamma\.json$/);
   });
@@ -107,7 +113,10 @@ describe('config registry', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     registry = await createConfigRegistry({ dir: temp.project.configsDir, watch: false, debounceMs: 10 });
     const seen = changeSeen(temp.project.configsDir, 'alpha.json');
-    await writeFileAtomic(join(temp.project.configsDir, 'alpha.json'), serializeConfig(pageConfig('alpha', 'http://127.0.0.1:1/a', { revision: 7 })));
+    await writeFileAtomic(
+      join(temp.project.configsDir, 'alpha.json'),
+      serializeConfig(pageConfig('alpha', 'http://127.0.0.1:1/a', { revision: 7 })),
+    );
     await seen;
     vi.advanceTimersByTime(60_000);
     await registry.settled();

@@ -23,8 +23,12 @@ describe('errorReply', () => {
   });
 
   it('prefixes fetch failures once, whatever the scraper wrote', () => {
-    expect(errorReply(new PagejsonError('FETCH_STATUS', 'the source answered HTTP 500')).errors[0]!.message).toBe('source page could not be fetched: the source answered HTTP 500');
-    expect(errorReply(new PagejsonError('FETCH_TIMEOUT', 'source page could not be fetched: timed out after 20 s')).errors[0]!.message).toBe('source page could not be fetched: timed out after 20 s');
+    expect(errorReply(new PagejsonError('FETCH_STATUS', 'the source answered HTTP 500')).errors[0]!.message).toBe(
+      'source page could not be fetched: the source answered HTTP 500',
+    );
+    expect(
+      errorReply(new PagejsonError('FETCH_TIMEOUT', 'source page could not be fetched: timed out after 20 s')).errors[0]!.message,
+    ).toBe('source page could not be fetched: timed out after 20 s');
     expect(errorReply(new PagejsonError('BROWSER_UNAVAILABLE', 'no chromium')).status).toBe(502);
   });
 
@@ -52,16 +56,27 @@ describe('errorReply', () => {
   });
 
   it('maps Fastify errors by code, and other client errors to their status without details', () => {
-    expect(errorReply(Object.assign(new Error('Body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })).errors[0]!.message).toBe('request body is too large');
+    expect(
+      errorReply(Object.assign(new Error('Body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })).errors[0]!.message,
+    ).toBe('request body is too large');
     expect(errorReply(Object.assign(new Error('x'), { code: 'FST_ERR_BAD_URL', statusCode: 400 })).status).toBe(400);
-    expect(errorReply(Object.assign(new Error('weird header detail'), { statusCode: 400 }))).toEqual({ status: 400, errors: [{ message: 'bad request', code: 'BAD_REQUEST' }], internal: false });
+    expect(errorReply(Object.assign(new Error('weird header detail'), { statusCode: 400 }))).toEqual({
+      status: 400,
+      errors: [{ message: 'bad request', code: 'BAD_REQUEST' }],
+      internal: false,
+    });
   });
 });
 
 describe('envelopes', () => {
   it('writes the error envelope and a complete raw HTTP response', () => {
-    expect(errorEnvelope([{ message: 'no data', code: 'NO_DATA' }])).toBe('{"data":null,"errors":[{"message":"no data","code":"NO_DATA"}]}');
-    const raw = rawErrorResponse(431, 'Request Header Fields Too Large', { message: 'request headers are too large', code: 'HEADERS_TOO_LARGE' });
+    expect(errorEnvelope([{ message: 'no data', code: 'NO_DATA' }])).toBe(
+      '{"data":null,"errors":[{"message":"no data","code":"NO_DATA"}]}',
+    );
+    const raw = rawErrorResponse(431, 'Request Header Fields Too Large', {
+      message: 'request headers are too large',
+      code: 'HEADERS_TOO_LARGE',
+    });
     const [head, body] = raw.split('\r\n\r\n') as [string, string];
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);

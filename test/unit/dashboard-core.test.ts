@@ -8,7 +8,10 @@ import { createDashboardSessions, LOGIN_TOKEN_TTL_MS } from '../../src/daemon/da
 /** The pieces under the dashboard's pages: URL places, usage series, and sign-in tokens and sessions. */
 describe('urlPlaces', () => {
   it('lists every path segment and query parameter with its value and variable', () => {
-    const config = { url: 'https://shop.example/c/{{ category }}/items/?page=2&q=red+shoes&sort={{ sort }}', variables: { category: { example: 'tools' }, sort: { example: 'price' } } };
+    const config = {
+      url: 'https://shop.example/c/{{ category }}/items/?page=2&q=red+shoes&sort={{ sort }}',
+      variables: { category: { example: 'tools' }, sort: { example: 'price' } },
+    };
     expect(urlPlaces(config)?.places).toEqual([
       { spec: 'path:1', kind: 'path', label: '1', value: 'c', variable: null },
       { spec: 'path:2', kind: 'path', label: '2', value: 'tools', variable: 'category' },
@@ -20,15 +23,30 @@ describe('urlPlaces', () => {
   });
 
   it('gives specs that --var accepts, so a toggle makes exactly that place dynamic', () => {
-    const config = ApiConfigSchema.parse({ apiId: 'shop', url: 'https://shop.example/c/tools?page=2', structure: [{ name: 'x', type: 'string', selector: 'h1' }] });
+    const config = ApiConfigSchema.parse({
+      apiId: 'shop',
+      url: 'https://shop.example/c/tools?page=2',
+      structure: [{ name: 'x', type: 'string', selector: 'h1' }],
+    });
     const places = urlPlaces(config)!.places;
-    const { config: edited } = applyEdits(config, [{ kind: 'var', spec: places[1]!.spec, name: 'category' }, { kind: 'var', spec: places[2]!.spec, name: 'page' }]);
+    const { config: edited } = applyEdits(config, [
+      { kind: 'var', spec: places[1]!.spec, name: 'category' },
+      { kind: 'var', spec: places[2]!.spec, name: 'page' },
+    ]);
     expect(edited.url).toBe('https://shop.example/c/{{ category }}?page={{ page }}');
-    expect(urlPlaces(edited)!.places.map((place) => [place.value, place.variable])).toEqual([['c', null], ['tools', 'category'], ['2', 'page']]);
+    expect(urlPlaces(edited)!.places.map((place) => [place.value, place.variable])).toEqual([
+      ['c', null],
+      ['tools', 'category'],
+      ['2', 'page'],
+    ]);
   });
 
   it('an edit naming an inherited key is refused as unknown, never called', () => {
-    const config = ApiConfigSchema.parse({ apiId: 'shop', url: 'https://shop.example/', structure: [{ name: 'x', type: 'string', selector: 'h1' }] });
+    const config = ApiConfigSchema.parse({
+      apiId: 'shop',
+      url: 'https://shop.example/',
+      structure: [{ name: 'x', type: 'string', selector: 'h1' }],
+    });
     for (const key of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       expect(() => applyEdits(config, [{ kind: 'set', key, value: 'x' }])).toThrow(`cannot set "${key}"`);
     }
@@ -38,8 +56,29 @@ describe('urlPlaces', () => {
 describe('usageSeries', () => {
   it('makes one point per bucket, empty ones included, credits split by keyed and keyless rows', () => {
     const now = new Date('2026-11-23T15:30:00Z');
-    const row = (hour: string, keyId: string | null, requests: number, milliCredits: number) => ({ day: hour.slice(0, 10), hour, apiId: 'a', keyId, requests, errors: 0, cacheHits: 0, milliCredits, promptTokens: 0, completionTokens: 0 });
-    const points = usageSeries([row('2026-11-23T15:00Z', 'k_1', 2, 800), row('2026-11-23T15:00Z', null, 0, 250), row('2026-11-23T13:00Z', 'k_1', 1, 400), row('2026-11-20T13:00Z', 'k_1', 9, 9)], 'hour', 3, now);
+    const row = (hour: string, keyId: string | null, requests: number, milliCredits: number) => ({
+      day: hour.slice(0, 10),
+      hour,
+      apiId: 'a',
+      keyId,
+      requests,
+      errors: 0,
+      cacheHits: 0,
+      milliCredits,
+      promptTokens: 0,
+      completionTokens: 0,
+    });
+    const points = usageSeries(
+      [
+        row('2026-11-23T15:00Z', 'k_1', 2, 800),
+        row('2026-11-23T15:00Z', null, 0, 250),
+        row('2026-11-23T13:00Z', 'k_1', 1, 400),
+        row('2026-11-20T13:00Z', 'k_1', 9, 9),
+      ],
+      'hour',
+      3,
+      now,
+    );
     expect(points).toEqual([
       { at: '2026-11-23T13:00:00.000Z', requests: 1, errors: 0, cacheHits: 0, retrievalMilliCredits: 400, generationMilliCredits: 0 },
       { at: '2026-11-23T14:00:00.000Z', requests: 0, errors: 0, cacheHits: 0, retrievalMilliCredits: 0, generationMilliCredits: 0 },
@@ -74,7 +113,8 @@ describe('dashboard sessions', () => {
     const first = sessions.issueLoginToken().token;
     for (let index = 0; index < 100; index += 1) sessions.issueLoginToken();
     expect(sessions.redeem(first)).toBeUndefined();
-    for (const id of [undefined, '', '__proto__', 'constructor', 'A'.repeat(43), 'x'.repeat(10_000)]) expect(sessions.find(id)).toBeUndefined();
+    for (const id of [undefined, '', '__proto__', 'constructor', 'A'.repeat(43), 'x'.repeat(10_000)])
+      expect(sessions.find(id)).toBeUndefined();
     expect(() => sessions.end('__proto__')).not.toThrow();
   });
 });

@@ -48,7 +48,10 @@ describe('edit operations', () => {
   });
 
   it('an edit that changes nothing leaves revision and bytes as they were', () => {
-    const { config, changed } = applyEdits(base, [{ kind: 'set', key: 'caching', value: 'true' }, { kind: 'move', path: 'title', position: 1 }]);
+    const { config, changed } = applyEdits(base, [
+      { kind: 'set', key: 'caching', value: 'true' },
+      { kind: 'move', path: 'title', position: 1 },
+    ]);
     expect(changed).toBe(false);
     expect(serializeConfig(config)).toBe(serializeConfig(base));
   });

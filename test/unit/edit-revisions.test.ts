@@ -20,7 +20,12 @@ async function temp(): Promise<string> {
   return dir;
 }
 
-const base = (): ApiConfig => ApiConfigSchema.parse({ apiId: 'books', url: 'https://shop.example/books?page=1', structure: [{ name: 'title', type: 'string', selector: 'h1' }] });
+const base = (): ApiConfig =>
+  ApiConfigSchema.parse({
+    apiId: 'books',
+    url: 'https://shop.example/books?page=1',
+    structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+  });
 
 describe('config revisions', () => {
   it('keeps the replaced revision on each save and lists what every revision changed', async () => {
@@ -28,7 +33,10 @@ describe('config revisions', () => {
     const file = join(root, 'books.json');
     const dataDir = join(root, '.pagejson');
     await writeFile(file, serializeConfig(base()));
-    for (const operations of [[{ kind: 'var' as const, spec: 'query:page', name: 'page' }], [{ kind: 'rename' as const, path: 'title', name: 'heading' }]]) {
+    for (const operations of [
+      [{ kind: 'var' as const, spec: 'query:page', name: 'page' }],
+      [{ kind: 'rename' as const, path: 'title', name: 'heading' }],
+    ]) {
       const editable = await openConfigForEdit(file);
       await saveEditedConfig(editable, applyEdits(editable.original, operations).config, dataDir);
     }
@@ -37,7 +45,11 @@ describe('config revisions', () => {
     expect((await readdir(join(dataDir, 'revisions', 'books'))).sort()).toEqual(['1.json', '2.json']);
     expect(((await stat(join(dataDir, 'revisions', 'books', '1.json'))).mode & 0o777).toString(8)).toBe('600');
     const listed = await listRevisions(dataDir, current);
-    expect(listed.map((entry) => [entry.revision, entry.replacedAt === null])).toEqual([[3, true], [2, false], [1, false]]);
+    expect(listed.map((entry) => [entry.revision, entry.replacedAt === null])).toEqual([
+      [3, true],
+      [2, false],
+      [1, false],
+    ]);
     expect(listed[0]!.changes!.map((change) => change.text)).toEqual(['field title renamed to heading']);
     expect(listed[0]!.patch).toContain('--- books.json (revision 2)');
     expect(listed[0]!.patch).toMatch(/^-\s+"name": "title",$/m);

@@ -20,7 +20,9 @@ export function wireTableMarkdown(): string {
   const lines = ['| codes | when | status | message | credits | counts against the key |', '|---|---|---|---|---|---|'];
   for (const row of WIRE_TABLE) {
     const codes = row.codes.map((code) => `\`${code}\``).join(', ');
-    lines.push(`| ${codes} | ${row.when} | ${row.status} | ${messageCell(row)} | ${row.refunded ? 'refunded' : '—'} | ${row.countsAsFailure ? 'yes' : 'no'} |`);
+    lines.push(
+      `| ${codes} | ${row.when} | ${row.status} | ${messageCell(row)} | ${row.refunded ? 'refunded' : '—'} | ${row.countsAsFailure ? 'yes' : 'no'} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -31,15 +33,25 @@ describe('the error table', () => {
     expect(new Set(codes).size).toBe(codes.length);
     for (const row of WIRE_TABLE) {
       for (const code of row.codes) {
-        if (['TIMEOUT', 'ROUTE_NOT_FOUND', 'BAD_REQUEST', 'BAD_URL', 'HEADERS_TOO_LARGE', 'MISDIRECTED_REQUEST', 'NOT_READY'].includes(code)) continue;
+        if (
+          ['TIMEOUT', 'ROUTE_NOT_FOUND', 'BAD_REQUEST', 'BAD_URL', 'HEADERS_TOO_LARGE', 'MISDIRECTED_REQUEST', 'NOT_READY'].includes(code)
+        )
+          continue;
         const reply = errorReply(new PagejsonError(code as ErrorCode, 'the reason'));
         expect(reply.status, code).toBe(row.status);
-        const expected = row.message.kind === 'fixed' ? row.message.text : row.message.kind === 'prefixed' ? `${row.message.text}the reason` : 'the reason';
+        const expected =
+          row.message.kind === 'fixed'
+            ? row.message.text
+            : row.message.kind === 'prefixed'
+              ? `${row.message.text}the reason`
+              : 'the reason';
         expect(reply.errors[0]!.message, code).toBe(expected);
       }
     }
     expect(wireRow('MODEL_FAILED')).toBe(INTERNAL_ROW);
-    expect(errorReply(new PagejsonError('MODEL_FAILED', '/secret/path')).errors).toEqual([{ message: 'something went wrong', code: 'INTERNAL' }]);
+    expect(errorReply(new PagejsonError('MODEL_FAILED', '/secret/path')).errors).toEqual([
+      { message: 'something went wrong', code: 'INTERNAL' },
+    ]);
   });
 
   it('refunds exactly the failures of the service, and counts them and the 400s against the key', () => {

@@ -32,7 +32,8 @@ afterEach(async () => {
 });
 
 const SECRET = 'TOP-SECRET-VALUE';
-const record = (data: Record<string, unknown>) => `${JSON.stringify({ apiId: 'books', revision: 1, url: 'http://127.0.0.1:4173/', variables: {}, data })}\n`;
+const record = (data: Record<string, unknown>) =>
+  `${JSON.stringify({ apiId: 'books', revision: 1, url: 'http://127.0.0.1:4173/', variables: {}, data })}\n`;
 
 /** configs/__snapshots__/books with a good page beside whatever the test puts there. */
 async function snapshotFolder(): Promise<{ configs: string; folder: string }> {
@@ -49,7 +50,10 @@ describe('snapshots are read as configs are (item 4)', () => {
     await symlink(join(dir, 'elsewhere.json'), join(folder, 'default.json'));
     await writeFile(join(folder, 'default.html.gz'), gzipSync('<h1>A</h1>'));
     const error = await readSnapshots(configs, 'books').catch((caught: unknown) => caught as Error & { code: string });
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', message: 'snapshot books/default cannot be read: default.json is a symbolic link' });
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: 'snapshot books/default cannot be read: default.json is a symbolic link',
+    });
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
 
@@ -62,14 +66,22 @@ describe('snapshots are read as configs are (item 4)', () => {
     await symlink(join(dir, 'outside'), join(configs, '__snapshots__', 'books'));
     await expect(readSnapshots(configs, 'books')).rejects.toThrow(/books is a symbolic link: snapshots are read from real folders/);
     // Nor are snapshots written through it.
-    await expect(writeSnapshot(configs, { apiId: 'books', revision: 1, url: 'http://x.example/', variables: {}, data: {} }, '<p>')).rejects.toThrow(/symbolic link/);
+    await expect(
+      writeSnapshot(configs, { apiId: 'books', revision: 1, url: 'http://x.example/', variables: {}, data: {} }, '<p>'),
+    ).rejects.toThrow(/symbolic link/);
     expect(readFileSync(join(dir, 'outside', 'default.json'), 'utf8')).toContain(SECRET);
   });
 
   it('refuses a page linked to /dev/zero, and a page that is a FIFO, without reading either', async () => {
     const { configs, folder } = await snapshotFolder();
-    await writeSnapshot(configs, { apiId: 'books', revision: 1, url: 'http://127.0.0.1:4173/', variables: {}, data: { title: 'A' } }, '<h1>A</h1>');
-    expect(await readSnapshots(configs, 'books')).toMatchObject([{ name: 'default', html: '<h1>A</h1>', record: { data: { title: 'A' } } }]);
+    await writeSnapshot(
+      configs,
+      { apiId: 'books', revision: 1, url: 'http://127.0.0.1:4173/', variables: {}, data: { title: 'A' } },
+      '<h1>A</h1>',
+    );
+    expect(await readSnapshots(configs, 'books')).toMatchObject([
+      { name: 'default', html: '<h1>A</h1>', record: { data: { title: 'A' } } },
+    ]);
     await rm(join(folder, 'default.html.gz'));
     await symlink('/dev/zero', join(folder, 'default.html.gz'));
     await expect(readSnapshots(configs, 'books')).rejects.toThrow('default.html.gz is a symbolic link');
@@ -87,7 +99,9 @@ describe('snapshots are read as configs are (item 4)', () => {
     const bomb = Buffer.concat(Array.from({ length: 8 }, () => member));
     expect(bomb.length).toBeLessThan(100 * 1024);
     await writeFile(join(folder, 'default.html.gz'), bomb);
-    await expect(readSnapshots(configs, 'books')).rejects.toThrow(new RegExp(`default.html.gz decompresses to more than ${bomb.length * 100} bytes`));
+    await expect(readSnapshots(configs, 'books')).rejects.toThrow(
+      new RegExp(`default.html.gz decompresses to more than ${bomb.length * 100} bytes`),
+    );
   });
 
   it('stops a page of ordinary ratio at the size bound (10 MiB)', async () => {
@@ -109,8 +123,12 @@ describe('configs and dataDir stay inside the project (item 5)', () => {
     const root = join(dir, 'project');
     await mkdir(root);
     await mkdir(join(dir, 'etc'));
-    expect(() => projectFromSettings(root, settings({ configs: '../etc' }))).toThrow('pagejson.json at $.configs: configs "../etc" leads outside the project');
-    expect(() => projectFromSettings(root, settings({ dataDir: join(dir, 'state') }))).toThrow(/at \$\.dataDir: dataDir ".*" leads outside the project/);
+    expect(() => projectFromSettings(root, settings({ configs: '../etc' }))).toThrow(
+      'pagejson.json at $.configs: configs "../etc" leads outside the project',
+    );
+    expect(() => projectFromSettings(root, settings({ dataDir: join(dir, 'state') }))).toThrow(
+      /at \$\.dataDir: dataDir ".*" leads outside the project/,
+    );
     await symlink(join(dir, 'etc'), join(root, 'configs'));
     expect(() => projectFromSettings(root, settings({}))).toThrow('configs "configs" leads outside the project through a symbolic link');
   });
@@ -119,30 +137,47 @@ describe('configs and dataDir stay inside the project (item 5)', () => {
     const root = join(dir, 'project');
     await mkdir(root);
     const outside = settings({ configs: '../etc', dataDir: '/var/lib/pagejson' });
-    expect(() => projectFromSettings(root, outside, { PAGEJSON_ALLOW_OUTSIDE: 'yes' })).toThrow(expect.objectContaining({ code: 'PROJECT_INVALID', hint: expect.stringContaining('set PAGEJSON_ALLOW_OUTSIDE=1 where pagejson runs') as string }));
+    expect(() => projectFromSettings(root, outside, { PAGEJSON_ALLOW_OUTSIDE: 'yes' })).toThrow(
+      expect.objectContaining({
+        code: 'PROJECT_INVALID',
+        hint: expect.stringContaining('set PAGEJSON_ALLOW_OUTSIDE=1 where pagejson runs') as string,
+      }),
+    );
     const allowed = projectFromSettings(root, outside, { PAGEJSON_ALLOW_OUTSIDE: '1' });
     expect(allowed).toMatchObject({ configsDir: join(dir, 'etc'), dataDir: '/var/lib/pagejson' });
     expect(projectFromSettings(root, settings({}), { PAGEJSON_DATA_DIR: join(dir, 'state') }).dataDir).toBe(join(dir, 'state'));
-    expect(projectFromSettings(root, settings({ configs: 'endpoints/v1', dataDir: 'var/.pagejson' })).configsDir).toBe(join(root, 'endpoints/v1'));
+    expect(projectFromSettings(root, settings({ configs: 'endpoints/v1', dataDir: 'var/.pagejson' })).configsDir).toBe(
+      join(root, 'endpoints/v1'),
+    );
   });
 
   it('loads a project whose pagejson.json is a FIFO with an error, not a hang', async () => {
     const root = join(dir, 'project');
     await mkdir(root);
     await execa('mkfifo', [join(root, 'pagejson.json')]);
-    await expect(loadProject({ cwd: root, env: {} })).rejects.toThrow('pagejson.json: not read: it is a named pipe (FIFO) (only a regular file is read)');
+    await expect(loadProject({ cwd: root, env: {} })).rejects.toThrow(
+      'pagejson.json: not read: it is a named pipe (FIFO) (only a regular file is read)',
+    );
   });
 });
 
-describe('the data dir is the user\'s alone, and links in it are not followed (item 9)', () => {
+describe("the data dir is the user's alone, and links in it are not followed (item 9)", () => {
   it('refuses a data dir that others can write (0777), and changes nothing in it', async () => {
     const data = join(dir, 'data');
     await mkdir(data);
     await chmod(data, 0o777);
-    await expect(ensurePrivateDir(data)).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE', message: expect.stringContaining('is writable by other users (mode 777)') as string, hint: expect.stringContaining(`chmod 700 ${data}`) as string });
+    await expect(ensurePrivateDir(data)).rejects.toMatchObject({
+      code: 'DATA_DIR_UNSAFE',
+      message: expect.stringContaining('is writable by other users (mode 777)') as string,
+      hint: expect.stringContaining(`chmod 700 ${data}`) as string,
+    });
     expect((await stat(data)).mode & 0o777).toBe(0o777);
     // Nor does a save keep its earlier revision there (`pagejson edit` without a daemon).
-    const config = ApiConfigSchema.parse({ apiId: 'books', url: 'https://shop.example/', structure: [{ name: 'title', type: 'string', selector: 'h1' }] });
+    const config = ApiConfigSchema.parse({
+      apiId: 'books',
+      url: 'https://shop.example/',
+      structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+    });
     await expect(keepRevision(data, config)).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE' });
     expect(existsSync(join(data, 'revisions'))).toBe(false);
   });
@@ -151,7 +186,10 @@ describe('the data dir is the user\'s alone, and links in it are not followed (i
     const data = join(dir, 'data');
     await mkdir(data, { mode: 0o700 });
     await chown(data, 65534, 65534);
-    await expect(ensurePrivateDir(data)).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE', message: expect.stringContaining('belongs to another user (uid 65534)') as string });
+    await expect(ensurePrivateDir(data)).rejects.toMatchObject({
+      code: 'DATA_DIR_UNSAFE',
+      message: expect.stringContaining('belongs to another user (uid 65534)') as string,
+    });
   });
 
   it('never chmods the target of a cache.sqlite link', async () => {
@@ -161,7 +199,9 @@ describe('the data dir is the user\'s alone, and links in it are not followed (i
     await writeFile(target, 'mine', { mode: 0o644 });
     await chmod(target, 0o644);
     await symlink(target, join(data, 'cache.sqlite'));
-    await expect(ensurePrivateDir(data)).rejects.toThrow(`${join(data, 'cache.sqlite')} is a symbolic link: pagejson never follows links in its data dir`);
+    await expect(ensurePrivateDir(data)).rejects.toThrow(
+      `${join(data, 'cache.sqlite')} is a symbolic link: pagejson never follows links in its data dir`,
+    );
     await expect(ensurePrivateFile(join(data, 'cache.sqlite'))).rejects.toMatchObject({ code: 'DATA_DIR_UNSAFE' });
     expect((await stat(target)).mode & 0o777).toBe(0o644);
   });

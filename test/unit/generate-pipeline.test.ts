@@ -8,7 +8,15 @@ import { startFakeLlm, userContent, type FakeLlm } from '../support/fake-llm.js'
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
-  name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra,
+  name,
+  type,
+  selector,
+  attribute: null,
+  transform: null,
+  description: null,
+  items: null,
+  fields: null,
+  ...extra,
 });
 
 describe('generateConfig', () => {
@@ -37,10 +45,18 @@ describe('generateConfig', () => {
     return { scraperFor: (n: 1 | 2 | 3) => pool.get(n), modelFor: (name: string) => resolver.get(name), now };
   };
   const request = (overrides: Partial<GenerateRequest>): GenerateRequest => ({
-    url: `${site.origin}/listing.html`, scraper: 1, session: false, model: 'local', selector: 'main', rule: null, caching: true, vars: [], ...overrides,
+    url: `${site.origin}/listing.html`,
+    scraper: 1,
+    session: false,
+    model: 'local',
+    selector: 'main',
+    rule: null,
+    caching: true,
+    vars: [],
+    ...overrides,
   });
 
-  it('builds a revision-1 config from the model\'s proposal, with a sample, usage and model fields filled', async () => {
+  it("builds a revision-1 config from the model's proposal, with a sample, usage and model fields filled", async () => {
     llm.script([
       {
         json: {
@@ -48,7 +64,10 @@ describe('generateConfig', () => {
             field('heading', 'string', 'h1'),
             field('summary', 'string', '.no-such-thing', { description: 'what the page lists' }),
             field('books', 'array', 'article.product_pod', {
-              fields: [field('title', 'string', 'h3 a', { attribute: 'title' }), field('price', 'number', '.price_color', { transform: ['number'] })],
+              fields: [
+                field('title', 'string', 'h3 a', { attribute: 'title' }),
+                field('price', 'number', '.price_color', { transform: ['number'] }),
+              ],
             }),
           ],
         },
@@ -59,13 +78,28 @@ describe('generateConfig', () => {
     const result = await generateConfig(request({ apiId: 'books', rule: 'books and prices' }), deps());
 
     expect(ApiConfigSchema.parse(result.config)).toEqual(result.config);
-    expect(result.config).toMatchObject({ apiId: 'books', revision: 1, status: 'active', url: `${site.origin}/listing.html`, model: 'local', selector: 'main', rule: 'books and prices', caching: true });
+    expect(result.config).toMatchObject({
+      apiId: 'books',
+      revision: 1,
+      status: 'active',
+      url: `${site.origin}/listing.html`,
+      model: 'local',
+      selector: 'main',
+      rule: 'books and prices',
+      caching: true,
+    });
     expect(result.config.structure[1]).toEqual({ name: 'summary', type: 'string', description: 'what the page lists' });
     expect(result.sample.heading).toBe('All products');
     expect(result.sample.summary).toBe('Fourteen books');
     expect(result.sample.books).toHaveLength(14);
     expect((result.sample.books as Array<Record<string, unknown>>)[0]).toEqual({ title: 'A Light in the Attic', price: 51.77 });
-    expect(result.config.generated).toEqual({ at: '2026-11-22T10:00:00.000Z', model: 'local', scraper: 1, sample: result.sample, usage: { promptTokens: 1200, completionTokens: 90 } });
+    expect(result.config.generated).toEqual({
+      at: '2026-11-22T10:00:00.000Z',
+      model: 'local',
+      scraper: 1,
+      sample: result.sample,
+      usage: { promptTokens: 1200, completionTokens: 90 },
+    });
     // The section the model saw is <main>, not the header outside it.
     const sent = userContent(llm.requests[0]!);
     expect(sent).toContain('product_pod');
@@ -75,7 +109,10 @@ describe('generateConfig', () => {
 
   it('marks --var places dynamic with the current values as examples', async () => {
     llm.script([{ json: { structure: [field('heading', 'string', 'h1')] } }]);
-    const result = await generateConfig(request({ url: `${site.origin}/listing.html?page=2&sort=asc`, vars: ['path:1=page_name', 'query:page=page'] }), deps());
+    const result = await generateConfig(
+      request({ url: `${site.origin}/listing.html?page=2&sort=asc`, vars: ['path:1=page_name', 'query:page=page'] }),
+      deps(),
+    );
     expect(result.config.url).toBe(`${site.origin}/{{ page_name }}?page={{ page }}&sort=asc`);
     expect(result.config.variables).toEqual({ page_name: { example: 'listing.html' }, page: { example: '2' } });
   });
@@ -89,7 +126,9 @@ describe('generateConfig', () => {
   });
 
   it('says clearly when the selector matches nothing, naming the sections the page has, before calling the model', async () => {
-    const error = await generateConfig(request({ selector: '#missing', url: `${site.origin}/jobs-board.html` }), deps()).catch((e: unknown) => e);
+    const error = await generateConfig(request({ selector: '#missing', url: `${site.origin}/jobs-board.html` }), deps()).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PagejsonError);
     expect((error as PagejsonError).code).toBe('USAGE');
     expect((error as PagejsonError).message).toBe(`the section selector "#missing" matches nothing on ${site.origin}/jobs-board.html`);
@@ -107,14 +146,22 @@ describe('generateConfig', () => {
     const whole = await generateConfig(request({ url: `${site.origin}/jobs-board.html`, model: 'heuristic', selector: 'body' }), deps());
     // On the whole page the heuristic offers page facts (title, description…) beside the jobs.
     expect(JSON.stringify(whole.sample)).toContain('Harbor Jobs');
-    const narrowed = await generateConfig(request({ url: `${site.origin}/jobs-board.html`, model: 'heuristic', selector: '.jobs' }), deps());
+    const narrowed = await generateConfig(
+      request({ url: `${site.origin}/jobs-board.html`, model: 'heuristic', selector: '.jobs' }),
+      deps(),
+    );
     const text = JSON.stringify(narrowed.sample);
     expect(text).toContain('Line cook');
-    for (const outside of ['Harbor Jobs', 'Jobs at the harbor', 'New pier opens', 'Harbor Inc', 'harbor.png']) expect(text).not.toContain(outside);
+    for (const outside of ['Harbor Jobs', 'Jobs at the harbor', 'New pier opens', 'Harbor Inc', 'harbor.png'])
+      expect(text).not.toContain(outside);
     // Every field resolves inside the section: the same data without the whole-page fallback.
     const { compileStructure, parseHtml } = await import('../../src/core/extract/engine/index.js');
     const html = await (await fetch(`${site.origin}/jobs-board.html`)).text();
-    const inside = compileStructure({ selector: '.jobs', structure: narrowed.config.structure }).extractFromDocument(parseHtml(html), `${site.origin}/jobs-board.html`, { sectionOnly: true });
+    const inside = compileStructure({ selector: '.jobs', structure: narrowed.config.structure }).extractFromDocument(
+      parseHtml(html),
+      `${site.origin}/jobs-board.html`,
+      { sectionOnly: true },
+    );
     expect(inside.data).toEqual(narrowed.sample);
   });
 

@@ -9,14 +9,24 @@ describe('renderStructureTree', () => {
         { name: 'summary', type: 'string' },
         { name: 'tags', type: 'array', selector: '.tag', items: { type: 'string' } },
         {
-          name: 'books', type: 'array', selector: 'article',
+          name: 'books',
+          type: 'array',
+          selector: 'article',
           fields: [
             { name: 'name', type: 'string', selector: 'h3 a', attribute: 'title' },
             { name: 'price', type: 'number', selector: '.price' },
           ],
         },
       ],
-      { title: 'All products', summary: null, tags: ['a', 'b', 'c', 'd'], books: [{ name: 'Attic', price: 51.77 }, { name: 'Velvet', price: 53.74 }] },
+      {
+        title: 'All products',
+        summary: null,
+        tags: ['a', 'b', 'c', 'd'],
+        books: [
+          { name: 'Attic', price: 51.77 },
+          { name: 'Velvet', price: 53.74 },
+        ],
+      },
     );
     expect(tree.split('\n')).toEqual([
       '├── title  string  ← h1  "All products"',

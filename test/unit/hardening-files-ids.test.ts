@@ -35,7 +35,10 @@ describe('ids from outside are never object keys', () => {
 
   it('reads a state file holding "__proto__" keys as plain data, polluting nothing', async () => {
     const file = join(dir, 'state.json');
-    await writeFile(file, '{"version":1,"accounts":{"__proto__":{"id":"x","balance":5,"createdAt":"t"}},"keys":{"__proto__":{"status":"revoked"}},"usage":{},"endpoints":{}}');
+    await writeFile(
+      file,
+      '{"version":1,"accounts":{"__proto__":{"id":"x","balance":5,"createdAt":"t"}},"keys":{"__proto__":{"status":"revoked"}},"usage":{},"endpoints":{}}',
+    );
     const store = await createLowdbStore({ file });
     expect(({} as Record<string, unknown>).balance).toBeUndefined();
     expect(({} as Record<string, unknown>).status).toBeUndefined();
@@ -50,9 +53,15 @@ describe('ids from outside are never object keys', () => {
     const result = parseConfigText(config('proto', { url: 'https://shop.example/{{ constructor }}' }), 'proto.json');
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.problems.map((p) => p.message)).toContain('placeholder {{ constructor }} has no entry in variables');
-    const declared = parseConfigText(config('proto', { url: 'https://shop.example/{{ constructor }}', variables: { constructor: { example: 'x' } } }), 'proto.json');
+    const declared = parseConfigText(
+      config('proto', { url: 'https://shop.example/{{ constructor }}', variables: { constructor: { example: 'x' } } }),
+      'proto.json',
+    );
     expect(declared.ok).toBe(true);
-    const proto = parseConfigText(config('proto', { url: 'https://shop.example/{{ __proto__ }}', variables: JSON.parse('{"__proto__":{"example":"x"}}') }), 'proto.json');
+    const proto = parseConfigText(
+      config('proto', { url: 'https://shop.example/{{ __proto__ }}', variables: JSON.parse('{"__proto__":{"example":"x"}}') }),
+      'proto.json',
+    );
     expect(proto.ok).toBe(false);
   });
 });
@@ -140,13 +149,23 @@ describe('config loading cannot hang or leak', () => {
 
 describe('pages and selectors with unbounded cost', () => {
   it('stops parsing past the depth and element limits with EXTRACTION_LIMIT', () => {
-    expect(() => parseHtml('<div>'.repeat(600), { maxDepth: 512, maxElements: 1_000 })).toThrow(expect.objectContaining({ code: 'EXTRACTION_LIMIT', message: expect.stringContaining('deeper than 512 levels') }));
-    expect(() => parseHtml('<p>x</p>'.repeat(1_001), { maxDepth: 512, maxElements: 1_000 })).toThrow(/more than 1000 elements \(extraction\.maxElements/);
+    expect(() => parseHtml('<div>'.repeat(600), { maxDepth: 512, maxElements: 1_000 })).toThrow(
+      expect.objectContaining({ code: 'EXTRACTION_LIMIT', message: expect.stringContaining('deeper than 512 levels') }),
+    );
+    expect(() => parseHtml('<p>x</p>'.repeat(1_001), { maxDepth: 512, maxElements: 1_000 })).toThrow(
+      /more than 1000 elements \(extraction\.maxElements/,
+    );
     expect(parseHtml('<div>'.repeat(500), { maxDepth: 512, maxElements: 1_000 }).children.length).toBe(1);
   });
 
   it('refuses :has() over siblings and nested :has(), and allows the bounded forms', () => {
-    for (const selector of ['li:has(~ li ~ li ~ li .nomatch)', 'li:has(+ li)', 'div:not(:has(~ p))', 'a:has(b:has(c))', 'ul:is(:has(li ~ li))']) {
+    for (const selector of [
+      'li:has(~ li ~ li ~ li .nomatch)',
+      'li:has(+ li)',
+      'div:not(:has(~ p))',
+      'a:has(b:has(c))',
+      'ul:is(:has(li ~ li))',
+    ]) {
       expect(selectorCostProblem(selector), selector).not.toBeNull();
     }
     for (const selector of ['li:has(> a)', 'article:has(img)', 'li:nth-child(2n+1)', 'li ~ li', 'h2 + p', 'div.card:not(.ad) > a[href]']) {
@@ -156,7 +175,12 @@ describe('pages and selectors with unbounded cost', () => {
   });
 
   it('makes validate report a refused selector with its path', () => {
-    const result = parseConfigText(config('costly', { structure: [{ name: 'items', type: 'array', selector: 'li:has(~ li ~ li ~ li .nomatch)', items: { type: 'string' } }] }), 'costly.json');
+    const result = parseConfigText(
+      config('costly', {
+        structure: [{ name: 'items', type: 'array', selector: 'li:has(~ li ~ li ~ li .nomatch)', items: { type: 'string' } }],
+      }),
+      'costly.json',
+    );
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.problems[0]).toMatchObject({ path: '$.structure[0].selector' });

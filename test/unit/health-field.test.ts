@@ -5,7 +5,14 @@ import { assessHealth, compareData, snapshotName } from '../../src/core/health/i
 const structure: Field[] = [
   { name: 'title', type: 'string', selector: 'h1' },
   { name: 'books', type: 'array', selector: 'article', fields: [{ name: 'name', type: 'string', selector: 'a' }] },
-  { name: 'shop', type: 'object', fields: [{ name: 'phone', type: 'string', selector: '.phone' }, { name: 'email', type: 'string', selector: '.email' }] },
+  {
+    name: 'shop',
+    type: 'object',
+    fields: [
+      { name: 'phone', type: 'string', selector: '.phone' },
+      { name: 'email', type: 'string', selector: '.email' },
+    ],
+  },
 ];
 const sample = { title: 'Books', books: [{ name: 'a' }, { name: 'b' }], shop: { phone: '1', email: 'x@y' } };
 
@@ -23,8 +30,14 @@ describe('field health', () => {
   });
 
   it('is degraded when most fields that had values are empty, healthy when only one of four is', () => {
-    expect(assessHealth(structure, { title: null, books: [{ name: 'a' }], shop: { phone: null, email: null } }, sample)).toMatchObject({ state: 'degraded', failing: ['title', 'shop.phone', 'shop.email'] });
-    expect(assessHealth(structure, { title: 'Books', books: [{ name: 'a' }], shop: { phone: null, email: 'x@y' } }, sample)).toMatchObject({ state: 'healthy', failing: ['shop.phone'] });
+    expect(assessHealth(structure, { title: null, books: [{ name: 'a' }], shop: { phone: null, email: null } }, sample)).toMatchObject({
+      state: 'degraded',
+      failing: ['title', 'shop.phone', 'shop.email'],
+    });
+    expect(assessHealth(structure, { title: 'Books', books: [{ name: 'a' }], shop: { phone: null, email: 'x@y' } }, sample)).toMatchObject({
+      state: 'healthy',
+      failing: ['shop.phone'],
+    });
   });
 
   it('is broken when nothing at all came out; without an expectation, most fields empty is degraded', () => {

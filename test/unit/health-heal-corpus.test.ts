@@ -13,7 +13,9 @@ import { redesign } from '../support/redesign.js';
  * redesign broke it, and `heal` must bring back the values it extracted. Figures go to docs/heuristic.md.
  */
 const evalDir = fileURLToPath(new URL('../fixtures/eval/', import.meta.url));
-const names = readdirSync(evalDir).filter((name) => !name.startsWith('.')).sort();
+const names = readdirSync(evalDir)
+  .filter((name) => !name.startsWith('.'))
+  .sort();
 
 describe('repair quality on redesigned pages', () => {
   it('detects every broken config and recovers at least 90% of the old values', async () => {
@@ -25,7 +27,13 @@ describe('repair quality on redesigned pages', () => {
     for (const name of names) {
       const html = readFileSync(join(evalDir, name, 'page.html'), 'utf8');
       const { url, selector } = JSON.parse(readFileSync(join(evalDir, name, 'expected.json'), 'utf8')) as { url: string; selector: string };
-      const { structure } = await model.generate({ sectionHtml: selectSection(html, selector).sectionHtml, pageHtml: html, pageUrl: url, selector, rule: null });
+      const { structure } = await model.generate({
+        sectionHtml: selectSection(html, selector).sectionHtml,
+        pageHtml: html,
+        pageUrl: url,
+        selector,
+        rule: null,
+      });
       const config = { apiId: 'corpus', selector, structure };
       const before = compileStructure(config).extract(html, url).data;
       const changed = redesign(html);
@@ -40,9 +48,13 @@ describe('repair quality on redesigned pages', () => {
       const healed = healStructure({ config, html: changed, pageUrl: url, expected: before });
       found += healed.recovery.found;
       total += healed.recovery.total;
-      rows.push(`${name.padEnd(30)} ${`${staleRecovery.found}/${staleRecovery.total}`.padStart(9)} ${health.state.padEnd(9)} ${`${healed.recovery.found}/${healed.recovery.total}`.padStart(9)}`);
+      rows.push(
+        `${name.padEnd(30)} ${`${staleRecovery.found}/${staleRecovery.total}`.padStart(9)} ${health.state.padEnd(9)} ${`${healed.recovery.found}/${healed.recovery.total}`.padStart(9)}`,
+      );
     }
-    console.log(`${'page'.padEnd(30)} ${'stale'.padStart(9)} ${'health'.padEnd(9)} ${'healed'.padStart(9)}\n${rows.join('\n')}\nmean recovery ${(found / total).toFixed(3)} (${found}/${total}); undetected ${undetected}`);
+    console.log(
+      `${'page'.padEnd(30)} ${'stale'.padStart(9)} ${'health'.padEnd(9)} ${'healed'.padStart(9)}\n${rows.join('\n')}\nmean recovery ${(found / total).toFixed(3)} (${found}/${total}); undetected ${undetected}`,
+    );
     expect(undetected).toBe(0);
     // The target of issue 9 (today 0.934; docs/heuristic.md has the figure and what still fails).
     expect(found / total).toBeGreaterThanOrEqual(0.9);

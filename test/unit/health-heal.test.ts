@@ -37,7 +37,9 @@ describe('heal (value anchoring)', () => {
     expect(healed.data).toEqual(expected);
     // Names, types, transforms and order are kept; only selectors changed.
     expect(healed.structure.map((f) => f.name)).toEqual(['title', 'books']);
-    expect(healed.structure[1]!.fields!.map((f) => [f.name, f.type, f.attribute, f.transform])).toEqual(structure[1]!.fields!.map((f) => [f.name, f.type, f.attribute, f.transform]));
+    expect(healed.structure[1]!.fields!.map((f) => [f.name, f.type, f.attribute, f.transform])).toEqual(
+      structure[1]!.fields!.map((f) => [f.name, f.type, f.attribute, f.transform]),
+    );
     expect(healed.repaired).toEqual(expect.arrayContaining(['title', 'books', 'books.title', 'books.price']));
   });
 

@@ -81,7 +81,13 @@ async function runCase(name: string) {
   const html = readFileSync(join(EVAL_DIR, name, 'page.html'), 'utf8');
   const testCase = JSON.parse(readFileSync(join(EVAL_DIR, name, 'expected.json'), 'utf8')) as EvalCase;
   const { sectionHtml } = selectSection(html, testCase.selector);
-  const { structure } = await createHeuristicModel().generate({ sectionHtml, pageHtml: html, pageUrl: testCase.url, selector: testCase.selector, rule: testCase.rule });
+  const { structure } = await createHeuristicModel().generate({
+    sectionHtml,
+    pageHtml: html,
+    pageUrl: testCase.url,
+    selector: testCase.selector,
+    rule: testCase.rule,
+  });
   const { data } = compileStructure({ selector: testCase.selector, structure }).extract(html, testCase.url);
   return { name, structure, data, ...score(data, testCase) };
 }
@@ -94,13 +100,27 @@ describe('heuristic model quality on the evaluation pages', () => {
   it(`reaches mean recall ≥ ${MEAN_RECALL_MIN}, every page ≥ ${PAGE_RECALL_MIN}, mean precision ≥ ${MEAN_PRECISION_MIN}`, async () => {
     const results = [];
     for (const name of cases) results.push(await runCase(name));
-    const rows = results.map((result) => `${result.name.padEnd(28)} ${result.recall.toFixed(2).padStart(6)} ${result.precision.toFixed(2).padStart(9)}`);
+    const rows = results.map(
+      (result) => `${result.name.padEnd(28)} ${result.recall.toFixed(2).padStart(6)} ${result.precision.toFixed(2).padStart(9)}`,
+    );
     const meanRecall = results.reduce((sum, result) => sum + result.recall, 0) / results.length;
     const meanPrecision = results.reduce((sum, result) => sum + result.precision, 0) / results.length;
-    console.log(['case                         recall precision', ...rows, `${'mean'.padEnd(28)} ${meanRecall.toFixed(2).padStart(6)} ${meanPrecision.toFixed(2).padStart(9)}`].join('\n'));
+    console.log(
+      [
+        'case                         recall precision',
+        ...rows,
+        `${'mean'.padEnd(28)} ${meanRecall.toFixed(2).padStart(6)} ${meanPrecision.toFixed(2).padStart(9)}`,
+      ].join('\n'),
+    );
     if (process.env.HEURISTIC_EVAL_DEBUG)
-      for (const result of results) console.log(result.name, JSON.stringify({ structure: result.structure, missing: result.missing, unexpected: result.unexpected }, null, 1));
-    const weak = results.filter((result) => result.recall < PAGE_RECALL_MIN).map((result) => `${result.name}: missing ${result.missing.slice(0, 5).join(', ')}`);
+      for (const result of results)
+        console.log(
+          result.name,
+          JSON.stringify({ structure: result.structure, missing: result.missing, unexpected: result.unexpected }, null, 1),
+        );
+    const weak = results
+      .filter((result) => result.recall < PAGE_RECALL_MIN)
+      .map((result) => `${result.name}: missing ${result.missing.slice(0, 5).join(', ')}`);
     expect(weak).toEqual([]);
     expect(meanRecall).toBeGreaterThanOrEqual(MEAN_RECALL_MIN);
     expect(meanPrecision).toBeGreaterThanOrEqual(MEAN_PRECISION_MIN);

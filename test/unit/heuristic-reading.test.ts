@@ -9,10 +9,17 @@ import { compileStructure, selectSection } from '../../src/core/extract/engine/i
  */
 const model = createHeuristicModel();
 const URL_ = 'https://shop.example/page';
-const page = (body: string, head = '<title>Fixture</title>') => `<!DOCTYPE html><html lang="en"><head>${head}</head><body>${body}</body></html>`;
+const page = (body: string, head = '<title>Fixture</title>') =>
+  `<!DOCTYPE html><html lang="en"><head>${head}</head><body>${body}</body></html>`;
 
 async function generate(html: string) {
-  const { structure } = await model.generate({ sectionHtml: selectSection(html, 'body').sectionHtml, pageHtml: html, pageUrl: URL_, selector: 'body', rule: null });
+  const { structure } = await model.generate({
+    sectionHtml: selectSection(html, 'body').sectionHtml,
+    pageHtml: html,
+    pageUrl: URL_,
+    selector: 'body',
+    rule: null,
+  });
   const { data } = compileStructure({ selector: 'body', structure }).extract(html, URL_);
   return { structure, data };
 }
@@ -40,13 +47,21 @@ describe('reading what a reader sees', () => {
       { name: 'Chris Watson', tookOffice: 1904, population: 987 },
     ]);
     // The engine alone, on a hand-written structure, reads the same.
-    const { data: direct } = compileStructure({ structure: [{ name: 'names', type: 'array', selector: 'td:nth-child(1)', items: { type: 'string' } }] }).extract(sortable, URL_);
+    const { data: direct } = compileStructure({
+      structure: [{ name: 'names', type: 'array', selector: 'td:nth-child(1)', items: { type: 'string' } }],
+    }).extract(sortable, URL_);
     expect(direct.names).toEqual(['Edmund Barton', 'Alfred Deakin', 'Chris Watson']);
   });
 
   it('reads cents set as a superscript as the decimals of the price', () => {
     const html = page('<p class="price">€19<sup>99</sup></p><p class="note">Note<sup>12</sup></p>');
-    const { data } = compileStructure({ structure: [{ name: 'price', type: 'number', selector: '.price', transform: ['number'] }, { name: 'text', type: 'string', selector: '.price' }, { name: 'note', type: 'string', selector: '.note' }] }).extract(html, URL_);
+    const { data } = compileStructure({
+      structure: [
+        { name: 'price', type: 'number', selector: '.price', transform: ['number'] },
+        { name: 'text', type: 'string', selector: '.price' },
+        { name: 'note', type: 'string', selector: '.note' },
+      ],
+    }).extract(html, URL_);
     expect(data).toEqual({ price: 19.99, text: '€19.99', note: 'Note12' });
   });
 });
@@ -105,8 +120,13 @@ describe('tables read as grids', () => {
   });
 
   it('offers every data table of an article, named from its caption or the heading before it, beside a long reference list', async () => {
-    const refs = Array.from({ length: 40 }, (_, i) => `<li id="cite-${i}"><span class="citation">Author ${i}, "A long cited work number ${i}". Publisher. Retrieved 2011.</span></li>`).join('');
-    const table = (rows: number, first: string) => `<tr><th>Team</th><th>Points</th></tr>${Array.from({ length: rows }, (_, i) => `<tr><td>${first} ${i}</td><td>${10 * i}</td></tr>`).join('')}`;
+    const refs = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `<li id="cite-${i}"><span class="citation">Author ${i}, "A long cited work number ${i}". Publisher. Retrieved 2011.</span></li>`,
+    ).join('');
+    const table = (rows: number, first: string) =>
+      `<tr><th>Team</th><th>Points</th></tr>${Array.from({ length: rows }, (_, i) => `<tr><td>${first} ${i}</td><td>${10 * i}</td></tr>`).join('')}`;
     const html = `<h2>Standings</h2><table class="wikitable">${table(4, 'East')}</table><p>Notes.</p><table class="wikitable"><caption>West conference</caption>${table(3, 'West')}</table><h2>References</h2><ol class="references">${refs}</ol>`;
     const { structure, data } = await generate(html);
     const names = arrays(structure).map((field) => field.name);
@@ -120,7 +140,8 @@ describe('tables read as grids', () => {
 });
 
 describe('lists that are not one element with a shared class', () => {
-  const card = (i: number, cls = 'card') => `<article class="${cls}"><h3><a href="/e/${i}">Event number ${i}</a></h3><p class="when">Friday ${i} July</p><p class="where">Hall ${i}, Main street</p></article>`;
+  const card = (i: number, cls = 'card') =>
+    `<article class="${cls}"><h3><a href="/e/${i}">Event number ${i}</a></h3><p class="when">Friday ${i} July</p><p class="where">Hall ${i}, Main street</p></article>`;
 
   it('reads one listing split over several containers as one array', async () => {
     const rows = [0, 1, 2].map((row) => `<div class="row">${[0, 1, 2, 3].map((i) => card(row * 4 + i)).join('')}</div>`).join('');
@@ -131,7 +152,15 @@ describe('lists that are not one element with a shared class', () => {
   });
 
   it('keeps siblings styled otherwise (a featured card) and skips empty spacers between records', async () => {
-    const items = [card(0, 'card card-featured promo'), '<div class="spacer"></div>', card(1), '<div class="spacer"></div>', card(2), card(3, 'highlight'), card(4)];
+    const items = [
+      card(0, 'card card-featured promo'),
+      '<div class="spacer"></div>',
+      card(1),
+      '<div class="spacer"></div>',
+      card(2),
+      card(3, 'highlight'),
+      card(4),
+    ];
     const { structure, data } = await generate(page(`<main><section class="events">${items.join('')}</section></main>`));
     const list = arrays(structure)[0]!;
     expect(rowsOf(data, list.name)).toHaveLength(5);
@@ -139,7 +168,11 @@ describe('lists that are not one element with a shared class', () => {
   });
 
   it('does not take a list for page chrome because of a layout modifier (product-list--with-sidebar)', async () => {
-    const products = Array.from({ length: 6 }, (_, i) => `<div class="product-item"><a href="/p/${i}">Product ${i}</a><span class="price">$${i + 5}.00</span><p>Some description of product ${i}</p></div>`).join('');
+    const products = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<div class="product-item"><a href="/p/${i}">Product ${i}</a><span class="price">$${i + 5}.00</span><p>Some description of product ${i}</p></div>`,
+    ).join('');
     const { structure } = await generate(page(`<div class="product-list product-list--with-sidebar">${products}</div>`));
     const list = arrays(structure)[0]!;
     expect(list.selector).toContain('product-item');
@@ -148,7 +181,11 @@ describe('lists that are not one element with a shared class', () => {
 
   it('offers a large navigation last, after the page data, when it outnumbers every content region', async () => {
     const nav = `<nav class="site-nav"><ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/c/${i}">Category ${i}</a></li>`).join('')}</ul></nav>`;
-    const products = Array.from({ length: 5 }, (_, i) => `<div class="product"><a href="/p/${i}">Product ${i}</a><span class="price">$${i + 5}.00</span><p>Description ${i} of this product</p></div>`).join('');
+    const products = Array.from(
+      { length: 5 },
+      (_, i) =>
+        `<div class="product"><a href="/p/${i}">Product ${i}</a><span class="price">$${i + 5}.00</span><p>Description ${i} of this product</p></div>`,
+    ).join('');
     const { structure, data } = await generate(page(`${nav}<main><div class="grid">${products}</div></main>`));
     const lists = arrays(structure);
     expect(lists[0]!.selector).toContain('product');
@@ -158,7 +195,10 @@ describe('lists that are not one element with a shared class', () => {
 });
 
 describe('the main price of a product page without schema.org data', () => {
-  const related = Array.from({ length: 4 }, (_, i) => `<div class="tile"><a href="/p/${i}">Other watch ${i}</a><span class="tile-price">€${20 + i},99</span></div>`).join('');
+  const related = Array.from(
+    { length: 4 },
+    (_, i) => `<div class="tile"><a href="/p/${i}">Other watch ${i}</a><span class="tile-price">€${20 + i},99</span></div>`,
+  ).join('');
   const html = page(`
     <header><span class="promo">Free shipping from €50</span></header>
     <main>
@@ -178,7 +218,16 @@ describe('the main price of a product page without schema.org data', () => {
 
   it('finds the price by the title and buy button, with its text, currency, old price and product facts', async () => {
     const { data } = await generate(html);
-    expect(data).toMatchObject({ heading: 'Casio Pro Trek PRW-3100', price: 259, priceText: 'EUR259.00', currency: 'EUR', oldPrice: 299, brand: 'Casio', sku: 'CA-304103', availability: 'In stock' });
+    expect(data).toMatchObject({
+      heading: 'Casio Pro Trek PRW-3100',
+      price: 259,
+      priceText: 'EUR259.00',
+      currency: 'EUR',
+      oldPrice: 299,
+      brand: 'Casio',
+      sku: 'CA-304103',
+      availability: 'In stock',
+    });
   });
 
   it('reads local currency abbreviations and split prices', async () => {

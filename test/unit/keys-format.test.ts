@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_LENGTH, digestKey, generateApiKey, hasValidChecksum, KEY_ID_PATTERN, newKeyId, parseDuration } from '../../src/core/access/keys.js';
+import {
+  API_KEY_LENGTH,
+  digestKey,
+  generateApiKey,
+  hasValidChecksum,
+  KEY_ID_PATTERN,
+  newKeyId,
+  parseDuration,
+} from '../../src/core/access/keys.js';
 
 describe('API key format', () => {
   it('generates pj_ keys of fixed length with a valid checksum, all different', () => {

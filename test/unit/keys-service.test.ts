@@ -30,7 +30,14 @@ describe('API key service', () => {
 
   it('returns the key once, stores only its digest, and creates the account with the free credits', async () => {
     const created = await createKey(store, { label: 'prod', scope: ['books', 'books', 'jobs'] }, options());
-    expect(created).toEqual({ id: expect.stringMatching(/^k_/), key: expect.stringMatching(/^pj_/), account: 'default', label: 'prod', scope: ['books', 'jobs'], createdAt: '2026-03-01T12:00:00.000Z' });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^k_/),
+      key: expect.stringMatching(/^pj_/),
+      account: 'default',
+      label: 'prod',
+      scope: ['books', 'jobs'],
+      createdAt: '2026-03-01T12:00:00.000Z',
+    });
     expect((await store.getAccount('default'))?.balance).toBe(100_000);
     await store.flush();
     // Everything the state directory holds (the journal now; the snapshot after a fold).
@@ -54,12 +61,20 @@ describe('API key service', () => {
   it('verifies keys: missing, bad checksum, unknown, revoked, out of scope, valid', async () => {
     const all = await createKey(store, {}, options());
     const scoped = await createKey(store, { scope: ['books'] }, options());
-    expect(await verifyApiKey(store, undefined, 'books', clock)).toMatchObject({ ok: false, reason: 'missing', message: 'Path: apikey -  Message: Required' });
+    expect(await verifyApiKey(store, undefined, 'books', clock)).toMatchObject({
+      ok: false,
+      reason: 'missing',
+      message: 'Path: apikey -  Message: Required',
+    });
     expect(await verifyApiKey(store, '', 'books', clock)).toMatchObject({ ok: false, reason: 'missing' });
     // One changed character of the checksum (a key ending in "x" gets a "y"): never a valid key.
     const typo = `${all.key.slice(0, -1)}${all.key.endsWith('x') ? 'y' : 'x'}`;
     expect(await verifyApiKey(store, typo, 'books', clock)).toMatchObject({ ok: false, reason: 'invalid', message: 'invalid key' });
-    expect(await verifyApiKey(store, generateApiKey(), 'books', clock)).toMatchObject({ ok: false, reason: 'invalid', message: 'invalid key' });
+    expect(await verifyApiKey(store, generateApiKey(), 'books', clock)).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+      message: 'invalid key',
+    });
     expect(await verifyApiKey(store, all.key, 'jobs', clock)).toMatchObject({ ok: true, record: { id: all.id } });
     expect(await verifyApiKey(store, scoped.key, 'books', clock)).toMatchObject({ ok: true });
     expect(await verifyApiKey(store, scoped.key, 'jobs', clock)).toMatchObject({ ok: false, reason: 'scope', record: { id: scoped.id } });
@@ -80,7 +95,10 @@ describe('API key service', () => {
     clock = new Date('2026-03-02T12:00:00.001Z');
     expect(await verifyApiKey(store, old.key, 'books', clock)).toMatchObject({ ok: false, reason: 'invalid' });
     expect((await verifyApiKey(store, fresh.key, 'books', clock)).ok).toBe(true);
-    expect(Object.fromEntries((await listKeys(store, { now })).map((k) => [k.id, k.status]))).toEqual({ [old.id]: 'expired', [fresh.id]: 'active' });
+    expect(Object.fromEntries((await listKeys(store, { now })).map((k) => [k.id, k.status]))).toEqual({
+      [old.id]: 'expired',
+      [fresh.id]: 'active',
+    });
     await expect(rotateKey(store, old.id, 0, options())).rejects.toMatchObject({ code: 'KEY_INVALID' });
   });
 

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryBodies } from '../../src/core/cache/memory-bodies.js';
 
 const jsonBody = (id: number): Buffer =>
-  Buffer.from(JSON.stringify({ data: { id, items: Array.from({ length: 40 }, (_, i) => ({ name: `Item ${i} of ${id}`, price: i * 3, url: `https://example.test/${id}/${i}` })) }, errors: null }));
+  Buffer.from(
+    JSON.stringify({
+      data: {
+        id,
+        items: Array.from({ length: 40 }, (_, i) => ({ name: `Item ${i} of ${id}`, price: i * 3, url: `https://example.test/${id}/${i}` })),
+      },
+      errors: null,
+    }),
+  );
 
 describe('memory bodies (gzipped in memory, the ones read lately also as they are)', () => {
   it('packs a JSON body, answers from its fresh bytes, drops them when newer entries come and unpacks the same bytes on the next read', () => {

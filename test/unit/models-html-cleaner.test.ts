@@ -3,7 +3,8 @@ import { cleanHtml, TRUNCATION_MARKER } from '../../src/core/models/html-cleaner
 
 const items = Array.from(
   { length: 20 },
-  (_, i) => `<li class="item" data-track="x${i}" data-price="${i}.00" onclick="go()" style="color:red"><a href="/p/${i}">Item   ${i}</a>\n  <span class="price">$${i}.00</span></li>`,
+  (_, i) =>
+    `<li class="item" data-track="x${i}" data-price="${i}.00" onclick="go()" style="color:red"><a href="/p/${i}">Item   ${i}</a>\n  <span class="price">$${i}.00</span></li>`,
 ).join('\n');
 const page = `<html><head><title>T</title><script>var secret = 1</script><style>p { color: red }</style>
 <script type="application/ld+json">{"@type":"Product","name":"Lamp"}</script></head>

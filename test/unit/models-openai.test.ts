@@ -13,13 +13,46 @@ const section = `<section class="catalog">
 const proposed = {
   structure: [
     { name: 'title', type: 'string', selector: 'h1.title', attribute: null, transform: null, description: null, items: null, fields: null },
-    { name: 'summary', type: 'string', selector: 'p.summary', attribute: null, transform: [], description: 'one-line summary', items: null, fields: null },
     {
-      name: 'lamps', type: 'array', selector: 'article.card', attribute: null, transform: null, description: null, items: null,
+      name: 'summary',
+      type: 'string',
+      selector: 'p.summary',
+      attribute: null,
+      transform: [],
+      description: 'one-line summary',
+      items: null,
+      fields: null,
+    },
+    {
+      name: 'lamps',
+      type: 'array',
+      selector: 'article.card',
+      attribute: null,
+      transform: null,
+      description: null,
+      items: null,
       fields: [
         { name: 'name', type: 'string', selector: 'h2 a', attribute: null, transform: null, description: null, items: null, fields: null },
-        { name: 'url', type: 'url', selector: 'h2 a', attribute: 'href', transform: ['absoluteUrl'], description: null, items: null, fields: null },
-        { name: 'rating', type: 'number', selector: '.stars', attribute: null, transform: null, description: null, items: null, fields: null },
+        {
+          name: 'url',
+          type: 'url',
+          selector: 'h2 a',
+          attribute: 'href',
+          transform: ['absoluteUrl'],
+          description: null,
+          items: null,
+          fields: null,
+        },
+        {
+          name: 'rating',
+          type: 'number',
+          selector: '.stars',
+          attribute: null,
+          transform: null,
+          description: null,
+          items: null,
+          fields: null,
+        },
       ],
     },
   ],
@@ -34,8 +67,15 @@ describe('OpenAI-compatible model against the fake server', () => {
   beforeEach(() => {
     llm.requests.length = 0;
   });
-  const model = () => createOpenAiModel({ name: 'local', baseURL: llm.baseURL, apiKey: 'test-key', model: 'fake-1', maxRetries: 0, maxHtmlChars: 4000 });
-  const input = { sectionHtml: section, pageHtml: `<html><body>${section}</body></html>`, pageUrl: 'http://127.0.0.1/lamps', selector: 'section.catalog', rule: 'only lamps and their prices' };
+  const model = () =>
+    createOpenAiModel({ name: 'local', baseURL: llm.baseURL, apiKey: 'test-key', model: 'fake-1', maxRetries: 0, maxHtmlChars: 4000 });
+  const input = {
+    sectionHtml: section,
+    pageHtml: `<html><body>${section}</body></html>`,
+    pageUrl: 'http://127.0.0.1/lamps',
+    selector: 'section.catalog',
+    rule: 'only lamps and their prices',
+  };
 
   it('sends cleaned, bounded HTML, the rule and a strict JSON Schema, and verifies every selector', async () => {
     llm.script([{ json: proposed, usage: { prompt_tokens: 1234, completion_tokens: 56 } }]);
@@ -62,7 +102,9 @@ describe('OpenAI-compatible model against the fake server', () => {
       { name: 'title', type: 'string', selector: 'h1.title' },
       { name: 'summary', type: 'string', description: 'one-line summary' },
       {
-        name: 'lamps', type: 'array', selector: 'article.card',
+        name: 'lamps',
+        type: 'array',
+        selector: 'article.card',
         fields: [
           { name: 'name', type: 'string', selector: 'h2 a' },
           { name: 'url', type: 'url', selector: 'h2 a', attribute: 'href', transform: ['absoluteUrl'] },
@@ -93,7 +135,9 @@ describe('OpenAI-compatible model against the fake server', () => {
 
   it('fails with MODEL_FAILED after two invalid replies', async () => {
     llm.script(['not json', { json: { structure: [] } }]);
-    const error = await model().generate(input).catch((e: unknown) => e);
+    const error = await model()
+      .generate(input)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PagejsonError);
     expect((error as PagejsonError).code).toBe('MODEL_FAILED');
     expect((error as PagejsonError).message).toMatch(/invalid answer twice: structure: the structure needs at least one field/);
@@ -102,12 +146,14 @@ describe('OpenAI-compatible model against the fake server', () => {
 
   it('reports an HTTP failure of the endpoint as MODEL_FAILED', async () => {
     llm.script([{ status: 503, error: 'overloaded' }]);
-    const error = await model().generate(input).catch((e: unknown) => e);
+    const error = await model()
+      .generate(input)
+      .catch((e: unknown) => e);
     expect((error as PagejsonError).code).toBe('MODEL_FAILED');
     expect((error as PagejsonError).message).toMatch(/HTTP 503/);
   });
 
-  it('fills model fields at retrieval with the fields\' JSON Schema, validated with ajv and retried once', async () => {
+  it("fills model fields at retrieval with the fields' JSON Schema, validated with ajv and retried once", async () => {
     const jsonSchema = {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -116,7 +162,13 @@ describe('OpenAI-compatible model against the fake server', () => {
       properties: { summary: { type: ['string', 'null'] } },
     };
     llm.script([{ json: { summary: 42 } }, { json: { summary: 'Thirty lamps' } }]);
-    const output = await model().fill({ sectionHtml: section, pageUrl: input.pageUrl, fields: [{ name: 'summary', type: 'string', description: 'one-line summary' }], jsonSchema, rule: null });
+    const output = await model().fill({
+      sectionHtml: section,
+      pageUrl: input.pageUrl,
+      fields: [{ name: 'summary', type: 'string', description: 'one-line summary' }],
+      jsonSchema,
+      rule: null,
+    });
     expect(output.values).toEqual({ summary: 'Thirty lamps' });
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests[0]!.body.response_format?.json_schema?.schema).toEqual(jsonSchema);

@@ -27,7 +27,15 @@ describe('verifySelectors', () => {
       [
         { name: 'price', type: 'number', selector: '.price', transform: ['number'] },
         { name: 'broken', type: 'string', selector: 'h1[' },
-        { name: 'rows', type: 'array', selector: 'tr', fields: [{ name: 'key', type: 'string', selector: 'td' }, { name: 'ghost', type: 'string', selector: '.ghost' }] },
+        {
+          name: 'rows',
+          type: 'array',
+          selector: 'tr',
+          fields: [
+            { name: 'key', type: 'string', selector: 'td' },
+            { name: 'ghost', type: 'string', selector: '.ghost' },
+          ],
+        },
         { name: 'list', type: 'array', selector: 'li', fields: [{ name: 'x', type: 'string', selector: 'a' }] },
       ],
       html,

@@ -3,8 +3,18 @@ import { diffData, isEmptyChange, stableKeyOf } from '../../src/core/monitor/dif
 
 describe('data diffs between monitor runs', () => {
   it('matches items by a url or id field, so a moved item with a new price is one change', () => {
-    const before = { jobs: [{ url: '/j/1', title: 'Cook', pay: 10 }, { url: '/j/2', title: 'Baker', pay: 12 }] };
-    const after = { jobs: [{ url: '/j/3', title: 'Driver', pay: 9 }, { url: '/j/2', title: 'Baker', pay: 14 }] };
+    const before = {
+      jobs: [
+        { url: '/j/1', title: 'Cook', pay: 10 },
+        { url: '/j/2', title: 'Baker', pay: 12 },
+      ],
+    };
+    const after = {
+      jobs: [
+        { url: '/j/3', title: 'Driver', pay: 9 },
+        { url: '/j/2', title: 'Baker', pay: 14 },
+      ],
+    };
     expect(diffData(before, after)).toEqual({
       added: [{ path: 'jobs', key: 'url=/j/3', item: { url: '/j/3', title: 'Driver', pay: 9 } }],
       removed: [{ path: 'jobs', key: 'url=/j/1', item: { url: '/j/1', title: 'Cook', pay: 10 } }],
@@ -14,7 +24,15 @@ describe('data diffs between monitor runs', () => {
 
   it('takes only a key that is present and distinct in both runs, preferring id over url', () => {
     expect(stableKeyOf([{ id: 1, url: 'a' }], [{ id: 2, url: 'a' }])).toBe('id');
-    expect(stableKeyOf([{ id: 1, link: 'a' }, { id: 1, link: 'b' }], [{ id: 2, link: 'c' }])).toBe('link');
+    expect(
+      stableKeyOf(
+        [
+          { id: 1, link: 'a' },
+          { id: 1, link: 'b' },
+        ],
+        [{ id: 2, link: 'c' }],
+      ),
+    ).toBe('link');
     expect(stableKeyOf([{ name: 'x' }], [{ name: 'y' }])).toBeUndefined();
     expect(stableKeyOf([{ productUrl: '/p' }], [{ productUrl: '/q' }])).toBe('productUrl');
   });

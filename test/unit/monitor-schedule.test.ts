@@ -6,7 +6,7 @@ const MINUTE = 60_000;
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 
 describe('monitor schedules', () => {
-  it('cuts a duration into slots of that length, shifted by the monitor\'s own offset', () => {
+  it("cuts a duration into slots of that length, shifted by the monitor's own offset", () => {
     const schedule = parseSchedule('15m', 'books');
     const first = schedule.next(T0);
     const second = schedule.next(first.at);

@@ -3,7 +3,14 @@ import { ApiConfigSchema, type ApiConfigInput } from '../../src/core/config/sche
 import { checkConfigRules } from '../../src/core/registry/validate.js';
 import { monitorTargets } from '../../src/core/monitor/targets.js';
 
-const config = (extra: Partial<ApiConfigInput>) => ApiConfigSchema.parse({ apiId: 'weather', url: 'https://example.com/weather/{{ city }}', variables: { city: { example: 'paris', pattern: '^[a-z]+$' } }, structure: [{ name: 't', type: 'string', selector: 'h1' }], ...extra });
+const config = (extra: Partial<ApiConfigInput>) =>
+  ApiConfigSchema.parse({
+    apiId: 'weather',
+    url: 'https://example.com/weather/{{ city }}',
+    variables: { city: { example: 'paris', pattern: '^[a-z]+$' } },
+    structure: [{ name: 't', type: 'string', selector: 'h1' }],
+    ...extra,
+  });
 
 describe('monitor targets', () => {
   it('watches each variable set of a dynamic config as its own monitor', () => {
@@ -22,7 +29,9 @@ describe('monitor targets', () => {
     const badValue = config({ monitor: { every: '1h', variables: [{ city: '../admin' }] } });
     const badEvery = config({ monitor: { every: 'hourly', variables: [{ city: 'paris' }] } });
     expect(monitorTargets([noSets, badValue, badEvery])).toEqual([]);
-    expect(checkConfigRules(noSets, 'weather.json').map((p) => p.message)).toContain('a dynamic config needs monitor.variables: the variable sets to watch');
+    expect(checkConfigRules(noSets, 'weather.json').map((p) => p.message)).toContain(
+      'a dynamic config needs monitor.variables: the variable sets to watch',
+    );
     expect(checkConfigRules(badValue, 'weather.json').map((p) => p.path)).toContain('$.monitor.variables[0]');
     expect(checkConfigRules(badEvery, 'weather.json').find((p) => p.path === '$.monitor.every')?.message).toMatch(/neither a duration/);
   });

@@ -89,7 +89,9 @@ describe('address guard', () => {
     const error = await new Promise<unknown>((resolve) => lookup('localhost', { all: true }, (e) => resolve(e)));
     expect(error).toBeInstanceOf(PagejsonError);
     expect((error as PagejsonError).code).toBe('FETCH_BLOCKED_ADDRESS');
-    const allowed = await new Promise<unknown>((resolve) => createGuardedLookup(true)('localhost', {}, (e, address) => resolve(e ?? address)));
+    const allowed = await new Promise<unknown>((resolve) =>
+      createGuardedLookup(true)('localhost', {}, (e, address) => resolve(e ?? address)),
+    );
     expect(allowed).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 });

@@ -42,7 +42,10 @@ describe('charset decoding', () => {
   });
 
   it('treats a UTF-16 meta declaration as UTF-8, as browsers do', () => {
-    expect(decodeHtmlBody(Buffer.from('<meta charset="utf-16"><p>ü</p>'), undefined)).toMatchObject({ charset: 'utf-8', text: '<meta charset="utf-16"><p>ü</p>' });
+    expect(decodeHtmlBody(Buffer.from('<meta charset="utf-16"><p>ü</p>'), undefined)).toMatchObject({
+      charset: 'utf-8',
+      text: '<meta charset="utf-16"><p>ü</p>',
+    });
   });
 });
 
@@ -59,7 +62,9 @@ describe('UTF-8 pages of any length read exactly as TextDecoder reads them', () 
   const decoder = new TextDecoder('utf-8');
   const padding = '<p>' + 'plain ascii text '.repeat(80) + '</p>';
   // Strings of every plane (lone surrogates become U+FFFD when encoded), long enough for the transcoder path.
-  const pages = fc.tuple(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 })).map(([a, b]) => `${a}${padding}${b}`);
+  const pages = fc
+    .tuple(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }))
+    .map(([a, b]) => `${a}${padding}${b}`);
 
   it('valid UTF-8 (ASCII or not, Latin-1 or beyond, header, meta or default) is the text that was encoded', () => {
     fc.assert(
@@ -85,7 +90,12 @@ describe('UTF-8 pages of any length read exactly as TextDecoder reads them', () 
       }),
       { numRuns: 400 },
     );
-    const truncated = Buffer.concat([Buffer.from(padding), Buffer.from([0xe6, 0x9d]), Buffer.from(' £ '), Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xff])]);
+    const truncated = Buffer.concat([
+      Buffer.from(padding),
+      Buffer.from([0xe6, 0x9d]),
+      Buffer.from(' £ '),
+      Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xff]),
+    ]);
     expect(decodeHtmlBody(truncated, undefined).text).toBe(decoder.decode(truncated));
     expect(decodeHtmlBody(truncated, undefined).text).toContain('\ufffd');
   });

@@ -6,7 +6,10 @@ import type { ProxyList } from '../../src/core/config/proxy.js';
 import { rejection } from '../support/rejection.js';
 
 const target = new URL('https://shop.example/catalogue/');
-const list = (rotate: ProxyList['rotate'], ...hosts: string[]): ProxyList => ({ urls: hosts.map((host) => `http://\${PROXY_USER}:\${PROXY_PASS}@${host}:3128`), rotate });
+const list = (rotate: ProxyList['rotate'], ...hosts: string[]): ProxyList => ({
+  urls: hosts.map((host) => `http://\${PROXY_USER}:\${PROXY_PASS}@${host}:3128`),
+  rotate,
+});
 const env = { PROXY_USER: 'u', PROXY_PASS: 'p4ss' };
 
 describe('proxy rotation (docs/access.md)', () => {
@@ -16,7 +19,11 @@ describe('proxy rotation (docs/access.md)', () => {
     expect(firsts.map((c) => c.label)).toEqual(['http://p1:3128', 'http://p2:3128', 'http://p3:3128', 'http://p1:3128']);
     expect(firsts[0]!.url.password).toBe('p4ss');
     // Every candidate is in the order to try: the rest of the list follows the first.
-    expect(chooser.candidates(target, { proxy: list('round-robin', 'p1', 'p2', 'p3') }).map((c) => c.label)).toEqual(['http://p2:3128', 'http://p3:3128', 'http://p1:3128']);
+    expect(chooser.candidates(target, { proxy: list('round-robin', 'p1', 'p2', 'p3') }).map((c) => c.label)).toEqual([
+      'http://p2:3128',
+      'http://p3:3128',
+      'http://p1:3128',
+    ]);
   });
 
   it('keeps an endpoint on its proxy while it works (sticky), and moves it when it fails', () => {
@@ -53,28 +60,39 @@ describe('proxy rotation (docs/access.md)', () => {
   });
 
   it('prefers the config, then fetch.proxy, then the environment; false means direct at either level', () => {
-    const chooser = createProxyChooser({ env: { ...env, HTTPS_PROXY: 'http://envproxy:8080' }, project: list('round-robin', 'projectproxy') });
+    const chooser = createProxyChooser({
+      env: { ...env, HTTPS_PROXY: 'http://envproxy:8080' },
+      project: list('round-robin', 'projectproxy'),
+    });
     expect(chooser.candidates(target, { proxy: list('round-robin', 'configproxy') })[0]!.label).toBe('http://configproxy:3128');
     expect(chooser.candidates(target, {})[0]!.label).toBe('http://projectproxy:3128');
     expect(chooser.candidates(target, { proxy: false })).toEqual([]);
     expect(createProxyChooser({ env: { HTTPS_PROXY: 'http://envproxy:8080' }, project: false }).candidates(target, {})).toEqual([]);
-    expect(createProxyChooser({ env: { HTTPS_PROXY: 'envproxy:8080' } }).candidates(target, {}).map((c) => c.url.href)).toEqual(['http://envproxy:8080/']);
+    expect(
+      createProxyChooser({ env: { HTTPS_PROXY: 'envproxy:8080' } })
+        .candidates(target, {})
+        .map((c) => c.url.href),
+    ).toEqual(['http://envproxy:8080/']);
   });
 
   it('fails naming the unset variable of a proxy URL, never its value', () => {
     const chooser = createProxyChooser({ env: { PROXY_USER: 'u' } });
-    expect(() => chooser.candidates(target, { proxy: list('round-robin', 'p1') })).toThrow('the environment variable PROXY_PASS is not set (used in proxy.urls[0])');
+    expect(() => chooser.candidates(target, { proxy: list('round-robin', 'p1') })).toThrow(
+      'the environment variable PROXY_PASS is not set (used in proxy.urls[0])',
+    );
     const fromProject = createProxyChooser({ env: { PROXY_USER: 'u' }, project: list('round-robin', 'p1') });
     expect(() => fromProject.candidates(target, {})).toThrow('(used in fetch.proxy.urls[0])');
   });
 });
 
-describe('the environment\'s proxy', () => {
+describe("the environment's proxy", () => {
   it('reads HTTPS_PROXY for https pages and HTTP_PROXY for http ones, lower case first', () => {
     expect(environmentProxyFor(new URL('https://a.example/'), { HTTPS_PROXY: 'http://s:1', HTTP_PROXY: 'http://h:1' })).toBe('http://s:1');
     expect(environmentProxyFor(new URL('http://a.example/'), { HTTPS_PROXY: 'http://s:1', HTTP_PROXY: 'http://h:1' })).toBe('http://h:1');
     expect(environmentProxyFor(new URL('https://a.example/'), { HTTP_PROXY: 'http://h:1' })).toBe('http://h:1');
-    expect(environmentProxyFor(new URL('https://a.example/'), { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:1' })).toBe('http://lower:1');
+    expect(environmentProxyFor(new URL('https://a.example/'), { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:1' })).toBe(
+      'http://lower:1',
+    );
     expect(environmentProxyFor(new URL('https://a.example/'), {})).toBeUndefined();
   });
 
@@ -92,7 +110,7 @@ describe('the environment\'s proxy', () => {
 });
 
 describe('a fetch over a list of proxies', () => {
-  it('moves on past proxy failures, stops at the source\'s own errors, and names every proxy when all fail', async () => {
+  it("moves on past proxy failures, stops at the source's own errors, and names every proxy when all fail", async () => {
     const chooser = createProxyChooser({ env });
     const candidates = chooser.candidates(target, { proxy: list('round-robin', 'p1', 'p2') });
     const tried: string[] = [];
@@ -104,9 +122,17 @@ describe('a fetch over a list of proxies', () => {
     expect(result).toBe('page');
     expect(tried).toEqual(['http://p1:3128', 'http://p2:3128']);
 
-    const all = await rejection(throughProxies(chooser.candidates(target, { proxy: list('round-robin', 'p1', 'p2') }), chooser, 'a', new AbortController().signal, async (candidate) => {
-      throw proxyFailure(candidate!, 'connection refused');
-    }));
+    const all = await rejection(
+      throughProxies(
+        chooser.candidates(target, { proxy: list('round-robin', 'p1', 'p2') }),
+        chooser,
+        'a',
+        new AbortController().signal,
+        async (candidate) => {
+          throw proxyFailure(candidate!, 'connection refused');
+        },
+      ),
+    );
     expect(all.message).toMatch(/^every proxy failed: http:\/\/p\d:3128 \(connection refused\); http:\/\/p\d:3128 \(connection refused\)$/);
     expect(all.message).not.toContain('p4ss');
   });

@@ -12,7 +12,13 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const configs = [
   ...EXAMPLE_CONFIG_IDS.map((id) => exampleConfig(id, EXAMPLE_ORIGIN)),
-  ApiConfigSchema.parse({ apiId: 'old-page', status: 'inactive', url: `${EXAMPLE_ORIGIN}/{{ section }}/index.html?q={{ query }}`, variables: { section: { example: 'news' }, query: { example: 'x', pattern: '[a-z]+' } }, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }),
+  ApiConfigSchema.parse({
+    apiId: 'old-page',
+    status: 'inactive',
+    url: `${EXAMPLE_ORIGIN}/{{ section }}/index.html?q={{ query }}`,
+    variables: { section: { example: 'news' }, query: { example: 'x', pattern: '[a-z]+' } },
+    structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+  }),
 ];
 const doc = buildOpenApiDocument(configs, { serverUrl: 'http://127.0.0.1:8080' }) as Json;
 
@@ -56,16 +62,34 @@ describe('the OpenAPI document', () => {
     const product = doc.paths['/external/product'];
     expect(product.post.requestBody.required).toBe(true);
     expect(product.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/product.variables' });
-    expect(product.get.parameters).toEqual([{ name: 'sku', in: 'query', required: true, schema: expect.objectContaining({ type: 'string', pattern: '^(?:[A-Z0-9-]{1,32})$' }) }]);
+    expect(product.get.parameters).toEqual([
+      { name: 'sku', in: 'query', required: true, schema: expect.objectContaining({ type: 'string', pattern: '^(?:[A-Z0-9-]{1,32})$' }) },
+    ]);
     expect(doc.paths['/external/old-page'].post.deprecated).toBe(true);
   });
 
   it('lists the statuses of docs/wire.md per method', () => {
     expect(Object.keys(doc.paths['/external/books'].get.responses)).toEqual(['200', '401', '402', '403', '404', '500', '502']);
-    expect(Object.keys(doc.paths['/external/product'].post.responses)).toEqual(['200', '400', '401', '402', '403', '404', '413', '415', '500', '502']);
+    expect(Object.keys(doc.paths['/external/product'].post.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '413',
+      '415',
+      '500',
+      '502',
+    ]);
     expect(doc.components.responses.Error401.description).toContain('"Path: apikey -  Message: Required"');
     expect(doc.components.responses.Error402.description).toContain('"No credits left ⚠. Please buy more credits"');
-    expect(doc.paths['/external/books'].get.responses['200'].headers['X-Pagejson-Cache'].schema.enum).toEqual(['HIT', 'STALE', 'MISS', 'BYPASS']);
+    expect(doc.paths['/external/books'].get.responses['200'].headers['X-Pagejson-Cache'].schema.enum).toEqual([
+      'HIT',
+      'STALE',
+      'MISS',
+      'BYPASS',
+    ]);
   });
 
   it('has unique operation ids and no dangling references', () => {

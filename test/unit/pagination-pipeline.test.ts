@@ -17,12 +17,28 @@ let site: FixtureSite;
 let http: Scraper;
 
 function deps(requests: FetchRequest[] = [], pages: RetrieveDeps['pages'] = { budgetMs: 5_000, concurrency: 4 }): RetrieveDeps {
-  return { scraperFor: () => ({ name: http.name, close: () => Promise.resolve(), fetch: (request) => (requests.push(request), http.fetch(request)) }), pages };
+  return {
+    scraperFor: () => ({
+      name: http.name,
+      close: () => Promise.resolve(),
+      fetch: (request) => (requests.push(request), http.fetch(request)),
+    }),
+    pages,
+  };
 }
 
 const STRUCTURE: ApiConfigInput['structure'] = [
   { name: 'heading', type: 'string', selector: 'h1' },
-  { name: 'books', type: 'array', selector: 'li.book', fields: [{ name: 'title', type: 'string', selector: 'a.title' }, { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' }, { name: 'price', type: 'number', selector: '.price' }] },
+  {
+    name: 'books',
+    type: 'array',
+    selector: 'li.book',
+    fields: [
+      { name: 'title', type: 'string', selector: 'a.title' },
+      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
+      { name: 'price', type: 'number', selector: '.price' },
+    ],
+  },
 ];
 
 function config(url: string, pagination: ApiConfigInput['pagination'], extra: Partial<ApiConfigInput> = {}): ApiConfig {
@@ -107,7 +123,11 @@ describe('pagination.next', () => {
   });
 
   it('answers the pages read when the time budget ends, partial, and stops the page in flight', async () => {
-    const result = await retrieve(config('/pages/next.html?page=1&hang=3', { next: 'a[rel=next]' }), {}, deps([], { budgetMs: 1_500, concurrency: 4 }));
+    const result = await retrieve(
+      config('/pages/next.html?page=1&hang=3', { next: 'a[rel=next]' }),
+      {},
+      deps([], { budgetMs: 1_500, concurrency: 4 }),
+    );
     expect(titles(result.data)).toEqual(booksUpTo(6));
     expect(result.partial).toBe('time');
     expect(result.pages).toBe(2);
@@ -141,14 +161,22 @@ describe('pagination.variable', () => {
 
   it('fetches pages ahead, at most `concurrency` at once, and stops at maxPages', async () => {
     const requests: FetchRequest[] = [];
-    const result = await retrieve(config('/pages/numbered?pages=50&page={{ page }}', { variable: 'page', maxPages: 5 }), {}, deps(requests, { budgetMs: 5_000, concurrency: 2 }));
+    const result = await retrieve(
+      config('/pages/numbered?pages=50&page={{ page }}', { variable: 'page', maxPages: 5 }),
+      {},
+      deps(requests, { budgetMs: 5_000, concurrency: 2 }),
+    );
     expect(titles(result.data)).toEqual(booksUpTo(15));
     expect(requests).toHaveLength(5);
   });
 });
 
 describe('the page loop', () => {
-  const page = (url: string, titlesOf: string[], nextHref: string | null = null): PageRun => ({ data: { books: titlesOf.map((title) => ({ title })) }, finalUrl: url, nextHref });
+  const page = (url: string, titlesOf: string[], nextHref: string | null = null): PageRun => ({
+    data: { books: titlesOf.map((title) => ({ title })) },
+    finalUrl: url,
+    nextHref,
+  });
   const nextConfig = () => config('/pages/next.html?page=1', { next: 'a' });
 
   it('ends at the time budget on a fake clock: the page in flight is abandoned, the answer is partial', async () => {
@@ -188,13 +216,54 @@ describe('the page loop', () => {
   });
 
   it('merges in order, once each, cut at maxItems; a key field tells items apart', () => {
-    const merge = mergePages({ title: 'first', books: [{ t: 'a', u: 1 }, { t: 'b', u: 2 }, { t: 'a', u: 1 }] }, { list: 'books', maxItems: 4 });
-    expect(merge.add({ title: 'second', books: [{ t: 'b', u: 2 }, { t: 'c', u: 3 }] })).toBe(1);
+    const merge = mergePages(
+      {
+        title: 'first',
+        books: [
+          { t: 'a', u: 1 },
+          { t: 'b', u: 2 },
+          { t: 'a', u: 1 },
+        ],
+      },
+      { list: 'books', maxItems: 4 },
+    );
+    expect(
+      merge.add({
+        title: 'second',
+        books: [
+          { t: 'b', u: 2 },
+          { t: 'c', u: 3 },
+        ],
+      }),
+    ).toBe(1);
     expect(merge.add({ books: [{ t: 'b', u: 2 }] })).toBe(0);
-    expect(merge.add({ books: [{ t: 'd', u: 4 }, { t: 'e', u: 5 }] })).toBe(1);
+    expect(
+      merge.add({
+        books: [
+          { t: 'd', u: 4 },
+          { t: 'e', u: 5 },
+        ],
+      }),
+    ).toBe(1);
     expect(merge.full).toBe(true);
-    expect(merge.data).toEqual({ title: 'first', books: [{ t: 'a', u: 1 }, { t: 'b', u: 2 }, { t: 'c', u: 3 }, { t: 'd', u: 4 }] });
+    expect(merge.data).toEqual({
+      title: 'first',
+      books: [
+        { t: 'a', u: 1 },
+        { t: 'b', u: 2 },
+        { t: 'c', u: 3 },
+        { t: 'd', u: 4 },
+      ],
+    });
     const keyed = mergePages({ books: [{ t: 'a', u: 1 }] }, { list: 'books', key: 'u' });
-    expect(keyed.add({ books: [{ t: 'a (again)', u: 1 }, { t: 'b', u: null }, { t: 'b', u: null }] })).toBe(1);
+    expect(
+      keyed.add({
+        books: [
+          { t: 'a (again)', u: 1 },
+          { t: 'b', u: null },
+          { t: 'b', u: null },
+        ],
+      }),
+    ).toBe(1);
   });
 });

@@ -9,12 +9,21 @@ const URL_NOW = 'https://shop.example/list?page=1';
 
 describe('proposeNextLink', () => {
   it('takes rel=next first, on a link or in the head', () => {
-    expect(proposeNextLink(page('<a rel="next nofollow" href="?page=2">2</a>'), URL_NOW)).toEqual({ next: 'a[rel~="next"]', href: 'https://shop.example/list?page=2' });
-    expect(proposeNextLink(page('', '<link rel="next" href="/list?page=2">'), URL_NOW)).toEqual({ next: 'link[rel~="next"]', href: 'https://shop.example/list?page=2' });
+    expect(proposeNextLink(page('<a rel="next nofollow" href="?page=2">2</a>'), URL_NOW)).toEqual({
+      next: 'a[rel~="next"]',
+      href: 'https://shop.example/list?page=2',
+    });
+    expect(proposeNextLink(page('', '<link rel="next" href="/list?page=2">'), URL_NOW)).toEqual({
+      next: 'link[rel~="next"]',
+      href: 'https://shop.example/list?page=2',
+    });
   });
 
   it('finds a pager link that says next by its text, its label or its class, and gives a selector that reads it back', () => {
-    const byText = proposeNextLink(page('<nav id="pages"><a href="?page=1">1</a><a href="?page=2">2</a><a href="?page=2">Next ›</a></nav>'), URL_NOW);
+    const byText = proposeNextLink(
+      page('<nav id="pages"><a href="?page=1">1</a><a href="?page=2">2</a><a href="?page=2">Next ›</a></nav>'),
+      URL_NOW,
+    );
     expect(byText?.href).toBe('https://shop.example/list?page=2');
     expect(byText?.next).not.toBe('a');
     const byLabel = proposeNextLink(page('<div class="pg"><a aria-label="Go to next page" href="/list?page=2">→</a></div>'), URL_NOW);
@@ -33,8 +42,29 @@ describe('proposeNextLink', () => {
 });
 
 describe('pageExpectation', () => {
-  const config = { structure: [{ name: 'title', type: 'string' as const, selector: 'h1' }, { name: 'books', type: 'array' as const, selector: 'li', fields: [{ name: 'name', type: 'string' as const, selector: 'a' }, { name: 'url', type: 'url' as const, selector: 'a', attribute: 'href' }] }], pagination: { next: 'a.next', maxPages: 10 } };
-  const expected = { title: 'Books', books: [{ name: 'Sapiens', url: 'https://shop.example/b/1' }, { name: 'Olio', url: 'https://shop.example/b/2' }, { name: 'Mesaerion', url: 'https://shop.example/b/3' }] };
+  const config = {
+    structure: [
+      { name: 'title', type: 'string' as const, selector: 'h1' },
+      {
+        name: 'books',
+        type: 'array' as const,
+        selector: 'li',
+        fields: [
+          { name: 'name', type: 'string' as const, selector: 'a' },
+          { name: 'url', type: 'url' as const, selector: 'a', attribute: 'href' },
+        ],
+      },
+    ],
+    pagination: { next: 'a.next', maxPages: 10 },
+  };
+  const expected = {
+    title: 'Books',
+    books: [
+      { name: 'Sapiens', url: 'https://shop.example/b/1' },
+      { name: 'Olio', url: 'https://shop.example/b/2' },
+      { name: 'Mesaerion', url: 'https://shop.example/b/3' },
+    ],
+  };
 
   it('keeps the items the page has, by their text or their address', () => {
     const html = '<h1>Books</h1><div class="card"><span>SAPIENS</span></div><a href="/b/2">cover</a>';

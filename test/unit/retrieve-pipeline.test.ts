@@ -77,7 +77,15 @@ describe('retrieve with the example configs and the http scraper', () => {
     const result = await retrieve(exampleConfig('product', site.origin), { sku: 'AP-1001' }, deps);
     expect(result.sourceUrl).toBe(`${site.origin}/product.html?sku=AP-1001`);
     expect(deps.requests[0]?.url).toBe(`${site.origin}/product.html?sku=AP-1001`);
-    expect(result.data).toMatchObject({ name: 'Aeropress Coffee Maker', sku: 'AP-1001', brand: 'Aerobie', price: 29.99, currency: 'GBP', inStock: true, rating: 4.7 });
+    expect(result.data).toMatchObject({
+      name: 'Aeropress Coffee Maker',
+      sku: 'AP-1001',
+      brand: 'Aerobie',
+      price: 29.99,
+      currency: 'GBP',
+      inStock: true,
+      rating: 4.7,
+    });
     expect(result.data.specs).toEqual([
       { name: 'Capacity', value: '250 ml' },
       { name: 'Material', value: 'BPA-free polypropylene' },
@@ -89,7 +97,14 @@ describe('retrieve with the example configs and the http scraper', () => {
     const result = await retrieve(exampleConfig('countries', site.origin), {}, recordingDeps());
     const countries = result.data.countries as Array<Record<string, unknown>>;
     expect(countries).toHaveLength(10);
-    expect(countries[0]).toEqual({ rank: 1, country: 'India', url: `${site.origin}/countries/india`, capital: 'New Delhi', population: 1_428_627_663, areaKm2: 3_287_263 });
+    expect(countries[0]).toEqual({
+      rank: 1,
+      country: 'India',
+      url: `${site.origin}/countries/india`,
+      capital: 'New Delhi',
+      population: 1_428_627_663,
+      areaKm2: 3_287_263,
+    });
     expect(countries[6]).toMatchObject({ country: 'Brazil', capital: 'Brasília' });
   });
 
@@ -105,7 +120,13 @@ describe('retrieve with the example configs and the http scraper', () => {
       ],
     });
     const result = await retrieve(cafe, {}, recordingDeps());
-    expect(result.data).toEqual({ name: 'Café Müller', city: 'Zürich, Schweiz', eur: '€14.90', gbp: 12.5, note: 'Crème brûlée “maison” – déjà prête.' });
+    expect(result.data).toEqual({
+      name: 'Café Müller',
+      city: 'Zürich, Schweiz',
+      eur: '€14.90',
+      gbp: 12.5,
+      note: 'Crème brûlée “maison” – déjà prête.',
+    });
   });
 });
 
@@ -131,7 +152,11 @@ describe('retrieve: variables, scrapers and failures', () => {
   });
 
   it('uses the scraper override and drops session where the scraper has none', async () => {
-    const sessioned = config({ url: `${site.origin}/table.html`, session: true, structure: [{ name: 'title', type: 'string', selector: 'h1' }] });
+    const sessioned = config({
+      url: `${site.origin}/table.html`,
+      session: true,
+      structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+    });
     const own = recordingDeps();
     await retrieve(sessioned, {}, own);
     expect(own.asked).toEqual([1]);
@@ -145,7 +170,13 @@ describe('retrieve: variables, scrapers and failures', () => {
   });
 
   it('fails with EXTRACTION_EMPTY when no selector matches', async () => {
-    const nothing = config({ url: `${site.origin}/table.html`, structure: [{ name: 'x', type: 'string', selector: '.does-not-exist' }, { name: 'ys', type: 'array', selector: 'article.none', items: { type: 'string' } }] });
+    const nothing = config({
+      url: `${site.origin}/table.html`,
+      structure: [
+        { name: 'x', type: 'string', selector: '.does-not-exist' },
+        { name: 'ys', type: 'array', selector: 'article.none', items: { type: 'string' } },
+      ],
+    });
     const error = await rejection(retrieve(nothing, {}, recordingDeps()));
     expect(error.code).toBe('EXTRACTION_EMPTY');
     expect(error.message).toBe('no data could be extracted from the source page');
@@ -153,7 +184,13 @@ describe('retrieve: variables, scrapers and failures', () => {
   });
 
   it('fails when a required field is empty even though others matched', async () => {
-    const partial = config({ url: `${site.origin}/table.html`, structure: [{ name: 'title', type: 'string', selector: 'h1' }, { name: 'price', type: 'number', selector: '.price', required: true }] });
+    const partial = config({
+      url: `${site.origin}/table.html`,
+      structure: [
+        { name: 'title', type: 'string', selector: 'h1' },
+        { name: 'price', type: 'number', selector: '.price', required: true },
+      ],
+    });
     const error = await rejection(retrieve(partial, {}, recordingDeps()));
     expect(error.code).toBe('EXTRACTION_EMPTY');
     expect(error.context.missingRequired).toEqual(['price']);
@@ -203,7 +240,12 @@ describe('retrieve: model fields', () => {
 
   it('fills model fields through an OpenAI-compatible model and merges them at their paths', async () => {
     llm.script([{ json: { summary: 'A small coffee press.' }, usage: { prompt_tokens: 321, completion_tokens: 45 } }]);
-    const resolver = createModelResolver({ models: { local: { baseURL: llm.baseURL, model: 'fake-model' } }, env: {}, timeoutMs: 5_000, maxRetries: 0 });
+    const resolver = createModelResolver({
+      models: { local: { baseURL: llm.baseURL, model: 'fake-model' } },
+      env: {},
+      timeoutMs: 5_000,
+      maxRetries: 0,
+    });
     const asked: string[] = [];
     const deps = recordingDeps({ modelFor: (name): Promise<Model> => (asked.push(name), resolver.get(name)) });
     const result = await retrieve(withModelField('local'), {}, deps);
@@ -217,8 +259,17 @@ describe('retrieve: model fields', () => {
 
   it('counts a required model field as present once the model filled it', async () => {
     llm.script([{ json: { summary: 'Filled by the model.' } }]);
-    const resolver = createModelResolver({ models: { local: { baseURL: llm.baseURL, model: 'fake-model' } }, env: {}, timeoutMs: 5_000, maxRetries: 0 });
-    const requiredOnly = config({ url: `${site.origin}/product.html`, model: 'local', structure: [{ name: 'summary', type: 'string', required: true }] });
+    const resolver = createModelResolver({
+      models: { local: { baseURL: llm.baseURL, model: 'fake-model' } },
+      env: {},
+      timeoutMs: 5_000,
+      maxRetries: 0,
+    });
+    const requiredOnly = config({
+      url: `${site.origin}/product.html`,
+      model: 'local',
+      structure: [{ name: 'summary', type: 'string', required: true }],
+    });
     const result = await retrieve(requiredOnly, {}, recordingDeps({ modelFor: (name) => resolver.get(name) }));
     expect(result.data).toEqual({ summary: 'Filled by the model.' });
   });
@@ -228,10 +279,25 @@ describe('retrieve: model fields', () => {
     const unchecked: Model = {
       name: 'unchecked',
       generate: () => Promise.reject(new Error('not expected')),
-      fill: async () => ({ values: { link: 'javascript:alert(1)', links: ['vbscript:msgbox(1)', 'https://shop.example/a', 'b.html'] }, usage: { promptTokens: 1, completionTokens: 1 } }),
+      fill: async () => ({
+        values: { link: 'javascript:alert(1)', links: ['vbscript:msgbox(1)', 'https://shop.example/a', 'b.html'] },
+        usage: { promptTokens: 1, completionTokens: 1 },
+      }),
     };
-    const withUrls = config({ url: `${site.origin}/product.html`, model: 'unchecked', structure: [{ name: 'title', type: 'string', selector: 'h1' }, { name: 'link', type: 'url' }, { name: 'links', type: 'array', items: { type: 'url' } }] });
+    const withUrls = config({
+      url: `${site.origin}/product.html`,
+      model: 'unchecked',
+      structure: [
+        { name: 'title', type: 'string', selector: 'h1' },
+        { name: 'link', type: 'url' },
+        { name: 'links', type: 'array', items: { type: 'url' } },
+      ],
+    });
     const result = await retrieve(withUrls, {}, recordingDeps({ modelFor: async () => unchecked }));
-    expect(result.data).toEqual({ title: 'Aeropress Coffee Maker', link: null, links: ['https://shop.example/a', `${site.origin}/b.html`] });
+    expect(result.data).toEqual({
+      title: 'Aeropress Coffee Maker',
+      link: null,
+      links: ['https://shop.example/a', `${site.origin}/b.html`],
+    });
   });
 });

@@ -18,7 +18,13 @@ const HOSTILE = `${'a'.repeat(40)}!`;
 const slugConfig = { url: 'https://shop.example/p/{{ slug }}', variables: { slug: { example: 'abc', pattern: SLUG } } };
 
 function config(extra: Record<string, unknown>): string {
-  return JSON.stringify({ apiId: 'x', url: 'https://shop.example/p/{{ slug }}', variables: { slug: { example: 'abc' } }, structure: [{ name: 'title', type: 'string', selector: 'h1' }], ...extra });
+  return JSON.stringify({
+    apiId: 'x',
+    url: 'https://shop.example/p/{{ slug }}',
+    variables: { slug: { example: 'abc' } },
+    structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+    ...extra,
+  });
 }
 
 function problemsOf(text: string): Array<{ path: string; message: string; hint?: string }> {
@@ -28,7 +34,9 @@ function problemsOf(text: string): Array<{ path: string; message: string; hint?:
 
 describe('variable patterns run in linear time', () => {
   it('answers the slug pattern on a 40-character hostile value at once, as a bad value', { timeout: 10_000 }, () => {
-    expect(checkVariableValues(slugConfig, { slug: HOSTILE })).toEqual([{ code: 'VARIABLE_PATTERN', name: 'slug', message: `variable slug does not match ${SLUG}` }]);
+    expect(checkVariableValues(slugConfig, { slug: HOSTILE })).toEqual([
+      { code: 'VARIABLE_PATTERN', name: 'slug', message: `variable slug does not match ${SLUG}` },
+    ]);
     // Values past 1,024 characters are refused before the pattern; up to there the pattern runs.
     expect(checkVariableValues(slugConfig, { slug: `${'ab-'.repeat(341)}!` })).toHaveLength(1);
     expect(checkVariableValues(slugConfig, { slug: 'summer-sale-2024' })).toEqual([]);
@@ -50,7 +58,9 @@ describe('variable patterns run in linear time', () => {
 
 describe('regex transforms run in linear time', () => {
   it('extracts nothing from a hostile text at once, where the backtracking engine would run for hours', { timeout: 10_000 }, () => {
-    const structure = compileStructure({ structure: [{ name: 'slug', type: 'string', selector: 'h1', transform: ['regex:^((?:[a-z0-9]+-?)+)$'] }] });
+    const structure = compileStructure({
+      structure: [{ name: 'slug', type: 'string', selector: 'h1', transform: ['regex:^((?:[a-z0-9]+-?)+)$'] }],
+    });
     expect(structure.extract(`<h1>${HOSTILE}</h1>`, 'https://shop.example/').data).toEqual({ slug: null });
     expect(structure.extract('<h1>summer-sale</h1>', 'https://shop.example/').data).toEqual({ slug: 'summer-sale' });
   });
@@ -85,8 +95,11 @@ describe('validate refuses what cannot run in linear time, saying why and what t
         hint: 'patterns run on RE2, a linear-time engine, so that no text can make them slow (syntax: github.com/google/re2/wiki/Syntax)',
       },
     ]);
-    const transform = (t: string) => problemsOf(config({ structure: [{ name: 'title', type: 'string', selector: 'h1', transform: [t] }] }))[0]?.message;
-    expect(transform('regex:(\\w)\\1')).toBe('transform "regex:(\\w)\\1" is invalid: the regex cannot run in linear time: \\1 is a backreference; capture the text once, or repeat the group\'s pattern instead');
+    const transform = (t: string) =>
+      problemsOf(config({ structure: [{ name: 'title', type: 'string', selector: 'h1', transform: [t] }] }))[0]?.message;
+    expect(transform('regex:(\\w)\\1')).toBe(
+      'transform "regex:(\\w)\\1" is invalid: the regex cannot run in linear time: \\1 is a backreference; capture the text once, or repeat the group\'s pattern instead',
+    );
     expect(transform('regex:(?<=\\$)(\\d+)')).toMatch(/\(\?<=…\) is a lookbehind/);
     expect(transform('regex:(?<q>["\'])(.*)\\k<q>')).toMatch(/\\k<name> is a backreference/);
     // Inside a class or escaped, the same characters are ordinary.
@@ -94,17 +107,33 @@ describe('validate refuses what cannot run in linear time, saying why and what t
   });
 
   it('refuses patterns too large for the engine, too long, or not JavaScript (clients read them as JSON Schema)', () => {
-    expect(safePatternProblem('(?:(?:.*a){30}){30}', 'variable')?.message).toBe('is too large for the linear-time engine (2702 steps, at most 500)');
+    expect(safePatternProblem('(?:(?:.*a){30}){30}', 'variable')?.message).toBe(
+      'is too large for the linear-time engine (2702 steps, at most 500)',
+    );
     expect(safePatternProblem('[a-z]{1,200}', 'variable')).toBeNull();
     expect(safePatternProblem('a'.repeat(1_001), 'variable')?.message).toBe('is 1001 characters long, more than 1000');
     expect(safePatternProblem('(?i)abc', 'variable')?.message).toMatch(/^does not compile: Invalid regular expression/);
-    expect(problemsOf(config({ variables: { slug: { example: 'abc', pattern: '(unclosed' } } }))[0]?.message).toMatch(/^pattern does not compile: Invalid regular expression/);
+    expect(problemsOf(config({ variables: { slug: { example: 'abc', pattern: '(unclosed' } } }))[0]?.message).toMatch(
+      /^pattern does not compile: Invalid regular expression/,
+    );
   });
 
-  it('checks a monitor\'s variable sets against the slug pattern at once (validate, list and the daemon load them)', { timeout: 10_000 }, () => {
-    const problems = problemsOf(config({ variables: { slug: { example: 'abc', pattern: SLUG } }, monitor: { every: '1h', variables: [{ slug: HOSTILE }] } }));
-    expect(problems).toEqual([{ path: '$.monitor.variables[0]', message: `variable slug does not match ${SLUG}`, hint: 'give each variable set values its variables accept' }]);
-  });
+  it(
+    "checks a monitor's variable sets against the slug pattern at once (validate, list and the daemon load them)",
+    { timeout: 10_000 },
+    () => {
+      const problems = problemsOf(
+        config({ variables: { slug: { example: 'abc', pattern: SLUG } }, monitor: { every: '1h', variables: [{ slug: HOSTILE }] } }),
+      );
+      expect(problems).toEqual([
+        {
+          path: '$.monitor.variables[0]',
+          message: `variable slug does not match ${SLUG}`,
+          hint: 'give each variable set values its variables accept',
+        },
+      ]);
+    },
+  );
 
   it('accepts every config shipped with pagejson', async () => {
     const dir = join(import.meta.dirname, '../../configs');
@@ -112,7 +141,9 @@ describe('validate refuses what cannot run in linear time, saying why and what t
       const result = parseConfigText(await readFile(join(dir, name), 'utf8'), join(dir, name));
       expect(result.ok ? [] : result.problems).toEqual([]);
       const variables = Object.values((result as { config: ApiConfig }).config.variables);
-      for (const variable of variables) if (variable.pattern !== undefined && variable.example !== undefined) expect(compileSafePattern(variable.pattern, 'variable').matchesWhole(variable.example)).toBe(true);
+      for (const variable of variables)
+        if (variable.pattern !== undefined && variable.example !== undefined)
+          expect(compileSafePattern(variable.pattern, 'variable').matchesWhole(variable.example)).toBe(true);
     }
   });
 });

@@ -7,14 +7,44 @@ describe('toFetchError', () => {
   const cases: Array<[string, unknown, string, string | RegExp]> = [
     ['Crawlee 5xx', new Error('500 - Internal Server Error: <h1>oops'), 'FETCH_STATUS', 'HTTP 500'],
     ['Crawlee blocked status', new Error('Request blocked - received 429 status code.'), 'FETCH_STATUS', 'HTTP 429'],
-    ['got redirect limit', Object.assign(new Error('Redirected 5 times. Aborting.'), { name: 'MaxRedirectsError', code: 'ERR_TOO_MANY_REDIRECTS' }), 'FETCH_TOO_MANY_REDIRECTS', 'too many redirects'],
-    ['Chromium redirect limit', new Error('page.goto: net::ERR_TOO_MANY_REDIRECTS at http://x/'), 'FETCH_TOO_MANY_REDIRECTS', 'too many redirects'],
-    ['got timeout', Object.assign(new Error('Timeout awaiting request for 1500ms'), { name: 'TimeoutError' }), 'FETCH_TIMEOUT', 'timed out after 1500 ms'],
+    [
+      'got redirect limit',
+      Object.assign(new Error('Redirected 5 times. Aborting.'), { name: 'MaxRedirectsError', code: 'ERR_TOO_MANY_REDIRECTS' }),
+      'FETCH_TOO_MANY_REDIRECTS',
+      'too many redirects',
+    ],
+    [
+      'Chromium redirect limit',
+      new Error('page.goto: net::ERR_TOO_MANY_REDIRECTS at http://x/'),
+      'FETCH_TOO_MANY_REDIRECTS',
+      'too many redirects',
+    ],
+    [
+      'got timeout',
+      Object.assign(new Error('Timeout awaiting request for 1500ms'), { name: 'TimeoutError' }),
+      'FETCH_TIMEOUT',
+      'timed out after 1500 ms',
+    ],
     ['socket reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'FETCH_FAILED', 'connection failed (ECONNRESET)'],
-    ['corrupt gzip', Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' }), 'FETCH_FAILED', 'could not decompress the response (Z_DATA_ERROR)'],
+    [
+      'corrupt gzip',
+      Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' }),
+      'FETCH_FAILED',
+      'could not decompress the response (Z_DATA_ERROR)',
+    ],
     ['Chromium corrupt gzip', new Error('net::ERR_CONTENT_DECODING_FAILED'), 'FETCH_FAILED', /^could not decompress the response/],
-    ['Chromium reset', new Error('page.goto: net::ERR_CONNECTION_RESET at http://x/'), 'FETCH_FAILED', 'connection failed (ERR_CONNECTION_RESET)'],
-    ['Crawlee content type refusal', new Error('Resource http://x/ served Content-Type application/pdf, but only text/html are allowed.'), 'FETCH_NOT_HTML', /not HTML/],
+    [
+      'Chromium reset',
+      new Error('page.goto: net::ERR_CONNECTION_RESET at http://x/'),
+      'FETCH_FAILED',
+      'connection failed (ERR_CONNECTION_RESET)',
+    ],
+    [
+      'Crawlee content type refusal',
+      new Error('Resource http://x/ served Content-Type application/pdf, but only text/html are allowed.'),
+      'FETCH_NOT_HTML',
+      /not HTML/,
+    ],
   ];
 
   it.each(cases)('%s', (_name, error, code, reason) => {

@@ -13,7 +13,13 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * and close() settles what is pending and refuses new work. (These held for the keepAlive seam over
  * Crawlee's crawlers before; docs/decisions.md, "Scrapers 2 (crawlee) and 3 (browser)".)
  */
-const OPTIONS: ScraperOptions = { timeoutMs: 30_000, maxBytes: 1024 * 1024, allowPrivateNetworks: true, perOriginConcurrency: 4, chromiumPath: CHROMIUM_PATH };
+const OPTIONS: ScraperOptions = {
+  timeoutMs: 30_000,
+  maxBytes: 1024 * 1024,
+  allowPrivateNetworks: true,
+  perOriginConcurrency: 4,
+  chromiumPath: CHROMIUM_PATH,
+};
 const skipBrowser = skipBrowserTests();
 let site: FixtureSite;
 
@@ -31,34 +37,42 @@ const scrapers: Array<[string, (options: ScraperOptions) => Scraper, boolean]> =
 ];
 
 describe.each(scrapers)('%s', (_name, create, skip) => {
-  it.skipIf(skip)('answers the very first fetch and leaves the process SIGINT handlers as they were', async () => {
-    // Loading the client may install signal-exit's listener (harmless: it re-raises when alone); count after it.
-    await create(OPTIONS).close();
-    const sigintBefore = process.listenerCount('SIGINT');
-    const scraper = create(OPTIONS);
-    try {
-      const result = await scraper.fetch({ url: `${site.origin}/listing.html` });
-      expect(result.html).toContain('<html');
-      expect(process.listenerCount('SIGINT')).toBe(sigintBefore);
-    } finally {
-      await scraper.close();
-    }
-  }, 120_000);
+  it.skipIf(skip)(
+    'answers the very first fetch and leaves the process SIGINT handlers as they were',
+    async () => {
+      // Loading the client may install signal-exit's listener (harmless: it re-raises when alone); count after it.
+      await create(OPTIONS).close();
+      const sigintBefore = process.listenerCount('SIGINT');
+      const scraper = create(OPTIONS);
+      try {
+        const result = await scraper.fetch({ url: `${site.origin}/listing.html` });
+        expect(result.html).toContain('<html');
+        expect(process.listenerCount('SIGINT')).toBe(sigintBefore);
+      } finally {
+        await scraper.close();
+      }
+    },
+    120_000,
+  );
 
-  it.skipIf(skip)('rejects what is still pending when closed, and refuses new work afterwards', async () => {
-    const scraper = create(OPTIONS);
-    await scraper.fetch({ url: `${site.origin}/listing.html` });
-    // Closed while the request is at the source (the site has seen it), not before it was sent.
-    const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
-    const pending = scraper.fetch({ url: `${site.origin}/faults/hang` }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    await hung;
-    await scraper.close();
-    expect(await pending).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
-    await expect(scraper.fetch({ url: `${site.origin}/listing.html` })).rejects.toMatchObject({ message: 'the scraper is closed' });
-  }, 120_000);
+  it.skipIf(skip)(
+    'rejects what is still pending when closed, and refuses new work afterwards',
+    async () => {
+      const scraper = create(OPTIONS);
+      await scraper.fetch({ url: `${site.origin}/listing.html` });
+      // Closed while the request is at the source (the site has seen it), not before it was sent.
+      const hung = site.whenHits('/faults/hang', site.hitCount('/faults/hang') + 1);
+      const pending = scraper.fetch({ url: `${site.origin}/faults/hang` }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await hung;
+      await scraper.close();
+      expect(await pending).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
+      await expect(scraper.fetch({ url: `${site.origin}/listing.html` })).rejects.toMatchObject({ message: 'the scraper is closed' });
+    },
+    120_000,
+  );
 });
 
 describe.skipIf(skipBrowser)('scraper 3 (browser) closing with fetches queued', () => {
@@ -75,7 +89,8 @@ describe.skipIf(skipBrowser)('scraper 3 (browser) closing with fetches queued', 
     );
     await rendering;
     await scraper.close();
-    for (const outcome of await Promise.all(pending)) expect(outcome).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
+    for (const outcome of await Promise.all(pending))
+      expect(outcome).toMatchObject({ code: 'FETCH_FAILED', message: 'the scraper is closed' });
   }, 120_000);
 });
 

@@ -17,7 +17,8 @@ const MAX_BYTES = 64 * 1024;
 const answers: Record<string, (socket: Socket) => void> = {
   '/exact': (socket) => socket.end(head({ 'content-length': Buffer.byteLength(PAGE) }) + PAGE),
   // Content-Encoding identity is no encoding: the announced length is checked against the cap all the same.
-  '/identity-too-large': (socket) => socket.end(head({ 'content-length': MAX_BYTES + 1, 'content-encoding': 'identity' }) + 'x'.repeat(1000)),
+  '/identity-too-large': (socket) =>
+    socket.end(head({ 'content-length': MAX_BYTES + 1, 'content-encoding': 'identity' }) + 'x'.repeat(1000)),
   '/too-large': (socket) => socket.end(head({ 'content-length': MAX_BYTES + 1 }) + 'x'.repeat(1000)),
   // Fewer bytes than announced, then the connection closes: a failed fetch, never half a page.
   '/short': (socket) => socket.end(head({ 'content-length': Buffer.byteLength(PAGE) + 500 }) + PAGE),
@@ -38,7 +39,8 @@ const answers: Record<string, (socket: Socket) => void> = {
     socket.on('close', () => clearInterval(timer));
   },
   // A length that is not one number: the body is read as a stream, under the cap.
-  '/odd-length': (socket) => socket.end(head({ 'transfer-encoding': 'chunked' }) + `${Buffer.byteLength(PAGE).toString(16)}\r\n${PAGE}\r\n0\r\n\r\n`),
+  '/odd-length': (socket) =>
+    socket.end(head({ 'transfer-encoding': 'chunked' }) + `${Buffer.byteLength(PAGE).toString(16)}\r\n${PAGE}\r\n0\r\n\r\n`),
 };
 
 function head(headers: Record<string, string | number>): string {

@@ -43,12 +43,15 @@ describe('scraper pool', () => {
     // One fetch at a time, 300 ms each, one second for everything: the tail of the burst cannot make it.
     const pool = createScraperPool({ ...options, timeoutMs: 1_000, perOriginConcurrency: 1 });
     try {
-      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => pool.get(1).fetch({ url: `${slow.origin}/slow.html?i=${i}` })));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => pool.get(1).fetch({ url: `${slow.origin}/slow.html?i=${i}` })),
+      );
       const served = outcomes.filter((o) => o.status === 'fulfilled');
       const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as PagejsonError);
       expect(served.length).toBeGreaterThan(0);
       expect(failed.length).toBeGreaterThan(0);
-      for (const error of failed) expect({ code: error.code, message: error.message }).toEqual({ code: 'FETCH_TIMEOUT', message: 'timed out after 1000 ms' });
+      for (const error of failed)
+        expect({ code: error.code, message: error.message }).toEqual({ code: 'FETCH_TIMEOUT', message: 'timed out after 1000 ms' });
       // Requests that ran out of time while queued never reached the source.
       expect(slow.hitCount('/slow.html')).toBeLessThan(10);
     } finally {
@@ -66,12 +69,10 @@ describe('scraper pool', () => {
       // Same origin would wait behind the hung request; another origin does not.
       const page = await scraper.fetch({ url: `${other.origin}/listing.html` });
       expect(page.status).toBe(200);
-      const queued = await scraper
-        .fetch({ url: `${site.origin}/listing.html`, signal: AbortSignal.timeout(200) })
-        .then(
-          () => 'fetched',
-          (e: unknown) => (e as PagejsonError).code,
-        );
+      const queued = await scraper.fetch({ url: `${site.origin}/listing.html`, signal: AbortSignal.timeout(200) }).then(
+        () => 'fetched',
+        (e: unknown) => (e as PagejsonError).code,
+      );
       // It never reached the server: it was still waiting behind the hung request when its signal fired.
       expect(queued).toBe('FETCH_FAILED');
       expect(site.hitCount('/listing.html')).toBe(0);
@@ -114,7 +115,9 @@ describe('scraper pool', () => {
     const options = scraperOptionsFromSettings(settings, env);
     expect(options).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH, env, proxies: expect.anything() });
     // The environment the secrets and the proxy are read from is the one given, not the process's.
-    expect(options.proxies?.candidates(new URL('https://shop.example/'), {}).map((proxy) => proxy.label)).toEqual(['http://proxy.example:3128']);
+    expect(options.proxies?.candidates(new URL('https://shop.example/'), {}).map((proxy) => proxy.label)).toEqual([
+      'http://proxy.example:3128',
+    ]);
     expect(scraperOptionsFromSettings(settings, { PAGEJSON_CHROMIUM: '/opt/chrome' }).chromiumPath).toBe('/opt/chrome');
   });
 });

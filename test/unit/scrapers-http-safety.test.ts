@@ -21,12 +21,13 @@ describe('http scraper address guard', () => {
     await site.close();
   });
 
-  const targets = (port: number) => [
-    [`http://127.0.0.1:${port}/listing.html`, '127.0.0.1'],
-    [`http://localhost:${port}/listing.html`, undefined],
-    [`http://[::ffff:127.0.0.1]:${port}/listing.html`, '127.0.0.1'],
-    [`http://2130706433:${port}/listing.html`, '127.0.0.1'],
-  ] as const;
+  const targets = (port: number) =>
+    [
+      [`http://127.0.0.1:${port}/listing.html`, '127.0.0.1'],
+      [`http://localhost:${port}/listing.html`, undefined],
+      [`http://[::ffff:127.0.0.1]:${port}/listing.html`, '127.0.0.1'],
+      [`http://2130706433:${port}/listing.html`, '127.0.0.1'],
+    ] as const;
 
   it('refuses loopback however it is spelled, and the source never sees a request', async () => {
     for (const [url, address] of targets(site.port)) {
@@ -46,7 +47,9 @@ describe('http scraper address guard', () => {
   });
 
   it('refuses a use-session fetch at the origin handshake already', async () => {
-    const error = await scraper.fetch({ url: `http://127.0.0.1:${site.port}/session/protected.html`, session: true }).catch((e: unknown) => e);
+    const error = await scraper
+      .fetch({ url: `http://127.0.0.1:${site.port}/session/protected.html`, session: true })
+      .catch((e: unknown) => e);
     expect((error as PagejsonError).code).toBe('FETCH_BLOCKED_ADDRESS');
     expect(site.hitCount('/')).toBe(0);
   });

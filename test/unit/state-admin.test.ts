@@ -11,12 +11,30 @@ import { ApiConfigSchema, ProjectSettingsSchema } from '../../src/core/config/sc
 import { verifyApiKey } from '../../src/core/access/key-service.js';
 import { createLowdbStore } from '../../src/core/state/lowdb-store.js';
 import type { StateStore } from '../../src/core/state/types.js';
-import { adminSocketPath, connectAdminSocket, openLocalStateClient, openStateClient, type StateClient } from '../../src/cli/state-client.js';
+import {
+  adminSocketPath,
+  connectAdminSocket,
+  openLocalStateClient,
+  openStateClient,
+  type StateClient,
+} from '../../src/cli/state-client.js';
 import { buildAdminApp } from '../../src/daemon/admin.js';
 
 const configs = [
-  ApiConfigSchema.parse({ apiId: 'jobs', url: 'https://jobs.example/list?page={{ page }}', variables: { page: { example: '1' } }, scraper: 3, caching: false, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }),
-  ApiConfigSchema.parse({ apiId: 'books', url: 'https://shop.example/books', session: true, structure: [{ name: 'title', type: 'string', selector: 'h1' }] }),
+  ApiConfigSchema.parse({
+    apiId: 'jobs',
+    url: 'https://jobs.example/list?page={{ page }}',
+    variables: { page: { example: '1' } },
+    scraper: 3,
+    caching: false,
+    structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+  }),
+  ApiConfigSchema.parse({
+    apiId: 'books',
+    url: 'https://shop.example/books',
+    session: true,
+    structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+  }),
 ];
 
 describe('admin API over a unix socket', () => {
@@ -32,7 +50,12 @@ describe('admin API over a unix socket', () => {
     project = projectFromSettings(dir, ProjectSettingsSchema.parse({ credits: { freeCredits: 1 } }));
     await mkdir(project.dataDir, { recursive: true });
     store = await createLowdbStore({ file: join(project.dataDir, 'state.json') });
-    app = buildAdminApp({ store, listConfigs: () => configs, settings: project.settings, onCreditsChanged: (a, m) => changes.push([a, m]) });
+    app = buildAdminApp({
+      store,
+      listConfigs: () => configs,
+      settings: project.settings,
+      onCreditsChanged: (a, m) => changes.push([a, m]),
+    });
     await app.listen({ path: adminSocketPath(project.dataDir) });
     const connected = await connectAdminSocket(adminSocketPath(project.dataDir), 20_000);
     if (!connected) throw new Error('admin socket did not answer');
@@ -61,10 +84,16 @@ describe('admin API over a unix socket', () => {
   });
 
   it('carries typed errors across the socket', async () => {
-    await expect(client.revokeKey('k_missing0')).rejects.toMatchObject({ code: 'KEY_NOT_FOUND', hint: expect.stringContaining('keys list') });
+    await expect(client.revokeKey('k_missing0')).rejects.toMatchObject({
+      code: 'KEY_NOT_FOUND',
+      hint: expect.stringContaining('keys list'),
+    });
     await expect(client.createKey({ account: 'bad name' })).rejects.toMatchObject({ code: 'USAGE' });
     await expect(client.grantCredits(undefined, -1)).rejects.toMatchObject({ code: 'USAGE' });
-    await expect(client.charge(undefined, 5_000)).rejects.toMatchObject({ code: 'NO_CREDITS', message: 'No credits left ⚠. Please buy more credits' });
+    await expect(client.charge(undefined, 5_000)).rejects.toMatchObject({
+      code: 'NO_CREDITS',
+      message: 'No credits left ⚠. Please buy more credits',
+    });
     const raw = await app.inject({ method: 'POST', url: '/keys', payload: '[1]', headers: { 'content-type': 'application/json' } });
     expect(raw.statusCode).toBe(400);
     expect(raw.json()).toMatchObject({ error: { code: 'USAGE' } });
@@ -92,8 +121,26 @@ describe('admin API over a unix socket', () => {
     await expect(client.usage({ keyId: '__proto__' })).rejects.toMatchObject({ code: 'USAGE' });
     const status = await client.status();
     expect(status.map((s) => s.apiId)).toEqual(['books', 'jobs']);
-    expect(status[0]).toMatchObject({ status: 'active', sourceUrl: 'https://shop.example/books', scraper: 1, scraperName: 'http', caching: true, session: true, dynamic: false, lastFetchAt: null, usage: { requests: 1, milliCredits: 400 } });
-    expect(status[1]).toMatchObject({ scraper: 3, scraperName: 'browser', caching: false, dynamic: true, variables: ['page'], lastFetchAt: '2026-01-01T00:00:00.000Z', usage: { requests: 1, milliCredits: 500 } });
+    expect(status[0]).toMatchObject({
+      status: 'active',
+      sourceUrl: 'https://shop.example/books',
+      scraper: 1,
+      scraperName: 'http',
+      caching: true,
+      session: true,
+      dynamic: false,
+      lastFetchAt: null,
+      usage: { requests: 1, milliCredits: 400 },
+    });
+    expect(status[1]).toMatchObject({
+      scraper: 3,
+      scraperName: 'browser',
+      caching: false,
+      dynamic: true,
+      variables: ['page'],
+      lastFetchAt: '2026-01-01T00:00:00.000Z',
+      usage: { requests: 1, milliCredits: 500 },
+    });
   });
 });
 
@@ -117,7 +164,10 @@ describe('state client fallback', () => {
 
     // A socket file left behind by a killed daemon: a process listened on it and died by SIGKILL.
     const stalePath = adminSocketPath(project.dataDir);
-    const listener = execa(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(stalePath)}, () => console.log('up'))`]);
+    const listener = execa(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(stalePath)}, () => console.log('up'))`,
+    ]);
     await new Promise<void>((resolve) => listener.stdout?.once('data', () => resolve()));
     listener.kill('SIGKILL');
     await listener.catch(() => undefined);

@@ -44,8 +44,21 @@ describe('state journal', () => {
     await crashed.settle('h1');
     await crashed.addKey(sampleKey({ id: 'k_crash001' }));
     await crashed.updateKey('k_crash001', { label: 'renamed' });
-    await crashed.recordUsage({ apiId: 'books', keyId: 'k_crash001', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date() });
-    await crashed.setEndpointStatus({ apiId: 'books', lastFetchAt: '2026-11-23T10:00:00.000Z', lastError: null, lastErrorAt: null, health: 'healthy' });
+    await crashed.recordUsage({
+      apiId: 'books',
+      keyId: 'k_crash001',
+      account: 'default',
+      milliCredits: 400,
+      outcome: 'MISS',
+      at: new Date(),
+    });
+    await crashed.setEndpointStatus({
+      apiId: 'books',
+      lastFetchAt: '2026-11-23T10:00:00.000Z',
+      lastError: null,
+      lastErrorAt: null,
+      health: 'healthy',
+    });
     const expected = await snapshotOf(crashed);
     // No close: the snapshot was never written.
     expect(await readdir(dir)).toEqual(['state.json.journal']);
@@ -92,7 +105,11 @@ describe('state journal', () => {
     const good = await readFile(journalFileOf(file), 'utf8');
     for (const bad of ['{"not":"a record"}\n', '["__proto__","x",{}]\n', '["accounts",7,{}]\n', '["accounts","a",[1]]\n', 'garbage\n']) {
       await writeFile(journalFileOf(file), `${bad}${good}`);
-      await expect(open()).rejects.toMatchObject({ code: 'STATE_CORRUPT', message: expect.stringContaining('line 1'), hint: expect.stringContaining('backup') });
+      await expect(open()).rejects.toMatchObject({
+        code: 'STATE_CORRUPT',
+        message: expect.stringContaining('line 1'),
+        hint: expect.stringContaining('backup'),
+      });
       expect(await readFile(journalFileOf(file), 'utf8')).toBe(`${bad}${good}`);
     }
   });
@@ -144,7 +161,10 @@ describe('state journal', () => {
     // The crash landed after the rotation: the folded journal is aside, the snapshot not yet written…
     await copyFile(journalFileOf(file), foldingFileOf(file));
     // …and a newer record went to the fresh journal (with an older copy in the folded one: order matters).
-    await writeFile(journalFileOf(file), `${JSON.stringify(['accounts', 'default', { id: 'default', balance: 8_500, createdAt: '2026-11-23T00:00:00.000Z' }])}\n`);
+    await writeFile(
+      journalFileOf(file),
+      `${JSON.stringify(['accounts', 'default', { id: 'default', balance: 8_500, createdAt: '2026-11-23T00:00:00.000Z' }])}\n`,
+    );
 
     const restarted = await open();
     expect((await restarted.getAccount('default'))?.balance).toBe(8_500);
@@ -185,48 +205,59 @@ describe('state journal', () => {
       slot: fc.integer({ min: 0, max: 4 }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.integer({ min: 300, max: 5_000 }), async (ops, compactAfterBytes) => {
-        await rm(dir, { recursive: true, force: true });
-        let store = await createLowdbStore({ file, compactAfterBytes });
-        await store.ensureAccount('default', 50_000);
-        const model = { balance: 50_000, holds: new Set<string>(), requests: 0 };
-        for (const [index, step] of ops.entries()) {
-          const holdId = `h${step.slot}`;
-          if (step.kind === 'crash') {
-            // Abandoned without close, as kill -9 leaves it (once a fold it started has finished: a fold cut
-            // short is the test above); the holds of the dead store come back.
-            await store.flush();
-            store = await createLowdbStore({ file, compactAfterBytes });
-            const released = await store.releaseOrphanedHolds();
-            expect(released.holds).toBe(model.holds.size);
-            model.balance += released.milliCredits;
-            model.holds.clear();
-          } else if (step.kind === 'reserve') {
-            if ((await store.reserve('default', step.amount)).ok) model.balance -= step.amount;
-          } else if (step.kind === 'grant') {
-            await store.grant('default', step.amount);
-            model.balance += step.amount;
-          } else if (step.kind === 'hold' && !model.holds.has(holdId)) {
-            if ((await store.hold('default', step.amount, holdId)).ok) {
-              model.balance -= step.amount;
-              model.holds.add(holdId);
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 300, max: 5_000 }),
+        async (ops, compactAfterBytes) => {
+          await rm(dir, { recursive: true, force: true });
+          let store = await createLowdbStore({ file, compactAfterBytes });
+          await store.ensureAccount('default', 50_000);
+          const model = { balance: 50_000, holds: new Set<string>(), requests: 0 };
+          for (const [index, step] of ops.entries()) {
+            const holdId = `h${step.slot}`;
+            if (step.kind === 'crash') {
+              // Abandoned without close, as kill -9 leaves it (once a fold it started has finished: a fold cut
+              // short is the test above); the holds of the dead store come back.
+              await store.flush();
+              store = await createLowdbStore({ file, compactAfterBytes });
+              const released = await store.releaseOrphanedHolds();
+              expect(released.holds).toBe(model.holds.size);
+              model.balance += released.milliCredits;
+              model.holds.clear();
+            } else if (step.kind === 'reserve') {
+              if ((await store.reserve('default', step.amount)).ok) model.balance -= step.amount;
+            } else if (step.kind === 'grant') {
+              await store.grant('default', step.amount);
+              model.balance += step.amount;
+            } else if (step.kind === 'hold' && !model.holds.has(holdId)) {
+              if ((await store.hold('default', step.amount, holdId)).ok) {
+                model.balance -= step.amount;
+                model.holds.add(holdId);
+              }
+            } else if (step.kind === 'settle') {
+              await store.settle(holdId);
+              model.holds.delete(holdId);
+            } else if (step.kind === 'usage') {
+              await store.recordUsage({
+                apiId: `api${step.slot}`,
+                keyId: index % 2 ? 'k_a' : null,
+                account: 'default',
+                milliCredits: 400,
+                outcome: 'MISS',
+                at: new Date(),
+              });
+              model.requests += 1;
             }
-          } else if (step.kind === 'settle') {
-            await store.settle(holdId);
-            model.holds.delete(holdId);
-          } else if (step.kind === 'usage') {
-            await store.recordUsage({ apiId: `api${step.slot}`, keyId: index % 2 ? 'k_a' : null, account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date() });
-            model.requests += 1;
           }
-        }
-        await store.flush();
-        const restarted = await createLowdbStore({ file, compactAfterBytes });
-        const released = await restarted.releaseOrphanedHolds();
-        expect(released.holds).toBe(model.holds.size);
-        expect((await restarted.getAccount('default'))?.balance).toBe(model.balance + released.milliCredits);
-        expect((await restarted.usage({})).reduce((sum, row) => sum + row.requests, 0)).toBe(model.requests);
-        await restarted.close();
-      }),
+          await store.flush();
+          const restarted = await createLowdbStore({ file, compactAfterBytes });
+          const released = await restarted.releaseOrphanedHolds();
+          expect(released.holds).toBe(model.holds.size);
+          expect((await restarted.getAccount('default'))?.balance).toBe(model.balance + released.milliCredits);
+          expect((await restarted.usage({})).reduce((sum, row) => sum + row.requests, 0)).toBe(model.requests);
+          await restarted.close();
+        },
+      ),
       { numRuns: 40 },
     );
   });

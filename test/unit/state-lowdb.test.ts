@@ -102,7 +102,10 @@ describe('lowdb store durability', () => {
     // Same turn of the event loop: one append of one record (the account), not 200.
     await Promise.all(Array.from({ length: 200 }, () => store.reserve('default', 400)));
     expect(writes).toBe(1);
-    expect(bytes).toBe(`${JSON.stringify(['accounts', 'default', { id: 'default', balance: 1_000_000 - 200 * 400, createdAt: (await store.getAccount('default'))!.createdAt }])}\n`.length);
+    expect(bytes).toBe(
+      `${JSON.stringify(['accounts', 'default', { id: 'default', balance: 1_000_000 - 200 * 400, createdAt: (await store.getAccount('default'))!.createdAt }])}\n`
+        .length,
+    );
     // Spread over turns: one append per turn that changed something, never one per change.
     writes = 0;
     const pending: Promise<unknown>[] = [];
@@ -144,10 +147,22 @@ describe('lowdb store durability', () => {
   it('reads usage rows written before token counting as 0 tokens and keeps adding to them', async () => {
     const day = new Date().toISOString().slice(0, 10);
     const oldRow = { day, apiId: 'books', keyId: 'k_old', requests: 2, errors: 0, cacheHits: 1, milliCredits: 800 };
-    await writeFile(file, JSON.stringify({ version: 1, accounts: {}, keys: {}, usage: { [`${day}\tbooks\tk_old`]: oldRow }, endpoints: {} }));
+    await writeFile(
+      file,
+      JSON.stringify({ version: 1, accounts: {}, keys: {}, usage: { [`${day}\tbooks\tk_old`]: oldRow }, endpoints: {} }),
+    );
     const store = await createLowdbStore({ file });
     expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 0, completionTokens: 0 }]);
-    await store.recordUsage({ apiId: 'books', keyId: 'k_old', account: 'default', milliCredits: 400, outcome: 'MISS', at: new Date(), promptTokens: 11, completionTokens: 2 });
+    await store.recordUsage({
+      apiId: 'books',
+      keyId: 'k_old',
+      account: 'default',
+      milliCredits: 400,
+      outcome: 'MISS',
+      at: new Date(),
+      promptTokens: 11,
+      completionTokens: 2,
+    });
     expect(await store.usage({})).toEqual([{ ...oldRow, requests: 3, milliCredits: 1_200, promptTokens: 11, completionTokens: 2 }]);
     await store.close();
   });

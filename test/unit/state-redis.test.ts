@@ -63,7 +63,9 @@ describe.skipIf(skip)('Redis state store', () => {
     const [a, b] = await Promise.all([createRedisStore({ url: server.url, prefix }), createRedisStore({ url: server.url, prefix })]);
     try {
       await a.addKey(sampleKey({ id: 'k_shared01', scope: ['books', 'jobs'], label: null }));
-      const stamps = Array.from({ length: 20 }, (_, i) => a.updateKey('k_shared01', { lastUsedAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }));
+      const stamps = Array.from({ length: 20 }, (_, i) =>
+        a.updateKey('k_shared01', { lastUsedAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }),
+      );
       const revoked = b.updateKey('k_shared01', { status: 'revoked' });
       await Promise.all([...stamps, revoked]);
       const found = await b.findKeyByDigest('digest-of-k_shared01');
@@ -91,7 +93,10 @@ describe.skipIf(skip)('Redis state store', () => {
   });
 
   it('keeps installations apart by prefix', async () => {
-    const [one, two] = await Promise.all([createRedisStore({ url: server.url, prefix: nextPrefix() }), createRedisStore({ url: server.url, prefix: nextPrefix() })]);
+    const [one, two] = await Promise.all([
+      createRedisStore({ url: server.url, prefix: nextPrefix() }),
+      createRedisStore({ url: server.url, prefix: nextPrefix() }),
+    ]);
     try {
       await one.ensureAccount('default', 1_000);
       expect(await two.getAccount('default')).toBeUndefined();
@@ -146,7 +151,16 @@ describe.skipIf(skip)('Redis state store', () => {
       await admin.sAdd(`${prefix}usage:days`, day);
       const oldRow = { day, apiId: 'books', keyId: 'k_old', requests: 2, errors: 0, cacheHits: 0, milliCredits: 800 };
       expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 0, completionTokens: 0 }]);
-      await store.recordUsage({ apiId: 'books', keyId: 'k_old', account: 'default', milliCredits: 0, outcome: 'MODEL', at: new Date(), promptTokens: 11, completionTokens: 2 });
+      await store.recordUsage({
+        apiId: 'books',
+        keyId: 'k_old',
+        account: 'default',
+        milliCredits: 0,
+        outcome: 'MODEL',
+        at: new Date(),
+        promptTokens: 11,
+        completionTokens: 2,
+      });
       expect(await store.usage({})).toEqual([{ ...oldRow, promptTokens: 11, completionTokens: 2 }]);
     } finally {
       await admin.close();

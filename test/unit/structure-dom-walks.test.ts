@@ -18,12 +18,30 @@ const markup: fc.Arbitrary<string> = fc.letrec<{ node: string; nodes: string }>(
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom('text', ' ', '<!-- note -->', '<br>'),
-    fc.tuple(fc.constantFrom(...TAGS), fc.constantFrom(...CLASSES), tie('nodes')).map(([tag, cls, inner]) => `<${tag}${cls ? ` class="${cls}"` : ''}>${inner}</${tag}>`),
+    fc
+      .tuple(fc.constantFrom(...TAGS), fc.constantFrom(...CLASSES), tie('nodes'))
+      .map(([tag, cls, inner]) => `<${tag}${cls ? ` class="${cls}"` : ''}>${inner}</${tag}>`),
   ),
   nodes: fc.array(tie('node'), { maxLength: 4 }).map((parts) => parts.join('')),
 })).nodes;
 
-const SELECTORS = ['div', 'section', '.item', '.card', 'div.item', 'article, section', 'li', 'body', 'main > div', 'div div', 'span:first-child', '*', 'template', ':scope > div', 'p + p'];
+const SELECTORS = [
+  'div',
+  'section',
+  '.item',
+  '.card',
+  'div.item',
+  'article, section',
+  'li',
+  'body',
+  'main > div',
+  'div div',
+  'span:first-child',
+  '*',
+  'template',
+  ':scope > div',
+  'p + p',
+];
 
 describe('top-most matches of a section selector', () => {
   test('are those of selecting every match and removing the ones inside another, in document order', () => {
@@ -38,7 +56,9 @@ describe('top-most matches of a section selector', () => {
   });
 
   test('a section inside a section is left to its outer one, and template contents are not searched', () => {
-    const doc = parseHtml('<main><div class="a"><div class="b"></div></div><template><div class="t"></div></template><div class="c"></div></main>');
+    const doc = parseHtml(
+      '<main><div class="a"><div class="b"></div></div><template><div class="t"></div></template><div class="c"></div></main>',
+    );
     expect(sectionRoots(doc, 'div').map((element) => (element as Element).attribs.class)).toEqual(['a', 'c']);
   });
 });

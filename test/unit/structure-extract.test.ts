@@ -20,7 +20,13 @@ describe('structure extraction: scalars and types', () => {
       { name: 'description', type: 'string', selector: 'meta[name=description]', attribute: 'content' },
       { name: 'described', type: 'string', selector: 'meta[name=description]', attribute: 'content', transform: ['trim'] },
     ]);
-    expect(data).toEqual({ title: 'All products', lines: 'First second', blocks: 'a b', description: '  All the   books ', described: 'All the   books' });
+    expect(data).toEqual({
+      title: 'All products',
+      lines: 'First second',
+      blocks: 'a b',
+      description: '  All the   books ',
+      described: 'All the   books',
+    });
   });
 
   test('every scalar type is coerced after transforms', () => {
@@ -55,7 +61,11 @@ describe('structure extraction: scalars and types', () => {
       ],
       html,
     );
-    expect(data).toEqual({ item: 'https://www.shop.example/item/7?x=1', image: 'https://cdn.example/p.png', other: 'https://other.example/' });
+    expect(data).toEqual({
+      item: 'https://www.shop.example/item/7?x=1',
+      image: 'https://cdn.example/p.png',
+      other: 'https://other.example/',
+    });
   });
 
   test('regex, number, integer, boolean and date transforms chain in order', () => {
@@ -154,15 +164,31 @@ describe('structure extraction: nesting, order, emptiness', () => {
       { name: 'url', type: 'url', selector: 'h3 a', attribute: 'href' },
       { name: 'price', type: 'number', selector: '.price', transform: ['number'] },
       { name: 'tags', type: 'array', selector: '.tags li', items: { type: 'string' } },
-      { name: 'meta', type: 'object', fields: [{ name: 'rating', type: 'string', selector: '.star-rating', attribute: 'class', transform: ['regex:star-rating (\\w+)'] }] },
+      {
+        name: 'meta',
+        type: 'object',
+        fields: [{ name: 'rating', type: 'string', selector: '.star-rating', attribute: 'class', transform: ['regex:star-rating (\\w+)'] }],
+      },
     ],
   };
 
   test('arrays of objects with arrays of scalars inside; items that carry nothing are dropped', () => {
     const { data } = extract([books]);
     expect(data.books).toEqual([
-      { title: 'A Light in the Attic', url: 'https://www.shop.example/catalogue/a-light-in-the-attic_1000/index.html', price: 51.77, tags: ['poetry', 'classics'], meta: { rating: 'Three' } },
-      { title: 'Tipping the Velvet', url: 'https://www.shop.example/catalogue/tipping-the-velvet_999/index.html', price: 53.74, tags: ['romance'], meta: { rating: 'One' } },
+      {
+        title: 'A Light in the Attic',
+        url: 'https://www.shop.example/catalogue/a-light-in-the-attic_1000/index.html',
+        price: 51.77,
+        tags: ['poetry', 'classics'],
+        meta: { rating: 'Three' },
+      },
+      {
+        title: 'Tipping the Velvet',
+        url: 'https://www.shop.example/catalogue/tipping-the-velvet_999/index.html',
+        price: 53.74,
+        tags: ['romance'],
+        meta: { rating: 'One' },
+      },
     ]);
   });
 
@@ -171,16 +197,39 @@ describe('structure extraction: nesting, order, emptiness', () => {
         <div class=book><b>A</b><i>x</i><i>y</i></div><div class=book><b>B</b></div></section>
       <section class=cat><h2>Travel</h2><div class=book><b>C</b><i>z</i></div></section>`;
     const { data } = extract(
-      [{ name: 'categories', type: 'array', selector: '.cat', fields: [
-        { name: 'name', type: 'string', selector: 'h2' },
-        { name: 'books', type: 'array', selector: '.book', fields: [{ name: 'title', type: 'string', selector: 'b' }, { name: 'tags', type: 'array', selector: 'i', items: { type: 'string' } }] },
-      ] }],
+      [
+        {
+          name: 'categories',
+          type: 'array',
+          selector: '.cat',
+          fields: [
+            { name: 'name', type: 'string', selector: 'h2' },
+            {
+              name: 'books',
+              type: 'array',
+              selector: '.book',
+              fields: [
+                { name: 'title', type: 'string', selector: 'b' },
+                { name: 'tags', type: 'array', selector: 'i', items: { type: 'string' } },
+              ],
+            },
+          ],
+        },
+      ],
       html,
     );
-    expect(data).toEqual({ categories: [
-      { name: 'Poetry', books: [{ title: 'A', tags: ['x', 'y'] }, { title: 'B', tags: [] }] },
-      { name: 'Travel', books: [{ title: 'C', tags: ['z'] }] },
-    ] });
+    expect(data).toEqual({
+      categories: [
+        {
+          name: 'Poetry',
+          books: [
+            { title: 'A', tags: ['x', 'y'] },
+            { title: 'B', tags: [] },
+          ],
+        },
+        { name: 'Travel', books: [{ title: 'C', tags: ['z'] }] },
+      ],
+    });
   });
 
   test('relative selectors and :scope address the item itself and its children', () => {
@@ -228,7 +277,12 @@ describe('structure extraction: nesting, order, emptiness', () => {
     expect(result.data).toEqual({ title: null, list: [], items: [], box: null, group: { a: null } });
     expect(result.empty).toBe(true);
     expect(result.missingRequired).toEqual([]);
-    expect(extract([{ name: 'title', type: 'string', selector: 'h1' }, { name: 'x', type: 'string', selector: '.none' }]).empty).toBe(false);
+    expect(
+      extract([
+        { name: 'title', type: 'string', selector: 'h1' },
+        { name: 'x', type: 'string', selector: '.none' },
+      ]).empty,
+    ).toBe(false);
   });
 
   test('required fields that come out empty are listed by path; inside arrays they filter items', () => {
@@ -237,10 +291,15 @@ describe('structure extraction: nesting, order, emptiness', () => {
       { name: 'subtitle', type: 'string', selector: 'h2', required: true },
       { name: 'box', type: 'object', selector: 'main', fields: [{ name: 'lost', type: 'number', selector: '.nothing', required: true }] },
       { name: 'list', type: 'array', selector: '.nothing', required: true, items: { type: 'string' } },
-      { name: 'stocked', type: 'array', selector: 'article.product', fields: [
-        { name: 'title', type: 'string', selector: 'h3 a', attribute: 'title' },
-        { name: 'sale', type: 'boolean', selector: '.availability', required: true, transform: ['regex:(In stock)', 'boolean'] },
-      ] },
+      {
+        name: 'stocked',
+        type: 'array',
+        selector: 'article.product',
+        fields: [
+          { name: 'title', type: 'string', selector: 'h3 a', attribute: 'title' },
+          { name: 'sale', type: 'boolean', selector: '.availability', required: true, transform: ['regex:(In stock)', 'boolean'] },
+        ],
+      },
     ]);
     expect(result.missingRequired).toEqual(['subtitle', 'box.lost', 'list']);
     expect(result.data.stocked).toEqual([{ title: 'A Light in the Attic', sale: true }]);
@@ -254,7 +313,15 @@ describe('structure extraction: nesting, order, emptiness', () => {
         { name: 'summary', type: 'string', description: 'one sentence', required: true },
         { name: 'topics', type: 'array', items: { type: 'string' } },
         { name: 'details', type: 'object', fields: [{ name: 'mood', type: 'string' }] },
-        { name: 'books', type: 'array', selector: 'article.product', fields: [{ name: 'name', type: 'string', selector: 'h3 a' }, { name: 'blurb', type: 'string' }] },
+        {
+          name: 'books',
+          type: 'array',
+          selector: 'article.product',
+          fields: [
+            { name: 'name', type: 'string', selector: 'h3 a' },
+            { name: 'blurb', type: 'string' },
+          ],
+        },
       ],
     });
     expect(compiled.modelFields.map(({ path, inArray }) => ({ path, inArray }))).toEqual([
@@ -265,7 +332,10 @@ describe('structure extraction: nesting, order, emptiness', () => {
     ]);
     const result = compiled.extract(listing, FINAL_URL);
     expect(result.data).toMatchObject({ title: 'All products', summary: null, topics: [], details: { mood: null } });
-    expect(result.data.books).toEqual([{ name: 'A Light in the ...', blurb: null }, { name: 'Tipping the ...', blurb: null }]);
+    expect(result.data.books).toEqual([
+      { name: 'A Light in the ...', blurb: null },
+      { name: 'Tipping the ...', blurb: null },
+    ]);
     expect(result.missingRequired).toEqual(['summary']);
     // After the model fills its fields, assess tells whether the data is now complete.
     expect(compiled.assess({ ...result.data, summary: 'Books.' }).missingRequired).toEqual([]);
@@ -277,7 +347,11 @@ describe('structure extraction: nesting, order, emptiness', () => {
       { name: 'title', type: 'string', selector: 'h1' },
       { name: 'sku', type: 'string', selector: 'script[type="application/ld+json"]', transform: ['json:Product.sku'] },
     ];
-    expect(extract(structure, listing, '#countries').data).toEqual({ firstLink: 'A Light in the ...', title: 'All products', sku: 'a897fe39' });
+    expect(extract(structure, listing, '#countries').data).toEqual({
+      firstLink: 'A Light in the ...',
+      title: 'All products',
+      sku: 'a897fe39',
+    });
     expect(extract(structure, listing, 'footer').data).toEqual({ firstLink: 'next', title: 'All products', sku: 'a897fe39' });
   });
 
@@ -294,7 +368,11 @@ describe('structure extraction: nesting, order, emptiness', () => {
   });
 
   test('an invalid selector or transform fails compilation with CONFIG_INVALID and the JSON path', () => {
-    expect(() => compileStructure({ structure: [{ name: 'a', type: 'string', selector: 'div[' }] })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', context: expect.objectContaining({ path: '$.structure[0].selector' }) }));
-    expect(() => compileStructure({ structure: [{ name: 'a', type: 'string', selector: 'div', transform: ['regex:(a)(b)'] }] })).toThrow(/exactly one capture group/);
+    expect(() => compileStructure({ structure: [{ name: 'a', type: 'string', selector: 'div[' }] })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', context: expect.objectContaining({ path: '$.structure[0].selector' }) }),
+    );
+    expect(() => compileStructure({ structure: [{ name: 'a', type: 'string', selector: 'div', transform: ['regex:(a)(b)'] }] })).toThrow(
+      /exactly one capture group/,
+    );
   });
 });

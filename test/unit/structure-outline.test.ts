@@ -12,21 +12,40 @@ const structure: Field[] = [
   { name: 'summary', type: 'string', required: true },
   { name: 'tags', type: 'array', selector: '.tag' },
   { name: 'related', type: 'array' },
-  { name: 'seller', type: 'object', selector: '.seller', fields: [
-    { name: 'name', type: 'string', selector: '.name', required: true },
-    { name: 'rating', type: 'number' },
-  ] },
+  {
+    name: 'seller',
+    type: 'object',
+    selector: '.seller',
+    fields: [
+      { name: 'name', type: 'string', selector: '.name', required: true },
+      { name: 'rating', type: 'number' },
+    ],
+  },
   { name: 'extra', type: 'object', selector: '.extra' },
   { name: 'about', type: 'object' },
-  { name: 'items', type: 'array', selector: 'li', fields: [
-    { name: 'label', type: 'string', selector: 'a', required: true },
-    { name: 'blurb', type: 'string', required: true },
-  ] },
+  {
+    name: 'items',
+    type: 'array',
+    selector: 'li',
+    fields: [
+      { name: 'label', type: 'string', selector: 'a', required: true },
+      { name: 'blurb', type: 'string', required: true },
+    ],
+  },
 ];
 
 const samples: Array<Record<string, unknown>> = [
   {},
-  { title: 'T', summary: 'S', tags: ['a'], related: [], seller: { name: 'N', rating: 4 }, extra: null, about: null, items: [{ label: 'x', blurb: null }] },
+  {
+    title: 'T',
+    summary: 'S',
+    tags: ['a'],
+    related: [],
+    seller: { name: 'N', rating: 4 },
+    extra: null,
+    about: null,
+    items: [{ label: 'x', blurb: null }],
+  },
   { title: '', summary: null, tags: [], related: [], seller: { name: '', rating: null }, extra: null, about: null, items: [] },
   { title: null, summary: null, tags: [], related: [], seller: null, extra: null, about: null, items: [] },
   { title: 'T', summary: 'S', seller: 'not an object' },
@@ -45,7 +64,10 @@ describe('the structure outline', () => {
   });
 
   it('compiles nothing: a selector that does not parse fails the compiled structure only', () => {
-    const broken: Field[] = [{ name: 'title', type: 'string', selector: 'h1[' }, { name: 'summary', type: 'string' }];
+    const broken: Field[] = [
+      { name: 'title', type: 'string', selector: 'h1[' },
+      { name: 'summary', type: 'string' },
+    ];
     let thrown: unknown;
     try {
       compileStructure({ structure: broken });

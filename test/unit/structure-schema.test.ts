@@ -3,7 +3,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ApiConfigSchema, type ApiConfig, type Field } from '../../src/core/config/schema.js';
-import { compileStructure, dataJsonSchema, getCompiledStructure, parseHtml, previewSelector, selectSection } from '../../src/core/extract/engine/index.js';
+import {
+  compileStructure,
+  dataJsonSchema,
+  getCompiledStructure,
+  parseHtml,
+  previewSelector,
+  selectSection,
+} from '../../src/core/extract/engine/index.js';
 
 const listing = readFileSync(new URL('../fixtures/html/structure-listing.html', import.meta.url), 'utf8');
 const FINAL_URL = 'https://www.shop.example/list/page-1.html';
@@ -60,7 +67,12 @@ describe('dataJsonSchema', () => {
 
     const ld: Field[] = [
       { name: 'price', type: 'number', selector: 'script[type="application/ld+json"]', transform: ['json:Product.offers.price'] },
-      { name: 'images', type: 'array', selector: 'script[type="application/ld+json"]', items: { type: 'url', transform: ['json:Product.image'] } },
+      {
+        name: 'images',
+        type: 'array',
+        selector: 'script[type="application/ld+json"]',
+        items: { type: 'url', transform: ['json:Product.image'] },
+      },
     ];
     expect(validate(ld, compileStructure({ structure: ld }).extract(listing, FINAL_URL).data)).toBeNull();
 
@@ -72,9 +84,40 @@ describe('dataJsonSchema', () => {
   });
 
   test('property: for random structures over a fixed page, data without missing required fields validates', () => {
-    const selectors = ['h1', '.price', '.count strong', 'a', 'a.next', 'h3 a', '.tags li', '.date', '.availability', 'td', 'tr', 'li', '.nothing', ':scope', 'script[type="application/ld+json"]', 'script#__NEXT_DATA__', 'meta[name=description]'];
+    const selectors = [
+      'h1',
+      '.price',
+      '.count strong',
+      'a',
+      'a.next',
+      'h3 a',
+      '.tags li',
+      '.date',
+      '.availability',
+      'td',
+      'tr',
+      'li',
+      '.nothing',
+      ':scope',
+      'script[type="application/ld+json"]',
+      'script#__NEXT_DATA__',
+      'meta[name=description]',
+    ];
     const attributes = [undefined, undefined, 'href', 'title', 'class', 'data-stars', 'content'];
-    const transforms = [[], [], ['trim'], ['number'], ['integer'], ['boolean'], ['absoluteUrl'], ['date'], ['regex:(\\d+)'], ['json:Product.name'], ['json:props.pageProps.tags'], ['json:Product.offers']];
+    const transforms = [
+      [],
+      [],
+      ['trim'],
+      ['number'],
+      ['integer'],
+      ['boolean'],
+      ['absoluteUrl'],
+      ['date'],
+      ['regex:(\\d+)'],
+      ['json:Product.name'],
+      ['json:props.pageProps.tags'],
+      ['json:Product.offers'],
+    ];
     const scalarTypes = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const;
     const rarelyRequired = fc.constantFrom(false, false, false, false, true);
     const name = fc.constantFrom('a', 'b', 'c', 'd', 'price', 'title', 'url');
@@ -93,9 +136,27 @@ describe('dataJsonSchema', () => {
       field: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
         scalar as fc.Arbitrary<Field>,
-        fc.record({ name, type: fc.constant('array' as const), selector: fc.constantFrom(...selectors), items: fc.record({ type: fc.constantFrom(...scalarTypes), transform: fc.constantFrom(...transforms) }), required: rarelyRequired }),
-        fc.record({ name, type: fc.constant('array' as const), selector: fc.constantFrom(...selectors), fields: uniqueFields(tie('field') as fc.Arbitrary<Field>), required: rarelyRequired }),
-        fc.record({ name, type: fc.constant('object' as const), selector: fc.option(fc.constantFrom(...selectors), { nil: undefined }), fields: uniqueFields(tie('field') as fc.Arbitrary<Field>), required: rarelyRequired }),
+        fc.record({
+          name,
+          type: fc.constant('array' as const),
+          selector: fc.constantFrom(...selectors),
+          items: fc.record({ type: fc.constantFrom(...scalarTypes), transform: fc.constantFrom(...transforms) }),
+          required: rarelyRequired,
+        }),
+        fc.record({
+          name,
+          type: fc.constant('array' as const),
+          selector: fc.constantFrom(...selectors),
+          fields: uniqueFields(tie('field') as fc.Arbitrary<Field>),
+          required: rarelyRequired,
+        }),
+        fc.record({
+          name,
+          type: fc.constant('object' as const),
+          selector: fc.option(fc.constantFrom(...selectors), { nil: undefined }),
+          fields: uniqueFields(tie('field') as fc.Arbitrary<Field>),
+          required: rarelyRequired,
+        }),
       ),
     }));
     let checkedWithData = 0;
@@ -132,7 +193,8 @@ function stripUndefined(field: Field): Field {
 }
 
 describe('getCompiledStructure', () => {
-  const config = (revision: number, structure: Field[]): ApiConfig => ApiConfigSchema.parse({ apiId: 'memo-test', revision, url: 'https://shop.example/', structure });
+  const config = (revision: number, structure: Field[]): ApiConfig =>
+    ApiConfigSchema.parse({ apiId: 'memo-test', revision, url: 'https://shop.example/', structure });
   const v1: Field[] = [{ name: 'title', type: 'string', selector: 'h1' }];
 
   test('one compilation per apiId and revision; a new revision recompiles', () => {
@@ -160,9 +222,15 @@ describe('getCompiledStructure', () => {
 describe('selectSection and previewSelector', () => {
   test('selectSection returns the outer HTML of every top-most match and the count', () => {
     const html = '<div class=a><p>1</p><div class=a><p>2</p></div></div><div class=a><p>3</p></div>';
-    expect(selectSection(html, '.a')).toEqual({ sectionHtml: '<div class="a"><p>1</p><div class="a"><p>2</p></div></div>\n<div class="a"><p>3</p></div>', matched: 2 });
+    expect(selectSection(html, '.a')).toEqual({
+      sectionHtml: '<div class="a"><p>1</p><div class="a"><p>2</p></div></div>\n<div class="a"><p>3</p></div>',
+      matched: 2,
+    });
     expect(selectSection(html, '.none')).toEqual({ sectionHtml: '', matched: 0 });
-    expect(selectSection(listing, 'footer')).toEqual({ sectionHtml: '<footer><a class="next" href="page-2.html">next</a></footer>', matched: 1 });
+    expect(selectSection(listing, 'footer')).toEqual({
+      sectionHtml: '<footer><a class="next" href="page-2.html">next</a></footer>',
+      matched: 1,
+    });
     expect(selectSection('<p>fragment</p>', 'body')).toEqual({ sectionHtml: '<p>fragment</p>', matched: 1 });
   });
 

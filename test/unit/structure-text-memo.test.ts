@@ -37,9 +37,29 @@ describe('a remembered text conversion', () => {
 });
 
 describe('numbers and URLs through the memo', () => {
-  const bases = fc.constantFrom('https://shop.example/list/page.html', 'http://127.0.0.1:8080/a:b/c?x=1#y', 'https://例え.jp/パス/', 'file:///data/page.html', 'https://a.example/10:20/');
+  const bases = fc.constantFrom(
+    'https://shop.example/list/page.html',
+    'http://127.0.0.1:8080/a:b/c?x=1#y',
+    'https://例え.jp/パス/',
+    'file:///data/page.html',
+    'https://a.example/10:20/',
+  );
   const hrefs = fc.oneof(
-    fc.constantFrom('', ' ', '/item/7', '../up', '?q=1', '#top', '//cdn.example/p.png', 'mailto:x@y.z', 'http://[bad', ' spaced / path ', 'a\nb', '12:34', 'javascript:void(0)'),
+    fc.constantFrom(
+      '',
+      ' ',
+      '/item/7',
+      '../up',
+      '?q=1',
+      '#top',
+      '//cdn.example/p.png',
+      'mailto:x@y.z',
+      'http://[bad',
+      ' spaced / path ',
+      'a\nb',
+      '12:34',
+      'javascript:void(0)',
+    ),
     fc.string({ maxLength: 40 }),
   );
 
@@ -55,7 +75,10 @@ describe('numbers and URLs through the memo', () => {
   });
 
   test('read every number exactly as parseLocaleNumber does, asked once or many times', () => {
-    const texts = fc.oneof(fc.constantFrom('£1,234.50', '1.234,50 €', '−3', 'n/a', '', '12.5k', '0.125', "1'234.50"), fc.string({ maxLength: 20 }));
+    const texts = fc.oneof(
+      fc.constantFrom('£1,234.50', '1.234,50 €', '−3', 'n/a', '', '12.5k', '0.125', "1'234.50"),
+      fc.string({ maxLength: 20 }),
+    );
     fc.assert(
       fc.property(texts, (text) => {
         const expected = parseLocaleNumber(text);

@@ -52,7 +52,11 @@ describe('numbers as pages write them', () => {
         fc.option(fc.constantFrom(...currencies), { nil: undefined }),
         (cents, locale, currency) => {
           const value = cents / 100;
-          const format = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2, ...(currency ? { style: 'currency', currency } : {}) });
+          const format = new Intl.NumberFormat(locale, {
+            minimumFractionDigits: 2,
+            maximumFractionDigits: 2,
+            ...(currency ? { style: 'currency', currency } : {}),
+          });
           expect(parseLocaleNumber(format.format(value))).toBeCloseTo(value, 2);
         },
       ),
@@ -92,8 +96,18 @@ describe('dates to ISO 8601', () => {
 
 describe('booleans, urls and coercion', () => {
   test.each([
-    ['true', true], ['Yes', true], ['1', true], ['In stock', true], ['In stock (22 available)', true], ['https://schema.org/InStock', true],
-    ['false', false], ['no', false], ['0', false], ['Out of stock', false], ['Sold out', false], ['http://schema.org/OutOfStock', false],
+    ['true', true],
+    ['Yes', true],
+    ['1', true],
+    ['In stock', true],
+    ['In stock (22 available)', true],
+    ['https://schema.org/InStock', true],
+    ['false', false],
+    ['no', false],
+    ['0', false],
+    ['Out of stock', false],
+    ['Sold out', false],
+    ['http://schema.org/OutOfStock', false],
     ['maybe', null],
   ])('%s → %s', (text, expected) => {
     expect(run(text, ['boolean'])).toBe(expected);
@@ -123,7 +137,12 @@ describe('booleans, urls and coercion', () => {
 });
 
 describe('json paths', () => {
-  const doc = { '@graph': [{ '@type': 'WebPage', name: 'Page' }, { '@type': ['Product'], name: 'P', offers: [{ price: '5' }, { price: '6' }] }] };
+  const doc = {
+    '@graph': [
+      { '@type': 'WebPage', name: 'Page' },
+      { '@type': ['Product'], name: 'P', offers: [{ price: '5' }, { price: '6' }] },
+    ],
+  };
   test('plain keys first, then a leading schema.org type anywhere', () => {
     expect(resolveJsonPath(doc, parseJsonPath('Product.name'))).toBe('P');
     expect(resolveJsonPath(doc, parseJsonPath('Product.offers.price'))).toBe('5');
@@ -151,7 +170,18 @@ describe('validation of selectors and transforms', () => {
   });
 
   test('validateTransform checks capture groups, regex syntax and json paths', () => {
-    for (const ok of ['trim', 'number', 'integer', 'boolean', 'absoluteUrl', 'date', 'regex:(\\d+)', 'regex:(?:x)(y)', 'json:Product.offers.price', 'json:']) {
+    for (const ok of [
+      'trim',
+      'number',
+      'integer',
+      'boolean',
+      'absoluteUrl',
+      'date',
+      'regex:(\\d+)',
+      'regex:(?:x)(y)',
+      'json:Product.offers.price',
+      'json:',
+    ]) {
       expect(validateTransform(ok), ok).toBeNull();
     }
     expect(validateTransform('regex:\\d+')).toMatch(/exactly one capture group, it has 0/);

@@ -36,7 +36,9 @@ describe('placeholders', () => {
 
 describe('checking and rendering values', () => {
   it('renders percent-encoded values into their places', () => {
-    expect(resolveSourceUrl(books, { category: 'travel & leisure', page: '2' })).toBe('https://shop.example/catalogue/travel%20%26%20leisure/index.html?page=2&sort=price');
+    expect(resolveSourceUrl(books, { category: 'travel & leisure', page: '2' })).toBe(
+      'https://shop.example/catalogue/travel%20%26%20leisure/index.html?page=2&sort=price',
+    );
     // In a query value a slash is only text; in a path segment it would be sent as %2F (see below).
     const query = { url: 'https://shop.example/search?q={{ q }}', variables: { q: { example: 'x' } } };
     expect(resolveSourceUrl(query, { q: 'a/b\\c' })).toBe('https://shop.example/search?q=a%2Fb%5Cc');
@@ -44,7 +46,11 @@ describe('checking and rendering values', () => {
 
   it('reports one problem per variable with the exact wire messages', () => {
     const problems = checkVariableValues(books, { page: 7, extra: 'x' });
-    expect(problems.map((p) => p.message)).toEqual(['missing variable: category', 'variable page must be a string', 'unknown variable: extra']);
+    expect(problems.map((p) => p.message)).toEqual([
+      'missing variable: category',
+      'variable page must be a string',
+      'unknown variable: extra',
+    ]);
     expect(checkVariableValues(books, { category: 'a', page: '12345' })[0]?.message).toBe('variable page does not match ^[0-9]{1,4}$');
     expect(checkVariableValues(books, { category: 'x'.repeat(1025), page: '1' })[0]?.message).toBe('variable category is too long');
     expect(checkVariableValues(books, { category: 'x'.repeat(1024), page: '1' })).toEqual([]);

@@ -33,7 +33,15 @@ describe('usage buffer', () => {
   });
 
   const rows = async (unit: 'day' | 'hour') =>
-    (await store.usage({ unit })).map((row) => [row.hour ?? row.day, row.apiId, row.keyId, row.requests, row.errors, row.cacheHits, row.milliCredits]);
+    (await store.usage({ unit })).map((row) => [
+      row.hour ?? row.day,
+      row.apiId,
+      row.keyId,
+      row.requests,
+      row.errors,
+      row.cacheHits,
+      row.milliCredits,
+    ]);
 
   it('sums alike requests into one event per hour, endpoint, key and outcome, with the same totals', async () => {
     const buffer = createUsageBuffer(counted, 60_000);
@@ -68,8 +76,26 @@ describe('usage buffer', () => {
   it('hands over events with model tokens as they are, and flushes on its own after flushMs', async () => {
     const buffer = createUsageBuffer(counted, 20);
     const at = new Date();
-    buffer.record({ apiId: 'books', keyId: null, account: 'default', milliCredits: 0, outcome: 'MODEL', at, promptTokens: 30, completionTokens: 4 });
-    buffer.record({ apiId: 'books', keyId: null, account: 'default', milliCredits: 0, outcome: 'MODEL', at, promptTokens: 5, completionTokens: 1 });
+    buffer.record({
+      apiId: 'books',
+      keyId: null,
+      account: 'default',
+      milliCredits: 0,
+      outcome: 'MODEL',
+      at,
+      promptTokens: 30,
+      completionTokens: 4,
+    });
+    buffer.record({
+      apiId: 'books',
+      keyId: null,
+      account: 'default',
+      milliCredits: 0,
+      outcome: 'MODEL',
+      at,
+      promptTokens: 5,
+      completionTokens: 1,
+    });
     buffer.add('books', 'k_aaaaaaaa', 'default', 'MISS', 1_000, at.getTime());
     await expect.poll(() => handed.length, { timeout: 2_000 }).toBe(3);
     const row = (await store.usage({ apiId: 'books' })).find((r) => r.keyId === null);

@@ -30,12 +30,18 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (amount: string, options: { account: string; json?: boolean }, command: Command) => {
       const milli = parseCredits(amount);
       // `--account` may be written before `grant`: then the parent command holds it.
-      const account = command.getOptionValueSource('account') === 'cli' ? options.account : (command.parent?.opts<{ account: string }>().account ?? options.account);
+      const account =
+        command.getOptionValueSource('account') === 'cli'
+          ? options.account
+          : (command.parent?.opts<{ account: string }>().account ?? options.account);
       const json = options.json ?? command.parent?.opts<{ json?: boolean }>().json;
       const project = await projectFor(command, ctx);
       const balance = await withStateClient(project, (client) => client.grantCredits(account, milli));
       if (json) return print(ctx, balance, true);
-      writeLine(ctx.stdout, `granted ${formatCredits(milli)} credits to ${balance.account}: balance ${formatCredits(balance.milliCredits)} credits`);
+      writeLine(
+        ctx.stdout,
+        `granted ${formatCredits(milli)} credits to ${balance.account}: balance ${formatCredits(balance.milliCredits)} credits`,
+      );
     });
 }
 
@@ -52,4 +58,3 @@ function print(ctx: CliContext, balance: AccountBalance, json: boolean | undefin
   if (json) writeJson(ctx.stdout, { account: balance.account, balance: fromMilli(balance.milliCredits) });
   else writeLine(ctx.stdout, `${balance.account}: ${formatCredits(balance.milliCredits)} credits`);
 }
-

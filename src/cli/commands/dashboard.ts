@@ -60,7 +60,10 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '
 
 /** Writes the page that forwards to the link (mode 0600 from its creation, then renamed into place); returns its path. */
 export async function writeSignInPage(dataDir: string, url: string): Promise<string> {
-  if (!/^https?:\/\//i.test(url)) throw new PagejsonError('INTERNAL', 'the daemon answered a sign-in link that is not an http(s) URL', { hint: 'restart the daemon, then run `pagejson dashboard` again' });
+  if (!/^https?:\/\//i.test(url))
+    throw new PagejsonError('INTERNAL', 'the daemon answered a sign-in link that is not an http(s) URL', {
+      hint: 'restart the daemon, then run `pagejson dashboard` again',
+    });
   const href = escapeHtml(url);
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${href}"><title>pagejson dashboard</title></head><body><p><a href="${href}">Sign in to the pagejson dashboard</a></p></body></html>\n`;
   const file = join(dataDir, SIGN_IN_PAGE);

@@ -35,8 +35,17 @@ export function register(program: Command, ctx: CliContext): void {
       const pathInRepo = relative(gitRoot, file);
       const { before, ref } = await loadOldRevision(gitRoot, pathInRepo, options.against, file);
       const { describeChanges } = await import('../../core/edit/describe-changes.js');
-      const changes = before ? describeChanges(before, current) : [{ kind: 'added' as const, subject: apiId, text: `new endpoint ${apiId} (not in ${ref})` }];
-      const summary = { apiId, file: displayPath(file, ctx.cwd), against: ref, fromRevision: before?.revision ?? null, toRevision: current.revision, changes };
+      const changes = before
+        ? describeChanges(before, current)
+        : [{ kind: 'added' as const, subject: apiId, text: `new endpoint ${apiId} (not in ${ref})` }];
+      const summary = {
+        apiId,
+        file: displayPath(file, ctx.cwd),
+        against: ref,
+        fromRevision: before?.revision ?? null,
+        toRevision: current.revision,
+        changes,
+      };
       if (options.format === 'json') writeJson(ctx.stdout, summary);
       else if (options.format === 'github') {
         const markdown = githubSummary(summary);
@@ -45,7 +54,10 @@ export function register(program: Command, ctx: CliContext): void {
         if (ctx.env.GITHUB_STEP_SUMMARY) await appendFile(ctx.env.GITHUB_STEP_SUMMARY, markdown);
       } else {
         const c = colors(ctx.stdout, ctx.env);
-        writeLine(ctx.stdout, c.bold(`${apiId}: ${ref}${before ? ` (revision ${before.revision})` : ''} → working file (revision ${current.revision})`));
+        writeLine(
+          ctx.stdout,
+          c.bold(`${apiId}: ${ref}${before ? ` (revision ${before.revision})` : ''} → working file (revision ${current.revision})`),
+        );
         if (changes.length === 0) writeLine(ctx.stdout, '  no changes');
         for (const change of changes) writeLine(ctx.stdout, `  ${c.cyan('•')} ${change.text}`);
       }
@@ -56,7 +68,9 @@ async function gitTopLevel(dir: string): Promise<string> {
   try {
     return (await run('git', ['rev-parse', '--show-toplevel'], { cwd: dir })).stdout.trim();
   } catch {
-    throw new PagejsonError('USAGE', 'this project is not in a git repository', { hint: 'diff compares with git history: run it inside the repository that holds the configs' });
+    throw new PagejsonError('USAGE', 'this project is not in a git repository', {
+      hint: 'diff compares with git history: run it inside the repository that holds the configs',
+    });
   }
 }
 
@@ -68,7 +82,12 @@ async function showAt(gitRoot: string, ref: string, pathInRepo: string): Promise
   }
 }
 
-async function loadOldRevision(gitRoot: string, pathInRepo: string, against: string, file: string): Promise<{ before?: ApiConfig; ref: string }> {
+async function loadOldRevision(
+  gitRoot: string,
+  pathInRepo: string,
+  against: string,
+  file: string,
+): Promise<{ before?: ApiConfig; ref: string }> {
   const { parseConfigText } = await import('../../core/registry/load.js');
   if (/^[0-9]+$/.test(against)) {
     const log = await run('git', ['log', '--format=%H', '--', pathInRepo], { cwd: gitRoot }).catch(() => ({ stdout: '' }));
@@ -77,19 +96,36 @@ async function loadOldRevision(gitRoot: string, pathInRepo: string, against: str
       const parsed = text === undefined ? undefined : parseConfigText(text, file);
       if (parsed?.ok && parsed.config.revision === Number(against)) return { before: parsed.config, ref: commit.slice(0, 10) };
     }
-    throw new PagejsonError('USAGE', `no commit holds revision ${against} of ${pathInRepo}`, { hint: 'pass a git ref instead, e.g. --against main' });
+    throw new PagejsonError('USAGE', `no commit holds revision ${against} of ${pathInRepo}`, {
+      hint: 'pass a git ref instead, e.g. --against main',
+    });
   }
   const verified = await run('git', ['rev-parse', '--verify', '--quiet', `${against}^{commit}`], { cwd: gitRoot }).catch(() => undefined);
-  if (!verified) throw new PagejsonError('USAGE', `"${against}" is not a git revision here`, { hint: 'use a branch, tag or commit, e.g. --against origin/main, or a config revision number' });
+  if (!verified)
+    throw new PagejsonError('USAGE', `"${against}" is not a git revision here`, {
+      hint: 'use a branch, tag or commit, e.g. --against origin/main, or a config revision number',
+    });
   const text = await showAt(gitRoot, against, pathInRepo);
   if (text === undefined) return { ref: against };
   const parsed = parseConfigText(text, file);
-  if (!parsed.ok) throw new PagejsonError('CONFIG_INVALID', `${pathInRepo} at ${against} is not a valid config: ${parsed.problems[0]?.message}`, { hint: 'compare with another revision' });
+  if (!parsed.ok)
+    throw new PagejsonError('CONFIG_INVALID', `${pathInRepo} at ${against} is not a valid config: ${parsed.problems[0]?.message}`, {
+      hint: 'compare with another revision',
+    });
   return { before: parsed.config, ref: against };
 }
 
-function githubSummary(summary: { apiId: string; against: string; fromRevision: number | null; toRevision: number; changes: ConfigChange[] }): string {
-  const lines = [`### pagejson: \`${summary.apiId}\` (${summary.fromRevision === null ? 'new' : `revision ${summary.fromRevision}`} → ${summary.toRevision})`, ''];
+function githubSummary(summary: {
+  apiId: string;
+  against: string;
+  fromRevision: number | null;
+  toRevision: number;
+  changes: ConfigChange[];
+}): string {
+  const lines = [
+    `### pagejson: \`${summary.apiId}\` (${summary.fromRevision === null ? 'new' : `revision ${summary.fromRevision}`} → ${summary.toRevision})`,
+    '',
+  ];
   if (summary.changes.length === 0) lines.push('No changes.');
   for (const change of summary.changes) lines.push(`- ${markdownChange(change.text)}`);
   return `${lines.join('\n')}\n`;
@@ -106,7 +142,9 @@ export function markdownChange(text: string): string {
   const oneLine = text.replace(/[\r\n\u2028\u2029]+/g, ' ');
   return oneLine
     .split(/("[^"]*")/)
-    .map((piece) => (piece.length > 2 && piece.startsWith('"') && piece.endsWith('"') ? codeSpan(piece.slice(1, -1)) : escapeMarkdown(piece)))
+    .map((piece) =>
+      piece.length > 2 && piece.startsWith('"') && piece.endsWith('"') ? codeSpan(piece.slice(1, -1)) : escapeMarkdown(piece),
+    )
     .join('');
 }
 

@@ -25,7 +25,10 @@ const flagParsers = ({ parseAddSpec, splitAssignment }: typeof EditModel): FlagP
   },
   move: (value) => {
     const [path, position] = splitAssignment('--move', value, 'PATH=POSITION, e.g. --move books.price=1');
-    if (!/^[0-9]+$/.test(position)) throw new PagejsonError('USAGE', `--move position "${position}" is not a number`, { hint: 'positions count from 1 within the field\'s level' });
+    if (!/^[0-9]+$/.test(position))
+      throw new PagejsonError('USAGE', `--move position "${position}" is not a number`, {
+        hint: "positions count from 1 within the field's level",
+      });
     return { kind: 'move', path, position: Number(position) };
   },
   set: (value) => {
@@ -48,7 +51,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--remove <PATH>', 'remove a field (repeatable)')
     .option('--rename <PATH=NEW>', 'rename a field (repeatable)')
     .option('--move <PATH=POSITION>', 'move a field to a 1-based position in its level (repeatable)')
-    .option('--set <KEY=VALUE>', 'set url, scraper, session, caching, status, model, selector, rule, description, monitor.every (off removes the schedule), monitor.variables, or PATH.selector|attribute|type|transform|description|required (repeatable)')
+    .option(
+      '--set <KEY=VALUE>',
+      'set url, scraper, session, caching, status, model, selector, rule, description, monitor.every (off removes the schedule), monitor.variables, or PATH.selector|attribute|type|transform|description|required (repeatable)',
+    )
     .option('--var <path:N=NAME|query:PARAM=NAME>', 'make a path segment or query value a named variable (repeatable)')
     .option('--unvar <NAME>', 'turn a variable back into its example value (repeatable)')
     .option('--dry-run', 'show what would change without writing')
@@ -59,7 +65,10 @@ export function register(program: Command, ctx: CliContext): void {
   for (const flag of CHANGE_FLAGS) command.on(`option:${flag}`, (value: string) => flags.push([flag, value]));
 
   command.action(async (apiId: string, options: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
-    const [editModel, { describeChanges }] = await Promise.all([import('../../core/edit/operations.js'), import('../../core/edit/describe-changes.js')]);
+    const [editModel, { describeChanges }] = await Promise.all([
+      import('../../core/edit/operations.js'),
+      import('../../core/edit/describe-changes.js'),
+    ]);
     const parsers = flagParsers(editModel);
     const operations = flags.map(([flag, value]) => parsers[flag](value));
     const { project, set } = await loadProjectConfigs(cmd, ctx);
@@ -86,15 +95,26 @@ export function register(program: Command, ctx: CliContext): void {
       // Checked in a dry run too: a dry run answers "would this work?".
       const invalid = problemsOf(file, config, project.settings);
       if (invalid.length > 0) {
-        throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${invalid.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
-          context: { problems: invalid },
-          hint: 'nothing was written; adjust the change and try again',
-        });
+        throw new PagejsonError(
+          'CONFIG_INVALID',
+          `the change would make the config invalid: ${invalid.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+          {
+            context: { problems: invalid },
+            hint: 'nothing was written; adjust the change and try again',
+          },
+        );
       }
       if (!options.dryRun) await saveEditedConfig(editable, config, project.dataDir);
     }
     if (options.json) {
-      writeJson(ctx.stdout, { apiId, file: displayPath(file, ctx.cwd), revision: config.revision, changed, written: changed && !options.dryRun, changes });
+      writeJson(ctx.stdout, {
+        apiId,
+        file: displayPath(file, ctx.cwd),
+        revision: config.revision,
+        changed,
+        written: changed && !options.dryRun,
+        changes,
+      });
       return;
     }
     const c = colors(ctx.stdout, ctx.env);
@@ -103,6 +123,11 @@ export function register(program: Command, ctx: CliContext): void {
       return;
     }
     for (const change of changes) writeLine(ctx.stdout, `  ${c.cyan('•')} ${change.text}`);
-    writeLine(ctx.stdout, options.dryRun ? c.yellow(`dry run: ${displayPath(file, ctx.cwd)} not written`) : c.green(`saved ${displayPath(file, ctx.cwd)} (revision ${config.revision})`));
+    writeLine(
+      ctx.stdout,
+      options.dryRun
+        ? c.yellow(`dry run: ${displayPath(file, ctx.cwd)} not written`)
+        : c.green(`saved ${displayPath(file, ctx.cwd)} (revision ${config.revision})`),
+    );
   });
 }

@@ -25,10 +25,20 @@ export async function ensureGenerationCredits(project: Project, milliCredits: nu
  * Returns the balance after the charge, or undefined when credits are disabled (metering only). The charge and
  * the model's tokens (when it reported any) go into the usage of the generated apiId as a keyless row.
  */
-export async function chargeGeneration(project: Project, milliCredits: number, generated?: { apiId: string; usage?: TokenUsage }): Promise<AccountBalance | undefined> {
+export async function chargeGeneration(
+  project: Project,
+  milliCredits: number,
+  generated?: { apiId: string; usage?: TokenUsage },
+): Promise<AccountBalance | undefined> {
   const client = await openStateClient(project);
   try {
-    const tokens = generated ? { apiId: generated.apiId, promptTokens: generated.usage?.promptTokens ?? 0, completionTokens: generated.usage?.completionTokens ?? 0 } : undefined;
+    const tokens = generated
+      ? {
+          apiId: generated.apiId,
+          promptTokens: generated.usage?.promptTokens ?? 0,
+          completionTokens: generated.usage?.completionTokens ?? 0,
+        }
+      : undefined;
     const balance = await client.charge(DEFAULT_ACCOUNT, milliCredits, tokens);
     return project.settings.credits.enabled ? balance : undefined;
   } finally {

@@ -25,16 +25,12 @@ import { renderStructureTree } from '../tree.js';
 import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
 import type { GenerateFlags } from './generate.js';
 import { accessFromFlags } from './generate-access.js';
-import { loginFromFlags } from './generate-login.js';
-import { cliLogins } from '../login-sessions.js';
-
 
 /** The body of `pagejson generate`, loaded when the command runs (see generate.ts for the flags). */
 export async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags, command: Command, ctx: CliContext): Promise<void> {
   // The URL is checked before anything else is said or asked: a typo is not found after five questions.
   if (urlArgument !== undefined) checkSourceUrl(urlArgument);
   const access = accessFromFlags(flags);
-  const login = loginFromFlags(flags);
   const asking = ctx.interactive && !flags.yes;
   if (!ctx.interactive && !flags.yes) {
     throw new PagejsonError('USAGE', 'not on a terminal, so the generated structure cannot be reviewed', {
@@ -60,7 +56,14 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   try {
     inputs = asking
       ? await askGenerateInputs(given, modelChoices(project), { url: urlProblem, selector: (selector) => validateSelector(selector) })
-      : { url: urlArgument!, scraper: flags.scraper ?? 1, session: flags.session ?? false, model: flags.model ?? HEURISTIC_MODEL, selector: flags.selector ?? 'body', rule: flags.rule ?? null };
+      : {
+          url: urlArgument!,
+          scraper: flags.scraper ?? 1,
+          session: flags.session ?? false,
+          model: flags.model ?? HEURISTIC_MODEL,
+          selector: flags.selector ?? 'body',
+          rule: flags.rule ?? null,
+        };
   } catch (error) {
     if ((error as Error).name === 'GoBack') return cancelled(ctx);
     throw error;
@@ -80,12 +83,12 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   // Refuse before the work when the balance cannot pay for it; the charge itself follows the user's "save".
   await ensureGenerationCredits(project, cost);
 
-  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, ctx.env), logins: await cliLogins(project, ctx.env) });
+  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);
   let result: GenerateResult;
   try {
     result = await generateConfig(
-      { ...inputs, apiId, caching: flags.cache, ...access, ...login, vars: flags.var, paginate: flags.paginate !== false },
+      { ...inputs, apiId, caching: flags.cache, ...access, vars: flags.var, paginate: flags.paginate !== false },
       {
         scraperFor: (n) => pool.get(n),
         modelFor: async (name) => {
@@ -114,7 +117,11 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     if (choice === 'cancel') return cancelled(ctx);
     if (choice === 'rename') {
       const { input } = await import('../prompts/ask.js');
-      const chosen = await input({ message: 'apiId', default: apiId, validate: (value) => idProblem(value.trim(), project.configsDir, Boolean(flags.force)) ?? true }).catch((error: unknown) => {
+      const chosen = await input({
+        message: 'apiId',
+        default: apiId,
+        validate: (value) => idProblem(value.trim(), project.configsDir, Boolean(flags.force)) ?? true,
+      }).catch((error: unknown) => {
         if ((error as Error).name === 'GoBack') return apiId;
         throw error;
       });
@@ -125,11 +132,23 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
       continue;
     }
     if (choice === 'edit') {
-      const [{ serializeConfig }, { runInteractiveEdit }] = await Promise.all([import('../../core/config/write.js'), import('../prompts/edit-session.js')]);
+      const [{ serializeConfig }, { runInteractiveEdit }] = await Promise.all([
+        import('../../core/config/write.js'),
+        import('../prompts/edit-session.js'),
+      ]);
       const text = serializeConfig(config);
-      const editable = { file, original: config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text, settings: project.settings };
+      const editable = {
+        file,
+        original: config,
+        writtenKeys: new Set(Object.keys(JSON.parse(text) as object)),
+        text,
+        settings: project.settings,
+      };
       const { parseHtml } = await import('../../core/extract/engine/index.js');
-      const edited = await runInteractiveEdit(editable, project, ctx, { draft: true, page: { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl } });
+      const edited = await runInteractiveEdit(editable, project, ctx, {
+        draft: true,
+        page: { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl },
+      });
       if (edited.outcome === 'quit') return cancelled(ctx);
       config = edited.config;
     }
@@ -142,7 +161,14 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   await writeConfigFile(file, config);
   const shown = displayPath(file, ctx.cwd);
   if (flags.json) {
-    writeJson(ctx.stdout, { apiId, file: shown, revision: config.revision, structure: config.structure, sample: result.sample, ...(config.pagination ? { pagination: config.pagination } : {}) });
+    writeJson(ctx.stdout, {
+      apiId,
+      file: shown,
+      revision: config.revision,
+      structure: config.structure,
+      sample: result.sample,
+      ...(config.pagination ? { pagination: config.pagination } : {}),
+    });
     return;
   }
   const charged = balance ? ` (${formatCredits(cost)} credits, ${formatCredits(balance.milliCredits)} left)` : '';
@@ -179,7 +205,10 @@ function modelChoices(project: Project): Array<{ value: string; description: str
 
 function checkSelectorFlag(selector: string): void {
   const problem = selector.trim() === '' ? null : validateSelector(selector);
-  if (problem) throw new PagejsonError('USAGE', `--selector "${selector}" is not a valid CSS selector: ${problem}`, { hint: 'e.g. --selector "main .results"' });
+  if (problem)
+    throw new PagejsonError('USAGE', `--selector "${selector}" is not a valid CSS selector: ${problem}`, {
+      hint: 'e.g. --selector "main .results"',
+    });
 }
 
 function safeDefaultId(url: string): string {

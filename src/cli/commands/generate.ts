@@ -17,10 +17,6 @@ export interface GenerateFlags {
   /** --header 'Name: value' and --proxy URL (docs/access.md), repeatable. */
   header: string[];
   proxy: string[];
-  /** --login URL|JSON, --login-field name=value (repeatable), --logged-in SELECTOR (docs/access.md, "Logins"). */
-  login?: string;
-  loginField: string[];
-  loggedIn?: string;
   yes?: boolean;
   force?: boolean;
   json?: boolean;
@@ -45,11 +41,18 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--no-cache', 'serve every request fresh instead of caching for 15 minutes')
     .option('--no-paginate', 'do not propose pagination.next when the page has a next link (docs/pagination.md)')
     .option('--var <place=NAME>', 'make a URL part dynamic: path:N=NAME or query:PARAM=NAME (repeatable)', collectVar, [])
-    .option('--header <"Name: value">', 'send this header with every fetch of the page, kept in the config as typed (${NAME} is read from the environment; repeatable)', collectVar, [])
-    .option('--proxy <url>', 'fetch through this HTTP(S) proxy, kept in the config as typed (http://${USER}:${PASS}@host:port; repeatable: taken in turn)', collectVar, [])
-    .option('--login <url|json>', 'sign in before fetching: the login page, whose form is posted with --login-field values (or a whole login as JSON, e.g. with browser steps); kept in the config as typed')
-    .option('--login-field <name=value>', 'a field of the login form, e.g. \'password=${SITE_PASSWORD}\' (${NAME} is read from the environment; repeatable)', collectVar, [])
-    .option('--logged-in <css>', 'an element only a signed-in visitor sees: its absence means the session ended')
+    .option(
+      '--header <"Name: value">',
+      'send this header with every fetch of the page, kept in the config as typed (${NAME} is read from the environment; repeatable)',
+      collectVar,
+      [],
+    )
+    .option(
+      '--proxy <url>',
+      'fetch through this HTTP(S) proxy, kept in the config as typed (http://${USER}:${PASS}@host:port; repeatable: taken in turn)',
+      collectVar,
+      [],
+    )
     .option('-y, --yes', 'save without review (required when not on a terminal)')
     .option('--force', 'replace an existing config of that id (its revision is bumped)')
     .option('--json', 'print {apiId, file, revision, structure, sample}')
@@ -59,4 +62,3 @@ export function register(program: Command, ctx: CliContext): void {
       await runGenerate(url, flags, command, ctx);
     });
 }
-

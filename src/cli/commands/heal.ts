@@ -20,7 +20,10 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<apiId>', 'the endpoint to repair')
     .option('--yes', 'write the repair without asking')
     .option('--json', 'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, changes, written}')
-    .addHelpText('after', '\nExamples:\n  pagejson check            # which endpoints need it\n  pagejson heal books       # review the repair, then confirm\n  pagejson heal books --yes --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pagejson check            # which endpoints need it\n  pagejson heal books       # review the repair, then confirm\n  pagejson heal books --yes --json',
+    )
     .action(async (apiId: string, options: { yes?: boolean; json?: boolean }, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
@@ -33,7 +36,10 @@ export function register(program: Command, ctx: CliContext): void {
         });
       }
       const stored = await health.readProposal(project.configsDir, apiId, config.revision);
-      const [{ createLocalRetriever }, { repairIsolated }] = await Promise.all([import('../local-retriever.js'), import('../../core/health/isolated-repair.js')]);
+      const [{ createLocalRetriever }, { repairIsolated }] = await Promise.all([
+        import('../local-retriever.js'),
+        import('../../core/health/isolated-repair.js'),
+      ]);
       const retriever = await createLocalRetriever(project, ctx.env);
       let page;
       try {
@@ -46,16 +52,28 @@ export function register(program: Command, ctx: CliContext): void {
       // command with the budget's error.
       const { fetch, extraction, models } = project.settings;
       const request = { config, html: page.html, pageUrl: page.finalUrl, expected, ...(stored ? { stored } : {}) };
-      const proposal = await repairIsolated(request, { models, env: ctx.env, fetchTimeoutMs: fetch.timeoutMs, extractionTimeoutMs: extraction.timeoutMs });
+      const proposal = await repairIsolated(request, {
+        models,
+        env: ctx.env,
+        fetchTimeoutMs: fetch.timeoutMs,
+        extractionTimeoutMs: extraction.timeoutMs,
+      });
       const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
       const nothingToDo = proposal.changes.length === 0;
-      const write = !nothingToDo && proposal.recovery.found > 0 && (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
+      const write =
+        !nothingToDo &&
+        proposal.recovery.found > 0 &&
+        (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
       if (!options.json) {
         const c = colors(ctx.stdout, ctx.env);
-        writeLine(ctx.stdout, `${c.bold(apiId)}: repair by ${proposal.by}, recovers ${proposal.recovery.found} of ${proposal.recovery.total} last good values (${percent}%)`);
+        writeLine(
+          ctx.stdout,
+          `${c.bold(apiId)}: repair by ${proposal.by}, recovers ${proposal.recovery.found} of ${proposal.recovery.total} last good values (${percent}%)`,
+        );
         for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
-        if (proposal.unrepaired.length > 0) writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
+        if (proposal.unrepaired.length > 0)
+          writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
       }
       if (write) {
         const { openConfigForEdit, saveEditedConfig } = await import('../../core/edit/config-file.js');
@@ -76,12 +94,19 @@ export function register(program: Command, ctx: CliContext): void {
           written: write,
         });
       }
-      if (nothingToDo) return writeLine(ctx.stdout, 'nothing to repair: the selectors already find the last good values (or nothing better was found)');
+      if (nothingToDo)
+        return writeLine(ctx.stdout, 'nothing to repair: the selectors already find the last good values (or nothing better was found)');
       if (proposal.recovery.found === 0) {
         ctx.exitCode = 1;
-        return writeLine(ctx.stdout, `no repair found: none of the last good values is on the page; fix it with \`pagejson edit ${apiId}\``);
+        return writeLine(
+          ctx.stdout,
+          `no repair found: none of the last good values is on the page; fix it with \`pagejson edit ${apiId}\``,
+        );
       }
-      writeLine(ctx.stdout, write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`);
+      writeLine(
+        ctx.stdout,
+        write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`,
+      );
     });
 }
 

@@ -37,4 +37,3 @@ export function register(program: Command, ctx: CliContext): void {
       writeLine(ctx.stdout, `next: ${c.bold('pagejson generate <url>')} to create your first endpoint, then ${c.bold('pagejson serve')}`);
     });
 }
-

@@ -13,7 +13,10 @@ import { withStateClient } from '../state-session.js';
  */
 /** A scope naming an endpoint the project does not have is a typo, not a wish: refuse it before a key is made. */
 async function checkScope(scope: string[], configsDir: string): Promise<void> {
-  if (scope.length === 0) throw new PagejsonError('USAGE', '--scope names no endpoint', { hint: 'write --scope books,jobs, or leave --scope out for a key that may call every endpoint' });
+  if (scope.length === 0)
+    throw new PagejsonError('USAGE', '--scope names no endpoint', {
+      hint: 'write --scope books,jobs, or leave --scope out for a key that may call every endpoint',
+    });
   const { loadConfigDir } = await import('../../core/registry/load.js');
   const { didYouMean } = await import('../../core/shared/did-you-mean.js');
   const known = [...(await loadConfigDir(configsDir)).files.keys()];
@@ -41,9 +44,17 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"id","key","account","label","scope","createdAt"}')
     .action(async (options: { label?: string; account: string; scope?: string; json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
-      const scope = options.scope === undefined ? null : options.scope.split(',').map((s) => s.trim()).filter(Boolean);
+      const scope =
+        options.scope === undefined
+          ? null
+          : options.scope
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
       if (scope) await checkScope(scope, project.configsDir);
-      const created = await withStateClient(project, (client) => client.createKey({ account: options.account, label: options.label ?? null, scope }));
+      const created = await withStateClient(project, (client) =>
+        client.createKey({ account: options.account, label: options.label ?? null, scope }),
+      );
       if (options.json) writeJson(ctx.stdout, created);
       else printNewKey(ctx, created, `created key ${created.id} for account ${created.account}${describe(created)}`);
     });
@@ -60,7 +71,17 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.stdout,
         renderTable(
           ['id', 'account', 'label', 'scope', 'status', 'created', 'last used', 'requests', 'endpoints'],
-          list.map((k) => [k.id, k.account, k.label, k.scope ? k.scope.join(',') : 'all', statusText(k), day(k.createdAt), k.lastUsedAt, k.usage.requests, k.endpoints.join(',') || null]),
+          list.map((k) => [
+            k.id,
+            k.account,
+            k.label,
+            k.scope ? k.scope.join(',') : 'all',
+            statusText(k),
+            day(k.createdAt),
+            k.lastUsedAt,
+            k.usage.requests,
+            k.endpoints.join(',') || null,
+          ]),
         ),
       );
     });
@@ -83,11 +104,18 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print the new key as `keys create --json` does, plus the old key under "rotated"')
     .action(async (keyId: string, options: { grace: string; json?: boolean }, command: Command) => {
       const graceMs = parseDuration(options.grace);
-      if (graceMs === undefined) throw new PagejsonError('USAGE', `--grace must be a duration such as 30m, 24h or 7d, not "${options.grace}"`, { hint: 'use --grace 0 to revoke the old key at once' });
+      if (graceMs === undefined)
+        throw new PagejsonError('USAGE', `--grace must be a duration such as 30m, 24h or 7d, not "${options.grace}"`, {
+          hint: 'use --grace 0 to revoke the old key at once',
+        });
       const project = await projectFor(command, ctx);
       const { key, previous } = await withStateClient(project, (client) => client.rotateKey(keyId, graceMs));
-      if (options.json) return writeJson(ctx.stdout, { ...key, rotated: { id: previous.id, status: previous.status, expiresAt: previous.expiresAt } });
-      const old = previous.status === 'revoked' ? `old key ${previous.id} is revoked` : `old key ${previous.id} keeps working until ${previous.expiresAt}`;
+      if (options.json)
+        return writeJson(ctx.stdout, { ...key, rotated: { id: previous.id, status: previous.status, expiresAt: previous.expiresAt } });
+      const old =
+        previous.status === 'revoked'
+          ? `old key ${previous.id} is revoked`
+          : `old key ${previous.id} keeps working until ${previous.expiresAt}`;
       printNewKey(ctx, key, `created key ${key.id} to replace ${previous.id}; ${old}`);
     });
 }
@@ -100,7 +128,10 @@ function printNewKey(ctx: CliContext, created: CreatedKey, summary: string): voi
 }
 
 function describe(created: CreatedKey): string {
-  const parts = [created.label ? `label ${created.label}` : undefined, created.scope ? `scope ${created.scope.join(',')}` : undefined].filter(Boolean);
+  const parts = [
+    created.label ? `label ${created.label}` : undefined,
+    created.scope ? `scope ${created.scope.join(',')}` : undefined,
+  ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
@@ -112,4 +143,3 @@ function statusText(key: KeyView): string {
 function day(iso: string): string {
   return iso.slice(0, 10);
 }
-

@@ -36,7 +36,10 @@ export function register(program: Command, ctx: CliContext): void {
       const { set } = await loadProjectConfigs(command, ctx);
       const configs = [...set.configs.values()].sort((a, b) => a.apiId.localeCompare(b.apiId));
       if (options.json) {
-        writeJson(ctx.stdout, configs.map((config) => endpointSummary(config, set.files.get(config.apiId)!, ctx.cwd)));
+        writeJson(
+          ctx.stdout,
+          configs.map((config) => endpointSummary(config, set.files.get(config.apiId)!, ctx.cwd)),
+        );
       } else if (configs.length === 0) {
         writeLine(ctx.stdout, 'no configs yet: create one with `pagejson generate <url>`');
       } else {
@@ -59,7 +62,10 @@ export function register(program: Command, ctx: CliContext): void {
       const invalid = new Set(set.problems.map((p) => p.file)).size;
       if (invalid > 0) {
         const c = colors(ctx.stderr, ctx.env);
-        writeLine(ctx.stderr, c.yellow(`${invalid} invalid config file${invalid === 1 ? '' : 's'} skipped: run \`pagejson validate\` for details`));
+        writeLine(
+          ctx.stderr,
+          c.yellow(`${invalid} invalid config file${invalid === 1 ? '' : 's'} skipped: run \`pagejson validate\` for details`),
+        );
       }
     });
 }

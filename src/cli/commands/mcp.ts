@@ -21,14 +21,21 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description('serve every endpoint as an MCP tool over stdio (through the running daemon with PAGEJSON_API_KEY, else in-process)')
-    .addHelpText('after', '\nExamples:\n  pagejson mcp                                  # in an MCP client config: {"command": "pagejson", "args": ["mcp"]}\n  PAGEJSON_API_KEY=pj_… pagejson mcp            # through the daemon: credits, cache and usage apply')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pagejson mcp                                  # in an MCP client config: {"command": "pagejson", "args": ["mcp"]}\n  PAGEJSON_API_KEY=pj_… pagejson mcp            # through the daemon: credits, cache and usage apply',
+    )
     .action(async (_options: unknown, command: Command) => {
       const { project } = await loadProjectConfigs(command, ctx);
       // The configs folder is watched, as the daemon watches it: an edited or new config is announced to the agent.
       const { createConfigRegistry } = await import('../../core/registry/config-registry.js');
       let announce = () => undefined as void;
       const registry = await createConfigRegistry({ dir: project.configsDir, watch: true, onEvent: () => announce() });
-      const configs = () => registry.list().filter((config) => config.status === 'active').sort((a, b) => a.apiId.localeCompare(b.apiId));
+      const configs = () =>
+        registry
+          .list()
+          .filter((config) => config.status === 'active')
+          .sort((a, b) => a.apiId.localeCompare(b.apiId));
       const [{ createEndpointMcpServer }, { endpointTool }, { StdioServerTransport }] = await Promise.all([
         import('../../daemon/mcp/server.js'),
         import('../../core/catalog/endpoint-tools.js'),
@@ -40,9 +47,15 @@ export function register(program: Command, ctx: CliContext): void {
       let call: (name: string, args: Record<string, unknown>) => Promise<{ data: unknown } | { error: string }>;
       let close = async () => undefined as void;
       if (daemonUrl && apikey) {
-        ctx.stderr.write(`pagejson mcp: ${configs().length} endpoint(s) through the daemon at ${daemonUrl} (credits, cache and usage apply)\n`);
+        ctx.stderr.write(
+          `pagejson mcp: ${configs().length} endpoint(s) through the daemon at ${daemonUrl} (credits, cache and usage apply)\n`,
+        );
         call = async (name, args) => {
-          const response = await fetch(`${daemonUrl}/external/${encodeURIComponent(name)}`, { method: 'POST', headers: { apikey, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+          const response = await fetch(`${daemonUrl}/external/${encodeURIComponent(name)}`, {
+            method: 'POST',
+            headers: { apikey, 'content-type': 'application/json' },
+            body: JSON.stringify(args),
+          });
           const envelope = (await response.json()) as { data: unknown; errors: Array<{ message: string }> | null };
           return envelope.errors ? { error: envelope.errors.map((e) => e.message).join('; ') } : { data: envelope.data };
         };
@@ -61,7 +74,11 @@ export function register(program: Command, ctx: CliContext): void {
           try {
             return { data: (await retriever.retrieve(config, args as Record<string, string>)).data };
           } catch (error) {
-            return { error: errorReply(error).errors.map((e) => e.message).join('; ') };
+            return {
+              error: errorReply(error)
+                .errors.map((e) => e.message)
+                .join('; '),
+            };
           }
         };
       }

@@ -14,7 +14,10 @@ export function register(program: Command, ctx: CliContext): void {
   const monitor = program
     .command('monitor')
     .description('scheduled refreshes: list them, show what changed, run one now')
-    .addHelpText('after', '\nExamples:\n  pagejson edit jobs --set monitor.every=15m\n  pagejson monitor list\n  pagejson monitor history jobs\n  pagejson monitor run jobs --json');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pagejson edit jobs --set monitor.every=15m\n  pagejson monitor list\n  pagejson monitor history jobs\n  pagejson monitor run jobs --json',
+    );
 
   monitor
     .command('list')
@@ -31,7 +34,15 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.stdout,
         renderTable(
           ['monitor', 'every', 'variables', 'next run', 'last run', 'outcome', 'error'],
-          monitors.map((m) => [m.monitorId, m.every, Object.keys(m.variables).length > 0 ? JSON.stringify(m.variables) : '', shortTime(m.nextRunAt), shortTime(m.lastRunAt), outcomeCell(m.lastOutcome, c), m.lastError]),
+          monitors.map((m) => [
+            m.monitorId,
+            m.every,
+            Object.keys(m.variables).length > 0 ? JSON.stringify(m.variables) : '',
+            shortTime(m.nextRunAt),
+            shortTime(m.lastRunAt),
+            outcomeCell(m.lastOutcome, c),
+            m.lastError,
+          ]),
         ),
       );
     });
@@ -45,31 +56,44 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (apiId: string, options: { json?: boolean; limit: string }, command: Command) => {
       const { project } = await knownApiId(command, apiId);
       const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw new PagejsonError('USAGE', `--limit must be a whole number from 1 to 1000, got "${options.limit}"`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1_000)
+        throw new PagejsonError('USAGE', `--limit must be a whole number from 1 to 1000, got "${options.limit}"`);
       const { withWatchClient } = await import('../watch-client.js');
       const entries = await withWatchClient(project, (client) => client.history(apiId, limit));
       if (options.json) return writeJson(ctx.stdout, entries);
-      if (entries.length === 0) return writeLine(ctx.stdout, `no changes recorded for ${apiId} yet (a monitor records one when a run's data differs from the last run's)`);
+      if (entries.length === 0)
+        return writeLine(
+          ctx.stdout,
+          `no changes recorded for ${apiId} yet (a monitor records one when a run's data differs from the last run's)`,
+        );
       const c = colors(ctx.stdout, ctx.env);
       for (const entry of entries) for (const line of describeEntry(entry, c)) writeLine(ctx.stdout, line);
     });
 
   monitor
     .command('run')
-    .description('run an endpoint\'s monitor now (exit 1 when a run fails or comes out broken)')
+    .description("run an endpoint's monitor now (exit 1 when a run fails or comes out broken)")
     .argument('<apiId>', 'the endpoint')
     .option('--json', 'machine output')
     .action(async (apiId: string, options: { json?: boolean }, command: Command) => {
       const { project, set } = await knownApiId(command, apiId);
-      if (!requireConfig(project, set, apiId, ctx.cwd).monitor) throw new PagejsonError('USAGE', `${apiId} has no monitor`, { hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\`` });
+      if (!requireConfig(project, set, apiId, ctx.cwd).monitor)
+        throw new PagejsonError('USAGE', `${apiId} has no monitor`, {
+          hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\``,
+        });
       const { withWatchClient } = await import('../watch-client.js');
       const outcomes = await withWatchClient(project, (client) => client.run(apiId));
-      const failed = outcomes.some((outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken' || outcome.outcome === 'blocked');
+      const failed = outcomes.some(
+        (outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken' || outcome.outcome === 'blocked',
+      );
       if (options.json) writeJson(ctx.stdout, outcomes);
       else {
         const c = colors(ctx.stdout, ctx.env);
         for (const outcome of outcomes) {
-          writeLine(ctx.stdout, `${outcome.monitorId}: ${outcomeCell(outcome.outcome, c)}${outcome.error ? ` — ${outcome.error}` : ''}${outcome.changed ? ', data changed' : outcome.outcome === 'ok' ? ', no change' : ''}`);
+          writeLine(
+            ctx.stdout,
+            `${outcome.monitorId}: ${outcomeCell(outcome.outcome, c)}${outcome.error ? ` — ${outcome.error}` : ''}${outcome.changed ? ', data changed' : outcome.outcome === 'ok' ? ', no change' : ''}`,
+          );
           if (outcome.diff) for (const line of describeDiff(outcome.diff)) writeLine(ctx.stdout, `  ${line}`);
         }
       }

@@ -12,7 +12,9 @@ function checkServerUrl(text: string): void {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new PagejsonError('USAGE', `--server must be an http:// or https:// URL, got "${text.slice(0, 200)}"`, { hint: 'write the address callers use to reach the daemon, e.g. --server https://api.example.com' });
+    throw new PagejsonError('USAGE', `--server must be an http:// or https:// URL, got "${text.slice(0, 200)}"`, {
+      hint: 'write the address callers use to reach the daemon, e.g. --server https://api.example.com',
+    });
   }
 }
 
@@ -22,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('openapi')
     .description('print the OpenAPI 3.1 document of every endpoint')
     .option('--server <url>', 'base URL of the daemon in the document (default: http://<server.host>:<server.port> of pagejson.json)')
-    .option('--json', 'print the document as JSON (the only format; accepted like every other command\'s --json)')
+    .option('--json', "print the document as JSON (the only format; accepted like every other command's --json)")
     .action(async (options: { server?: string; json?: boolean }, command: Command) => {
       if (options.server !== undefined) checkServerUrl(options.server);
       const { project, set } = await loadProjectConfigs(command, ctx);
@@ -32,7 +34,12 @@ export function register(program: Command, ctx: CliContext): void {
       writeJson(ctx.stdout, buildOpenApiDocument([...set.configs.values()], { serverUrl, sourceUrls: project.settings.docs.sourceUrls }));
       const invalid = new Set(set.problems.map((p) => p.file)).size;
       if (invalid > 0) {
-        writeLine(ctx.stderr, colors(ctx.stderr, ctx.env).yellow(`${invalid} invalid config file${invalid === 1 ? '' : 's'} left out: run \`pagejson validate\` for details`));
+        writeLine(
+          ctx.stderr,
+          colors(ctx.stderr, ctx.env).yellow(
+            `${invalid} invalid config file${invalid === 1 ? '' : 's'} left out: run \`pagejson validate\` for details`,
+          ),
+        );
       }
     });
 }

@@ -20,9 +20,12 @@ export function register(program: Command, ctx: CliContext): void {
     .command('run')
     .description('fetch and extract one endpoint now, in-process (no daemon, no credits), and print its data')
     .argument('<apiId>', 'the endpoint to run')
-    .option('--var <NAME=VALUE>', 'a variable value (repeatable; default: the variable\'s example)', collectVar, [])
-    .option('--scraper <n>', 'use scraper 1, 2 or 3 for this run instead of the config\'s', parseScraperNumber)
-    .option('--json', 'print {data, sourceUrl, finalUrl, fetchedAt, scraper} (and pages, pageUrls, partial when paginated) instead of data alone')
+    .option('--var <NAME=VALUE>', "a variable value (repeatable; default: the variable's example)", collectVar, [])
+    .option('--scraper <n>', "use scraper 1, 2 or 3 for this run instead of the config's", parseScraperNumber)
+    .option(
+      '--json',
+      'print {data, sourceUrl, finalUrl, fetchedAt, scraper} (and pages, pageUrls, partial when paginated) instead of data alone',
+    )
     .action(async (apiId: string, options: RunOptions, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
@@ -32,7 +35,10 @@ export function register(program: Command, ctx: CliContext): void {
         const names = callerVariableNames(config);
         throw new PagejsonError('USAGE', problems.map((p) => p.message).join('; '), {
           context: { problems },
-          hint: names.length > 0 ? `variables of ${apiId}: ${names.join(', ')}; pass them as --var NAME=VALUE` : `${apiId} has no variables: drop --var`,
+          hint:
+            names.length > 0
+              ? `variables of ${apiId}: ${names.join(', ')}; pass them as --var NAME=VALUE`
+              : `${apiId} has no variables: drop --var`,
         });
       }
       const scraperNumber = options.scraper ?? config.scraper;
@@ -44,7 +50,15 @@ export function register(program: Command, ctx: CliContext): void {
         const result = await retriever.retrieve(config, values, { scraper: scraperNumber });
         spinner?.stop();
         if (options.json) {
-          writeJson(ctx.stdout, { data: result.data, sourceUrl: result.sourceUrl, finalUrl: result.finalUrl, fetchedAt: result.fetchedAt.toISOString(), scraper: scraperNumber, health: result.health, ...pagesOf(result) });
+          writeJson(ctx.stdout, {
+            data: result.data,
+            sourceUrl: result.sourceUrl,
+            finalUrl: result.finalUrl,
+            fetchedAt: result.fetchedAt.toISOString(),
+            scraper: scraperNumber,
+            health: result.health,
+            ...pagesOf(result),
+          });
         } else {
           writeJson(ctx.stdout, result.data);
           if (result.pages !== undefined) ctx.stderr.write(`${describePages(result)}\n`);
@@ -62,13 +76,27 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 /** A paginated config's pages (docs/pagination.md): how many, whether cut short, and their addresses. */
-function pagesOf(result: { pages?: number; partial?: string; sourceUrl: string; morePages?: ReadonlyArray<{ url: string }> }): Record<string, unknown> {
+function pagesOf(result: {
+  pages?: number;
+  partial?: string;
+  sourceUrl: string;
+  morePages?: ReadonlyArray<{ url: string }>;
+}): Record<string, unknown> {
   if (result.pages === undefined) return {};
-  return { pages: result.pages, pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)], ...(result.partial ? { partial: result.partial } : {}) };
+  return {
+    pages: result.pages,
+    pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)],
+    ...(result.partial ? { partial: result.partial } : {}),
+  };
 }
 
 function describePages(result: { pages?: number; partial?: string }): string {
-  const cut = result.partial === 'time' ? ': cut short by the time budget (fetch.timeoutMs)' : result.partial === 'error' ? ': cut short, a later page failed' : '';
+  const cut =
+    result.partial === 'time'
+      ? ': cut short by the time budget (fetch.timeoutMs)'
+      : result.partial === 'error'
+        ? ': cut short, a later page failed'
+        : '';
   return `pages: ${result.pages}${cut}`;
 }
 
@@ -81,8 +109,16 @@ async function startSpinner(ctx: CliContext, text: string): Promise<{ stop(): vo
 
 /** `books emptied (had 20 items), title emptied`: the failing fields in words. */
 export function describeFailing(fields: Array<{ path: string; problem?: string; expectedItems?: number }>): string {
-  return fields
-    .filter((field) => field.problem !== undefined)
-    .map((field) => (field.problem === 'array-emptied' ? `${field.path} emptied (had ${field.expectedItems} items)` : field.problem === 'required-empty' ? `${field.path} (required) empty` : `${field.path} emptied`))
-    .join(', ') || 'most fields came out empty';
+  return (
+    fields
+      .filter((field) => field.problem !== undefined)
+      .map((field) =>
+        field.problem === 'array-emptied'
+          ? `${field.path} emptied (had ${field.expectedItems} items)`
+          : field.problem === 'required-empty'
+            ? `${field.path} (required) empty`
+            : `${field.path} emptied`,
+      )
+      .join(', ') || 'most fields came out empty'
+  );
 }

@@ -8,7 +8,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('schema')
     .description("print the JSON Schema of an endpoint's data")
     .argument('<apiId>', 'the endpoint')
-    .option('--json', 'print the schema as JSON (the only format; accepted like every other command\'s --json)')
+    .option('--json', "print the schema as JSON (the only format; accepted like every other command's --json)")
     .action(async (apiId: string, _options: unknown, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);

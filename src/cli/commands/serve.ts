@@ -18,7 +18,8 @@ interface ServeOptions {
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new PagejsonError('USAGE', `--port must be a number from 0 to 65535, got "${text}"`, { hint: 'e.g. --port 8080' });
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new PagejsonError('USAGE', `--port must be a number from 0 to 65535, got "${text}"`, { hint: 'e.g. --port 8080' });
   return port;
 }
 
@@ -30,7 +31,13 @@ async function logStream(ctx: CliContext): Promise<NodeJS.WritableStream> {
   const format = ctx.env.PAGEJSON_LOG_FORMAT;
   if (format === 'json' || (format !== 'pretty' && !(ctx.stderr as { isTTY?: boolean }).isTTY)) return ctx.stderr;
   const { default: pretty } = await import('pino-pretty');
-  return pretty({ destination: ctx.stderr, colorize: !ctx.env.NO_COLOR && Boolean((ctx.stderr as { isTTY?: boolean }).isTTY), translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true });
+  return pretty({
+    destination: ctx.stderr,
+    colorize: !ctx.env.NO_COLOR && Boolean((ctx.stderr as { isTTY?: boolean }).isTTY),
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    sync: true,
+  });
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -47,7 +54,10 @@ export function register(program: Command, ctx: CliContext): void {
       const project = await projectFor(command, ctx);
       // Loaded here, not at the top: the daemon's dependencies (Fastify, the stores, prom-client) would
       // otherwise slow down every other command, `--help` included.
-      const [{ startServer }, { default: closeWithGrace }] = await Promise.all([import('../../daemon/server.js'), import('close-with-grace')]);
+      const [{ startServer }, { default: closeWithGrace }] = await Promise.all([
+        import('../../daemon/server.js'),
+        import('close-with-grace'),
+      ]);
       const port = options.port !== undefined ? parsePort(options.port) : undefined;
       const level = ctx.env.PAGEJSON_LOG_LEVEL ?? 'info';
       const stream = await logStream(ctx);
@@ -62,27 +72,51 @@ export function register(program: Command, ctx: CliContext): void {
       });
       server.runtime.subscribe((event) => {
         if (event.kind === 'repair') {
-          if ('file' in event) server.app.log.warn({ apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery }, event.outcome === 'proposed' ? `repair proposed: review it with \`pagejson heal ${event.apiId}\`` : 'repair applied as a new revision');
-          else server.app.log.info({ apiId: event.apiId, reason: event.reason }, `no repair ${event.outcome === 'failed' ? '(failed)' : 'found'}`);
+          if ('file' in event)
+            server.app.log.warn(
+              { apiId: event.apiId, file: event.file, revision: event.revision, recovery: event.recovery },
+              event.outcome === 'proposed'
+                ? `repair proposed: review it with \`pagejson heal ${event.apiId}\``
+                : 'repair applied as a new revision',
+            );
+          else
+            server.app.log.info(
+              { apiId: event.apiId, reason: event.reason },
+              `no repair ${event.outcome === 'failed' ? '(failed)' : 'found'}`,
+            );
         }
         if (event.kind === 'monitor') {
           const { outcome } = event;
           const level = outcome.outcome === 'ok' ? 'info' : 'warn';
-          server.app.log[level]({ monitor: outcome.monitorId, slot: outcome.slot, outcome: outcome.outcome, changed: outcome.changed, ...(outcome.error ? { error: outcome.error } : {}) }, outcome.changed ? 'monitor run: data changed' : 'monitor run');
+          server.app.log[level](
+            {
+              monitor: outcome.monitorId,
+              slot: outcome.slot,
+              outcome: outcome.outcome,
+              changed: outcome.changed,
+              ...(outcome.error ? { error: outcome.error } : {}),
+            },
+            outcome.changed ? 'monitor run: data changed' : 'monitor run',
+          );
         }
         if (event.kind === 'webhook' && event.outcome !== 'delivered') {
-          server.app.log.warn({ id: event.id, type: event.type, url: event.url, attempts: event.attempts, error: event.error }, event.outcome === 'failed' ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+          server.app.log.warn(
+            { id: event.id, type: event.type, url: event.url, attempts: event.attempts, error: event.error },
+            event.outcome === 'failed' ? 'webhook delivery given up' : 'webhook delivery failed; will retry',
+          );
         }
         if (event.kind === 'config' && event.change.problems) {
           const kept = event.change.keptPrevious ? ' (the previous revision keeps serving)' : '';
-          for (const problem of event.change.problems) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);
+          for (const problem of event.change.problems)
+            ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}${kept}\n`);
         }
       });
       const released = server.runtime.releasedHolds;
       if (released.holds > 0) {
         server.app.log.warn(released, 'refunded the reservations of requests a stopped daemon left unanswered');
       }
-      for (const problem of server.runtime.configs.problems()) ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}\n`);
+      for (const problem of server.runtime.configs.problems())
+        ctx.stderr.write(`config problem: ${problem.file} ${problem.path}: ${problem.message}\n`);
 
       // SIGHUP means reload here, not stop: keep it out of close-with-grace's list.
       closeWithGrace({ delay: 15_000, logger: false, skip: ['SIGHUP'] }, async ({ signal, err }) => {

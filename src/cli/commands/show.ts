@@ -4,7 +4,6 @@ import { callerVariableNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
 import { describePagination } from '../../core/config/pagination.js';
 import { accessRows, withAccessShown } from '../../core/config/access-display.js';
-import { loginRows, withLoginShown } from '../../core/config/login-display.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -23,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
       const config = requireConfig(project, set, apiId, ctx.cwd);
       if (options.json) {
         // Templates as written, a credential written into the file masked (docs/security.md).
-        writeJson(ctx.stdout, withLoginShown(withAccessShown(config)));
+        writeJson(ctx.stdout, withAccessShown(config));
         return;
       }
       const c = colors(ctx.stdout, ctx.env);
@@ -44,7 +43,6 @@ export function register(program: Command, ctx: CliContext): void {
       ];
       if (config.pagination) rows.push(['pagination', describePagination(config.pagination)]);
       rows.push(...accessRows(config));
-      rows.push(...loginRows(config));
       for (const name of variables) {
         const variable = config.variables[name];
         rows.push([`variable ${name}`, `example "${variable?.example ?? ''}"${variable?.pattern ? `, pattern ${variable.pattern}` : ''}`]);
@@ -66,7 +64,9 @@ function structureLines(fields: Field[], indent: string): string[] {
   for (const field of fields) {
     const type = field.type === 'array' && field.items ? `array of ${field.items.type}` : field.type;
     const where = field.selector ? `${field.selector}${field.attribute ? ` @${field.attribute}` : ''}` : '(model field)';
-    const extras = [field.transform?.length ? `transform ${field.transform.join(', ')}` : '', field.required ? 'required' : ''].filter(Boolean).join('; ');
+    const extras = [field.transform?.length ? `transform ${field.transform.join(', ')}` : '', field.required ? 'required' : '']
+      .filter(Boolean)
+      .join('; ');
     lines.push(`${indent}${field.name}: ${type}  ${where}${extras ? `  [${extras}]` : ''}`);
     if (field.fields) lines.push(...structureLines(field.fields, `${indent}  `));
   }

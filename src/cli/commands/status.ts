@@ -29,17 +29,45 @@ export function register(program: Command, ctx: CliContext): void {
       const monitors = scheduled ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list()) : [];
       const monitorsOf = (apiId: string) => monitors.filter((m) => m.apiId === apiId).map(({ apiId: _apiId, ...rest }) => rest);
       if (options.json) {
-        return writeJson(ctx.stdout, { daemon, state: driver, endpoints: endpoints.map((e) => ({ ...e, usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) }, monitors: monitorsOf(e.apiId) })) });
+        return writeJson(ctx.stdout, {
+          daemon,
+          state: driver,
+          endpoints: endpoints.map((e) => ({
+            ...e,
+            usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) },
+            monitors: monitorsOf(e.apiId),
+          })),
+        });
       }
       const c = colors(ctx.stdout, ctx.env);
       // With Redis the command reads the shared state itself, whether or not a daemon runs on this machine.
-      if (driver === 'redis' && !daemon) writeLine(ctx.stdout, `state: Redis at ${driverUrl ?? 'PAGEJSON_REDIS_URL'} (shared by every daemon pointed at it)`);
-      else writeLine(ctx.stdout, `daemon: ${daemon ? c.green('running') : c.dim('not running')}${driver === 'redis' ? ', state in Redis' : ''}`);
+      if (driver === 'redis' && !daemon)
+        writeLine(ctx.stdout, `state: Redis at ${driverUrl ?? 'PAGEJSON_REDIS_URL'} (shared by every daemon pointed at it)`);
+      else
+        writeLine(
+          ctx.stdout,
+          `daemon: ${daemon ? c.green('running') : c.dim('not running')}${driver === 'redis' ? ', state in Redis' : ''}`,
+        );
       if (endpoints.length === 0) return writeLine(ctx.stdout, 'no endpoints yet: create one with `pagejson generate <url>`');
       writeLine(
         ctx.stdout,
         renderTable(
-          ['endpoint', 'status', 'health', 'source', 'scraper', 'cache', 'session', 'dynamic', 'last fetch', 'last error', 'monitor', 'requests', 'credits', 'tokens'],
+          [
+            'endpoint',
+            'status',
+            'health',
+            'source',
+            'scraper',
+            'cache',
+            'session',
+            'dynamic',
+            'last fetch',
+            'last error',
+            'monitor',
+            'requests',
+            'credits',
+            'tokens',
+          ],
           endpoints.map((e) => [
             e.apiId,
             e.status,
@@ -52,7 +80,10 @@ export function register(program: Command, ctx: CliContext): void {
             e.lastFetchAt,
             e.lastError,
             monitorsOf(e.apiId)
-              .map((m) => `every ${m.every}, next ${m.nextRunAt.slice(11, 16)}${m.lastRunAt ? `, last ${m.lastRunAt.slice(11, 16)} ${m.lastOutcome}` : ', not run yet'}`)
+              .map(
+                (m) =>
+                  `every ${m.every}, next ${m.nextRunAt.slice(11, 16)}${m.lastRunAt ? `, last ${m.lastRunAt.slice(11, 16)} ${m.lastOutcome}` : ', not run yet'}`,
+              )
               .join('\n'),
             e.usage.requests,
             formatCredits(e.usage.milliCredits),
@@ -64,7 +95,16 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 /** `degraded since 2026-11-23 10:02 (books.price)`: the health, since when, and the fields that failed. */
-export function healthCell(e: { apiId?: string; health: string | null; healthSince: string | null; failingFields: string[]; repair?: { outcome: string; revision: number } | null }, c: ReturnType<typeof colors>): string {
+export function healthCell(
+  e: {
+    apiId?: string;
+    health: string | null;
+    healthSince: string | null;
+    failingFields: string[];
+    repair?: { outcome: string; revision: number } | null;
+  },
+  c: ReturnType<typeof colors>,
+): string {
   const proposed = e.repair?.outcome === 'proposed' ? `; repair proposed: pagejson heal ${e.apiId ?? '<apiId>'}` : '';
   if (!e.health) return proposed ? c.yellow(proposed.slice(2)) : '';
   if (e.health === 'healthy') return c.green('healthy');

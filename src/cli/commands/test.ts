@@ -26,25 +26,37 @@ export function register(program: Command, ctx: CliContext): void {
     .command('test')
     .description('re-extract every snapshot with the current configs, offline, and report what changed (exit 1 on any change)')
     .argument('[apiId...]', 'only these endpoints (default: every config with snapshots)')
-    .option('--update', 'take the new data as expected and rewrite the snapshots\' data')
+    .option('--update', "take the new data as expected and rewrite the snapshots' data")
     .option('--format <format>', 'text, json or github (annotations on the pull request)', 'text')
     .addHelpText('after', '\nExamples:\n  pagejson test\n  pagejson test books --format github\n  pagejson test books --update')
     .action(async (apiIds: string[], options: { update?: boolean; format: string }, command: Command) => {
       const format = options.format;
-      if (!['text', 'json', 'github'].includes(format)) throw new PagejsonError('USAGE', `--format must be text, json or github, not "${format}"`, { hint: 'use --format github in GitHub Actions' });
+      if (!['text', 'json', 'github'].includes(format))
+        throw new PagejsonError('USAGE', `--format must be text, json or github, not "${format}"`, {
+          hint: 'use --format github in GitHub Actions',
+        });
       const { project, set } = await loadProjectConfigs(command, ctx);
       const broken = brokenConfigs(set.problems);
       for (const apiId of apiIds) {
         if (broken.has(apiId)) requireConfig(project, set, apiId, ctx.cwd);
-        if (!set.configs.has(apiId)) throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, { hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}` });
+        if (!set.configs.has(apiId))
+          throw new PagejsonError('USAGE', `no config with apiId "${apiId}"`, {
+            hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}`,
+          });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }, { replaySnapshot }] = await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js'), import('../snapshot-replay.js')]);
+      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }, { replaySnapshot }] = await Promise.all([
+        import('../../core/health/index.js'),
+        import('../local-retriever.js'),
+        import('../snapshot-replay.js'),
+      ]);
       // The daemon's budget and limits: a costly selector on a committed snapshot fails its test, not the CI job.
       const extractor = await createCliExtractor(project);
       const outcomes: Outcome[] = [];
       const without: string[] = [];
       try {
-        for (const config of [...set.configs.values()].filter((c) => apiIds.length === 0 || apiIds.includes(c.apiId)).sort((a, b) => a.apiId.localeCompare(b.apiId))) {
+        for (const config of [...set.configs.values()]
+          .filter((c) => apiIds.length === 0 || apiIds.includes(c.apiId))
+          .sort((a, b) => a.apiId.localeCompare(b.apiId))) {
           const snapshots = await readSnapshots(project.configsDir, config.apiId);
           if (snapshots.length === 0) without.push(config.apiId);
           for (const snapshot of snapshots) {
@@ -53,7 +65,12 @@ export function register(program: Command, ctx: CliContext): void {
               const data = await replaySnapshot(config, snapshot, extractor);
               const differences = compareData(snapshot.record.data, data);
               if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, data, config.revision);
-              outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: differences.length === 0 || options.update === true, differences });
+              outcomes.push({
+                apiId: config.apiId,
+                snapshot: snapshot.name,
+                ok: differences.length === 0 || options.update === true,
+                differences,
+              });
             } catch (error) {
               outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });
             }
@@ -63,7 +80,13 @@ export function register(program: Command, ctx: CliContext): void {
         for (const [apiId, problem] of broken) {
           if (apiIds.length > 0 && !apiIds.includes(apiId)) continue;
           if ((await readSnapshots(project.configsDir, apiId)).length === 0) continue;
-          outcomes.push({ apiId, snapshot: '*', ok: false, differences: [], error: `the config is invalid at ${problem.path}: ${problem.message} (see \`pagejson validate\`)` });
+          outcomes.push({
+            apiId,
+            snapshot: '*',
+            ok: false,
+            differences: [],
+            error: `the config is invalid at ${problem.path}: ${problem.message} (see \`pagejson validate\`)`,
+          });
         }
       } finally {
         await extractor.close();
@@ -102,18 +125,28 @@ function report(outcomes: Outcome[], without: string[], format: string, updated:
     for (const outcome of outcomes.filter((o) => !o.ok)) {
       const file = relative(ctx.cwd, `${configsDir}/${outcome.apiId}.json`);
       const lines = outcome.error ? [outcome.error] : outcome.differences.slice(0, 20).map(describe);
-      writeLine(ctx.stdout, `::error file=${escapeProperty(file)},title=${escapeProperty(`pagejson test ${outcome.apiId}/${outcome.snapshot}`)}::${escapeData(lines.join('\n'))}`);
+      writeLine(
+        ctx.stdout,
+        `::error file=${escapeProperty(file)},title=${escapeProperty(`pagejson test ${outcome.apiId}/${outcome.snapshot}`)}::${escapeData(lines.join('\n'))}`,
+      );
     }
     return writeLine(ctx.stdout, summary);
   }
   const c = colors(ctx.stdout, ctx.env);
   for (const outcome of outcomes) {
     const mark = outcome.ok ? c.green('✓') : c.red('✗');
-    writeLine(ctx.stdout, `${mark} ${outcome.apiId}/${outcome.snapshot}${outcome.differences.length > 0 ? ` (${outcome.differences.length} difference${outcome.differences.length === 1 ? '' : 's'}${updated ? ', updated' : ''})` : ''}`);
+    writeLine(
+      ctx.stdout,
+      `${mark} ${outcome.apiId}/${outcome.snapshot}${outcome.differences.length > 0 ? ` (${outcome.differences.length} difference${outcome.differences.length === 1 ? '' : 's'}${updated ? ', updated' : ''})` : ''}`,
+    );
     if (outcome.error) writeLine(ctx.stdout, `    ${c.red(outcome.error)}`);
     for (const difference of outcome.differences.slice(0, 20)) writeLine(ctx.stdout, `    ${describe(difference)}`);
     if (outcome.differences.length > 20) writeLine(ctx.stdout, `    … and ${outcome.differences.length - 20} more`);
   }
   writeLine(ctx.stdout, failed === 0 ? c.green(summary) : c.red(summary));
-  if (failed > 0 && !updated) writeLine(ctx.stdout, `${c.dim('hint:')} if the new data is right, take it with \`pagejson test --update\`; else fix the config with \`pagejson edit\``);
+  if (failed > 0 && !updated)
+    writeLine(
+      ctx.stdout,
+      `${c.dim('hint:')} if the new data is right, take it with \`pagejson test --update\`; else fix the config with \`pagejson edit\``,
+    );
 }

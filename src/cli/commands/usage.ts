@@ -14,20 +14,32 @@ export const DEFAULT_USAGE_DAYS = 30;
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('usage')
-    .description(`requests, errors, cache hits, credits and model tokens per day, endpoint and key (last ${DEFAULT_USAGE_DAYS} days by default)`)
+    .description(
+      `requests, errors, cache hits, credits and model tokens per day, endpoint and key (last ${DEFAULT_USAGE_DAYS} days by default)`,
+    )
     .option('--api <apiId>', 'only this endpoint')
     .option('--key <keyId>', 'only this key id (k_...)')
     .option('--days <n>', 'days back, today included', String(DEFAULT_USAGE_DAYS))
     .option('--json', 'machine output: one object per day, endpoint and key')
     .action(async (options: { api?: string; key?: string; days: string; json?: boolean }, command: Command) => {
       const days = Number(options.days);
-      if (!Number.isInteger(days) || days < 1) throw new PagejsonError('USAGE', `--days must be a whole number of days, 1 or more, not "${options.days}"`, { hint: 'e.g. --days 7' });
+      if (!Number.isInteger(days) || days < 1)
+        throw new PagejsonError('USAGE', `--days must be a whole number of days, 1 or more, not "${options.days}"`, {
+          hint: 'e.g. --days 7',
+        });
       const query: UsageQuery = { days };
       if (options.api) query.apiId = options.api;
       if (options.key) query.keyId = options.key;
       const project = await projectFor(command, ctx);
-      const [rows, endpoints] = await withStateClient(project, async (client) => [await client.usage(query), await client.status()] as const);
-      if (options.json) return writeJson(ctx.stdout, rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })));
+      const [rows, endpoints] = await withStateClient(
+        project,
+        async (client) => [await client.usage(query), await client.status()] as const,
+      );
+      if (options.json)
+        return writeJson(
+          ctx.stdout,
+          rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })),
+        );
       if (rows.length === 0) return writeLine(ctx.stdout, `no usage in the last ${days} day${days === 1 ? '' : 's'}`);
       const total = rows.reduce(
         (sum, row) => ({
@@ -45,16 +57,27 @@ export function register(program: Command, ctx: CliContext): void {
         renderTable(
           ['day', 'endpoint', 'key', 'requests', 'errors', 'cache hits', 'credits', 'prompt tokens', 'completion tokens'],
           [
-            ...rows.map((row) => [row.day, row.apiId, row.keyId, row.requests, row.errors, row.cacheHits, formatCredits(row.milliCredits), row.promptTokens, row.completionTokens]),
+            ...rows.map((row) => [
+              row.day,
+              row.apiId,
+              row.keyId,
+              row.requests,
+              row.errors,
+              row.cacheHits,
+              formatCredits(row.milliCredits),
+              row.promptTokens,
+              row.completionTokens,
+            ]),
             ['total', '', '', total.requests, total.errors, total.hits, formatCredits(total.milli), total.prompt, total.completion],
           ],
         ),
       );
       // Endpoints that answer but no longer extract what they did (drift): said under the numbers.
       const c = colors(ctx.stdout, ctx.env);
-      for (const endpoint of endpoints.filter((e) => (e.health === 'degraded' || e.health === 'broken') && (!options.api || e.apiId === options.api))) {
+      for (const endpoint of endpoints.filter(
+        (e) => (e.health === 'degraded' || e.health === 'broken') && (!options.api || e.apiId === options.api),
+      )) {
         writeLine(ctx.stdout, `${endpoint.apiId}: ${healthCell(endpoint, c)}`);
       }
     });
 }
-

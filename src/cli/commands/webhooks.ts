@@ -12,13 +12,16 @@ export function register(program: Command, ctx: CliContext): void {
   const webhooks = program
     .command('webhooks')
     .description('webhook subscribers (pagejson.json "webhooks"): send a test event, see deliveries')
-    .addHelpText('after', '\nExamples:\n  PAGEJSON_WEBHOOK_SECRET=whsec_… pagejson webhooks test https://example.com/hooks\n  pagejson webhooks test http://127.0.0.1:9000/hook --secret-env MY_SECRET\n  pagejson webhooks list --json');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  PAGEJSON_WEBHOOK_SECRET=whsec_… pagejson webhooks test https://example.com/hooks\n  pagejson webhooks test http://127.0.0.1:9000/hook --secret-env MY_SECRET\n  pagejson webhooks list --json',
+    );
 
   webhooks
     .command('test')
     .description('send a signed `pagejson.test` event to a url now (exit 1 unless the receiver answers 2xx)')
     .argument('<url>', 'the receiver')
-    .option('--secret-env <name>', 'environment variable holding the signing secret (default: the subscriber\'s secretEnv in pagejson.json)')
+    .option('--secret-env <name>', "environment variable holding the signing secret (default: the subscriber's secretEnv in pagejson.json)")
     .option('--json', 'machine output')
     .action(async (url: string, options: { secretEnv?: string; json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
@@ -26,15 +29,25 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         parsed = new URL(url);
       } catch {
-        throw new PagejsonError('USAGE', `"${url.slice(0, 200)}" is not a URL`, { hint: 'write the receiver\'s full address, e.g. https://example.com/hooks' });
+        throw new PagejsonError('USAGE', `"${url.slice(0, 200)}" is not a URL`, {
+          hint: "write the receiver's full address, e.g. https://example.com/hooks",
+        });
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new PagejsonError('USAGE', `webhook urls are http:// or https://, got ${parsed.protocol}`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new PagejsonError('USAGE', `webhook urls are http:// or https://, got ${parsed.protocol}`);
       const subscriber = project.settings.webhooks.find((entry) => entry.url === url);
       const secretEnv = options.secretEnv ?? subscriber?.secretEnv;
-      if (!secretEnv) throw new PagejsonError('USAGE', 'no signing secret: this url is not a subscriber in pagejson.json', { hint: 'pass --secret-env NAME (an environment variable holding the secret), or add the url to "webhooks" in pagejson.json' });
-      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(secretEnv)) throw new PagejsonError('USAGE', `--secret-env takes the name of an environment variable, got "${secretEnv.slice(0, 80)}"`);
+      if (!secretEnv)
+        throw new PagejsonError('USAGE', 'no signing secret: this url is not a subscriber in pagejson.json', {
+          hint: 'pass --secret-env NAME (an environment variable holding the secret), or add the url to "webhooks" in pagejson.json',
+        });
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(secretEnv))
+        throw new PagejsonError('USAGE', `--secret-env takes the name of an environment variable, got "${secretEnv.slice(0, 80)}"`);
       const secret = ctx.env[secretEnv];
-      if (!secret) throw new PagejsonError('USAGE', `environment variable ${secretEnv} is empty`, { hint: `set ${secretEnv} to the signing secret (Standard Webhooks form: whsec_ followed by base64)` });
+      if (!secret)
+        throw new PagejsonError('USAGE', `environment variable ${secretEnv} is empty`, {
+          hint: `set ${secretEnv} to the signing secret (Standard Webhooks form: whsec_ followed by base64)`,
+        });
       // As the daemon's deliveries: a secret under 16 bytes signs nothing (docs/security.md, the webhook secret row).
       const { webhookSecretProblem, WEBHOOK_SECRET_HINT } = await import('../../core/config/webhook-secret.js');
       const weak = webhookSecretProblem(secret, secretEnv);
@@ -50,9 +63,15 @@ export function register(program: Command, ctx: CliContext): void {
       const dispatcher = createGuardedAgent({ allowPrivateNetworks, timeoutMs });
       const id = newMessageId();
       const at = new Date();
-      const payload = JSON.stringify({ type: 'pagejson.test', timestamp: at.toISOString(), data: { message: 'a test event from `pagejson webhooks test`' } });
+      const payload = JSON.stringify({
+        type: 'pagejson.test',
+        timestamp: at.toISOString(),
+        data: { message: 'a test event from `pagejson webhooks test`' },
+      });
       const started = performance.now();
-      const result = await sendSigned({ url, id, payload, secret }, { timeoutMs, dispatcher, allowPrivateNetworks, at }).finally(() => dispatcher.close());
+      const result = await sendSigned({ url, id, payload, secret }, { timeoutMs, dispatcher, allowPrivateNetworks, at }).finally(() =>
+        dispatcher.close(),
+      );
       const ms = Math.round(performance.now() - started);
       if (options.json) writeJson(ctx.stdout, { ok: result.ok, id, status: result.status ?? null, error: result.error ?? null, ms });
       else if (result.ok) writeLine(ctx.stdout, `delivered ${id} to ${url}: ${result.status} in ${ms} ms`);
@@ -75,7 +94,15 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.stdout,
         renderTable(
           ['id', 'event', 'url', 'status', 'attempts', 'next attempt', 'last error'],
-          deliveries.map((d) => [d.id, d.type, d.url, d.status === 'delivered' ? c.green(d.status) : d.status === 'failed' ? c.red(d.status) : c.yellow(d.status), d.attempts, d.status === 'pending' ? new Date(d.nextAttemptAt).toISOString().slice(0, 19).replace('T', ' ') : '', d.lastError]),
+          deliveries.map((d) => [
+            d.id,
+            d.type,
+            d.url,
+            d.status === 'delivered' ? c.green(d.status) : d.status === 'failed' ? c.red(d.status) : c.yellow(d.status),
+            d.attempts,
+            d.status === 'pending' ? new Date(d.nextAttemptAt).toISOString().slice(0, 19).replace('T', ' ') : '',
+            d.lastError,
+          ]),
         ),
       );
     });

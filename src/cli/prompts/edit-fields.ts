@@ -24,10 +24,21 @@ export function fieldPaths(fields: Field[], prefix = ''): FieldPath[] {
   return fields.flatMap((field) => [{ path: prefix + field.name, field }, ...fieldPaths(field.fields ?? [], `${prefix}${field.name}.`)]);
 }
 
-export async function pickField(config: ApiConfig, message: string, filter: (entry: FieldPath) => boolean = () => true): Promise<string | undefined> {
+export async function pickField(
+  config: ApiConfig,
+  message: string,
+  filter: (entry: FieldPath) => boolean = () => true,
+): Promise<string | undefined> {
   const paths = fieldPaths(config.structure).filter(filter);
   if (paths.length === 0) return undefined;
-  return select({ message, pageSize: 15, choices: [...paths.map((p) => ({ value: p.path, name: `${p.path}  (${p.field.type}${p.field.attribute ? `, @${p.field.attribute}` : ''})` })), backChoice] });
+  return select({
+    message,
+    pageSize: 15,
+    choices: [
+      ...paths.map((p) => ({ value: p.path, name: `${p.path}  (${p.field.type}${p.field.attribute ? `, @${p.field.attribute}` : ''})` })),
+      backChoice,
+    ],
+  });
 }
 
 export function validName(value: string): true | string {
@@ -44,7 +55,9 @@ const TRANSFORMS = [
 ];
 
 function describeMatches(matches: FieldMatches, parent: string, c: ReturnType<typeof colors>): string {
-  const where = parent ? `${matches.matchedContexts} of ${matches.contexts} ${parent} item${matches.contexts === 1 ? '' : 's'}` : `${matches.elements.length} element${matches.elements.length === 1 ? '' : 's'} in the section`;
+  const where = parent
+    ? `${matches.matchedContexts} of ${matches.contexts} ${parent} item${matches.contexts === 1 ? '' : 's'}`
+    : `${matches.elements.length} element${matches.elements.length === 1 ? '' : 's'} in the section`;
   const values = matches.values.length > 0 ? `: ${matches.values.map((value) => JSON.stringify(value)).join(', ')}` : '';
   return `${c.cyan(`matches ${where}`)}${values}`;
 }
@@ -55,11 +68,22 @@ function contextsOf(config: ApiConfig, page: SamplePage, parent: string) {
 }
 
 /** A selector, tried live where the field will be read; '' for a model field. */
-async function askFieldSelector(config: ApiConfig, page: SamplePage, parent: string, ctx: CliContext, initial?: string): Promise<{ selector: string; matches?: FieldMatches }> {
+async function askFieldSelector(
+  config: ApiConfig,
+  page: SamplePage,
+  parent: string,
+  ctx: CliContext,
+  initial?: string,
+): Promise<{ selector: string; matches?: FieldMatches }> {
   const c = colors(ctx.stdout, ctx.env);
   const contexts = contextsOf(config, page, parent);
   for (;;) {
-    const selector = (await input({ message: 'CSS selector (empty = a model field, filled by the model at retrieval)', ...(initial ? { default: initial } : {}) })).trim();
+    const selector = (
+      await input({
+        message: 'CSS selector (empty = a model field, filled by the model at retrieval)',
+        ...(initial ? { default: initial } : {}),
+      })
+    ).trim();
     if (!selector) return { selector: '' };
     const problem = validateSelector(selector);
     if (problem) {
@@ -79,19 +103,30 @@ async function askAttribute(matches: FieldMatches | undefined, current?: string)
   const offered = matches?.attributes.filter((entry) => entry.name !== 'style') ?? [];
   const total = matches?.elements.length ?? 0;
   const choices = [
-    { value: '', name: 'the element\'s text' },
-    ...offered.map((entry) => ({ value: entry.name, name: `@${entry.name}  (on ${entry.count} of ${total})`, description: sampleOf(matches!, entry.name) })),
+    { value: '', name: "the element's text" },
+    ...offered.map((entry) => ({
+      value: entry.name,
+      name: `@${entry.name}  (on ${entry.count} of ${total})`,
+      description: sampleOf(matches!, entry.name),
+    })),
     ...(current && !offered.some((entry) => entry.name === current) ? [{ value: current, name: `@${current}  (on none of them)` }] : []),
     { value: '\u0000other', name: 'another attribute…' },
     backChoice,
   ];
   const picked = await select({ message: 'Read', choices, default: current ?? '' });
   if (picked !== '\u0000other') return picked;
-  return (await input({ message: 'Attribute name', validate: (value) => /^[A-Za-z_:][A-Za-z0-9_.:-]*$/.test(value.trim()) || 'an attribute name, e.g. data-id' })).trim();
+  return (
+    await input({
+      message: 'Attribute name',
+      validate: (value) => /^[A-Za-z_:][A-Za-z0-9_.:-]*$/.test(value.trim()) || 'an attribute name, e.g. data-id',
+    })
+  ).trim();
 }
 
 function sampleOf(matches: FieldMatches, attribute: string): string {
-  const value = matches.elements.map((element) => element.attribs[attribute]).find((candidate) => candidate !== undefined && candidate.trim() !== '');
+  const value = matches.elements
+    .map((element) => element.attribs[attribute])
+    .find((candidate) => candidate !== undefined && candidate.trim() !== '');
   return value ? `e.g. ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}…` : value)}` : '';
 }
 
@@ -118,11 +153,21 @@ async function askTransforms(current: string[] = []): Promise<string[]> {
 
 export async function addField(config: ApiConfig, page: SamplePage, ctx: CliContext): Promise<EditOperation> {
   const containers = fieldPaths(config.structure).filter((p) => p.field.type === 'object' || (p.field.type === 'array' && !p.field.items));
-  const parent = containers.length === 0 ? '' : await select({ message: 'Add where?', choices: [{ value: '', name: 'top level' }, ...containers.map((p) => ({ value: p.path, name: `inside ${p.path}` })), backChoice] });
+  const parent =
+    containers.length === 0
+      ? ''
+      : await select({
+          message: 'Add where?',
+          choices: [{ value: '', name: 'top level' }, ...containers.map((p) => ({ value: p.path, name: `inside ${p.path}` })), backChoice],
+        });
   const name = (await input({ message: 'Field name', validate: validName })).trim();
   const { selector, matches } = await askFieldSelector(config, page, parent, ctx);
   const attribute = selector ? await askAttribute(matches) : '';
-  const type = (await select({ message: 'Type', default: suggestedType(matches, attribute), choices: FIELD_TYPES.map((t) => ({ value: t })) })) as FieldType;
+  const type = (await select({
+    message: 'Type',
+    default: suggestedType(matches, attribute),
+    choices: FIELD_TYPES.map((t) => ({ value: t })),
+  })) as FieldType;
   const transform = selector ? await askTransforms() : [];
   return {
     kind: 'add',
@@ -138,7 +183,11 @@ export async function addField(config: ApiConfig, page: SamplePage, ctx: CliCont
 const parentOf = (path: string): string => (path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : '');
 
 export async function changeAttribute(config: ApiConfig, page: SamplePage, ctx: CliContext): Promise<EditOperation[]> {
-  const path = await pickField(config, 'Change what which field reads?', (entry) => entry.field.selector !== undefined && !entry.field.fields);
+  const path = await pickField(
+    config,
+    'Change what which field reads?',
+    (entry) => entry.field.selector !== undefined && !entry.field.fields,
+  );
   if (!path) return [];
   const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
   const contexts = contextsOf(config, page, parentOf(path));
@@ -159,7 +208,11 @@ export async function changeSelector(config: ApiConfig, page: SamplePage, ctx: C
 }
 
 export async function changeTransforms(config: ApiConfig): Promise<EditOperation[]> {
-  const path = await pickField(config, 'Change the transforms of which field?', (entry) => entry.field.selector !== undefined && !entry.field.fields);
+  const path = await pickField(
+    config,
+    'Change the transforms of which field?',
+    (entry) => entry.field.selector !== undefined && !entry.field.fields,
+  );
   if (!path) return [];
   const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
   const transform = await askTransforms(field.transform ?? []);

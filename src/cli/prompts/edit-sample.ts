@@ -5,8 +5,6 @@ import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.
 import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/extract/engine/index.js';
 import type { CliContext } from '../context.js';
 import { accessOf } from '../../core/fetch/net/access-of.js';
-import { loginOf } from '../../core/fetch/login/login-of.js';
-import { cliLogins } from '../login-sessions.js';
 import { startSpinner } from '../spinner.js';
 
 /** The page an edit session shows samples from: fetched once, parsed once, reused for every redraw. */
@@ -20,10 +18,12 @@ export interface SamplePage {
 export async function loadSamplePage(config: ApiConfig, project: Project, ctx: CliContext): Promise<SamplePage> {
   const spinner = await startSpinner(ctx, `fetching ${config.apiId} for a live sample`);
   const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/fetch/scrapers/index.js');
-  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, ctx.env), logins: await cliLogins(project, ctx.env) });
+  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
   try {
     const url = resolveSourceUrl(config, exampleValues(config));
-    const result = await pool.get(config.scraper).fetch({ url, session: config.session, ...accessOf(config), ...loginOf(config), ...actionSteps(config, exampleValues(config)) });
+    const result = await pool
+      .get(config.scraper)
+      .fetch({ url, session: config.session, ...accessOf(config), ...actionSteps(config, exampleValues(config)) });
     return { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl };
   } catch (error) {
     return { error: (error as Error).message };
@@ -43,10 +43,18 @@ export function sampleData(config: ApiConfig, page: SamplePage): unknown {
   }
 }
 
-export function previewMatches(page: SamplePage, selector: string, attribute?: string): { count: number; values: string[]; error?: string } {
+export function previewMatches(
+  page: SamplePage,
+  selector: string,
+  attribute?: string,
+): { count: number; values: string[]; error?: string } {
   const problem = validateSelector(selector);
   if (problem) return { count: 0, values: [], error: `the selector does not parse: ${problem}` };
   if (!page.doc) return { count: 0, values: [] };
-  const values = previewSelector(page.doc, selector, { limit: 10_000, ...(attribute ? { attribute } : {}), ...(page.finalUrl ? { baseUrl: page.finalUrl } : {}) });
+  const values = previewSelector(page.doc, selector, {
+    limit: 10_000,
+    ...(attribute ? { attribute } : {}),
+    ...(page.finalUrl ? { baseUrl: page.finalUrl } : {}),
+  });
   return { count: values.length, values: values.slice(0, 3) };
 }

@@ -32,7 +32,12 @@ export interface EditSessionOptions {
 
 export type EditOutcome = { outcome: 'saved'; config: ApiConfig } | { outcome: 'quit' };
 
-export async function runInteractiveEdit(editable: EditableConfig, project: Project, ctx: CliContext, options: EditSessionOptions = {}): Promise<EditOutcome> {
+export async function runInteractiveEdit(
+  editable: EditableConfig,
+  project: Project,
+  ctx: CliContext,
+  options: EditSessionOptions = {},
+): Promise<EditOutcome> {
   const c = colors(ctx.stdout, ctx.env);
   let config = editable.original;
   const page = options.page ?? (await loadSamplePage(config, project, ctx));
@@ -54,10 +59,21 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
   for (;;) {
     writeLine(ctx.stdout);
     writeLine(ctx.stdout, c.bold(`${config.apiId}  ${config.url}`));
-    writeLine(ctx.stdout, renderStructureTree(config.structure, sampleData(config, page), { name: (t) => c.bold(t), dim: (t) => c.dim(t), value: (t) => c.green(t) }));
+    writeLine(
+      ctx.stdout,
+      renderStructureTree(config.structure, sampleData(config, page), {
+        name: (t) => c.bold(t),
+        dim: (t) => c.dim(t),
+        value: (t) => c.green(t),
+      }),
+    );
     let action: string;
     try {
-      action = await select({ message: dirty() ? 'What next? (unsaved changes; Esc to leave)' : 'What next? (Esc to leave)', pageSize: 22, choices: menu(config, options.draft === true) });
+      action = await select({
+        message: dirty() ? 'What next? (unsaved changes; Esc to leave)' : 'What next? (Esc to leave)',
+        pageSize: 22,
+        choices: menu(config, options.draft === true),
+      });
     } catch (error) {
       if (!(error instanceof GoBack)) throw error;
       action = 'quit';
@@ -84,7 +100,12 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
         }
         case 'type': {
           const path = await pickField(config, 'Change the type of which field?');
-          if (path) apply({ kind: 'set', key: `${path}.type`, value: await select({ message: 'Type', choices: [...FIELD_TYPES.map((t) => ({ value: t })), backChoice] }) });
+          if (path)
+            apply({
+              kind: 'set',
+              key: `${path}.type`,
+              value: await select({ message: 'Type', choices: [...FIELD_TYPES.map((t) => ({ value: t })), backChoice] }),
+            });
           break;
         }
         case 'selector':
@@ -98,9 +119,18 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
           break;
         case 'nest': {
           const path = await pickField(config, 'Nest which field?');
-          const containers = fieldPaths(config.structure).filter((p) => p.field.type === 'object' || (p.field.type === 'array' && !p.field.items));
+          const containers = fieldPaths(config.structure).filter(
+            (p) => p.field.type === 'object' || (p.field.type === 'array' && !p.field.items),
+          );
           if (path && containers.length > 0) {
-            apply({ kind: 'nest', path, into: await select({ message: 'Into which object or array field?', choices: [...containers.map((p) => ({ value: p.path })), backChoice] }) });
+            apply({
+              kind: 'nest',
+              path,
+              into: await select({
+                message: 'Into which object or array field?',
+                choices: [...containers.map((p) => ({ value: p.path })), backChoice],
+              }),
+            });
           } else if (path) writeLine(ctx.stdout, c.yellow('there is no object or array-of-objects field to nest into: add one first'));
           break;
         }
@@ -130,16 +160,34 @@ export async function runInteractiveEdit(editable: EditableConfig, project: Proj
           break;
         }
         case 'model':
-          apply({ kind: 'set', key: 'model', value: await input({ message: 'Model (heuristic, a name from pagejson.json models, or openai:<model>)', default: config.model }) });
+          apply({
+            kind: 'set',
+            key: 'model',
+            value: await input({
+              message: 'Model (heuristic, a name from pagejson.json models, or openai:<model>)',
+              default: config.model,
+            }),
+          });
           break;
         case 'section':
-          apply({ kind: 'set', key: 'selector', value: await askSelector(page, ctx, { message: 'Section CSS selector', default: config.selector }) });
+          apply({
+            kind: 'set',
+            key: 'selector',
+            value: await askSelector(page, ctx, { message: 'Section CSS selector', default: config.selector }),
+          });
           break;
         case 'rule':
-          apply({ kind: 'set', key: 'rule', value: await input({ message: 'Data extraction rule (empty for none)', default: config.rule ?? '' }) });
+          apply({
+            kind: 'set',
+            key: 'rule',
+            value: await input({ message: 'Data extraction rule (empty for none)', default: config.rule ?? '' }),
+          });
           break;
         case 'monitor': {
-          const every = await input({ message: 'Refresh every (e.g. 15m, 1h, or a cron expression in UTC; empty = no monitor)', default: config.monitor?.every ?? '' });
+          const every = await input({
+            message: 'Refresh every (e.g. 15m, 1h, or a cron expression in UTC; empty = no monitor)',
+            default: config.monitor?.every ?? '',
+          });
           apply({ kind: 'set', key: 'monitor.every', value: every });
           const problem = every.trim() ? scheduleProblem(every) : undefined;
           if (problem) writeLine(ctx.stdout, c.yellow(`validate will refuse this schedule: ${problem}`));
@@ -181,10 +229,10 @@ function menu(config: ApiConfig, draft: boolean): Array<{ value: string; name: s
     { value: 'remove', name: 'Remove a field' },
     { value: 'rename', name: 'Rename a field' },
     { value: 'move', name: 'Move a field' },
-    { value: 'type', name: 'Change a field\'s type' },
-    { value: 'selector', name: 'Change a field\'s selector' },
+    { value: 'type', name: "Change a field's type" },
+    { value: 'selector', name: "Change a field's selector" },
     { value: 'attribute', name: 'Change what a field reads (text or an attribute)' },
-    { value: 'transform', name: 'Change a field\'s transforms' },
+    { value: 'transform', name: "Change a field's transforms" },
     { value: 'nest', name: 'Nest a field into an object or array' },
     { value: 'url', name: 'Dynamic variables: path segments and query parameters' },
     { value: 'caching', name: `Caching: ${config.caching ? 'enabled' : 'disabled'} (toggle)` },
@@ -202,14 +250,24 @@ function menu(config: ApiConfig, draft: boolean): Array<{ value: string; name: s
 
 async function chooseMove(config: ApiConfig, path: string): Promise<EditOperation> {
   const parent = path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : '';
-  const siblings = parent ? fieldPaths(config.structure).find((p) => p.path === parent)?.field.fields ?? [] : config.structure;
+  const siblings = parent ? (fieldPaths(config.structure).find((p) => p.path === parent)?.field.fields ?? []) : config.structure;
   const current = siblings.findIndex((f) => f.name === path.split('.').pop()) + 1;
   const choice = await select({
     message: `Move ${path} (now ${current} of ${siblings.length})`,
     choices: [{ value: 'up', name: 'Up one' }, { value: 'down', name: 'Down one' }, { value: 'to', name: 'To a position…' }, backChoice],
   });
-  const position = choice === 'up' ? Math.max(1, current - 1) : choice === 'down' ? Math.min(siblings.length, current + 1)
-    : Number(await input({ message: `Position (1-${siblings.length})`, validate: (v) => (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= siblings.length) || `a number from 1 to ${siblings.length}` }));
+  const position =
+    choice === 'up'
+      ? Math.max(1, current - 1)
+      : choice === 'down'
+        ? Math.min(siblings.length, current + 1)
+        : Number(
+            await input({
+              message: `Position (1-${siblings.length})`,
+              validate: (v) =>
+                (/^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= siblings.length) || `a number from 1 to ${siblings.length}`,
+            }),
+          );
   return { kind: 'move', path, position };
 }
 
@@ -224,7 +282,10 @@ async function askSelector(page: SamplePage, ctx: CliContext, options: { message
       writeLine(ctx.stdout, c.red(preview.error));
       continue;
     }
-    writeLine(ctx.stdout, `${c.cyan(`${preview.count} match${preview.count === 1 ? '' : 'es'} on the page`)}${preview.values.length ? `: ${preview.values.map((v) => JSON.stringify(v)).join(', ')}` : ''}`);
+    writeLine(
+      ctx.stdout,
+      `${c.cyan(`${preview.count} match${preview.count === 1 ? '' : 'es'} on the page`)}${preview.values.length ? `: ${preview.values.map((v) => JSON.stringify(v)).join(', ')}` : ''}`,
+    );
     if (page.error || (await confirm({ message: 'Use this selector?', default: preview.count > 0 }))) return selector;
   }
 }
@@ -255,7 +316,15 @@ async function save(editable: EditableConfig, config: ApiConfig, ctx: CliContext
     return undefined;
   }
   for (const change of describeChanges(before, next)) writeLine(ctx.stdout, `  ${c.cyan('•')} ${change.text}`);
-  const patch = createTwoFilesPatch(`${config.apiId}.json (revision ${before.revision})`, `${config.apiId}.json (revision ${next.revision})`, editable.text, textOf(editable, next), undefined, undefined, { context: 2 });
+  const patch = createTwoFilesPatch(
+    `${config.apiId}.json (revision ${before.revision})`,
+    `${config.apiId}.json (revision ${next.revision})`,
+    editable.text,
+    textOf(editable, next),
+    undefined,
+    undefined,
+    { context: 2 },
+  );
   for (const line of patch.split('\n').slice(2)) {
     writeLine(ctx.stdout, line.startsWith('+') ? c.green(line) : line.startsWith('-') ? c.red(line) : line);
   }

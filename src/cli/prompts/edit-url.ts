@@ -19,22 +19,34 @@ export function urlParts(url: string): UrlPart[] {
   if (!match) return [];
   const parts: UrlPart[] = [];
   const variableOf = (text: string): string | undefined => new RegExp(`^${PLACEHOLDER_PATTERN.source}$`).exec(text)?.[1];
-  (match[1] ?? '').split('/').slice(1).forEach((segment, index) => {
-    if (segment === '') return;
-    const variable = variableOf(segment);
-    parts.push({ spec: `path:${index + 1}`, label: `path segment ${index + 1}`, value: segment, ...(variable ? { variable } : {}) });
-  });
+  (match[1] ?? '')
+    .split('/')
+    .slice(1)
+    .forEach((segment, index) => {
+      if (segment === '') return;
+      const variable = variableOf(segment);
+      parts.push({ spec: `path:${index + 1}`, label: `path segment ${index + 1}`, value: segment, ...(variable ? { variable } : {}) });
+    });
   for (const pair of (match[2] ?? '').split('&').filter(Boolean)) {
     const [key = '', ...rest] = pair.split('=');
     const value = rest.join('=');
     const variable = variableOf(value);
-    parts.push({ spec: `query:${decodeURIComponent(key)}`, label: `query ${decodeURIComponent(key)}`, value, ...(variable ? { variable } : {}) });
+    parts.push({
+      spec: `query:${decodeURIComponent(key)}`,
+      label: `query ${decodeURIComponent(key)}`,
+      value,
+      ...(variable ? { variable } : {}),
+    });
   }
   return parts;
 }
 
 function suggestedName(part: UrlPart): string {
-  if (part.spec.startsWith('query:')) return part.spec.slice('query:'.length).replace(/[^A-Za-z0-9_]/g, '_').replace(/^([0-9])/, '_$1');
+  if (part.spec.startsWith('query:'))
+    return part.spec
+      .slice('query:'.length)
+      .replace(/[^A-Za-z0-9_]/g, '_')
+      .replace(/^([0-9])/, '_$1');
   return `segment${part.spec.slice('path:'.length)}`;
 }
 
@@ -48,7 +60,9 @@ export async function editUrlVariables(config: ApiConfig): Promise<EditOperation
     choices: [
       ...parts.map((part) => ({
         value: part.spec,
-        name: part.variable ? `[x] ${part.label}: {{ ${part.variable} }}  (example ${JSON.stringify(config.variables[part.variable]?.example ?? '')})` : `[ ] ${part.label}: ${part.value}`,
+        name: part.variable
+          ? `[x] ${part.label}: {{ ${part.variable} }}  (example ${JSON.stringify(config.variables[part.variable]?.example ?? '')})`
+          : `[ ] ${part.label}: ${part.value}`,
       })),
       { value: '', name: 'Done' },
       backChoice,

@@ -28,7 +28,11 @@ export interface InputChecks {
   selector(value: string): string | null;
 }
 
-export async function askGenerateInputs(given: GenerateInputs, models: ModelChoice[], checks: InputChecks): Promise<Required<GenerateInputs>> {
+export async function askGenerateInputs(
+  given: GenerateInputs,
+  models: ModelChoice[],
+  checks: InputChecks,
+): Promise<Required<GenerateInputs>> {
   const { input, select, confirm, GoBack } = await import('./ask.js');
   const answers: GenerateInputs = { ...given };
   type Step = { key: keyof GenerateInputs; ask: () => Promise<void> };
@@ -37,7 +41,13 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
       key: 'url',
       ask: async () => {
         // Stepping back to a question offers its previous answer.
-        answers.url = (await input({ message: 'Page URL', ...(answers.url ? { default: answers.url } : {}), validate: (value) => checks.url(value.trim()) ?? true })).trim();
+        answers.url = (
+          await input({
+            message: 'Page URL',
+            ...(answers.url ? { default: answers.url } : {}),
+            validate: (value) => checks.url(value.trim()) ?? true,
+          })
+        ).trim();
       },
     },
     {
@@ -55,7 +65,10 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
     {
       key: 'session',
       ask: async () => {
-        answers.session = SCRAPER_CAPABILITIES.http.number === answers.scraper ? await confirm({ message: 'Use session (visit the site\'s origin first for cookies)?', default: false }) : false;
+        answers.session =
+          SCRAPER_CAPABILITIES.http.number === answers.scraper
+            ? await confirm({ message: "Use session (visit the site's origin first for cookies)?", default: false })
+            : false;
       },
     },
     {
@@ -63,9 +76,15 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
       ask: async () => {
         const picked = await select<string>({
           message: 'Model',
-          choices: [...models.map((m) => ({ name: m.value, value: m.value, description: m.description })), { name: 'other OpenAI model…', value: OTHER_MODEL, description: 'openai:<model> with OPENAI_API_KEY' }],
+          choices: [
+            ...models.map((m) => ({ name: m.value, value: m.value, description: m.description })),
+            { name: 'other OpenAI model…', value: OTHER_MODEL, description: 'openai:<model> with OPENAI_API_KEY' },
+          ],
         });
-        answers.model = picked === OTHER_MODEL ? `openai:${(await input({ message: 'OpenAI model name', default: 'gpt-4o-mini', validate: (v) => (v.trim() ? true : 'name a model') })).trim()}` : picked;
+        answers.model =
+          picked === OTHER_MODEL
+            ? `openai:${(await input({ message: 'OpenAI model name', default: 'gpt-4o-mini', validate: (v) => (v.trim() ? true : 'name a model') })).trim()}`
+            : picked;
       },
     },
     {
@@ -85,13 +104,19 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
     {
       key: 'rule',
       ask: async () => {
-        answers.rule = (await input({ message: 'Data extraction rule (optional, e.g. "product names and prices")', ...(answers.rule ? { default: answers.rule } : {}) })).trim() || null;
+        answers.rule =
+          (
+            await input({
+              message: 'Data extraction rule (optional, e.g. "product names and prices")',
+              ...(answers.rule ? { default: answers.rule } : {}),
+            })
+          ).trim() || null;
       },
     },
   ];
   // Only what the flags left out is asked; Escape steps back through those.
   const asked = steps.filter((step) => given[step.key] === undefined);
-  for (let index = 0; index < asked.length; ) {
+  for (let index = 0; index < asked.length;) {
     try {
       await asked[index]!.ask();
       index += 1;
@@ -101,5 +126,12 @@ export async function askGenerateInputs(given: GenerateInputs, models: ModelChoi
       index -= 1;
     }
   }
-  return { url: answers.url!, scraper: answers.scraper ?? 1, session: answers.session ?? false, model: answers.model!, selector: answers.selector ?? 'body', rule: answers.rule ?? null };
+  return {
+    url: answers.url!,
+    scraper: answers.scraper ?? 1,
+    session: answers.session ?? false,
+    model: answers.model!,
+    selector: answers.selector ?? 'body',
+    rule: answers.rule ?? null,
+  };
 }

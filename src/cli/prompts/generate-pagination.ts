@@ -8,18 +8,29 @@ import { colors } from '../output.js';
  * `pagination.next`, so the endpoint reads the whole list and not its first page. Shown under the structure;
  * on a terminal the user is asked whether to keep it, elsewhere it is kept unless `--no-paginate` was given.
  */
-export async function offerPagination(config: ApiConfig, nextLink: NextLinkProposal | undefined, ctx: CliContext, options: { asking: boolean; json: boolean }): Promise<ApiConfig> {
+export async function offerPagination(
+  config: ApiConfig,
+  nextLink: NextLinkProposal | undefined,
+  ctx: CliContext,
+  options: { asking: boolean; json: boolean },
+): Promise<ApiConfig> {
   if (!nextLink || !config.pagination) return config;
   const out = colors(ctx.stdout, ctx.env);
   const pages = config.pagination.maxPages;
   if (!options.json) {
-    writeLine(ctx.stdout, `${out.bold('pagination')}  follow the next link ${out.cyan(nextLink.next)} ${out.dim(`(page 2: ${nextLink.href})`)}, up to ${pages} pages, each costing the price of a request`);
+    writeLine(
+      ctx.stdout,
+      `${out.bold('pagination')}  follow the next link ${out.cyan(nextLink.next)} ${out.dim(`(page 2: ${nextLink.href})`)}, up to ${pages} pages, each costing the price of a request`,
+    );
     if (!options.asking) writeLine(ctx.stdout, out.dim('  (--no-paginate leaves it out)'));
     writeLine(ctx.stdout);
   }
   if (!options.asking) return config;
   const { confirm, GoBack } = await import('./ask.js');
-  const keep = await confirm({ message: `This page links to a next page. Read the list over its pages (up to ${pages})?`, default: true }).catch((error: unknown) => {
+  const keep = await confirm({
+    message: `This page links to a next page. Read the list over its pages (up to ${pages})?`,
+    default: true,
+  }).catch((error: unknown) => {
     if (error instanceof GoBack) return true;
     throw error;
   });

@@ -10,7 +10,7 @@ export async function askReview(apiId: string, file: string): Promise<ReviewChoi
       choices: [
         { name: 'Accept and save', value: 'accept', description: `write ${file}` },
         { name: 'Edit before saving', value: 'edit', description: 'add, remove, rename or move fields; saved once, when you save' },
-        { name: `Change the id (now ${apiId})`, value: 'rename', description: 'the apiId is the endpoint\'s name and file name' },
+        { name: `Change the id (now ${apiId})`, value: 'rename', description: "the apiId is the endpoint's name and file name" },
         { name: 'Cancel', value: 'cancel', description: 'save nothing, charge nothing' },
       ],
     });

@@ -33,9 +33,16 @@ export async function accountBalance(store: StateStore, account: string | undefi
   return { account: name, milliCredits: found.balance };
 }
 
-export async function grantCredits(store: StateStore, account: string | undefined, milliCredits: number, settings: CreditSettings): Promise<AccountBalance> {
+export async function grantCredits(
+  store: StateStore,
+  account: string | undefined,
+  milliCredits: number,
+  settings: CreditSettings,
+): Promise<AccountBalance> {
   if (!Number.isSafeInteger(milliCredits) || milliCredits <= 0) {
-    throw new PagejsonError('USAGE', 'the amount to grant must be a positive number of credits', { hint: 'e.g. `pagejson credits grant 50`' });
+    throw new PagejsonError('USAGE', 'the amount to grant must be a positive number of credits', {
+      hint: 'e.g. `pagejson credits grant 50`',
+    });
   }
   const name = checkAccountName(account ?? DEFAULT_ACCOUNT);
   await store.ensureAccount(name, toMilli(settings.freeCredits));
@@ -46,7 +53,12 @@ export async function grantCredits(store: StateStore, account: string | undefine
  * Takes a cost before the work it pays for (generation): refused with NO_CREDITS when the balance is short.
  * With credits disabled nothing is taken and nothing is refused.
  */
-export async function chargeCredits(store: StateStore, account: string | undefined, milliCredits: number, settings: CreditSettings): Promise<AccountBalance> {
+export async function chargeCredits(
+  store: StateStore,
+  account: string | undefined,
+  milliCredits: number,
+  settings: CreditSettings,
+): Promise<AccountBalance> {
   const name = checkAccountName(account ?? DEFAULT_ACCOUNT);
   const found = await store.ensureAccount(name, toMilli(settings.freeCredits));
   if (!settings.enabled) return { account: name, milliCredits: found.balance };

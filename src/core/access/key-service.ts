@@ -60,7 +60,9 @@ export interface KeyServiceOptions {
 
 export function checkAccountName(account: string): string {
   if (!ACCOUNT_PATTERN.test(account)) {
-    throw new PagejsonError('USAGE', `invalid account name "${account}"`, { hint: 'use 1-64 letters, digits, _, ., @ or -, starting with a letter or digit' });
+    throw new PagejsonError('USAGE', `invalid account name "${account}"`, {
+      hint: 'use 1-64 letters, digits, _, ., @ or -, starting with a letter or digit',
+    });
   }
   return account;
 }
@@ -68,7 +70,10 @@ export function checkAccountName(account: string): string {
 function checkScope(scope: string[] | null | undefined): string[] | null {
   if (!scope || scope.length === 0) return null;
   for (const apiId of scope) {
-    if (!API_ID_PATTERN.test(apiId)) throw new PagejsonError('USAGE', `invalid apiId in scope: "${apiId}"`, { hint: 'list apiIds separated by commas, e.g. --scope books,jobs' });
+    if (!API_ID_PATTERN.test(apiId))
+      throw new PagejsonError('USAGE', `invalid apiId in scope: "${apiId}"`, {
+        hint: 'list apiIds separated by commas, e.g. --scope books,jobs',
+      });
   }
   return [...new Set(scope)];
 }
@@ -141,10 +146,14 @@ export async function listKeys(store: StateStore, options: { now?: () => Date } 
 async function existingKey(store: StateStore, id: string): Promise<ApiKeyRecord> {
   // An id from outside is checked against its pattern before any lookup: `__proto__` never reaches a store.
   if (typeof id !== 'string' || !KEY_ID_PATTERN.test(id)) {
-    throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${JSON.stringify(String(id)).slice(0, 80)}`, { context: { id: String(id).slice(0, 80) }, hint: 'key ids look like k_3f9a2c1b: run `pagejson keys list` to see them' });
+    throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${JSON.stringify(String(id)).slice(0, 80)}`, {
+      context: { id: String(id).slice(0, 80) },
+      hint: 'key ids look like k_3f9a2c1b: run `pagejson keys list` to see them',
+    });
   }
   const record = await store.getKey(id);
-  if (!record) throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${id}`, { context: { id }, hint: 'run `pagejson keys list` to see key ids' });
+  if (!record)
+    throw new PagejsonError('KEY_NOT_FOUND', `no key with id ${id}`, { context: { id }, hint: 'run `pagejson keys list` to see key ids' });
   return record;
 }
 
@@ -164,9 +173,13 @@ export async function rotateKey(store: StateStore, id: string, graceMs: number, 
   const old = await existingKey(store, id);
   const oldStatus = keyStatus(old, now());
   if (oldStatus !== 'active') {
-    throw new PagejsonError('KEY_INVALID', `key ${id} is ${oldStatus} and cannot be rotated`, { context: { id }, hint: 'create a new key with `pagejson keys create`' });
+    throw new PagejsonError('KEY_INVALID', `key ${id} is ${oldStatus} and cannot be rotated`, {
+      context: { id },
+      hint: 'create a new key with `pagejson keys create`',
+    });
   }
-  if (!Number.isFinite(graceMs) || graceMs < 0) throw new PagejsonError('USAGE', 'the grace period must be 0 or more', { hint: 'e.g. --grace 24h, --grace 30m, --grace 0' });
+  if (!Number.isFinite(graceMs) || graceMs < 0)
+    throw new PagejsonError('USAGE', 'the grace period must be 0 or more', { hint: 'e.g. --grace 24h, --grace 30m, --grace 0' });
   const created = await createKey(store, { account: old.account, label: old.label, scope: old.scope }, options);
   const at = now();
   const patch: Partial<ApiKeyRecord> =
@@ -207,7 +220,12 @@ function digestOfCheckedKey(key: string): string | undefined {
  * revoked and expired keys are all `invalid key` (no hint to a guesser which one). Records lastUsedAt at most
  * once per LAST_USED_INTERVAL_MS per key, without making the caller wait for that write.
  */
-export async function verifyApiKey(store: StateStore, key: string | undefined, apiId: string, now: Date | number = Date.now()): Promise<KeyVerdict> {
+export async function verifyApiKey(
+  store: StateStore,
+  key: string | undefined,
+  apiId: string,
+  now: Date | number = Date.now(),
+): Promise<KeyVerdict> {
   if (!key) return { ok: false, reason: 'missing', message: MISSING_KEY_MESSAGE };
   const digest = digestOfCheckedKey(key);
   if (!digest) return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };

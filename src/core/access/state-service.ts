@@ -1,6 +1,15 @@
 import { accountBalance, chargeCredits, grantCredits, type AccountBalance, type CreditSettings } from './accounts.js';
 import { callerVariableNames, type ApiConfig } from '../config/index.js';
-import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type CreateKeyInput, type KeyView, type RotatedKey } from './key-service.js';
+import {
+  createKey,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  type CreatedKey,
+  type CreateKeyInput,
+  type KeyView,
+  type RotatedKey,
+} from './key-service.js';
 import { toMilli } from '../shared/index.js';
 import { scraperByNumber } from '../fetch/index.js';
 import type { StateStore, UsageQuery, UsageRow } from '../state/index.js';
@@ -82,7 +91,16 @@ export function createStateService(options: StateServiceOptions): StateOperation
         const { apiId, promptTokens, completionTokens } = tokens;
         const charged = credits.enabled ? milli : 0;
         if (charged > 0 || promptTokens > 0 || completionTokens > 0) {
-          await store.recordUsage({ apiId, keyId: null, account: balance.account, milliCredits: charged, outcome: 'MODEL', at: (options.now ?? (() => new Date()))(), promptTokens, completionTokens });
+          await store.recordUsage({
+            apiId,
+            keyId: null,
+            account: balance.account,
+            milliCredits: charged,
+            outcome: 'MODEL',
+            at: (options.now ?? (() => new Date()))(),
+            promptTokens,
+            completionTokens,
+          });
         }
       }
       return balance;

@@ -81,7 +81,11 @@ export interface MemoryBodies {
 /** Only the fields that are set: most entries carry none, and every entry has the same few keys. */
 function metaOf(meta: EntryMeta | undefined): EntryMeta {
   if (meta === undefined) return {};
-  return { ...(meta.note !== undefined ? { note: meta.note } : {}), ...(meta.pages !== undefined ? { pages: meta.pages } : {}), ...(meta.partial !== undefined ? { partial: meta.partial } : {}) };
+  return {
+    ...(meta.note !== undefined ? { note: meta.note } : {}),
+    ...(meta.pages !== undefined ? { pages: meta.pages } : {}),
+    ...(meta.partial !== undefined ? { partial: meta.partial } : {}),
+  };
 }
 
 export function createMemoryBodies(budgetBytes: number): MemoryBodies {
@@ -91,10 +95,24 @@ export function createMemoryBodies(budgetBytes: number): MemoryBodies {
   const coolDown = (raw: Buffer, entry: MemoryEntry) => {
     if (entry.packed && entry.raw === raw) entry.raw = undefined;
   };
-  const hot = new LRUCache<MemoryEntry, Buffer>({ maxSize: hotBudget - freshBudget || 1, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
-  const fresh = new LRUCache<MemoryEntry, Buffer>({ maxSize: freshBudget, sizeCalculation: (raw) => Math.max(1, raw.length), dispose: coolDown });
+  const hot = new LRUCache<MemoryEntry, Buffer>({
+    maxSize: hotBudget - freshBudget || 1,
+    sizeCalculation: (raw) => Math.max(1, raw.length),
+    dispose: coolDown,
+  });
+  const fresh = new LRUCache<MemoryEntry, Buffer>({
+    maxSize: freshBudget,
+    sizeCalculation: (raw) => Math.max(1, raw.length),
+    dispose: coolDown,
+  });
 
-  const plain = (bytes: Buffer, fetchedAt: number, meta: EntryMeta | undefined): MemoryEntry => ({ stored: bytes, packed: false, raw: bytes, fetchedAt, ...metaOf(meta) });
+  const plain = (bytes: Buffer, fetchedAt: number, meta: EntryMeta | undefined): MemoryEntry => ({
+    stored: bytes,
+    packed: false,
+    raw: bytes,
+    fetchedAt,
+    ...metaOf(meta),
+  });
 
   const warm = (entry: MemoryEntry, raw: Buffer): Buffer => {
     entry.raw = raw;

@@ -40,7 +40,14 @@ export async function createRedisCache(options: RedisCacheOptions): Promise<Redi
     // throwOnErrors: a failed read or write reaches the response cache, which reports it and treats it as a miss.
     const adapter = new KeyvRedis(client as never, { namespace: `${prefix}cache`, throwOnErrors: true, throwOnConnectError: true });
     // The adapter prefixes keys with its namespace; keyv must not prefix them a second time.
-    const keyv = new Keyv({ store: adapter, namespace: `${prefix}cache`, useKeyPrefix: false, serialize: JSON.stringify, deserialize: JSON.parse, throwOnErrors: true }) as CacheKeyv;
+    const keyv = new Keyv({
+      store: adapter,
+      namespace: `${prefix}cache`,
+      useKeyPrefix: false,
+      serialize: JSON.stringify,
+      deserialize: JSON.parse,
+      throwOnErrors: true,
+    }) as CacheKeyv;
     const sender = commandSender(client);
 
     const refreshLock: RefreshLock = async (key) => {

@@ -175,7 +175,8 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     sizeCalculation: (entry) => entry.stored.length + 64,
     dispose: (entry) => bodies.forget(entry),
   });
-  const toMemoryEntry = (stored: StoredAnswer): MemoryEntry => bodies.make(stored.bytes, stored.fetchedAt, stored.pages === undefined ? undefined : { pages: stored.pages });
+  const toMemoryEntry = (stored: StoredAnswer): MemoryEntry =>
+    bodies.make(stored.bytes, stored.fetchedAt, stored.pages === undefined ? undefined : { pages: stored.pages });
   const inflight = new Map<string, Promise<MemoryEntry>>();
   const refreshes = new Set<Promise<unknown>>();
   const store = await openDurableStore(options, now, report);
@@ -213,7 +214,11 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     const result = await load();
     const { value: loaded, pages } = unpaged(result);
     if (loaded instanceof Uncacheable) return unstored(result);
-    const stored: StoredAnswer = { bytes: Buffer.from(envelopeBody(loaded), 'utf8'), fetchedAt: now(), ...(pages !== undefined && pages > 1 ? { pages } : {}) };
+    const stored: StoredAnswer = {
+      bytes: Buffer.from(envelopeBody(loaded), 'utf8'),
+      fetchedAt: now(),
+      ...(pages !== undefined && pages > 1 ? { pages } : {}),
+    };
     const entry = toMemoryEntry(stored);
     memory.set(key, entry);
     if (store) {
@@ -243,7 +248,11 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
    * between this daemon's stale read and the lock, and then its entry is taken instead of a second fetch.
    * A lock that cannot be asked for (store down) does not stop the refresh: it degrades to one per daemon.
    */
-  async function lockedRefresh(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<void> {
+  async function lockedRefresh(
+    key: string,
+    load: () => Promise<unknown>,
+    lock: NonNullable<ResponseCacheOptions['refreshLock']>,
+  ): Promise<void> {
     locking.add(key);
     try {
       const release = await lock(key).catch((error: unknown) => {
@@ -269,12 +278,17 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
    * answer from it. A lock whose holder died expires (its TTL), and the next waiter takes it and fetches. One
    * source fetch per miss across daemons, as one per daemon before. In-process callers share one of these.
    */
-  function sharedMiss(key: string, load: () => Promise<unknown>, lock: NonNullable<ResponseCacheOptions['refreshLock']>): Promise<MemoryEntry> {
+  function sharedMiss(
+    key: string,
+    load: () => Promise<unknown>,
+    lock: NonNullable<ResponseCacheOptions['refreshLock']>,
+  ): Promise<MemoryEntry> {
     const running = inflight.get(key);
     if (running) return running;
     const promise = (async (): Promise<MemoryEntry> => {
       const giveUpAt = now() + (options.missWaitMs ?? 25_000);
-      const fresh = (entry: MemoryEntry | undefined): entry is MemoryEntry => entry !== undefined && now() - entry.fetchedAt < options.freshMs;
+      const fresh = (entry: MemoryEntry | undefined): entry is MemoryEntry =>
+        entry !== undefined && now() - entry.fetchedAt < options.freshMs;
       for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
         // A lock that cannot be asked for (store down) does not stop the request: it fetches on its own.
         const release = await lock(key).catch((error: unknown) => {
@@ -393,7 +407,11 @@ function unpaged(result: unknown): { value: unknown; pages?: number; partial?: s
 }
 
 /** The durable layer: the keyv store given (Redis), else the cache's own SQLite file, else none (memory only). */
-async function openDurableStore(options: ResponseCacheOptions, now: () => number, report: NonNullable<ResponseCacheOptions['onError']>): Promise<DurableStore | undefined> {
+async function openDurableStore(
+  options: ResponseCacheOptions,
+  now: () => number,
+  report: NonNullable<ResponseCacheOptions['onError']>,
+): Promise<DurableStore | undefined> {
   if (options.keyv) return keyvStore(options.keyv, (error) => report(error, { key: '', phase: 'write' }));
   return options.sqlitePath ? openSqliteStore(options.sqlitePath, now) : undefined;
 }

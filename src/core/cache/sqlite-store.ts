@@ -47,14 +47,18 @@ interface Row {
  */
 async function addPagesColumn(db: Database): Promise<void> {
   await new Promise<void>((resolve, reject) =>
-    db.exec('ALTER TABLE responses ADD COLUMN pages INTEGER', (error) => (error && !/duplicate column/i.test(error.message) ? reject(error) : resolve())),
+    db.exec('ALTER TABLE responses ADD COLUMN pages INTEGER', (error) =>
+      error && !/duplicate column/i.test(error.message) ? reject(error) : resolve(),
+    ),
   );
 }
 
 export async function openSqliteStore(path: string, now: () => number): Promise<DurableStore> {
   const { default: sqlite3 } = await import('sqlite3');
   const db = await new Promise<Database>((resolve, reject) => {
-    const opened: Database = new sqlite3.Database(path, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | OPEN_NOFOLLOW, (error) => (error ? reject(error) : resolve(opened)));
+    const opened: Database = new sqlite3.Database(path, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | OPEN_NOFOLLOW, (error) =>
+      error ? reject(error) : resolve(opened),
+    );
   });
   try {
     db.configure('busyTimeout', BUSY_TIMEOUT_MS);
@@ -62,7 +66,10 @@ export async function openSqliteStore(path: string, now: () => number): Promise<
     await addPagesColumn(db);
     const statements = {
       read: await prepare(db, 'SELECT body, fetched_at AS fetchedAt, pages FROM responses WHERE key = ? AND expires_at > ?'),
-      write: await prepare(db, 'INSERT INTO responses (key, body, fetched_at, expires_at, pages) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at, pages = excluded.pages'),
+      write: await prepare(
+        db,
+        'INSERT INTO responses (key, body, fetched_at, expires_at, pages) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at, pages = excluded.pages',
+      ),
       purge: await prepare(db, 'DELETE FROM responses WHERE expires_at <= ?'),
     };
     return sqliteStore(db, statements, now);
@@ -75,7 +82,9 @@ export async function openSqliteStore(path: string, now: () => number): Promise<
 function sqliteStore(db: Database, statements: Record<'read' | 'write' | 'purge', Statement>, now: () => number): DurableStore {
   return {
     async get(key) {
-      const row = await new Promise<Row | undefined>((resolve, reject) => statements.read.get<Row>([key, now()], (error, found) => (error ? reject(error) : resolve(found))));
+      const row = await new Promise<Row | undefined>((resolve, reject) =>
+        statements.read.get<Row>([key, now()], (error, found) => (error ? reject(error) : resolve(found))),
+      );
       return row ? ({ bytes: row.body, fetchedAt: row.fetchedAt, ...pagesOf(row.pages) } satisfies StoredAnswer) : undefined;
     },
     async set(key, answer, ttlMs) {

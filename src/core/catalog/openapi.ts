@@ -34,7 +34,15 @@ const ERROR_RESPONSES: Record<string, { description: string; only?: 'post' | 'dy
 };
 
 /** Rows the daemon answers around the retrieval (a malformed request, an unknown route): not an operation's own. */
-const OUTSIDE_RETRIEVAL: ReadonlySet<WireCode> = new Set(['TIMEOUT', 'ROUTE_NOT_FOUND', 'BAD_REQUEST', 'BAD_URL', 'HEADERS_TOO_LARGE', 'MISDIRECTED_REQUEST', 'NOT_READY']);
+const OUTSIDE_RETRIEVAL: ReadonlySet<WireCode> = new Set([
+  'TIMEOUT',
+  'ROUTE_NOT_FOUND',
+  'BAD_REQUEST',
+  'BAD_URL',
+  'HEADERS_TOO_LARGE',
+  'MISDIRECTED_REQUEST',
+  'NOT_READY',
+]);
 
 /** The messages a caller of an endpoint can read with this status, as the error table writes them. */
 function wireMessages(status: number): string[] {
@@ -47,9 +55,15 @@ function wireMessages(status: number): string[] {
 
 const SUCCESS_HEADERS: Json = {
   'X-Request-Id': { description: 'Identifies the request in the daemon log.', schema: { type: 'string' } },
-  'X-Pagejson-Cache': { description: 'HIT, STALE (served, refreshed in the background), MISS or BYPASS (caching disabled).', schema: { type: 'string', enum: ['HIT', 'STALE', 'MISS', 'BYPASS'] } },
+  'X-Pagejson-Cache': {
+    description: 'HIT, STALE (served, refreshed in the background), MISS or BYPASS (caching disabled).',
+    schema: { type: 'string', enum: ['HIT', 'STALE', 'MISS', 'BYPASS'] },
+  },
   Age: { description: 'Seconds since the cached data was fetched (cached answers only).', schema: { type: 'integer', minimum: 0 } },
-  'X-Pagejson-Credits-Remaining': { description: 'Balance of the key\'s account after this request, in credits.', schema: { type: 'string' } },
+  'X-Pagejson-Credits-Remaining': {
+    description: "Balance of the key's account after this request, in credits.",
+    schema: { type: 'string' },
+  },
 };
 
 export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptions): Json {
@@ -63,7 +77,8 @@ export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptio
     info: {
       title: options.title ?? 'pagejson endpoints',
       version: options.version ?? '1',
-      description: 'Web pages served as JSON. Every response is the envelope {"data": …, "errors": null} or {"data": null, "errors": [{"message": …}]}.',
+      description:
+        'Web pages served as JSON. Every response is the envelope {"data": …, "errors": null} or {"data": null, "errors": [{"message": …}]}.',
     },
     // No jsonSchemaDialect: OpenAPI 3.1's default dialect is JSON Schema 2020-12 with the OAS vocabulary, which
     // our schemas are; naming 2020-12 bare made reference renderers (swagger-ui) refuse the document.
@@ -72,7 +87,9 @@ export function buildOpenApiDocument(configs: ApiConfig[], options: OpenApiOptio
     tags: [{ name: 'endpoints', description: 'One per config file in configs/.' }],
     paths,
     components: {
-      securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'An API key created with `pagejson keys create`.' } },
+      securitySchemes: {
+        apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'An API key created with `pagejson keys create`.' },
+      },
       schemas,
       responses: errorResponses(),
     },
@@ -83,7 +100,10 @@ const ENVELOPE_SCHEMAS: Json = {
   Error: {
     type: 'object',
     required: ['message'],
-    properties: { message: { type: 'string' }, code: { type: 'string', description: 'Stable error code; an addition that callers may ignore.' } },
+    properties: {
+      message: { type: 'string' },
+      code: { type: 'string', description: 'Stable error code; an addition that callers may ignore.' },
+    },
   },
   ErrorEnvelope: {
     type: 'object',
@@ -96,7 +116,9 @@ function errorResponses(): Json {
   const responses: Json = {};
   for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
     responses[`Error${status}`] = {
-      description: `${spec.description} Messages: ${wireMessages(Number(status)).map((m) => `"${m}"`).join(', ')}.`,
+      description: `${spec.description} Messages: ${wireMessages(Number(status))
+        .map((m) => `"${m}"`)
+        .join(', ')}.`,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
@@ -113,7 +135,9 @@ function operationText(config: ApiConfig, sourceUrls: boolean): { summary: strin
   const description = [
     config.description ?? '',
     sourceUrls ? `Source: ${config.url} (scraper ${config.scraper}${config.session ? ', use session' : ''}).` : fields,
-    config.caching ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.' : 'Not cached: every request fetches the source page.',
+    config.caching
+      ? 'Cached: fresh for 15 minutes by default, then refreshed in the background.'
+      : 'Not cached: every request fetches the source page.',
     paginationText(config),
     config.status === 'inactive' ? 'This endpoint is inactive and answers 403.' : '',
   ]
@@ -149,7 +173,10 @@ function pathItem(config: ApiConfig, schemas: Json, sourceUrls: boolean): Json {
   return {
     post: {
       ...operation('post'),
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${config.apiId}.variables` } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${config.apiId}.variables` } } },
+      },
     },
     get: {
       ...operation('get'),

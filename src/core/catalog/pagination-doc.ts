@@ -6,8 +6,15 @@ import { retrievalCost } from '../access/index.js';
  * and, in words, how many pages it reads and what it costs.
  */
 export const PAGINATION_HEADERS = {
-  'X-Pagejson-Pages': { description: 'Pages of the source the answer holds (a paginated endpoint costs its price once per page).', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-Pagejson-Partial': { description: 'Present when the pages were cut short: "time" (the time budget ended) or "error" (a later page failed). Such answers are not cached.', schema: { type: 'string', enum: ['time', 'error'] } },
+  'X-Pagejson-Pages': {
+    description: 'Pages of the source the answer holds (a paginated endpoint costs its price once per page).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'X-Pagejson-Partial': {
+    description:
+      'Present when the pages were cut short: "time" (the time budget ended) or "error" (a later page failed). Such answers are not cached.',
+    schema: { type: 'string', enum: ['time', 'error'] },
+  },
 } as const;
 
 /** The sentence of an operation's description about its pages, or '' without pagination. */

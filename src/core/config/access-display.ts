@@ -44,8 +44,10 @@ export function displayProxyUrl(url: string): string {
 /** The `request` block as shown. */
 export function displayRequest(request: RequestSettings): RequestSettings {
   const out: RequestSettings = { ...request };
-  if (request.headers) out.headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, displayHeaderValue(name, value)]));
-  if (request.cookies) out.cookies = Object.fromEntries(Object.entries(request.cookies).map(([name, value]) => [name, displayCookieValue(value)]));
+  if (request.headers)
+    out.headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, displayHeaderValue(name, value)]));
+  if (request.cookies)
+    out.cookies = Object.fromEntries(Object.entries(request.cookies).map(([name, value]) => [name, displayCookieValue(value)]));
   return out;
 }
 
@@ -66,11 +68,11 @@ export function withAccessShown<T extends { request?: RequestSettings | undefine
 /** `show`'s rows for a config's access settings, in words. */
 export function accessRows(config: { request?: RequestSettings | undefined; proxy?: ProxySettings | undefined }): Array<[string, string]> {
   const rows: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(config.request?.headers ?? {})) rows.push([`header`, `${name}: ${displayHeaderValue(name, value)}`]);
+  for (const [name, value] of Object.entries(config.request?.headers ?? {}))
+    rows.push([`header`, `${name}: ${displayHeaderValue(name, value)}`]);
   for (const [name, value] of Object.entries(config.request?.cookies ?? {})) rows.push([`cookie`, `${name}=${displayCookieValue(value)}`]);
   if (config.request?.sendToRedirects) rows.push(['redirects', 'headers and cookies also sent to other origins']);
   if (config.proxy === false) rows.push(['proxy', 'none (direct, whatever pagejson.json or the environment say)']);
   else if (config.proxy) rows.push(['proxy', `${config.proxy.urls.map(displayProxyUrl).join(', ')} (${config.proxy.rotate})`]);
   return rows;
 }
-

@@ -49,7 +49,8 @@ export function actionVariableNames(actions: readonly Action[] | undefined): str
   const names: string[] = [];
   const visit = (steps: readonly Action[]): void => {
     for (const step of steps) {
-      for (const text of templatedTexts(step)) for (const match of text.matchAll(TEXT_PLACEHOLDER)) if (!names.includes(match[1]!)) names.push(match[1]!);
+      for (const text of templatedTexts(step))
+        for (const match of text.matchAll(TEXT_PLACEHOLDER)) if (!names.includes(match[1]!)) names.push(match[1]!);
       if (step.then) visit(step.then);
     }
   };
@@ -124,7 +125,10 @@ export function describeActions(actions: readonly Action[], prefix = ''): Array<
  * live samples, heal): its actions, with these values, on scraper 3. The retrieval's own fetch also runs the
  * rounds of pagination (retrieval/browser-rounds.ts).
  */
-export function actionSteps(config: { scraper: number; actions?: readonly Action[] | undefined }, values: Readonly<Record<string, unknown>>): { steps?: { actions: readonly Action[]; values: Readonly<Record<string, unknown>> } } {
+export function actionSteps(
+  config: { scraper: number; actions?: readonly Action[] | undefined },
+  values: Readonly<Record<string, unknown>>,
+): { steps?: { actions: readonly Action[]; values: Readonly<Record<string, unknown>> } } {
   if (config.scraper !== 3 || !config.actions || config.actions.length === 0) return {};
   return { steps: { actions: config.actions, values } };
 }

@@ -46,11 +46,17 @@ const ActionObject = z
     waitMs: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe('Milliseconds to wait'),
     type: Selector.optional().describe('CSS selector of a field to fill with text'),
     text: Text.optional().describe('The text typed into the field; may hold request variables ({{ q }})'),
-    press: z.string().regex(PRESS_KEY_PATTERN, 'write a key as Playwright names it: Enter, Tab, ArrowDown, a, Control+A').optional().describe('A key pressed on the focused element (Enter, Tab, ArrowDown…)'),
+    press: z
+      .string()
+      .regex(PRESS_KEY_PATTERN, 'write a key as Playwright names it: Enter, Tab, ArrowDown, a, Control+A')
+      .optional()
+      .describe('A key pressed on the focused element (Enter, Tab, ArrowDown…)'),
     select: Selector.optional().describe('CSS selector of a <select> whose option is chosen'),
     value: Text.optional().describe('The option value chosen; may hold request variables ({{ sort }})'),
     scroll: z.literal('bottom').optional().describe('Scroll to the bottom of the page'),
-    ifExists: Selector.optional().describe('CSS selector: run `then` only if it matches at this moment (consent walls that only sometimes appear)'),
+    ifExists: Selector.optional().describe(
+      'CSS selector: run `then` only if it matches at this moment (consent walls that only sometimes appear)',
+    ),
     get then(): z.ZodOptional<z.ZodArray<z.ZodType<Action, Action>>> {
       return z.array(ActionSchema).min(1).max(MAX_ACTIONS).optional().describe('Steps run when ifExists matches');
     },
@@ -61,14 +67,21 @@ const ActionObject = z
 export const ActionSchema: z.ZodType<Action, Action> = ActionObject.superRefine((step, ctx) => {
   const verbs = ACTION_VERBS.filter((verb) => step[verb] !== undefined);
   if (verbs.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `a step needs one of ${ACTION_VERBS.join(', ')}` });
-  if (verbs.length > 1) ctx.addIssue({ code: 'custom', path: [verbs[1]!], message: `a step does one thing, not ${verbs.join(' and ')}: split it into two steps` });
+  if (verbs.length > 1)
+    ctx.addIssue({
+      code: 'custom',
+      path: [verbs[1]!],
+      message: `a step does one thing, not ${verbs.join(' and ')}: split it into two steps`,
+    });
   const keys = step as Record<string, unknown>;
   for (const verb of verbs) {
     const needed = NEEDS[verb];
-    if (needed !== undefined && keys[needed] === undefined) ctx.addIssue({ code: 'custom', path: [needed], message: `"${verb}" needs "${needed}" beside it` });
+    if (needed !== undefined && keys[needed] === undefined)
+      ctx.addIssue({ code: 'custom', path: [needed], message: `"${verb}" needs "${needed}" beside it` });
   }
   for (const [key, verb] of Object.entries(COMPANIONS)) {
-    if (keys[key] !== undefined && step[verb] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" belongs to "${verb}"` });
+    if (keys[key] !== undefined && step[verb] === undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" belongs to "${verb}"` });
   }
 }).meta({
   oneOf: ACTION_VERBS.map((verb) => ({ required: [verb] })),
@@ -84,9 +97,13 @@ export const ActionsSchema = z
   .array(ActionSchema)
   .superRefine((actions, ctx) => {
     const count = countActions(actions);
-    if (count > MAX_ACTIONS) ctx.addIssue({ code: 'custom', path: [], message: `at most ${MAX_ACTIONS} actions in all (those inside "then" included), not ${count}` });
+    if (count > MAX_ACTIONS)
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: `at most ${MAX_ACTIONS} actions in all (those inside "then" included), not ${count}`,
+      });
   })
   // The count is the refinement's (nested steps included, said in words); maxItems is for editors.
   .meta({ maxItems: MAX_ACTIONS })
   .describe(`Browser steps run in order after the page loaded and before it is read (scraper 3, at most ${MAX_ACTIONS}, docs/actions.md)`);
-

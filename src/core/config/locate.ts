@@ -28,7 +28,10 @@ export function locateProblems<T extends ConfigProblem>(text: string, problems: 
     for (let length = segments.length; length >= 0; length -= 1) {
       const node = findNodeAtLocation(root, segments.slice(0, length));
       if (!node) continue;
-      const at = length > 0 && typeof segments[length - 1] === 'string' && node.parent?.type === 'property' ? node.parent.children![0]!.offset : node.offset;
+      const at =
+        length > 0 && typeof segments[length - 1] === 'string' && node.parent?.type === 'property'
+          ? node.parent.children![0]!.offset
+          : node.offset;
       return { ...problem, ...positionOf(text, at) };
     }
     return problem;
@@ -62,6 +65,12 @@ export function jsonSyntaxProblems(text: string, file: string): ConfigProblem[] 
   // After the first mistake the parser's further complaints are mostly its echoes: the first one is the one to fix.
   return errors.slice(0, 1).map((error) => {
     const code = printParseErrorCode(error.error);
-    return { file, path: '$', message: `not valid JSON: ${SYNTAX_WORDS[code] ?? code}`, hint: 'fix the JSON syntax at that line and column', ...positionOf(text, error.offset) };
+    return {
+      file,
+      path: '$',
+      message: `not valid JSON: ${SYNTAX_WORDS[code] ?? code}`,
+      hint: 'fix the JSON syntax at that line and column',
+      ...positionOf(text, error.offset),
+    };
   });
 }

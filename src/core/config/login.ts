@@ -50,34 +50,62 @@ const LoginUrl = secretTemplate(MAX_LOGIN_URL).superRefine((value, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
-const FormFields = z
-  .record(z.string(), secretTemplate(MAX_FIELD_VALUE))
-  .superRefine((fields, context) => {
-    const names = Object.keys(fields);
-    if (names.length === 0) context.addIssue({ code: 'custom', message: 'name at least one field of the form, e.g. {"username": "${SITE_USER}", "password": "${SITE_PASSWORD}"}' });
-    if (names.length > MAX_LOGIN_FIELDS) context.addIssue({ code: 'custom', message: `at most ${MAX_LOGIN_FIELDS} fields` });
-    for (const name of names) {
-      if (!isFieldName(name)) context.addIssue({ code: 'custom', path: [name], message: `"${name.slice(0, 60)}" cannot be a form field name: 1 to ${MAX_FIELD_NAME} characters, no control characters` });
-    }
-  });
+const FormFields = z.record(z.string(), secretTemplate(MAX_FIELD_VALUE)).superRefine((fields, context) => {
+  const names = Object.keys(fields);
+  if (names.length === 0)
+    context.addIssue({
+      code: 'custom',
+      message: 'name at least one field of the form, e.g. {"username": "${SITE_USER}", "password": "${SITE_PASSWORD}"}',
+    });
+  if (names.length > MAX_LOGIN_FIELDS) context.addIssue({ code: 'custom', message: `at most ${MAX_LOGIN_FIELDS} fields` });
+  for (const name of names) {
+    if (!isFieldName(name))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `"${name.slice(0, 60)}" cannot be a form field name: 1 to ${MAX_FIELD_NAME} characters, no control characters`,
+      });
+  }
+});
 
 export const LOGIN_KINDS = ['form', 'steps'] as const;
 
 export const LoginSchema = z
   .object({
-    url: LoginUrl.describe('The login page: its form is read (hidden fields such as CSRF tokens included) and posted, or the steps run on it'),
-    form: FormFields.optional().describe('Form fields and their values, posted over HTTP with the form\'s hidden fields, e.g. {"username": "${SITE_USER}", "password": "${SITE_PASSWORD}"}; ${NAME} is read from the environment'),
-    steps: ActionsSchema.optional().describe('Browser steps run on the login page instead of a form (scraper 3), the vocabulary of actions; ${NAME} in their text is read from the environment'),
-    loggedIn: z.string().min(1).max(1_000).optional().describe('CSS selector of an element only a signed-in visitor sees: when the endpoint\'s page lacks it, the session has ended and pagejson signs in again'),
+    url: LoginUrl.describe(
+      'The login page: its form is read (hidden fields such as CSRF tokens included) and posted, or the steps run on it',
+    ),
+    form: FormFields.optional().describe(
+      'Form fields and their values, posted over HTTP with the form\'s hidden fields, e.g. {"username": "${SITE_USER}", "password": "${SITE_PASSWORD}"}; ${NAME} is read from the environment',
+    ),
+    steps: ActionsSchema.optional().describe(
+      'Browser steps run on the login page instead of a form (scraper 3), the vocabulary of actions; ${NAME} in their text is read from the environment',
+    ),
+    loggedIn: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe(
+        "CSS selector of an element only a signed-in visitor sees: when the endpoint's page lacks it, the session has ended and pagejson signs in again",
+      ),
   })
   .strict()
   .superRefine((value, context) => {
     const kinds = LOGIN_KINDS.filter((kind) => value[kind] !== undefined);
-    if (kinds.length === 0) context.addIssue({ code: 'custom', path: [], message: 'login needs form (fields posted over HTTP) or steps (browser steps, scraper 3)' });
-    if (kinds.length > 1) context.addIssue({ code: 'custom', path: ['steps'], message: 'login takes form or steps, not both: keep one of them' });
+    if (kinds.length === 0)
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'login needs form (fields posted over HTTP) or steps (browser steps, scraper 3)',
+      });
+    if (kinds.length > 1)
+      context.addIssue({ code: 'custom', path: ['steps'], message: 'login takes form or steps, not both: keep one of them' });
   })
   .meta({ oneOf: LOGIN_KINDS.map((kind) => ({ required: [kind] })) })
-  .describe('Sign in before fetching (docs/access.md): a form posted over HTTP, or browser steps; the session is kept per endpoint and renewed when the site ends it');
+  .describe(
+    'Sign in before fetching (docs/access.md): a form posted over HTTP, or browser steps; the session is kept per endpoint and renewed when the site ends it',
+  );
 
 export type LoginSettings = z.output<typeof LoginSchema>;
 

@@ -10,15 +10,35 @@ export function monitorProblems(config: ApiConfig): Array<{ path: Array<string |
   try {
     parseSchedule(monitor.every, config.apiId);
   } catch (error) {
-    problems.push({ path: ['monitor', 'every'], message: (error as Error).message, hint: 'write a duration such as "15m" or "1h", or a cron expression such as "0 9 * * *" (UTC)' });
+    problems.push({
+      path: ['monitor', 'every'],
+      message: (error as Error).message,
+      hint: 'write a duration such as "15m" or "1h", or a cron expression such as "0 9 * * *" (UTC)',
+    });
   }
   const sets = monitor.variables ?? [];
   if (hasCallerVariables(config) && sets.length === 0) {
-    problems.push({ path: ['monitor'], message: 'a dynamic config needs monitor.variables: the variable sets to watch', hint: `add "variables": [{ ${Object.keys(config.variables).map((name) => `"${name}": "…"`).join(', ')} }]` });
+    problems.push({
+      path: ['monitor'],
+      message: 'a dynamic config needs monitor.variables: the variable sets to watch',
+      hint: `add "variables": [{ ${Object.keys(config.variables)
+        .map((name) => `"${name}": "…"`)
+        .join(', ')} }]`,
+    });
   }
-  if (!hasCallerVariables(config) && sets.length > 0) problems.push({ path: ['monitor', 'variables'], message: 'the url has no placeholders, so it has no variables to watch', hint: 'remove monitor.variables' });
+  if (!hasCallerVariables(config) && sets.length > 0)
+    problems.push({
+      path: ['monitor', 'variables'],
+      message: 'the url has no placeholders, so it has no variables to watch',
+      hint: 'remove monitor.variables',
+    });
   sets.forEach((values, index) => {
-    for (const problem of checkVariableValues(config, values)) problems.push({ path: ['monitor', 'variables', index], message: problem.message, hint: 'give each variable set values its variables accept' });
+    for (const problem of checkVariableValues(config, values))
+      problems.push({
+        path: ['monitor', 'variables', index],
+        message: problem.message,
+        hint: 'give each variable set values its variables accept',
+      });
   });
   return problems;
 }

@@ -31,16 +31,32 @@ const KIND_LIST = 'next, variable, loadMore or scroll';
 
 export const PaginationSchema = z
   .object({
-    next: z.string().min(1).max(1_000).optional().describe('CSS selector of the next-page link; its href is fetched as the next page (scrapers 1, 2 and 3)'),
+    next: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe('CSS selector of the next-page link; its href is fetched as the next page (scrapers 1, 2 and 3)'),
     variable: z
       .string()
       .regex(VARIABLE_NAME_PATTERN, 'a variable name holds letters, digits and _, starting with a letter or _')
       .optional()
       .describe('A URL variable ({{ page }}) that pagination counts up from start; callers do not send it'),
     start: z.number().int().min(0).max(1_000_000).optional().describe('First value of the page variable (default 1)'),
-    loadMore: z.string().min(1).max(1_000).optional().describe('CSS selector of a "Load more" button, clicked until it is gone or nothing new appears (scraper 3)'),
+    loadMore: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe('CSS selector of a "Load more" button, clicked until it is gone or nothing new appears (scraper 3)'),
     scroll: z.literal(true).optional().describe('Scroll to the end of the page until nothing new appears (scraper 3)'),
-    maxPages: z.number().int().min(1).max(MAX_PAGES).default(DEFAULT_MAX_PAGES).describe('Pages fetched, or rounds of click/scroll, at most (default 10, at most 100)'),
+    maxPages: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAGES)
+      .default(DEFAULT_MAX_PAGES)
+      .describe('Pages fetched, or rounds of click/scroll, at most (default 10, at most 100)'),
     maxItems: z.number().int().min(1).max(MAX_ITEMS).optional().describe('Stop, and cut the list, at this many items'),
     list: z
       .string()
@@ -49,16 +65,24 @@ export const PaginationSchema = z
       .describe('The top-level array field the pages are merged into (default: the first top-level array field)'),
     key: z
       .string()
-      .regex(FIELD_NAME_PATTERN, 'name a field of the list\'s items')
+      .regex(FIELD_NAME_PATTERN, "name a field of the list's items")
       .optional()
-      .describe('A field of the list\'s items (such as url) that tells items apart: items equal in it are duplicates. Default: items equal in every field'),
+      .describe(
+        "A field of the list's items (such as url) that tells items apart: items equal in it are duplicates. Default: items equal in every field",
+      ),
   })
   .strict()
   .superRefine((value, ctx) => {
     const kinds = PAGINATION_KINDS.filter((kind) => value[kind] !== undefined);
     if (kinds.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `pagination needs one of ${KIND_LIST}` });
-    if (kinds.length > 1) ctx.addIssue({ code: 'custom', path: [kinds[1]!], message: `pagination takes one kind, not ${kinds.join(' and ')}: keep one of them` });
-    if (value.start !== undefined && value.variable === undefined) ctx.addIssue({ code: 'custom', path: ['start'], message: 'start belongs to pagination.variable (the first page number)' });
+    if (kinds.length > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [kinds[1]!],
+        message: `pagination takes one kind, not ${kinds.join(' and ')}: keep one of them`,
+      });
+    if (value.start !== undefined && value.variable === undefined)
+      ctx.addIssue({ code: 'custom', path: ['start'], message: 'start belongs to pagination.variable (the first page number)' });
   })
   .meta({
     oneOf: PAGINATION_KINDS.map((kind) => ({ required: [kind] })),

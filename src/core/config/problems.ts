@@ -109,7 +109,10 @@ export interface IssueContext {
  * Zod's issues in words a user reads (what is wrong with the value at that path, and the nearest allowed name
  * or value for a typo), one problem per unknown key so each can point at its own line.
  */
-export function formatZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, context: IssueContext = {}): Array<{ path: string; message: string; hint?: string }> {
+export function formatZodIssues(
+  issues: ReadonlyArray<z.core.$ZodIssue>,
+  context: IssueContext = {},
+): Array<{ path: string; message: string; hint?: string }> {
   const schema = context.schema as AnySchema | undefined;
   return issues.flatMap((issue) => {
     const value = valueAt(context.raw, issue.path);
@@ -119,16 +122,22 @@ export function formatZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, context
         return issue.keys.map((key) => ({
           path: jsonPath([...issue.path, key]),
           message: `unknown key "${key}"${didYouMean(key, allowed)}`,
-          ...(allowed.length > 0 ? { hint: `${closest(key, allowed) ? `rename it to "${closest(key, allowed)}"` : 'remove it'}; keys allowed here: ${allowed.join(', ')}` } : {}),
+          ...(allowed.length > 0
+            ? {
+                hint: `${closest(key, allowed) ? `rename it to "${closest(key, allowed)}"` : 'remove it'}; keys allowed here: ${allowed.join(', ')}`,
+              }
+            : {}),
         }));
       }
       case 'invalid_value': {
         const options = issue.values.map((option) => String(option));
         const written = value === undefined ? undefined : String(value);
-        return [{
-          path: jsonPath(issue.path),
-          message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${options.join(', ')}${written !== undefined ? didYouMean(written, options) : ''}`,
-        }];
+        return [
+          {
+            path: jsonPath(issue.path),
+            message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${options.join(', ')}${written !== undefined ? didYouMean(written, options) : ''}`,
+          },
+        ];
       }
       case 'invalid_type': {
         const expected = EXPECTED[issue.expected] ?? issue.expected;
@@ -137,24 +146,49 @@ export function formatZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, context
       }
       case 'invalid_union': {
         const literals = (schema ? schemaAt(schema, issue.path) : undefined)?._zod.def.options as AnySchema[] | undefined;
-        const values = literals?.flatMap((option) => (option._zod.def.type === 'literal' ? (option._zod.def.values as unknown[]) : [])) ?? [];
-        if (values.length > 0) return [{ path: jsonPath(issue.path), message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${values.map((v) => JSON.stringify(v)).join(', ')}` }];
+        const values =
+          literals?.flatMap((option) => (option._zod.def.type === 'literal' ? (option._zod.def.values as unknown[]) : [])) ?? [];
+        if (values.length > 0)
+          return [
+            {
+              path: jsonPath(issue.path),
+              message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+            },
+          ];
         return [{ path: jsonPath(issue.path), message: `${kindOf(value)} does not match any allowed form` }];
       }
       case 'too_small': {
         const min = Number(issue.minimum);
         const message =
-          issue.origin === 'array' ? `needs at least ${min} item${min === 1 ? '' : 's'}` : issue.origin === 'string' ? (min <= 1 ? 'must not be empty' : `needs at least ${min} characters`) : `must be ${issue.inclusive ? 'at least' : 'more than'} ${min}`;
+          issue.origin === 'array'
+            ? `needs at least ${min} item${min === 1 ? '' : 's'}`
+            : issue.origin === 'string'
+              ? min <= 1
+                ? 'must not be empty'
+                : `needs at least ${min} characters`
+              : `must be ${issue.inclusive ? 'at least' : 'more than'} ${min}`;
         return [{ path: jsonPath(issue.path), message }];
       }
       case 'too_big': {
         const max = Number(issue.maximum);
-        const message = issue.origin === 'array' ? `has more than ${max} items` : issue.origin === 'string' ? `is longer than ${max} characters` : `must be ${issue.inclusive ? 'at most' : 'less than'} ${max}`;
+        const message =
+          issue.origin === 'array'
+            ? `has more than ${max} items`
+            : issue.origin === 'string'
+              ? `is longer than ${max} characters`
+              : `must be ${issue.inclusive ? 'at most' : 'less than'} ${max}`;
         return [{ path: jsonPath(issue.path), message }];
       }
       default:
         // Our own messages (regex patterns, refinements) are already words; zod's generic ones start with "Invalid".
-        return [{ path: jsonPath(issue.path), message: issue.message.startsWith('Invalid') ? `${kindOf(value)} is not valid here (${issue.message.toLowerCase()})` : issue.message }];
+        return [
+          {
+            path: jsonPath(issue.path),
+            message: issue.message.startsWith('Invalid')
+              ? `${kindOf(value)} is not valid here (${issue.message.toLowerCase()})`
+              : issue.message,
+          },
+        ];
     }
   });
 }

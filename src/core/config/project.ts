@@ -66,7 +66,11 @@ export async function loadProject(options: LocateOptions): Promise<Project> {
   }
   const settingsPath = join(root, PROJECT_FILE);
   const read = await readProjectFileText(settingsPath);
-  if ('error' in read) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, { context: { file: settingsPath }, hint: `make ${PROJECT_FILE} a regular file, or run \`pagejson init\`` });
+  if ('error' in read)
+    throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE}: ${read.error}`, {
+      context: { file: settingsPath },
+      hint: `make ${PROJECT_FILE} a regular file, or run \`pagejson init\``,
+    });
   let raw: unknown;
   try {
     raw = JSON.parse(read.text);
@@ -101,7 +105,11 @@ export interface PlacementProblem {
  * PAGEJSON_DATA_DIR for the data dir. Links are resolved first: `configs` linked to /etc is outside.
  * docs/decisions.md, "Files and folders from outside".
  */
-export function placementProblems(root: string, settings: ProjectSettings, env: Record<string, string | undefined> = {}): PlacementProblem[] {
+export function placementProblems(
+  root: string,
+  settings: ProjectSettings,
+  env: Record<string, string | undefined> = {},
+): PlacementProblem[] {
   if (env[ALLOW_OUTSIDE_ENV] === '1') return [];
   const entries: Array<['configs' | 'dataDir', string]> = [['configs', settings.configs]];
   if (!env.PAGEJSON_DATA_DIR) entries.push(['dataDir', settings.dataDir]);
@@ -137,7 +145,11 @@ function realOf(path: string): string {
 /** The project's absolute paths; throws PROJECT_INVALID when pagejson.json sends them out of it (above). */
 export function projectFromSettings(root: string, settings: ProjectSettings, env: Record<string, string | undefined> = {}): Project {
   const [problem] = placementProblems(root, settings, env);
-  if (problem) throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} at ${problem.path}: ${problem.message}`, { context: { file: join(root, PROJECT_FILE), path: problem.path }, hint: problem.hint });
+  if (problem)
+    throw new PagejsonError('PROJECT_INVALID', `${PROJECT_FILE} at ${problem.path}: ${problem.message}`, {
+      context: { file: join(root, PROJECT_FILE), path: problem.path },
+      hint: problem.hint,
+    });
   const dataDirSetting = env.PAGEJSON_DATA_DIR || settings.dataDir;
   return {
     root,

@@ -20,7 +20,9 @@ function sampleOf(template: string): string {
 /** What is wrong with a proxy URL (a template or not), or undefined. */
 export function proxyUrlProblem(template: string): string | undefined {
   if (!/^https?:\/\//i.test(template)) {
-    return /^socks/i.test(template) ? 'SOCKS proxies are not supported: use an HTTP(S) proxy (http://host:port)' : 'a proxy URL starts with http:// or https://, e.g. http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128';
+    return /^socks/i.test(template)
+      ? 'SOCKS proxies are not supported: use an HTTP(S) proxy (http://host:port)'
+      : 'a proxy URL starts with http:// or https://, e.g. http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128';
   }
   let url: URL;
   try {
@@ -29,7 +31,8 @@ export function proxyUrlProblem(template: string): string | undefined {
     return 'not a URL: write http://[user:password@]host:port';
   }
   if (!url.hostname) return 'the proxy URL has no host';
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return 'a proxy URL is scheme, credentials, host and port only (no path, query or fragment)';
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return 'a proxy URL is scheme, credentials, host and port only (no path, query or fragment)';
   return undefined;
 }
 
@@ -58,8 +61,17 @@ const ProxyUrl = secretTemplate(MAX_PROXY_URL_LENGTH).superRefine((value, contex
 
 export const ProxyListSchema = z
   .object({
-    urls: z.array(ProxyUrl).min(1, 'give at least one proxy URL, or write false for none').max(MAX_PROXY_URLS).describe('HTTP(S) proxies in the order to try them: http://[user:password@]host:port, ${NAME} read from the environment'),
-    rotate: z.enum(PROXY_ROTATIONS).default('round-robin').describe('round-robin: each fetch takes the next proxy; sticky: an endpoint keeps its proxy (and its login session) until that proxy fails'),
+    urls: z
+      .array(ProxyUrl)
+      .min(1, 'give at least one proxy URL, or write false for none')
+      .max(MAX_PROXY_URLS)
+      .describe('HTTP(S) proxies in the order to try them: http://[user:password@]host:port, ${NAME} read from the environment'),
+    rotate: z
+      .enum(PROXY_ROTATIONS)
+      .default('round-robin')
+      .describe(
+        'round-robin: each fetch takes the next proxy; sticky: an endpoint keeps its proxy (and its login session) until that proxy fails',
+      ),
   })
   .strict();
 

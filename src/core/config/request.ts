@@ -51,7 +51,12 @@ const CookieValue = secretTemplate(MAX_COOKIE_VALUE).refine(
 
 function nameProblems(what: 'header' | 'cookie', names: string[], context: z.RefinementCtx): void {
   for (const name of names) {
-    if (!HEADER_NAME_PATTERN.test(name)) context.addIssue({ code: 'custom', path: [name], message: `"${name.slice(0, 100)}" cannot be a ${what} name: use letters, digits and !#$%&'*+.^_\`|~- (at most 100)` });
+    if (!HEADER_NAME_PATTERN.test(name))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `"${name.slice(0, 100)}" cannot be a ${what} name: use letters, digits and !#$%&'*+.^_\`|~- (at most 100)`,
+      });
   }
 }
 
@@ -62,7 +67,8 @@ function headerProblems(headers: Record<string, string>, context: z.RefinementCt
     const lower = name.toLowerCase();
     const refused = REFUSED_HEADERS[lower];
     if (refused) context.addIssue({ code: 'custom', path: [name], message: `request.headers cannot set ${name}: ${refused}` });
-    if (seen.has(lower)) context.addIssue({ code: 'custom', path: [name], message: `header ${name} is given twice (names are case-insensitive)` });
+    if (seen.has(lower))
+      context.addIssue({ code: 'custom', path: [name], message: `header ${name} is given twice (names are case-insensitive)` });
     seen.add(lower);
   }
 }
@@ -74,7 +80,9 @@ export const RequestSchema = z
       .superRefine(headerProblems)
       .refine((headers) => Object.keys(headers).length <= MAX_REQUEST_HEADERS, `at most ${MAX_REQUEST_HEADERS} headers`)
       .optional()
-      .describe('Headers sent with every fetch of the endpoint, e.g. {"Authorization": "Bearer ${API_TOKEN}"}; ${NAME} is read from the environment'),
+      .describe(
+        'Headers sent with every fetch of the endpoint, e.g. {"Authorization": "Bearer ${API_TOKEN}"}; ${NAME} is read from the environment',
+      ),
     cookies: z
       .record(z.string(), CookieValue)
       .superRefine((cookies, context) => nameProblems('cookie', Object.keys(cookies), context))
@@ -84,7 +92,7 @@ export const RequestSchema = z
     sendToRedirects: z
       .boolean()
       .optional()
-      .describe('Also send these headers and cookies after a redirect to another origin (default: only to the origin of the config\'s url)'),
+      .describe("Also send these headers and cookies after a redirect to another origin (default: only to the origin of the config's url)"),
   })
   .strict()
   .describe('Headers and cookies sent with every fetch of the endpoint (docs/access.md)');

@@ -39,7 +39,8 @@ export class PatternProblem extends Error {
   }
 }
 
-const LINEAR_HINT = 'patterns run on RE2, a linear-time engine, so that no text can make them slow (syntax: github.com/google/re2/wiki/Syntax)';
+const LINEAR_HINT =
+  'patterns run on RE2, a linear-time engine, so that no text can make them slow (syntax: github.com/google/re2/wiki/Syntax)';
 
 // Compiled once per pattern: variable patterns are matched on every request.
 const compiled = new LRUCache<string, SafePattern | PatternProblem>({ max: 4_096 });
@@ -65,7 +66,11 @@ export function safePatternProblem(pattern: string, use: PatternUse): PatternPro
 }
 
 function compileUncached(pattern: string, use: PatternUse): SafePattern | PatternProblem {
-  if (pattern.length > MAX_PATTERN_LENGTH) return new PatternProblem(`is ${pattern.length} characters long, more than ${MAX_PATTERN_LENGTH}`, 'shorten it; a pattern says what a value looks like, not every value');
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    return new PatternProblem(
+      `is ${pattern.length} characters long, more than ${MAX_PATTERN_LENGTH}`,
+      'shorten it; a pattern says what a value looks like, not every value',
+    );
   try {
     // Compiled only, never run: the syntax check clients (JSON Schema, OpenAPI) will apply. Transforms are
     // compiled without `u` (docs/decisions.md: it rejects harmless escapes like `\:`).
@@ -109,8 +114,9 @@ function unsupportedConstruct(pattern: string): string | undefined {
     const char = pattern[index]!;
     if (char === '\\') {
       const next = pattern[index + 1] ?? '';
-      if (!inClass && /[1-9]/.test(next)) return `\\${next} is a backreference; capture the text once, or repeat the group's pattern instead`;
-      if (!inClass && next === 'k' && pattern[index + 2] === '<') return '\\k<name> is a backreference; repeat the group\'s pattern instead';
+      if (!inClass && /[1-9]/.test(next))
+        return `\\${next} is a backreference; capture the text once, or repeat the group's pattern instead`;
+      if (!inClass && next === 'k' && pattern[index + 2] === '<') return "\\k<name> is a backreference; repeat the group's pattern instead";
       index += 1;
     } else if (inClass) {
       if (char === ']') inClass = false;
@@ -118,8 +124,10 @@ function unsupportedConstruct(pattern: string): string | undefined {
       inClass = true;
     } else if (char === '(' && pattern[index + 1] === '?') {
       const kind = pattern.slice(index + 2, index + 4);
-      if (kind.startsWith('=') || kind.startsWith('!')) return `(?${kind[0]}…) is a lookahead; match the text itself (a capture group takes the part you want)`;
-      if (kind === '<=' || kind === '<!') return `(?${kind}…) is a lookbehind; match the text itself (a capture group takes the part you want)`;
+      if (kind.startsWith('=') || kind.startsWith('!'))
+        return `(?${kind[0]}…) is a lookahead; match the text itself (a capture group takes the part you want)`;
+      if (kind === '<=' || kind === '<!')
+        return `(?${kind}…) is a lookbehind; match the text itself (a capture group takes the part you want)`;
     }
   }
   return undefined;

@@ -64,7 +64,8 @@ export function parseSchedule(every: string, monitorId: string): Schedule {
   }
   if (/^\d+(\.\d+)?\s*[a-z]+$/i.test(text)) throw new Error(`"${every}" is not a duration pagejson reads: use s, m, h or d, e.g. "15m"`);
   const fields = text.split(/\s+/);
-  if (fields.length < 5 || fields.length > 6) throw new Error(`"${every}" is neither a duration ("15m", "1h") nor a cron expression of five fields ("*/15 * * * *")`);
+  if (fields.length < 5 || fields.length > 6)
+    throw new Error(`"${every}" is neither a duration ("15m", "1h") nor a cron expression of five fields ("*/15 * * * *")`);
   let cron: Cron;
   try {
     cron = new Cron(text, { paused: true, timezone: 'UTC' });

@@ -6,14 +6,7 @@ import { z } from 'zod';
  * (see json-schemas.ts); cross-field rules that JSON Schema cannot say live in validate.ts.
  */
 
-import {
-  API_ID_PATTERN,
-  FIELD_NAME_PATTERN,
-  FIELD_TYPES,
-  SCALAR_TYPES,
-  TRANSFORM_PATTERN,
-  VARIABLE_NAME_PATTERN,
-} from './constants.js';
+import { API_ID_PATTERN, FIELD_NAME_PATTERN, FIELD_TYPES, SCALAR_TYPES, TRANSFORM_PATTERN, VARIABLE_NAME_PATTERN } from './constants.js';
 import { ActionsSchema } from './actions.js';
 import { PaginationSchema } from './pagination.js';
 import { LoginSchema } from './login.js';
@@ -72,10 +65,7 @@ export const GeneratedSchema = z
     model: z.string(),
     scraper: z.number().int(),
     sample: z.unknown().optional(),
-    usage: z
-      .object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() })
-      .strict()
-      .optional(),
+    usage: z.object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() }).strict().optional(),
   })
   .strict();
 
@@ -84,8 +74,17 @@ const MonitorValuesSchema = z.record(z.string().regex(VARIABLE_NAME_PATTERN), z.
 
 export const MonitorSchema = z
   .object({
-    every: z.string().min(1).max(100).describe('How often the daemon refreshes the endpoint: a duration ("15m", "1h", "1d") or a cron expression ("0 9 * * 1-5", UTC)'),
-    variables: z.array(MonitorValuesSchema).min(1).max(100).optional().describe('For a dynamic config: the variable sets to watch, one run each'),
+    every: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe('How often the daemon refreshes the endpoint: a duration ("15m", "1h", "1d") or a cron expression ("0 9 * * 1-5", UTC)'),
+    variables: z
+      .array(MonitorValuesSchema)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('For a dynamic config: the variable sets to watch, one run each'),
   })
   .strict();
 export type MonitorSettings = z.infer<typeof MonitorSchema>;
@@ -94,7 +93,11 @@ export const ApiConfigSchema = z
   .object({
     $schema: z.string().optional(),
     apiId: z.string().regex(API_ID_PATTERN, 'apiId is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit'),
-    description: z.string().max(1_000).optional().describe('What the endpoint gives, in words: shown in the listing, the API docs and to agents as the MCP tool description'),
+    description: z
+      .string()
+      .max(1_000)
+      .optional()
+      .describe('What the endpoint gives, in words: shown in the listing, the API docs and to agents as the MCP tool description'),
     revision: z.number().int().min(1).default(1),
     status: z.enum(['active', 'inactive']).default('active'),
     url: z.string().min(1),
@@ -111,7 +114,9 @@ export const ApiConfigSchema = z
     generated: GeneratedSchema.optional(),
     monitor: MonitorSchema.optional().describe('Scheduled refresh by the daemon, with change detection and webhooks (docs/monitors.md)'),
     actions: ActionsSchema.optional(),
-    pagination: PaginationSchema.optional().describe('Read the list over several pages or rounds: next link, page variable, load more or scroll (docs/pagination.md)'),
+    pagination: PaginationSchema.optional().describe(
+      'Read the list over several pages or rounds: next link, page variable, load more or scroll (docs/pagination.md)',
+    ),
     login: LoginSchema.optional(),
   })
   .strict();
@@ -136,12 +141,21 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export const WebhookSchema = z
   .object({
-    url: z.string().url().max(2_000).refine((url) => /^https?:\/\//i.test(url), 'a webhook url starts with http:// or https://'),
-    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).default([...WEBHOOK_EVENTS]),
+    url: z
+      .string()
+      .url()
+      .max(2_000)
+      .refine((url) => /^https?:\/\//i.test(url), 'a webhook url starts with http:// or https://'),
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS))
+      .min(1)
+      .default([...WEBHOOK_EVENTS]),
     secretEnv: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'secretEnv is the name of an environment variable, e.g. PAGEJSON_WEBHOOK_SECRET')
-      .describe('Environment variable holding the signing secret (Standard Webhooks: whsec_<base64>, or any other string used as raw bytes)'),
+      .describe(
+        'Environment variable holding the signing secret (Standard Webhooks: whsec_<base64>, or any other string used as raw bytes)',
+      ),
   })
   .strict();
 export type WebhookSubscriber = z.output<typeof WebhookSchema>;
@@ -156,10 +170,18 @@ export const ProjectSettingsSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8080),
         allowedHosts: z
-          .array(z.string().min(1).max(253).regex(/^[^\s/@]+$/, 'write a host name, e.g. api.example.com'))
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(253)
+              .regex(/^[^\s/@]+$/, 'write a host name, e.g. api.example.com'),
+          )
           .max(50)
           .default([])
-          .describe('Further names the daemon answers for (the Host header); loopback names, the bound address and dashboard.publicUrl always count. Others get 421 (docs/security.md)'),
+          .describe(
+            'Further names the daemon answers for (the Host header); loopback names, the bound address and dashboard.publicUrl always count. Others get 421 (docs/security.md)',
+          ),
       })
       .strict()
       .default({ host: '127.0.0.1', port: 8080, allowedHosts: [] }),
@@ -168,7 +190,13 @@ export const ProjectSettingsSchema = z
         freshMinutes: z.number().positive().default(15),
         keepHours: z.number().positive().default(24),
         memoryEntries: z.number().int().positive().default(10_000),
-        memoryMegabytes: z.number().positive().default(64).describe('Bound of the in-memory cache in bytes of response bodies (kept gzipped; an eighth of it keeps the bytes of those read lately); the rest is read from SQLite'),
+        memoryMegabytes: z
+          .number()
+          .positive()
+          .default(64)
+          .describe(
+            'Bound of the in-memory cache in bytes of response bodies (kept gzipped; an eighth of it keeps the bytes of those read lately); the rest is read from SQLite',
+          ),
       })
       .strict()
       .default({ freshMinutes: 15, keepHours: 24, memoryEntries: 10_000, memoryMegabytes: 64 }),
@@ -180,34 +208,76 @@ export const ProjectSettingsSchema = z
     fetch: z
       .object({
         timeoutMs: z.number().int().positive().default(20_000),
-        maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
+        maxBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 1024 * 1024),
         perOriginConcurrency: z.number().int().positive().default(4),
         allowPrivateNetworks: z.boolean().default(false),
         proxy: ProxySchema.optional(),
-        actionsTimeoutMs: z.number().int().positive().max(600_000).default(10_000).describe('Time bound of a config\'s browser actions and load-more/scroll rounds together, after the page loaded (scraper 3, docs/actions.md); fetch.timeoutMs still bounds the whole fetch'),
+        actionsTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .max(600_000)
+          .default(10_000)
+          .describe(
+            "Time bound of a config's browser actions and load-more/scroll rounds together, after the page loaded (scraper 3, docs/actions.md); fetch.timeoutMs still bounds the whole fetch",
+          ),
       })
       .strict()
-      .default({ timeoutMs: 20_000, maxBytes: 10 * 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: false, actionsTimeoutMs: 10_000 }),
+      .default({
+        timeoutMs: 20_000,
+        maxBytes: 10 * 1024 * 1024,
+        perOriginConcurrency: 4,
+        allowPrivateNetworks: false,
+        actionsTimeoutMs: 10_000,
+      }),
     extraction: z
       .object({
-        timeoutMs: z.number().int().positive().default(5_000).describe('Budget of one extraction (parse + selectors) in the daemon; past it the worker is ended and the request fails'),
+        timeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .default(5_000)
+          .describe('Budget of one extraction (parse + selectors) in the daemon; past it the worker is ended and the request fails'),
         maxDepth: z.number().int().min(16).default(512).describe('Deepest element nesting a page may have'),
         maxElements: z.number().int().positive().default(200_000).describe('Most elements a page may have'),
         threads: z.number().int().positive().optional().describe('Extraction worker threads (default: the number of cores)'),
-        failureCacheSeconds: z.number().nonnegative().default(30).describe('How long a failed extraction is answered from memory instead of being repeated'),
+        failureCacheSeconds: z
+          .number()
+          .nonnegative()
+          .default(30)
+          .describe('How long a failed extraction is answered from memory instead of being repeated'),
       })
       .strict()
       .default({ timeoutMs: 5_000, maxDepth: 512, maxElements: 200_000, failureCacheSeconds: 30 }),
     limits: z
       .object({
-        failedRetrievalsPerMinute: z.number().int().positive().default(30).describe('Failed retrievals one key may cause per minute before its uncached requests are refused (429)'),
+        failedRetrievalsPerMinute: z
+          .number()
+          .int()
+          .positive()
+          .default(30)
+          .describe('Failed retrievals one key may cause per minute before its uncached requests are refused (429)'),
       })
       .strict()
       .default({ failedRetrievalsPerMinute: 30 }),
     docs: z
       .object({
-        enabled: z.boolean().default(true).describe('Serve /openapi.json and the /docs reference page (to callers with an API key, showing the endpoints the key may call)'),
-        sourceUrls: z.boolean().default(false).describe('Show each endpoint\'s source URL in /openapi.json and /docs (they may name intranet hosts or carry secrets in query strings)'),
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Serve /openapi.json and the /docs reference page (to callers with an API key, showing the endpoints the key may call)',
+          ),
+        sourceUrls: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Show each endpoint's source URL in /openapi.json and /docs (they may name intranet hosts or carry secrets in query strings)",
+          ),
       })
       .strict()
       .default({ enabled: true, sourceUrls: false }),
@@ -220,7 +290,9 @@ export const ProjectSettingsSchema = z
           .max(500)
           .refine((url) => /^https?:\/\/[^/]+\/?$/i.test(url), 'write the origin only, e.g. https://pagejson.example.com')
           .optional()
-          .describe('The origin users reach the daemon at, when a proxy stands in front (login links use it; https makes the session cookie Secure)'),
+          .describe(
+            'The origin users reach the daemon at, when a proxy stands in front (login links use it; https makes the session cookie Secure)',
+          ),
         sessionHours: z.number().int().min(1).max(720).default(12).describe('How long a dashboard sign-in lasts'),
       })
       .strict()
@@ -228,7 +300,9 @@ export const ProjectSettingsSchema = z
     heal: z
       .enum(['off', 'propose', 'apply'])
       .default('propose')
-      .describe('What the daemon does when an endpoint comes out degraded or broken: nothing, write configs/<apiId>.proposed.json, or apply the repair as a new revision'),
+      .describe(
+        'What the daemon does when an endpoint comes out degraded or broken: nothing, write configs/<apiId>.proposed.json, or apply the repair as a new revision',
+      ),
     monitors: z
       .object({
         enabled: z.boolean().default(true).describe('Run the schedules of configs that have a monitor'),
@@ -240,7 +314,11 @@ export const ProjectSettingsSchema = z
     webhookDelivery: z
       .object({
         timeoutMs: z.number().int().positive().max(60_000).default(10_000).describe('Longest one delivery attempt may take'),
-        firstRetrySeconds: z.number().positive().default(10).describe('Wait before the first retry; each further retry waits twice as long (at most an hour)'),
+        firstRetrySeconds: z
+          .number()
+          .positive()
+          .default(10)
+          .describe('Wait before the first retry; each further retry waits twice as long (at most an hour)'),
         retryForHours: z.number().positive().max(168).default(24).describe('How long a failing delivery is retried before it is given up'),
       })
       .strict()
@@ -248,10 +326,16 @@ export const ProjectSettingsSchema = z
     metrics: z
       .object({
         listen: z
-          .union([z.string().regex(/^[^\s:]+:[0-9]{1,5}$|^\[[0-9a-fA-F:.]+\]:[0-9]{1,5}$/, 'write host:port, e.g. 127.0.0.1:9464'), z.literal(false)])
+          .union([
+            z.string().regex(/^[^\s:]+:[0-9]{1,5}$|^\[[0-9a-fA-F:.]+\]:[0-9]{1,5}$/, 'write host:port, e.g. 127.0.0.1:9464'),
+            z.literal(false),
+          ])
           .default('127.0.0.1:9464')
           .describe('Where /metrics is served, apart from the public port; false: no separate listener'),
-        tokenEnv: z.string().optional().describe('Environment variable holding a bearer token; when set, the public port also serves /metrics to requests carrying it'),
+        tokenEnv: z
+          .string()
+          .optional()
+          .describe('Environment variable holding a bearer token; when set, the public port also serves /metrics to requests carrying it'),
       })
       .strict()
       .default({ listen: '127.0.0.1:9464' }),

@@ -25,7 +25,8 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
-export const SECRET_HINT = 'write ${NAME} with capitals, digits and _ (e.g. ${API_TOKEN}), and set NAME in the environment of the process that fetches';
+export const SECRET_HINT =
+  'write ${NAME} with capitals, digits and _ (e.g. ${API_TOKEN}), and set NAME in the environment of the process that fetches';
 
 function isWellFormed(name: string): boolean {
   return name.length <= MAX_SECRET_NAME_LENGTH && SECRET_NAME_PATTERN.test(name);
@@ -87,7 +88,10 @@ export function resolveSecrets(value: string, env: Record<string, string | undef
   if (!hasSecrets(value)) return value;
   const problems = secretProblems(value);
   if (problems.length > 0) {
-    throw new PagejsonError('CONFIG_INVALID', `${where ?? 'a setting'}: ${problems[0]}`, { context: { ...(where ? { where } : {}) }, hint: SECRET_HINT });
+    throw new PagejsonError('CONFIG_INVALID', `${where ?? 'a setting'}: ${problems[0]}`, {
+      context: { ...(where ? { where } : {}) },
+      hint: SECRET_HINT,
+    });
   }
   return value.replace(PLACEHOLDER, (_whole, name: string) => {
     const resolved = Object.hasOwn(env, name) ? env[name] : undefined;
@@ -103,7 +107,11 @@ export function resolveSecrets(value: string, env: Record<string, string | undef
 }
 
 /** Every value of a record resolved (`where` names each key: `request.headers.authorization`). */
-export function resolveSecretRecord(record: Readonly<Record<string, string>>, env: Record<string, string | undefined>, where: string): Record<string, string> {
+export function resolveSecretRecord(
+  record: Readonly<Record<string, string>>,
+  env: Record<string, string | undefined>,
+  where: string,
+): Record<string, string> {
   const resolved: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of Object.entries(record)) resolved[key] = resolveSecrets(value, env, `${where}.${key}`);
   return resolved;

@@ -13,7 +13,8 @@ import type { Variable } from './schema.js';
 export const PLACEHOLDER_PATTERN = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 export const MAX_VARIABLE_LENGTH = 1024;
 
-export type VariableProblemCode = 'VARIABLE_MISSING' | 'VARIABLE_UNKNOWN' | 'VARIABLE_NOT_STRING' | 'VARIABLE_PATTERN' | 'VARIABLE_TOO_LONG';
+export type VariableProblemCode =
+  'VARIABLE_MISSING' | 'VARIABLE_UNKNOWN' | 'VARIABLE_NOT_STRING' | 'VARIABLE_PATTERN' | 'VARIABLE_TOO_LONG';
 
 export interface VariableProblem {
   code: VariableProblemCode;
@@ -44,7 +45,13 @@ const URL_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)([^?#]*)(\?[^#]*)?(#.*)
 function splitUrl(url: string): UrlParts | undefined {
   const match = URL_SHAPE.exec(url);
   if (!match) return undefined;
-  return { origin: match[1]!, path: match[2] ?? '', query: (match[3] ?? '').slice(1), hasQuery: match[3] !== undefined, fragment: match[4] ?? '' };
+  return {
+    origin: match[1]!,
+    path: match[2] ?? '',
+    query: (match[3] ?? '').slice(1),
+    hasQuery: match[3] !== undefined,
+    fragment: match[4] ?? '',
+  };
 }
 
 function joinUrl(parts: UrlParts): string {
@@ -170,7 +177,11 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
     }
     const pattern = ownVariable(config, name)?.pattern;
     if (LONE_SURROGATE.test(value)) {
-      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}` });
+      problems.push({
+        code: 'VARIABLE_PATTERN',
+        name,
+        message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}`,
+      });
       continue;
     }
     if (pattern !== undefined && !matchesPattern(pattern, value)) {
@@ -178,7 +189,11 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
       continue;
     }
     if (inPath.has(name) && PATH_SEPARATOR.test(value)) {
-      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment without "/" or "\\"'}` });
+      problems.push({
+        code: 'VARIABLE_PATTERN',
+        name,
+        message: `variable ${name} does not match ${pattern ?? 'a path segment without "/" or "\\"'}`,
+      });
       continue;
     }
     good.set(name, value);
@@ -191,7 +206,11 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
     const name = inSegment[0]!;
     if (problems.some((problem) => problem.name === name)) continue;
     const pattern = ownVariable(config, name)?.pattern;
-    problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern ?? 'a path segment other than "", "." or ".."'}` });
+    problems.push({
+      code: 'VARIABLE_PATTERN',
+      name,
+      message: `variable ${name} does not match ${pattern ?? 'a path segment other than "", "." or ".."'}`,
+    });
   }
   for (const name of Object.keys(values)) {
     if (!names.includes(name)) problems.push({ code: 'VARIABLE_UNKNOWN', name, message: `unknown variable: ${name}` });
@@ -232,7 +251,9 @@ export function parseVariableSpec(spec: string): VariableSpec {
   if (path) return { kind: 'path', index: Number(path[1]) };
   const query = /^query:(.+)$/.exec(spec);
   if (query) return { kind: 'query', param: query[1]! };
-  throw new PagejsonError('USAGE', `cannot read variable place "${spec}"`, { hint: 'write path:N (the N-th path segment, from 1) or query:PARAM' });
+  throw new PagejsonError('USAGE', `cannot read variable place "${spec}"`, {
+    hint: 'write path:N (the N-th path segment, from 1) or query:PARAM',
+  });
 }
 
 function templateError(message: string, hint: string): PagejsonError {
@@ -242,8 +263,10 @@ function templateError(message: string, hint: string): PagejsonError {
 /** Make a path segment or query value dynamic, keeping its current value as the variable's example. */
 export function markVariable(config: TemplateSource, spec: string | VariableSpec, name: string): Pick<TemplateSource, 'url' | 'variables'> {
   const place = typeof spec === 'string' ? parseVariableSpec(spec) : spec;
-  if (!VARIABLE_NAME_PATTERN.test(name)) throw templateError(`"${name}" is not a valid variable name`, 'use letters, digits and _, starting with a letter or _');
-  if (placeholderNames(config.url).includes(name) || ownVariable(config, name)) throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
+  if (!VARIABLE_NAME_PATTERN.test(name))
+    throw templateError(`"${name}" is not a valid variable name`, 'use letters, digits and _, starting with a letter or _');
+  if (placeholderNames(config.url).includes(name) || ownVariable(config, name))
+    throw templateError(`variable "${name}" already exists`, 'choose another name, or --unvar it first');
   const parts = splitUrl(config.url);
   if (!parts) throw templateError(`cannot read the url "${config.url}"`, 'fix the url first');
   const placeholder = `{{ ${name} }}`;
@@ -253,7 +276,10 @@ export function markVariable(config: TemplateSource, spec: string | VariableSpec
     // segments[0] is the empty string before the leading slash.
     const segment = segments[place.index];
     if (segment === undefined || (segment === '' && place.index === segments.length - 1)) {
-      throw templateError(`the url has no path segment ${place.index}`, `the path "${parts.path}" has ${segments.filter(Boolean).length} segment(s)`);
+      throw templateError(
+        `the url has no path segment ${place.index}`,
+        `the path "${parts.path}" has ${segments.filter(Boolean).length} segment(s)`,
+      );
     }
     if (segment.includes('{{')) throw templateError(`path segment ${place.index} is already dynamic`, 'use --unvar to make it fixed first');
     example = safeDecode(segment);
@@ -265,7 +291,8 @@ export function markVariable(config: TemplateSource, spec: string | VariableSpec
     if (at < 0) throw templateError(`the url has no query parameter "${place.param}"`, 'add it to the url first, e.g. ?page=1');
     const [key, ...rest] = pairs[at]!.split('=');
     const value = rest.join('=');
-    if (value.includes('{{')) throw templateError(`query parameter "${place.param}" is already dynamic`, 'use --unvar to make it fixed first');
+    if (value.includes('{{'))
+      throw templateError(`query parameter "${place.param}" is already dynamic`, 'use --unvar to make it fixed first');
     example = safeDecode(value.replace(/\+/g, ' '));
     pairs[at] = `${key}=${placeholder}`;
     parts.query = pairs.join('&');
@@ -275,7 +302,8 @@ export function markVariable(config: TemplateSource, spec: string | VariableSpec
 
 /** Turn a variable back into a fixed value: its example, encoded into its place. */
 export function unmarkVariable(config: TemplateSource, name: string): Pick<TemplateSource, 'url' | 'variables'> {
-  if (!placeholderNames(config.url).includes(name)) throw templateError(`the url has no variable "${name}"`, `variables: ${placeholderNames(config.url).join(', ') || 'none'}`);
+  if (!placeholderNames(config.url).includes(name))
+    throw templateError(`the url has no variable "${name}"`, `variables: ${placeholderNames(config.url).join(', ') || 'none'}`);
   const example = ownVariable(config, name)?.example ?? '';
   const url = config.url.replace(PLACEHOLDER_PATTERN, (whole, found: string) => (found === name ? encodeURIComponent(example) : whole));
   const variables = { ...config.variables };
@@ -312,7 +340,8 @@ export function urlPlaces(config: TemplateSource): { origin: string; places: Url
     const match = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(text);
     return match ? match[1]! : null;
   };
-  const valueOf = (raw: string, variable: string | null): string => (variable ? (ownVariable(config, variable)?.example ?? '') : safeDecode(raw));
+  const valueOf = (raw: string, variable: string | null): string =>
+    variable ? (ownVariable(config, variable)?.example ?? '') : safeDecode(raw);
   const places: UrlPlace[] = [];
   parts.path.split('/').forEach((segment, index, all) => {
     // segments[0] is the empty string before the leading slash; a trailing slash leaves an empty last one.
@@ -326,7 +355,13 @@ export function urlPlaces(config: TemplateSource): { origin: string; places: Url
       const raw = rest.join('=');
       const param = safeDecode(key);
       const variable = single(raw);
-      places.push({ spec: `query:${param}`, kind: 'query', label: param, value: variable ? valueOf(raw, variable) : safeDecode(raw.replace(/\+/g, ' ')), variable });
+      places.push({
+        spec: `query:${param}`,
+        kind: 'query',
+        label: param,
+        value: variable ? valueOf(raw, variable) : safeDecode(raw.replace(/\+/g, ' ')),
+        variable,
+      });
     }
   }
   return { origin: parts.origin, places };

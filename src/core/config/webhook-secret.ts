@@ -23,7 +23,10 @@ export function webhookSecretProblem(secret: string, envName: string): string | 
 }
 
 /** `validate`: every subscriber whose secret is set in this environment and too short (an unset one is the daemon's to report). */
-export function webhookSecretProblems(settings: ProjectSettings, env: Record<string, string | undefined>): Array<{ path: string; message: string; hint: string }> {
+export function webhookSecretProblems(
+  settings: ProjectSettings,
+  env: Record<string, string | undefined>,
+): Array<{ path: string; message: string; hint: string }> {
   const problems: Array<{ path: string; message: string; hint: string }> = [];
   settings.webhooks.forEach((subscriber, index) => {
     const secret = env[subscriber.secretEnv];

@@ -2,7 +2,28 @@ import { writeFileAtomic } from '../shared/index.js';
 import type { ApiConfig, ApiConfigInput, Field } from './schema.js';
 
 /** Key order of a config file: fixed, so that a one-field change is a one-line git diff. */
-const CONFIG_KEY_ORDER = ['$schema', 'apiId', 'description', 'revision', 'status', 'url', 'variables', 'scraper', 'session', 'request', 'proxy', 'caching', 'model', 'selector', 'rule', 'monitor', 'actions', 'pagination', 'structure', 'generated'] as const;
+const CONFIG_KEY_ORDER = [
+  '$schema',
+  'apiId',
+  'description',
+  'revision',
+  'status',
+  'url',
+  'variables',
+  'scraper',
+  'session',
+  'request',
+  'proxy',
+  'caching',
+  'model',
+  'selector',
+  'rule',
+  'monitor',
+  'actions',
+  'pagination',
+  'structure',
+  'generated',
+] as const;
 
 /** Where a config file finds its JSON Schema: `pagejson init` publishes it beside the configs. */
 export const CONFIG_SCHEMA_REF = './pagejson.config.schema.json';

@@ -1,4 +1,14 @@
-import { displayHeaderValue, displayCookieValue, displayProxy, HEADER_NAME_PATTERN, ProxySchema, RequestSchema, type ApiConfig, type ProxySettings, type RequestSettings } from '../config/index.js';
+import {
+  displayHeaderValue,
+  displayCookieValue,
+  displayProxy,
+  HEADER_NAME_PATTERN,
+  ProxySchema,
+  RequestSchema,
+  type ApiConfig,
+  type ProxySettings,
+  type RequestSettings,
+} from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 
 /**
@@ -21,22 +31,30 @@ function usage(message: string, hint: string): PagejsonError {
 
 function checkedRequest(config: ApiConfig, request: RequestSettings): ApiConfig {
   const { request: _old, ...rest } = config;
-  const empty = Object.keys(request.headers ?? {}).length === 0 && Object.keys(request.cookies ?? {}).length === 0 && request.sendToRedirects === undefined;
+  const empty =
+    Object.keys(request.headers ?? {}).length === 0 &&
+    Object.keys(request.cookies ?? {}).length === 0 &&
+    request.sendToRedirects === undefined;
   if (empty) return rest;
   const checked = RequestSchema.safeParse(request);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw usage(`request.${issue.path.map(String).join('.')}: ${issue.message}`, 'see docs/access.md; write secrets as ${NAME} and set NAME in the environment');
+    throw usage(
+      `request.${issue.path.map(String).join('.')}: ${issue.message}`,
+      'see docs/access.md; write secrets as ${NAME} and set NAME in the environment',
+    );
   }
   return { ...rest, request: checked.data };
 }
 
 function setEntry(kind: 'headers' | 'cookies', name: string) {
   return (config: ApiConfig, value: string): ApiConfig => {
-    if (!HEADER_NAME_PATTERN.test(name)) throw usage(`"${name.slice(0, 100)}" cannot be a ${kind === 'headers' ? 'header' : 'cookie'} name`, 'use letters, digits and -');
+    if (!HEADER_NAME_PATTERN.test(name))
+      throw usage(`"${name.slice(0, 100)}" cannot be a ${kind === 'headers' ? 'header' : 'cookie'} name`, 'use letters, digits and -');
     const entries: Record<string, string> = { ...(config.request?.[kind] ?? {}) };
     // Header names are case-insensitive: setting `authorization` replaces `Authorization`.
-    for (const key of Object.keys(entries)) if (key === name || (kind === 'headers' && key.toLowerCase() === name.toLowerCase())) delete entries[key];
+    for (const key of Object.keys(entries))
+      if (key === name || (kind === 'headers' && key.toLowerCase() === name.toLowerCase())) delete entries[key];
     if (!OFF.includes(value.trim().toLowerCase())) entries[name] = value;
     const request: RequestSettings = { ...config.request, [kind]: entries };
     if (Object.keys(entries).length === 0) delete request[kind];
@@ -54,10 +72,19 @@ function setProxy(config: ApiConfig, value: string): ApiConfig {
     try {
       candidate = JSON.parse(text);
     } catch {
-      throw usage(`proxy must be a URL list or JSON, got ${text.slice(0, 80)}`, 'write --set proxy=http://proxy.example:3128 or --set \'proxy={"urls":["http://p1:3128","http://p2:3128"],"rotate":"sticky"}\'');
+      throw usage(
+        `proxy must be a URL list or JSON, got ${text.slice(0, 80)}`,
+        'write --set proxy=http://proxy.example:3128 or --set \'proxy={"urls":["http://p1:3128","http://p2:3128"],"rotate":"sticky"}\'',
+      );
     }
   } else {
-    candidate = { urls: text.split(',').map((url) => url.trim()).filter(Boolean), rotate: config.proxy ? config.proxy.rotate : 'round-robin' };
+    candidate = {
+      urls: text
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+      rotate: config.proxy ? config.proxy.rotate : 'round-robin',
+    };
   }
   return { ...rest, proxy: parsedProxy(candidate) };
 }
@@ -66,11 +93,18 @@ function parsedProxy(candidate: unknown): ProxySettings {
   const checked = ProxySchema.safeParse(candidate);
   if (checked.success) return checked.data;
   const issue = checked.error.issues.find((found) => found.code === 'custom') ?? checked.error.issues[0]!;
-  throw usage(`proxy: ${issue.message}`, 'write http://[user:password@]host:port, credentials as ${NAME}: http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128');
+  throw usage(
+    `proxy: ${issue.message}`,
+    'write http://[user:password@]host:port, credentials as ${NAME}: http://${PROXY_USER}:${PROXY_PASS}@proxy.example:3128',
+  );
 }
 
 function setRotate(config: ApiConfig, value: string): ApiConfig {
-  if (!config.proxy) throw usage('set the proxy URLs before their rotation', 'write --set proxy=http://proxy.example:3128 first (in the same command is fine)');
+  if (!config.proxy)
+    throw usage(
+      'set the proxy URLs before their rotation',
+      'write --set proxy=http://proxy.example:3128 first (in the same command is fine)',
+    );
   return { ...config, proxy: parsedProxy({ ...config.proxy, rotate: value.trim() }) };
 }
 
@@ -82,13 +116,17 @@ export const ACCESS_SETTERS: Record<string, (config: ApiConfig, value: string) =
     try {
       parsed = JSON.parse(value);
     } catch {
-      throw usage(`request must be JSON, got ${value.slice(0, 80)}`, 'write --set \'request={"headers":{"Authorization":"Bearer ${API_TOKEN}"}}\' or --set request.headers.NAME=VALUE');
+      throw usage(
+        `request must be JSON, got ${value.slice(0, 80)}`,
+        'write --set \'request={"headers":{"Authorization":"Bearer ${API_TOKEN}"}}\' or --set request.headers.NAME=VALUE',
+      );
     }
     return checkedRequest(config, parsed as RequestSettings);
   },
   'request.sendToRedirects': (config, value) => {
     const text = value.trim().toLowerCase();
-    if (text !== 'true' && text !== 'false') throw usage(`request.sendToRedirects must be true or false, not "${value}"`, 'write --set request.sendToRedirects=true');
+    if (text !== 'true' && text !== 'false')
+      throw usage(`request.sendToRedirects must be true or false, not "${value}"`, 'write --set request.sendToRedirects=true');
     const { sendToRedirects: _old, ...request } = config.request ?? {};
     return checkedRequest(config, text === 'true' ? { ...request, sendToRedirects: true } : request);
   },
@@ -104,7 +142,10 @@ export function accessSetter(key: string): ((config: ApiConfig, value: string) =
 }
 
 function shownEntries(request: RequestSettings | undefined, kind: 'headers' | 'cookies'): Map<string, string> {
-  const show = kind === 'headers' ? (name: string, value: string) => displayHeaderValue(name, value) : (_name: string, value: string) => displayCookieValue(value);
+  const show =
+    kind === 'headers'
+      ? (name: string, value: string) => displayHeaderValue(name, value)
+      : (_name: string, value: string) => displayCookieValue(value);
   return new Map(Object.entries(request?.[kind] ?? {}).map(([name, value]) => [name, show(name, value)]));
 }
 
@@ -116,16 +157,30 @@ export function accessChanges(before: ApiConfig, after: ApiConfig): Array<{ kind
     const now = shownEntries(after.request, kind);
     const noun = kind === 'headers' ? 'header' : 'cookie';
     for (const [name, value] of now) {
-      if (!old.has(name)) changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} added ("${value}")` });
-      else if (JSON.stringify(before.request?.[kind]?.[name]) !== JSON.stringify(after.request?.[kind]?.[name])) changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} changed to "${value}"` });
+      if (!old.has(name))
+        changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} added ("${value}")` });
+      else if (JSON.stringify(before.request?.[kind]?.[name]) !== JSON.stringify(after.request?.[kind]?.[name]))
+        changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} changed to "${value}"` });
     }
-    for (const name of old.keys()) if (!now.has(name)) changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} removed` });
+    for (const name of old.keys())
+      if (!now.has(name)) changes.push({ kind: 'setting', subject: `request.${kind}.${name}`, text: `request ${noun} ${name} removed` });
   }
   if (Boolean(before.request?.sendToRedirects) !== Boolean(after.request?.sendToRedirects)) {
-    changes.push({ kind: 'setting', subject: 'request.sendToRedirects', text: after.request?.sendToRedirects ? 'request headers and cookies now also go to other origins after a redirect' : 'request headers and cookies now go to the config\'s origin only' });
+    changes.push({
+      kind: 'setting',
+      subject: 'request.sendToRedirects',
+      text: after.request?.sendToRedirects
+        ? 'request headers and cookies now also go to other origins after a redirect'
+        : "request headers and cookies now go to the config's origin only",
+    });
   }
   if (JSON.stringify(before.proxy) !== JSON.stringify(after.proxy)) {
-    const text = after.proxy === undefined ? 'proxy removed (pagejson.json\'s, or the environment\'s)' : after.proxy === false ? 'proxy set to none (direct)' : `proxy set to ${JSON.stringify(displayProxy(after.proxy))}`;
+    const text =
+      after.proxy === undefined
+        ? "proxy removed (pagejson.json's, or the environment's)"
+        : after.proxy === false
+          ? 'proxy set to none (direct)'
+          : `proxy set to ${JSON.stringify(displayProxy(after.proxy))}`;
     changes.push({ kind: 'setting', subject: 'proxy', text });
   }
   return changes;
@@ -161,7 +216,9 @@ function literalCredential(key: string, value: string): boolean {
   if (key === 'request' && value.trim().startsWith('{')) {
     try {
       const parsed = JSON.parse(value) as RequestSettings;
-      return (['headers', 'cookies'] as const).some((kind) => Object.entries(parsed[kind] ?? {}).some(([name, text]) => typeof text === 'string' && literalIn(kind, name, text)));
+      return (['headers', 'cookies'] as const).some((kind) =>
+        Object.entries(parsed[kind] ?? {}).some(([name, text]) => typeof text === 'string' && literalIn(kind, name, text)),
+      );
     } catch {
       return false;
     }
@@ -178,7 +235,10 @@ export function refuseLiteralCredentials(operations: ReadonlyArray<{ kind: strin
   for (const operation of operations) {
     if (operation.kind !== 'set' || operation.key === undefined || operation.value === undefined) continue;
     if (literalCredential(operation.key, operation.value)) {
-      throw usage(`${operation.key}: write the credential as \${NAME}, not as its value`, 'set NAME in the daemon\'s environment and write ${NAME} here: the dashboard writes no secret into a config file (docs/access.md)');
+      throw usage(
+        `${operation.key}: write the credential as \${NAME}, not as its value`,
+        "set NAME in the daemon's environment and write ${NAME} here: the dashboard writes no secret into a config file (docs/access.md)",
+      );
     }
   }
 }

@@ -29,7 +29,10 @@ export function setActions(config: ApiConfig, value: string): ApiConfig {
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const at = issue.path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`)).join('');
-    throw usage(`actions${at}: ${issue.message}`, `each step is one of click, wait, waitMs, type+text, press, select+value, scroll, ifExists+then (docs/actions.md); e.g. ${EXAMPLE}`);
+    throw usage(
+      `actions${at}: ${issue.message}`,
+      `each step is one of click, wait, waitMs, type+text, press, select+value, scroll, ifExists+then (docs/actions.md); e.g. ${EXAMPLE}`,
+    );
   }
   return { ...config, actions: checked.data };
 }
@@ -43,6 +46,7 @@ export function actionChanges(before: ApiConfig, after: ApiConfig): Array<{ kind
   const old = before.actions ?? [];
   const now = after.actions ?? [];
   if (JSON.stringify(old) === JSON.stringify(now)) return [];
-  const text = now.length === 0 ? 'actions removed' : old.length === 0 ? `actions added: ${listed(now)}` : `actions changed to: ${listed(now)}`;
+  const text =
+    now.length === 0 ? 'actions removed' : old.length === 0 ? `actions added: ${listed(now)}` : `actions changed to: ${listed(now)}`;
   return [{ kind: 'setting', subject: 'actions', text }];
 }

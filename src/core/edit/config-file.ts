@@ -1,7 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { PagejsonError } from '../shared/index.js';
 import { checkConfigAgainstProject, checkConfigRules, parseConfigText, readConfigFileText } from '../registry/index.js';
-import { ApiConfigSchema, CONFIG_SCHEMA_REF, formatZodIssues, serializeConfig, writeConfigFile, type ApiConfig, type ConfigProblem, type ProjectSettings } from '../config/index.js';
+import {
+  ApiConfigSchema,
+  CONFIG_SCHEMA_REF,
+  formatZodIssues,
+  serializeConfig,
+  writeConfigFile,
+  type ApiConfig,
+  type ConfigProblem,
+  type ProjectSettings,
+} from '../config/index.js';
 import { keepRevision } from './revisions.js';
 
 /**
@@ -30,7 +39,13 @@ export async function openConfigForEdit(file: string, settings?: Pick<ProjectSet
       hint: 'fix the file first (`pagejson validate` lists every problem); edit works on valid configs',
     });
   }
-  return { file, original: result.config, writtenKeys: new Set(Object.keys(JSON.parse(text) as object)), text, ...(settings ? { settings } : {}) };
+  return {
+    file,
+    original: result.config,
+    writtenKeys: new Set(Object.keys(JSON.parse(text) as object)),
+    text,
+    ...(settings ? { settings } : {}),
+  };
 }
 
 const DEFAULTS = ApiConfigSchema.parse({ apiId: 'x', url: 'https://x.example/', structure: [{ name: 'x', type: 'string' }] });
@@ -49,7 +64,8 @@ export function fileShape(editable: EditableConfig, config: ApiConfig): Record<s
 /** Every problem the edited config would have, checked before anything is written. */
 export function problemsOf(file: string, candidate: ApiConfig, settings?: Pick<ProjectSettings, 'models'>): ConfigProblem[] {
   const parsed = ApiConfigSchema.safeParse(candidate);
-  if (!parsed.success) return formatZodIssues(parsed.error.issues, { raw: candidate, schema: ApiConfigSchema }).map((p) => ({ file, ...p }));
+  if (!parsed.success)
+    return formatZodIssues(parsed.error.issues, { raw: candidate, schema: ApiConfigSchema }).map((p) => ({ file, ...p }));
   // What `pagejson validate` would refuse is never saved: the file rules and the project's models alike.
   return [...checkConfigRules(parsed.data, file), ...(settings ? checkConfigAgainstProject(parsed.data, file, settings) : [])];
 }
@@ -65,10 +81,14 @@ export function textOf(editable: EditableConfig, config: ApiConfig): string {
 export async function saveEditedConfig(editable: EditableConfig, config: ApiConfig, keepIn?: string): Promise<string> {
   const problems = problemsOf(editable.file, config, editable.settings);
   if (problems.length > 0) {
-    throw new PagejsonError('CONFIG_INVALID', `the change would make the config invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
-      context: { problems },
-      hint: 'nothing was written; adjust the change and try again',
-    });
+    throw new PagejsonError(
+      'CONFIG_INVALID',
+      `the change would make the config invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      {
+        context: { problems },
+        hint: 'nothing was written; adjust the change and try again',
+      },
+    );
   }
   const text = textOf(editable, config);
   if (keepIn !== undefined && config.revision !== editable.original.revision) await keepRevision(keepIn, editable.original);

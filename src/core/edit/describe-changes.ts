@@ -34,11 +34,18 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
   }
   const oldVars = placeholderNames(before.url);
   const newVars = placeholderNames(after.url);
-  for (const name of newVars) if (!oldVars.includes(name)) changes.push({ kind: 'variable', subject: name, text: `variable ${name} added (example ${show(after.variables[name]?.example)})` });
-  for (const name of oldVars) if (!newVars.includes(name)) changes.push({ kind: 'variable', subject: name, text: `variable ${name} removed` });
+  for (const name of newVars)
+    if (!oldVars.includes(name))
+      changes.push({ kind: 'variable', subject: name, text: `variable ${name} added (example ${show(after.variables[name]?.example)})` });
+  for (const name of oldVars)
+    if (!newVars.includes(name)) changes.push({ kind: 'variable', subject: name, text: `variable ${name} removed` });
   for (const name of newVars) {
     if (oldVars.includes(name) && JSON.stringify(before.variables[name]) !== JSON.stringify(after.variables[name])) {
-      changes.push({ kind: 'variable', subject: name, text: `variable ${name} changed from ${show(before.variables[name])} to ${show(after.variables[name])}` });
+      changes.push({
+        kind: 'variable',
+        subject: name,
+        text: `variable ${name} changed from ${show(before.variables[name])} to ${show(after.variables[name])}`,
+      });
     }
   }
   changes.push(...actionChanges(before, after));
@@ -64,15 +71,21 @@ function compareLevel(before: Field[], after: Field[], prefix: string, changes: 
     const match = arrived.find((f) => sameShape(old, f) && ![...renamed.values()].includes(f.name));
     if (match) renamed.set(old.name, match.name);
   }
-  for (const [from, to] of renamed) changes.push({ kind: 'renamed', subject: prefix + to, text: `field ${prefix}${from} renamed to ${to}` });
+  for (const [from, to] of renamed)
+    changes.push({ kind: 'renamed', subject: prefix + to, text: `field ${prefix}${from} renamed to ${to}` });
 
   for (const field of after) {
     if (!beforeNames.includes(field.name) && ![...renamed.values()].includes(field.name)) {
-      changes.push({ kind: 'added', subject: prefix + field.name, text: `field ${prefix}${field.name} added (${field.type}${field.selector ? `, selector ${show(field.selector)}` : ', model field'})` });
+      changes.push({
+        kind: 'added',
+        subject: prefix + field.name,
+        text: `field ${prefix}${field.name} added (${field.type}${field.selector ? `, selector ${show(field.selector)}` : ', model field'})`,
+      });
     }
   }
   for (const field of before) {
-    if (!afterNames.includes(field.name) && !renamed.has(field.name)) changes.push({ kind: 'removed', subject: prefix + field.name, text: `field ${prefix}${field.name} removed` });
+    if (!afterNames.includes(field.name) && !renamed.has(field.name))
+      changes.push({ kind: 'removed', subject: prefix + field.name, text: `field ${prefix}${field.name} removed` });
   }
   // A field moved when it is outside the longest common order of the shared fields: moving one field to the
   // top reports that field only, not every field it passed.
@@ -91,7 +104,11 @@ function compareLevel(before: Field[], after: Field[], prefix: string, changes: 
     if (!old) continue;
     for (const facet of FIELD_FACETS) {
       if (JSON.stringify(old[facet]) !== JSON.stringify(field[facet])) {
-        changes.push({ kind: 'changed', subject: prefix + field.name, text: `field ${prefix}${field.name}: ${facet} changed from ${show(old[facet])} to ${show(field[facet])}` });
+        changes.push({
+          kind: 'changed',
+          subject: prefix + field.name,
+          text: `field ${prefix}${field.name}: ${facet} changed from ${show(old[facet])} to ${show(field[facet])}`,
+        });
       }
     }
     compareLevel(old.fields ?? [], field.fields ?? [], `${prefix}${field.name}.`, changes);

@@ -65,7 +65,11 @@ function locate(structure: Field[], path: string): { structure: Field[]; found: 
     }
     const field = siblings[index]!;
     if (depth === names.length - 1) return { structure: copy, found: { siblings, index, field } };
-    if (!field.fields) throw editError(`field "${names.slice(0, depth + 1).join('.')}" has no nested fields`, 'only object fields and arrays of objects nest');
+    if (!field.fields)
+      throw editError(
+        `field "${names.slice(0, depth + 1).join('.')}" has no nested fields`,
+        'only object fields and arrays of objects nest',
+      );
     siblings = field.fields;
   }
   throw editError(`empty field path`, 'name a field, e.g. books.price');
@@ -79,8 +83,10 @@ function parentList(structure: Field[], path: string): { structure: Field[]; sib
     return { structure: copy, siblings: copy, name };
   }
   const { structure: copy, found } = locate(structure, names.join('.'));
-  if (found.field.type !== 'object' && found.field.type !== 'array') throw editError(`field "${names.join('.')}" is a ${found.field.type}`, 'fields can be added only inside object and array fields');
-  if (found.field.items) throw editError(`"${names.join('.')}" is an array of scalars`, 'remove its items to make it an array of objects first');
+  if (found.field.type !== 'object' && found.field.type !== 'array')
+    throw editError(`field "${names.join('.')}" is a ${found.field.type}`, 'fields can be added only inside object and array fields');
+  if (found.field.items)
+    throw editError(`"${names.join('.')}" is an array of scalars`, 'remove its items to make it an array of objects first');
   found.field.fields ??= [];
   return { structure: copy, siblings: found.field.fields, name };
 }
@@ -91,7 +97,8 @@ const TOP_LEVEL_SETTERS: Record<string, (config: ApiConfig, value: string) => Ap
   session: (c, v) => ({ ...c, session: parseBoolean('session', v) }),
   caching: (c, v) => ({ ...c, caching: parseBoolean('caching', v) }),
   status: (c, v) => {
-    if (v !== 'active' && v !== 'inactive') throw usage(`status must be active or inactive, not "${v}"`, 'write --set status=active or --set status=inactive');
+    if (v !== 'active' && v !== 'inactive')
+      throw usage(`status must be active or inactive, not "${v}"`, 'write --set status=active or --set status=inactive');
     return { ...c, status: v };
   },
   model: (c, v) => ({ ...c, model: v }),
@@ -124,7 +131,8 @@ function setMonitorEvery(config: ApiConfig, value: string): ApiConfig {
 }
 
 function setMonitorVariables(config: ApiConfig, value: string): ApiConfig {
-  if (!config.monitor) throw usage('set a schedule before its variables', 'write --set monitor.every=15m first (in the same command is fine)');
+  if (!config.monitor)
+    throw usage('set a schedule before its variables', 'write --set monitor.every=15m first (in the same command is fine)');
   if (isOff(value)) {
     const { variables: _old, ...monitor } = config.monitor;
     return { ...config, monitor };
@@ -133,10 +141,14 @@ function setMonitorVariables(config: ApiConfig, value: string): ApiConfig {
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw usage(`monitor.variables must be JSON, got ${value.slice(0, 80)}`, 'write --set \'monitor.variables=[{"city":"paris"},{"city":"lyon"}]\'');
+    throw usage(
+      `monitor.variables must be JSON, got ${value.slice(0, 80)}`,
+      'write --set \'monitor.variables=[{"city":"paris"},{"city":"lyon"}]\'',
+    );
   }
   const sets = Array.isArray(parsed) ? parsed : [parsed];
-  if (sets.some((set) => typeof set !== 'object' || set === null || Array.isArray(set))) throw usage('monitor.variables is a list of objects of variable values', 'write --set \'monitor.variables=[{"city":"paris"}]\'');
+  if (sets.some((set) => typeof set !== 'object' || set === null || Array.isArray(set)))
+    throw usage('monitor.variables is a list of objects of variable values', 'write --set \'monitor.variables=[{"city":"paris"}]\'');
   return { ...config, monitor: { ...config.monitor, variables: sets as Array<Record<string, string>> } };
 }
 
@@ -174,7 +186,10 @@ function setFieldProperty(config: ApiConfig, path: string, property: (typeof FIE
     if (value === 'array' && !found.field.fields && !found.field.items) field.items = { type: 'string' };
     if ((SCALAR_TYPES as readonly string[]).includes(value)) delete field.items;
   } else if (property === 'transform') {
-    field.transform = value.split(',').map((t) => t.trim()).filter(Boolean);
+    field.transform = value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
   } else if (property === 'required') {
     field.required = parseBoolean(`${path}.required`, value);
   } else {
@@ -187,7 +202,8 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
   switch (operation.kind) {
     case 'add': {
       const { structure, siblings, name } = parentList(config.structure, operation.path);
-      if (siblings.some((f) => f.name === name)) throw editError(`a field "${operation.path}" already exists`, 'choose another name or --remove it first');
+      if (siblings.some((f) => f.name === name))
+        throw editError(`a field "${operation.path}" already exists`, 'choose another name or --remove it first');
       const field: Field = { name, type: operation.type };
       if (operation.selector) field.selector = operation.selector;
       // A list of scalars reads its attribute per item (items.attribute); a field-level one would be ignored.
@@ -204,14 +220,18 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
     }
     case 'rename': {
       const { structure, found } = locate(config.structure, operation.path);
-      if (found.siblings.some((f) => f.name === operation.name)) throw editError(`a field "${operation.name}" already exists at that level`, 'choose another name');
+      if (found.siblings.some((f) => f.name === operation.name))
+        throw editError(`a field "${operation.name}" already exists at that level`, 'choose another name');
       found.field.name = operation.name;
       return { ...config, structure };
     }
     case 'move': {
       const { structure, found } = locate(config.structure, operation.path);
       if (!Number.isInteger(operation.position) || operation.position < 1 || operation.position > found.siblings.length) {
-        throw usage(`position ${operation.position} is outside 1..${found.siblings.length}`, 'positions count from 1 within the field\'s level');
+        throw usage(
+          `position ${operation.position} is outside 1..${found.siblings.length}`,
+          "positions count from 1 within the field's level",
+        );
       }
       found.siblings.splice(found.index, 1);
       found.siblings.splice(operation.position - 1, 0, found.field);
@@ -225,19 +245,25 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       if (access) return access(config, operation.value);
       const at = operation.key.lastIndexOf('.');
       const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];
-      if (at > 0 && FIELD_PROPERTIES.includes(property)) return setFieldProperty(config, operation.key.slice(0, at), property, operation.value);
-      throw usage(`cannot set "${operation.key}"`, `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, or PATH.${FIELD_PROPERTIES.join('|')}`);
+      if (at > 0 && FIELD_PROPERTIES.includes(property))
+        return setFieldProperty(config, operation.key.slice(0, at), property, operation.value);
+      throw usage(
+        `cannot set "${operation.key}"`,
+        `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, or PATH.${FIELD_PROPERTIES.join('|')}`,
+      );
     }
     case 'var':
       return { ...config, ...markVariable(config, operation.spec, operation.name) };
     case 'unvar':
       return { ...config, ...unmarkVariable(config, operation.name) };
     case 'nest': {
-      if (operation.into === operation.path || operation.into.startsWith(`${operation.path}.`)) throw editError(`cannot nest "${operation.path}" into itself`, 'choose another container');
+      if (operation.into === operation.path || operation.into.startsWith(`${operation.path}.`))
+        throw editError(`cannot nest "${operation.path}" into itself`, 'choose another container');
       const { structure, found } = locate(config.structure, operation.path);
       found.siblings.splice(found.index, 1);
       const target = parentList(structure, `${operation.into}.${found.field.name}`);
-      if (target.siblings.some((f) => f.name === found.field.name)) throw editError(`"${operation.into}" already has a field "${found.field.name}"`, 'rename one of them first');
+      if (target.siblings.some((f) => f.name === found.field.name))
+        throw editError(`"${operation.into}" already has a field "${found.field.name}"`, 'rename one of them first');
       target.siblings.push(found.field);
       return { ...config, structure: target.structure };
     }

@@ -1,4 +1,12 @@
-import { DEFAULT_MAX_PAGES, PAGINATION_KINDS, PaginationSchema, describePagination, type ApiConfig, type PaginationKind, type PaginationSettings } from '../config/index.js';
+import {
+  DEFAULT_MAX_PAGES,
+  PAGINATION_KINDS,
+  PaginationSchema,
+  describePagination,
+  type ApiConfig,
+  type PaginationKind,
+  type PaginationSettings,
+} from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 
 /**
@@ -9,7 +17,7 @@ import { PagejsonError } from '../shared/index.js';
  * field) are validate's, run before any save.
  */
 const OFF = ['', 'null', 'off', 'none', 'false'];
-const EXAMPLE = '--set pagination.next=\'a[rel=next]\' or --set pagination.variable=page';
+const EXAMPLE = "--set pagination.next='a[rel=next]' or --set pagination.variable=page";
 
 function usage(message: string, hint: string): PagejsonError {
   return new PagejsonError('USAGE', message, { hint });
@@ -28,7 +36,10 @@ function checked(config: ApiConfig, value: unknown): ApiConfig {
   if (result.success) return { ...config, pagination: result.data };
   const issue = result.error.issues[0]!;
   const at = issue.path.map((segment) => `.${String(segment)}`).join('');
-  throw usage(`pagination${at}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}` : issue.message}`, `keys: ${[...PAGINATION_KINDS, 'start', 'maxPages', 'maxItems', 'list', 'key'].join(', ')}; e.g. ${EXAMPLE}`);
+  throw usage(
+    `pagination${at}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')}` : issue.message}`,
+    `keys: ${[...PAGINATION_KINDS, 'start', 'maxPages', 'maxItems', 'list', 'key'].join(', ')}; e.g. ${EXAMPLE}`,
+  );
 }
 
 function setWhole(config: ApiConfig, value: string): ApiConfig {
@@ -37,7 +48,10 @@ function setWhole(config: ApiConfig, value: string): ApiConfig {
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw usage(`pagination must be JSON or off, got ${value.slice(0, 80)}`, `write --set 'pagination={"next":"a[rel=next]","maxPages":5}', or ${EXAMPLE}`);
+    throw usage(
+      `pagination must be JSON or off, got ${value.slice(0, 80)}`,
+      `write --set 'pagination={"next":"a[rel=next]","maxPages":5}', or ${EXAMPLE}`,
+    );
   }
   return checked(config, parsed);
 }
@@ -60,19 +74,24 @@ function setKind(kind: PaginationKind) {
 
 function parseTrue(value: string): true {
   if (['true', 'yes', 'on', '1'].includes(value.trim().toLowerCase())) return true;
-  throw usage(`pagination.scroll is true or off, not "${value}"`, 'write --set pagination.scroll=true (scraper 3), or --set pagination=off');
+  throw usage(
+    `pagination.scroll is true or off, not "${value}"`,
+    'write --set pagination.scroll=true (scraper 3), or --set pagination=off',
+  );
 }
 
 type Setting = 'start' | 'maxPages' | 'maxItems' | 'list' | 'key';
 
 function setSetting(key: Setting) {
   return (config: ApiConfig, value: string): ApiConfig => {
-    if (!config.pagination) throw usage(`set a pagination kind before pagination.${key}`, `write ${EXAMPLE} first (in the same command is fine)`);
+    if (!config.pagination)
+      throw usage(`set a pagination kind before pagination.${key}`, `write ${EXAMPLE} first (in the same command is fine)`);
     const { [key]: _old, ...rest } = config.pagination;
     if (isOff(value)) return checked(config, rest);
     const numeric = key === 'start' || key === 'maxPages' || key === 'maxItems';
     const parsed = numeric ? Number(value) : value.trim();
-    if (numeric && !Number.isInteger(parsed)) throw usage(`pagination.${key} is a whole number, not "${value}"`, `e.g. --set pagination.${key}=${key === 'start' ? 0 : 5}`);
+    if (numeric && !Number.isInteger(parsed))
+      throw usage(`pagination.${key} is a whole number, not "${value}"`, `e.g. --set pagination.${key}=${key === 'start' ? 0 : 5}`);
     return checked(config, { ...rest, [key]: parsed });
   };
 }

@@ -75,7 +75,15 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
       replacedAt: entry.replacedAt,
       changes: adjacent ? describeChanges(before.config, entry.config) : null,
       patch: adjacent
-        ? createTwoFilesPatch(`${name} (revision ${before.config.revision})`, `${name} (revision ${entry.config.revision})`, serializeConfig(withAccessShown(before.config)), serializeConfig(withAccessShown(entry.config)), undefined, undefined, { context: 2 })
+        ? createTwoFilesPatch(
+            `${name} (revision ${before.config.revision})`,
+            `${name} (revision ${entry.config.revision})`,
+            serializeConfig(withAccessShown(before.config)),
+            serializeConfig(withAccessShown(entry.config)),
+            undefined,
+            undefined,
+            { context: 2 },
+          )
             .split('\n')
             // The first line is a rule of '=' signs; the last is empty.
             .slice(1, -1)

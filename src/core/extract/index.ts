@@ -1,12 +1,41 @@
 export { DEFAULT_DOCUMENT_LIMITS, sectionRoots, type DocumentLimits } from './engine/dom.js';
 export { fieldContexts, fieldMatches } from './engine/field-context.js';
-export { compileSelector, compileStructure, dataJsonSchema, getStructureOutline, isEmptyValue, parseHtml, selectSection, validateSelector, validateTransform, type HtmlDocument } from './engine/index.js';
+export {
+  compileSelector,
+  compileStructure,
+  dataJsonSchema,
+  getStructureOutline,
+  isEmptyValue,
+  parseHtml,
+  selectSection,
+  validateSelector,
+  validateTransform,
+  type HtmlDocument,
+} from './engine/index.js';
 export { webUrlsIn, webUrlsOnly } from './engine/index.js';
 export { parseLocaleNumber } from './engine/numbers.js';
 export { isUnreadElement } from './engine/reading.js';
 export { candidateSections } from './engine/sections.js';
 export { selectorCostProblem } from './engine/selector-cost.js';
-export { allElements, attr, classesOf, cssModulePrefix, elementChildren, isElement, isInside, isStableClass, ownText, parentElement, quoteAttributeValue, rawText, selectIn, stableClasses, textOf, type Document, type Element } from './page/dom.js';
+export {
+  allElements,
+  attr,
+  classesOf,
+  cssModulePrefix,
+  elementChildren,
+  isElement,
+  isInside,
+  isStableClass,
+  ownText,
+  parentElement,
+  quoteAttributeValue,
+  rawText,
+  selectIn,
+  stableClasses,
+  textOf,
+  type Document,
+  type Element,
+} from './page/dom.js';
 export { groupSelector, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, uniqueSelector } from './page/selectors.js';
 export { createInProcessExtractor, type Extractor } from './workers/index.js';
 export { createWorkerPoolExtractor } from './workers/index.js';

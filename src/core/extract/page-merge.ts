@@ -30,7 +30,8 @@ export interface PageMerge {
 
 /** The list a pagination merges into: the one it names, else the structure's first top-level array field. */
 export function paginationListField(structure: readonly Field[], pagination: { list?: string | undefined }): string | undefined {
-  if (pagination.list !== undefined) return structure.some((field) => field.name === pagination.list && field.type === 'array') ? pagination.list : undefined;
+  if (pagination.list !== undefined)
+    return structure.some((field) => field.name === pagination.list && field.type === 'array') ? pagination.list : undefined;
   return structure.find((field) => field.type === 'array')?.name;
 }
 

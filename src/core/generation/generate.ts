@@ -1,4 +1,16 @@
-import { API_ID_PATTERN, ApiConfigSchema, CONFIG_SCHEMA_REF, DEFAULT_MAX_PAGES, markVariable, type ApiConfig, type Field, type LoginSettings, type ProxySettings, type RequestSettings, type ScraperNumber } from '../config/index.js';
+import {
+  API_ID_PATTERN,
+  ApiConfigSchema,
+  CONFIG_SCHEMA_REF,
+  DEFAULT_MAX_PAGES,
+  markVariable,
+  type ApiConfig,
+  type Field,
+  type LoginSettings,
+  type ProxySettings,
+  type RequestSettings,
+  type ScraperNumber,
+} from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
 import { loginOf, scraperByNumber, type Scraper } from '../fetch/index.js';
@@ -52,7 +64,15 @@ export const DEFAULT_SELECTOR = 'body';
 
 export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
   const { url, apiId, template, selector } = checkRequest(request);
-  const page = await deps.scraperFor(request.scraper).fetch({ url, session: request.session, access: { endpoint: apiId, ...request.access }, ...loginOf({ apiId, login: request.login }), ...(deps.signal ? { signal: deps.signal } : {}) });
+  const page = await deps
+    .scraperFor(request.scraper)
+    .fetch({
+      url,
+      session: request.session,
+      access: { endpoint: apiId, ...request.access },
+      ...loginOf({ apiId, login: request.login }),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
   const sectionHtml = sectionOf(page, selector);
   const model = await deps.modelFor(request.model);
   const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
@@ -102,7 +122,9 @@ function checkRequest(request: GenerateRequest): { url: string; apiId: string; t
   }
   const apiId = request.apiId ?? defaultApiId(url);
   if (!API_ID_PATTERN.test(apiId)) {
-    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, { hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)' });
+    throw new PagejsonError('USAGE', `"${apiId}" is not a valid API id`, {
+      hint: 'use 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit (--id)',
+    });
   }
   // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
   let template: UrlTemplate = { url, variables: {} };
@@ -118,7 +140,10 @@ function sectionOf(page: { html: string; finalUrl: string }, selector: string): 
   const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
   throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
     context: { selector, url: page.finalUrl, candidates: offered },
-    hint: offered.length > 0 ? `sections this page has: ${list}; or leave --selector out for the whole page` : 'check the selector against the page source, or leave --selector out for the whole page',
+    hint:
+      offered.length > 0
+        ? `sections this page has: ${list}; or leave --selector out for the whole page`
+        : 'check the selector against the page source, or leave --selector out for the whole page',
   });
 }
 
@@ -126,7 +151,12 @@ function sectionOf(page: { html: string; finalUrl: string }, selector: string): 
  * The model's structure as it will be saved. A narrowed section means what it says: a field that only the
  * whole page yields (a proposal from outside the section) is not offered, whichever model proposed it.
  */
-function proposedStructure(proposed: Field[], request: GenerateRequest, selector: string, page: { html: string; finalUrl: string }): { structure: Field[]; doc: ReturnType<typeof parseHtml> } {
+function proposedStructure(
+  proposed: Field[],
+  request: GenerateRequest,
+  selector: string,
+  page: { html: string; finalUrl: string },
+): { structure: Field[]; doc: ReturnType<typeof parseHtml> } {
   const pageUrl = page.finalUrl;
   if (proposed.length === 0) {
     throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract in "${selector}" on ${pageUrl}`, {
@@ -159,7 +189,10 @@ interface SampleInput {
  * The sample shows what retrieval will return, model fields included (never with heuristic: they stay null).
  * Only top-level ones: the OpenAI model turns unmatched selectors into top-level model fields, nothing deeper.
  */
-async function sampleOf(proposal: { structure: Field[]; usage?: TokenUsage }, input: SampleInput): Promise<{ sample: Record<string, unknown>; usage: TokenUsage | undefined }> {
+async function sampleOf(
+  proposal: { structure: Field[]; usage?: TokenUsage },
+  input: SampleInput,
+): Promise<{ sample: Record<string, unknown>; usage: TokenUsage | undefined }> {
   const { request, model, selector, pageUrl } = input;
   const compiled = compileStructure({ selector, structure: proposal.structure });
   const sample = compiled.extractFromDocument(input.doc, pageUrl).data;
@@ -197,10 +230,14 @@ export function checkSourceUrl(text: string): string {
   try {
     parsed = new URL(text.trim());
   } catch {
-    throw new PagejsonError('USAGE', `"${text}" is not a URL`, { hint: 'give the full address, e.g. https://shop.example/catalogue/index.html' });
+    throw new PagejsonError('USAGE', `"${text}" is not a URL`, {
+      hint: 'give the full address, e.g. https://shop.example/catalogue/index.html',
+    });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new PagejsonError('USAGE', `only http and https pages can be fetched, not ${parsed.protocol}`, { hint: 'give an http:// or https:// address' });
+    throw new PagejsonError('USAGE', `only http and https pages can be fetched, not ${parsed.protocol}`, {
+      hint: 'give an http:// or https:// address',
+    });
   }
   return parsed.href;
 }
@@ -209,7 +246,9 @@ export function checkSourceUrl(text: string): string {
 export function parseVarFlag(flag: string): { spec: string; name: string } {
   const match = /^((?:path|query):[^=]+)=(.+)$/.exec(flag.trim());
   if (!match) {
-    throw new PagejsonError('USAGE', `cannot read --var "${flag}"`, { hint: 'write --var path:N=NAME (N-th path segment, from 1) or --var query:PARAM=NAME' });
+    throw new PagejsonError('USAGE', `cannot read --var "${flag}"`, {
+      hint: 'write --var path:N=NAME (N-th path segment, from 1) or --var query:PARAM=NAME',
+    });
   }
   return { spec: match[1]!, name: match[2]! };
 }
@@ -226,7 +265,11 @@ export function defaultApiId(url: string): string {
     .map((segment) => safeDecode(segment).replace(/\.[a-z0-9]+$/i, ''))
     .filter((segment) => segment !== '' && segment !== 'index');
   const last = segments.at(-1);
-  const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
   const hostSlug = slug(host) || 'page';
   const lastSlug = last ? slug(last) : '';
   const id = (lastSlug ? `${hostSlug}-${lastSlug}` : hostSlug).slice(0, 64).replace(/-+$/, '');

@@ -1,2 +1,11 @@
-export { checkSourceUrl, DEFAULT_SELECTOR, defaultApiId, generateConfig, parseVarFlag, type GenerateDeps, type GenerateRequest, type GenerateResult } from './generate.js';
+export {
+  checkSourceUrl,
+  DEFAULT_SELECTOR,
+  defaultApiId,
+  generateConfig,
+  parseVarFlag,
+  type GenerateDeps,
+  type GenerateRequest,
+  type GenerateResult,
+} from './generate.js';
 export { generateIsolated, type IsolatedGenerateDeps } from './isolated.js';

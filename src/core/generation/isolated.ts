@@ -34,8 +34,19 @@ function workerFile(): string {
 }
 
 export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerateDeps): Promise<GenerateResult> {
-  const job: GenerationJob = { request, models: deps.models, env: deps.env, modelTimeoutMs: deps.modelTimeoutMs, now: (deps.now?.() ?? new Date()).toISOString() };
-  const worker = new Worker(workerFile(), { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 }, stdout: true, stderr: true });
+  const job: GenerationJob = {
+    request,
+    models: deps.models,
+    env: deps.env,
+    modelTimeoutMs: deps.modelTimeoutMs,
+    now: (deps.now?.() ?? new Date()).toISOString(),
+  };
+  const worker = new Worker(workerFile(), {
+    workerData: job,
+    resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 16 },
+    stdout: true,
+    stderr: true,
+  });
   return new Promise<GenerateResult>((resolve, reject) => {
     let settled = false;
     /** The page the thread asked for: the result's html is this, rather than a copy sent back. */
@@ -48,7 +59,15 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
       settle();
     };
     const timer = setTimeout(
-      () => finish(() => reject(new PagejsonError('EXTRACTION_TIMEOUT', `generation stopped: it ran past its budget of ${deps.budgetMs} ms`, { context: { budgetMs: deps.budgetMs }, hint: 'narrow the page with a section selector, or try another model' }))),
+      () =>
+        finish(() =>
+          reject(
+            new PagejsonError('EXTRACTION_TIMEOUT', `generation stopped: it ran past its budget of ${deps.budgetMs} ms`, {
+              context: { budgetMs: deps.budgetMs },
+              hint: 'narrow the page with a section selector, or try another model',
+            }),
+          ),
+        ),
       deps.budgetMs,
     );
     worker.on('message', (message: WorkerReply) => {
@@ -59,7 +78,10 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
           .then(
             (page) => {
               fetched = page.html;
-              return { kind: 'page', page: { finalUrl: page.finalUrl, status: page.status, headers: page.headers, html: page.html } } satisfies GenerationMessage;
+              return {
+                kind: 'page',
+                page: { finalUrl: page.finalUrl, status: page.status, headers: page.headers, html: page.html },
+              } satisfies GenerationMessage;
             },
             (error: unknown) => ({ kind: 'fetch-failed', error: errorToData(error, { code: 'FETCH_FAILED' }) }) satisfies GenerationMessage,
           )
@@ -69,7 +91,17 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
       if (message.kind === 'done') finish(() => resolve({ ...message.result, html: fetched }));
       else finish(() => reject(errorFromData(message.error)));
     });
-    worker.on('error', (error) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread stopped (${error.message})`, { hint: 'the page may be too large or deeply nested for generation; narrow it with a section selector' }))));
-    worker.on('exit', (code) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread exited with code ${code}`))));
+    worker.on('error', (error) =>
+      finish(() =>
+        reject(
+          new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread stopped (${error.message})`, {
+            hint: 'the page may be too large or deeply nested for generation; narrow it with a section selector',
+          }),
+        ),
+      ),
+    );
+    worker.on('exit', (code) =>
+      finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `generation failed: its thread exited with code ${code}`))),
+    );
   });
 }

@@ -1,4 +1,14 @@
-import { allElements, attr, classesOf, nextLinkHref, parentElement, textOf, uniqueSelector, type Document, type Element } from '../extract/index.js';
+import {
+  allElements,
+  attr,
+  classesOf,
+  nextLinkHref,
+  parentElement,
+  textOf,
+  uniqueSelector,
+  type Document,
+  type Element,
+} from '../extract/index.js';
 
 /**
  * A recognisable next-page link on a generated page (docs/pagination.md, "generate"), for `generate` to propose
@@ -15,12 +25,22 @@ export interface NextLinkProposal {
   href: string;
 }
 
-const NEXT_WORDS = /^(next|next page|next ›|next »|next →|›|»|→|>|more|older|older posts|suivant|suivante|siguiente|weiter|nächste|volgende|successivo|próximo|次へ)$/i;
+const NEXT_WORDS =
+  /^(next|next page|next ›|next »|next →|›|»|→|>|more|older|older posts|suivant|suivante|siguiente|weiter|nächste|volgende|successivo|próximo|次へ)$/i;
 const NEXT_LABEL = /\bnext\b/i;
 const NEXT_CLASS = /(^|[-_])next($|[-_])/i;
 
 /** Selectors a user would write for the usual pagers, tried before a structural one. */
-const WELL_KNOWN = ['a[rel~="next"]', 'link[rel~="next"]', '.pagination a.next', '.pagination .next a', 'li.next > a', 'a.next', 'a[aria-label="Next page"]', 'a[aria-label="Next"]'];
+const WELL_KNOWN = [
+  'a[rel~="next"]',
+  'link[rel~="next"]',
+  '.pagination a.next',
+  '.pagination .next a',
+  'li.next > a',
+  'a.next',
+  'a[aria-label="Next page"]',
+  'a[aria-label="Next"]',
+];
 
 function saysNext(element: Element): boolean {
   const text = textOf(element);

@@ -25,12 +25,27 @@ const viaParent: Scraper = {
   fetch: (request: FetchRequest) =>
     new Promise<FetchResult>((resolve, reject) => {
       pending = { resolve, reject };
-      port.postMessage({ kind: 'fetch', request: { url: request.url, ...(request.session !== undefined ? { session: request.session } : {}), ...(request.access ? { access: request.access } : {}) } } satisfies WorkerReply);
+      port.postMessage({
+        kind: 'fetch',
+        request: {
+          url: request.url,
+          ...(request.session !== undefined ? { session: request.session } : {}),
+          ...(request.access ? { access: request.access } : {}),
+        },
+      } satisfies WorkerReply);
     }),
   close: async () => undefined,
 };
 
 generateConfig(job.request, { scraperFor: () => viaParent, modelFor: (name) => models.get(name), now: () => new Date(job.now) }).then(
-  (result) => port.postMessage({ kind: 'done', result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, ...(result.usage ? { usage: result.usage } : {}) } } satisfies WorkerReply),
-  (error: unknown) => port.postMessage({ kind: 'failed', error: errorToData(error, { code: 'INTERNAL', prefix: 'generation failed: ' }) } satisfies WorkerReply),
+  (result) =>
+    port.postMessage({
+      kind: 'done',
+      result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, ...(result.usage ? { usage: result.usage } : {}) },
+    } satisfies WorkerReply),
+  (error: unknown) =>
+    port.postMessage({
+      kind: 'failed',
+      error: errorToData(error, { code: 'INTERNAL', prefix: 'generation failed: ' }),
+    } satisfies WorkerReply),
 );

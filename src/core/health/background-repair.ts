@@ -22,7 +22,14 @@ import { readSnapshots, SNAPSHOT_DIR } from './snapshots.js';
 export type HealMode = 'off' | 'propose' | 'apply';
 
 export type RepairEvent =
-  | { kind: 'repair'; apiId: string; outcome: 'proposed' | 'applied'; file: string; revision: number; recovery: { found: number; total: number } }
+  | {
+      kind: 'repair';
+      apiId: string;
+      outcome: 'proposed' | 'applied';
+      file: string;
+      revision: number;
+      recovery: { found: number; total: number };
+    }
   | { kind: 'repair'; apiId: string; outcome: 'none' | 'failed'; reason: string };
 
 export interface BackgroundRepairOptions {
@@ -62,24 +69,49 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), closing.signal]);
     const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
     const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
-    if (!expected) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
-    const page = await options.scraperFor(config).fetch({ url: resolveSourceUrl(config, values), session: config.session && config.scraper === 1, signal, ...accessOf(config), ...actionSteps(config, values) });
+    if (!expected)
+      return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
+    const page = await options
+      .scraperFor(config)
+      .fetch({
+        url: resolveSourceUrl(config, values),
+        session: config.session && config.scraper === 1,
+        signal,
+        ...accessOf(config),
+        ...actionSteps(config, values),
+      });
     const proposal = await repairIsolated({ config, html: page.html, pageUrl: page.finalUrl, expected }, options.thread, closing.signal);
-    if (proposal.changes.length === 0 || proposal.recovery.found === 0) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
+    if (proposal.changes.length === 0 || proposal.recovery.found === 0)
+      return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
     if (options.mode === 'apply') {
       const file = `${options.configsDir}/${config.apiId}.json`;
       const editable = await openConfigForEdit(file);
       // Only over the revision that failed: a file edited meanwhile is the user's and stays as it is.
-      if (editable.original.revision !== config.revision) return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'the file changed meanwhile' });
+      if (editable.original.revision !== config.revision)
+        return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'the file changed meanwhile' });
       // The reviewed revision is kept beside the snapshots before the file is replaced: nothing is lost.
       const keep = join(options.configsDir, SNAPSHOT_DIR, config.apiId, `revision-${config.revision}.json`);
       await mkdir(dirname(keep), { recursive: true });
       await writeFileAtomic(keep, editable.text);
       await saveEditedConfig(editable, proposal.config);
-      return emit({ kind: 'repair', apiId: config.apiId, outcome: 'applied', file, revision: proposal.config.revision, recovery: proposal.recovery });
+      return emit({
+        kind: 'repair',
+        apiId: config.apiId,
+        outcome: 'applied',
+        file,
+        revision: proposal.config.revision,
+        recovery: proposal.recovery,
+      });
     }
     const file = await writeProposal(options.configsDir, proposal.config);
-    emit({ kind: 'repair', apiId: config.apiId, outcome: 'proposed', file, revision: proposal.config.revision, recovery: proposal.recovery });
+    emit({
+      kind: 'repair',
+      apiId: config.apiId,
+      outcome: 'proposed',
+      file,
+      revision: proposal.config.revision,
+      recovery: proposal.recovery,
+    });
   }
 
   return {
@@ -89,7 +121,11 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
       if (attempted.has(key)) return;
       attempted.set(key, true);
       // One at a time, after whatever runs: repairs never compete with each other for the source.
-      chain = chain.then(() => repair(config, values)).catch((error: unknown) => emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }));
+      chain = chain
+        .then(() => repair(config, values))
+        .catch((error: unknown) =>
+          emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }),
+        );
     },
     idle: () => chain,
     close() {

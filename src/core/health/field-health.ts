@@ -33,9 +33,10 @@ export interface Health {
   failing: string[];
 }
 
-
 function valueAt(record: unknown, name: string): unknown {
-  return record !== null && typeof record === 'object' && !Array.isArray(record) && Object.hasOwn(record, name) ? (record as Record<string, unknown>)[name] : undefined;
+  return record !== null && typeof record === 'object' && !Array.isArray(record) && Object.hasOwn(record, name)
+    ? (record as Record<string, unknown>)[name]
+    : undefined;
 }
 
 function collect(fields: Field[], data: unknown, expected: unknown, prefix: string, out: FieldHealth[]): void {
@@ -73,7 +74,8 @@ export function assessHealth(structure: Field[], data: Record<string, unknown>, 
   const hardProblem = fields.some((field) => field.problem === 'required-empty' || field.problem === 'array-emptied');
   // "Most fields empty": of the fields known to have had values (all fields without an expectation).
   const known = expected === undefined ? fields : fields.filter((field) => field.problem === 'emptied' || field.matched);
-  const emptied = expected === undefined ? fields.filter((field) => !field.matched).length : fields.filter((field) => field.problem === 'emptied').length;
+  const emptied =
+    expected === undefined ? fields.filter((field) => !field.matched).length : fields.filter((field) => field.problem === 'emptied').length;
   const most = known.length > 0 && emptied * 2 > known.length;
   if (fields.every((field) => !field.matched)) return { state: 'broken', fields, failing: fields.map((field) => field.path) };
   return { state: hardProblem || most ? 'degraded' : 'healthy', fields, failing };

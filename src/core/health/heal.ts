@@ -1,6 +1,21 @@
 import type { AnyNode } from 'domhandler';
 import type { ApiConfig, Field } from '../config/index.js';
-import { allElements, compileStructure, elementChildren, groupSelector, parentElement, parseHtml, parseLocaleNumber, relativeCandidates, relativeSelector, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../extract/index.js';
+import {
+  allElements,
+  compileStructure,
+  elementChildren,
+  groupSelector,
+  parentElement,
+  parseHtml,
+  parseLocaleNumber,
+  relativeCandidates,
+  relativeSelector,
+  selectIn,
+  stableClasses,
+  textOf,
+  uniqueSelector,
+  type Element,
+} from '../extract/index.js';
 
 /**
  * Repair by value anchoring (the `heuristic` model's `heal`): the last good values of an endpoint (its
@@ -48,7 +63,11 @@ function indexPage(html: string, selector: string, pageUrl: string): PageIndex {
     .filter((element) => !['script', 'style', 'head'].includes(element.name))
     .map((element) => ({ element, text: textOf(element) }))
     .filter(({ text }) => text.length > 0 && text.length <= MAX_TEXT)
-    .map(({ element, text }) => ({ element, text: norm(text), number: text.length <= 40 ? parseLocaleNumber(text.replace(/[^\d.,\s'-]/g, '').trim()) : null }));
+    .map(({ element, text }) => ({
+      element,
+      text: norm(text),
+      number: text.length <= 40 ? parseLocaleNumber(text.replace(/[^\d.,\s'-]/g, '').trim()) : null,
+    }));
   return { roots, texts, elements, pageUrl };
 }
 
@@ -62,15 +81,29 @@ function holders(index: PageIndex, field: Field, value: unknown): Element[] {
       if (raw === undefined) return false;
       if (norm(raw) === wanted) return true;
       try {
-        return norm(new URL(raw, index.pageUrl).href) === wanted || norm(new URL(raw, index.pageUrl).pathname) === norm(new URL(String(value), index.pageUrl).pathname);
+        return (
+          norm(new URL(raw, index.pageUrl).href) === wanted ||
+          norm(new URL(raw, index.pageUrl).pathname) === norm(new URL(String(value), index.pageUrl).pathname)
+        );
       } catch {
         return false;
       }
     });
   }
-  const matches = index.texts.filter(({ text, number }) => (typeof value === 'number' ? number === value || text === norm(value) : text === norm(value) || (norm(value).length >= 4 && text.includes(norm(value)) && text.length <= norm(value).length * 2)));
+  const matches = index.texts.filter(({ text, number }) =>
+    typeof value === 'number'
+      ? number === value || text === norm(value)
+      : text === norm(value) || (norm(value).length >= 4 && text.includes(norm(value)) && text.length <= norm(value).length * 2),
+  );
   const set = new Set(matches.map(({ element }) => element));
-  return matches.map(({ element }) => element).filter((element) => !elementChildren(element).some((child) => set.has(child) || allElements([child]).some((inner) => set.has(inner) && inner !== element)));
+  return matches
+    .map(({ element }) => element)
+    .filter(
+      (element) =>
+        !elementChildren(element).some(
+          (child) => set.has(child) || allElements([child]).some((inner) => set.has(inner) && inner !== element),
+        ),
+    );
 }
 
 function ancestors(element: Element): Element[] {
@@ -107,7 +140,8 @@ function record(value: unknown): Record<string, unknown> {
 /** The tag names from below `ancestor` down to `element`. */
 function tagPath(ancestor: Element, element: Element): string[] {
   const names: string[] = [];
-  for (let current: Element | null = element; current && current !== ancestor; current = parentElement(current)) names.unshift(current.name);
+  for (let current: Element | null = element; current && current !== ancestor; current = parentElement(current))
+    names.unshift(current.name);
   return names;
 }
 
@@ -120,7 +154,9 @@ function itemsFrom(containers: Element[], roots: AnyNode[]): { items: Element[];
     const tag = children[0]!.name;
     if (children.every((child) => child.name === tag) && new Set(children).size === children.length) {
       const shared = stableClasses(children[0]!).filter((cls) => children.every((child) => stableClasses(child).includes(cls)));
-      return { items: elementChildren(parent).filter((child) => child.name === tag && shared.every((cls) => stableClasses(child).includes(cls))) };
+      return {
+        items: elementChildren(parent).filter((child) => child.name === tag && shared.every((cls) => stableClasses(child).includes(cls))),
+      };
     }
     // Records spread over several containers (rows of cards): every element at the records' tag path.
     const path = tagPath(parent, containers[0]!);
@@ -134,7 +170,9 @@ function itemsFrom(containers: Element[], roots: AnyNode[]): { items: Element[];
   for (let current: Element | null = containers[0] ?? null; current; current = parentElement(current)) {
     const parent = parentElement(current);
     if (!parent) break;
-    const alike = elementChildren(parent).filter((child) => child.name === current!.name && (stableClasses(current!)[0] ?? '') === (stableClasses(child)[0] ?? ''));
+    const alike = elementChildren(parent).filter(
+      (child) => child.name === current!.name && (stableClasses(current!)[0] ?? '') === (stableClasses(child)[0] ?? ''),
+    );
     if (alike.length >= 2) return { items: alike };
   }
   return { items: containers };
@@ -165,9 +203,12 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
   for (const item of expectedItems) {
     const elements = new Map<string, Element>();
     // A list inside a record (feature bullets) is found by its first value.
-    const valueOf = (sub: Field) => (sub.type === 'array' && Array.isArray(item[sub.name]) ? (item[sub.name] as unknown[])[0] : item[sub.name]);
+    const valueOf = (sub: Field) =>
+      sub.type === 'array' && Array.isArray(item[sub.name]) ? (item[sub.name] as unknown[])[0] : item[sub.name];
     const probe = (sub: Field): Field => (sub.type === 'array' ? ({ name: sub.name, type: 'string', ...(sub.items ?? {}) } as Field) : sub);
-    const candidates = subfields.map((sub) => ({ sub, found: holders(context.index, probe(sub), valueOf(sub)) })).filter(({ found: list }) => list.length > 0);
+    const candidates = subfields
+      .map((sub) => ({ sub, found: holders(context.index, probe(sub), valueOf(sub)) }))
+      .filter(({ found: list }) => list.length > 0);
     if (candidates.length === 0) continue;
     // The rarest value anchors the record (a title beats a rank of "1" that is everywhere).
     const rarest = [...candidates].sort((a, b) => a.found.length - b.found.length)[0]!;
@@ -184,7 +225,9 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
     for (const { sub, found: list } of candidates) elements.set(sub.name, sub === rarest.sub ? anchor : nearest(list, anchor)!);
     found.push(elements);
   }
-  const containers = found.map((elements) => (elements.size > 1 ? commonAncestor([...elements.values()]) : parentElement([...elements.values()][0]!))).filter((element): element is Element => element !== null);
+  const containers = found
+    .map((elements) => (elements.size > 1 ? commonAncestor([...elements.values()]) : parentElement([...elements.values()][0]!)))
+    .filter((element): element is Element => element !== null);
   if (containers.length === 0) {
     context.unrepaired.push(path);
     return field;
@@ -200,7 +243,8 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
       .map((element) => ({ item: itemOf(element), element }))
       .filter((slot): slot is { item: Element; element: Element } => slot.item !== undefined);
     if (slots.length === 0) {
-      if (expectedItems.some((item) => item[sub.name] !== null && item[sub.name] !== undefined)) context.unrepaired.push(`${path}.${sub.name}`);
+      if (expectedItems.some((item) => item[sub.name] !== null && item[sub.name] !== undefined))
+        context.unrepaired.push(`${path}.${sub.name}`);
       return sub;
     }
     const candidates = slots[0]!.element === slots[0]!.item ? [':scope'] : relativeCandidates(slots[0]!.element, slots[0]!.item);
@@ -219,7 +263,9 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
 function healScalars(field: Field, value: unknown, path: string, context: Context): Field {
   const item = field.items ?? { type: 'string' as const };
   const values = (Array.isArray(value) ? value : []).slice(0, 6);
-  const elements = values.map((v) => holders(context.index, { name: 'x', ...item } as Field, v)[0]).filter((element): element is Element => element !== undefined);
+  const elements = values
+    .map((v) => holders(context.index, { name: 'x', ...item } as Field, v)[0])
+    .filter((element): element is Element => element !== undefined);
   if (elements.length === 0) {
     if (values.length > 0) context.unrepaired.push(path);
     return field;
@@ -238,7 +284,8 @@ function healFields(fields: Field[], expected: Record<string, unknown>, prefix: 
   return fields.map((field) => {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const value = expected[field.name];
-    if (field.type === 'object' && field.fields && field.selector === undefined) return { ...field, fields: healFields(field.fields, record(value), path, context) };
+    if (field.type === 'object' && field.fields && field.selector === undefined)
+      return { ...field, fields: healFields(field.fields, record(value), path, context) };
     if (field.selector === undefined) return field; // a model field: nothing to anchor
     if (field.type === 'array' && field.fields) return healObjects(field, value, path, context);
     if (field.type === 'array') return healScalars(field, value, path, context);
@@ -280,7 +327,8 @@ export function healStructure(input: HealInput): HealResult {
     const old = input.config.structure[position]!;
     if (healed === old) return old;
     const expected = { [old.name]: input.expected[old.name] };
-    const score = (field: Field) => recoveryOf(expected, { [field.name]: extractOne(input.config.selector, field, input.html, input.pageUrl) }).found;
+    const score = (field: Field) =>
+      recoveryOf(expected, { [field.name]: extractOne(input.config.selector, field, input.html, input.pageUrl) }).found;
     if (score(old) >= score(healed)) {
       context.repaired = context.repaired.filter((path) => path !== old.name && !path.startsWith(`${old.name}.`));
       return old;
@@ -296,9 +344,16 @@ export function healStructure(input: HealInput): HealResult {
   // Unrepaired are the fields whose values are still missing, not those that never broke.
   const missing = (path: string) => {
     const [top, sub] = path.split('.');
-    const pick = (value: unknown) => (sub === undefined ? value : Array.isArray(value) ? value.map((item) => record(item)[sub]) : record(value)[sub]);
+    const pick = (value: unknown) =>
+      sub === undefined ? value : Array.isArray(value) ? value.map((item) => record(item)[sub]) : record(value)[sub];
     const { found, total } = recoveryOf(pick(input.expected[top!]), pick(data[top!]));
     return total > 0 && found < total;
   };
-  return { structure, repaired: [...new Set(context.repaired)], unrepaired: [...new Set(context.unrepaired)].filter(missing), recovery: recoveryOf(input.expected, data), data };
+  return {
+    structure,
+    repaired: [...new Set(context.repaired)],
+    unrepaired: [...new Set(context.unrepaired)].filter(missing),
+    recovery: recoveryOf(input.expected, data),
+    data,
+  };
 }

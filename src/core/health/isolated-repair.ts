@@ -38,7 +38,10 @@ export interface RepairThreadTask extends IsolatedRepairRequest {
 }
 
 /** 4 × extraction.timeoutMs; with a model to ask, 2 × fetch.timeoutMs and 60 s more for its answer. */
-export function repairBudgetMs(settings: Pick<IsolatedRepairSettings, 'fetchTimeoutMs' | 'extractionTimeoutMs'>, withModel: boolean): number {
+export function repairBudgetMs(
+  settings: Pick<IsolatedRepairSettings, 'fetchTimeoutMs' | 'extractionTimeoutMs'>,
+  withModel: boolean,
+): number {
   return settings.extractionTimeoutMs * 4 + (withModel ? settings.fetchTimeoutMs * 2 + 60_000 : 0);
 }
 
@@ -46,15 +49,27 @@ export function repairTimeout(budgetMs: number, apiId: string, withModel: boolea
   const made = withModel ? '4 × extraction.timeoutMs + 2 × fetch.timeoutMs + 60 s for the model' : '4 × extraction.timeoutMs';
   return new PagejsonError('EXTRACTION_TIMEOUT', `repair stopped: it ran past its budget of ${budgetMs} ms (${made} in pagejson.json)`, {
     context: { budgetMs, apiId },
-    hint: 'the page or the selectors are too costly to work on: narrow the config\'s section selector, or raise extraction.timeoutMs if the page is just large',
+    hint: "the page or the selectors are too costly to work on: narrow the config's section selector, or raise extraction.timeoutMs if the page is just large",
   });
 }
 
 /** The repair proposal for `request`, worked out in a thread of its own; `signal` ends it early. */
-export function repairIsolated(request: IsolatedRepairRequest, settings: IsolatedRepairSettings, signal?: AbortSignal): Promise<RepairProposal> {
+export function repairIsolated(
+  request: IsolatedRepairRequest,
+  settings: IsolatedRepairSettings,
+  signal?: AbortSignal,
+): Promise<RepairProposal> {
   const withModel = request.config.model !== 'heuristic' && !request.stored;
   const budgetMs = repairBudgetMs(settings, withModel);
-  const file = builtWorkerFile(new URL('./repair-worker.js', import.meta.url), new URL('../../../dist/src/core/health/repair-worker.js', import.meta.url), 'the repair worker');
+  const file = builtWorkerFile(
+    new URL('./repair-worker.js', import.meta.url),
+    new URL('../../../dist/src/core/health/repair-worker.js', import.meta.url),
+    'the repair worker',
+  );
   const task: RepairThreadTask = { ...request, models: settings.models, env: settings.env, modelTimeoutMs: settings.fetchTimeoutMs };
-  return runInThread<RepairProposal>(file, task, { budgetMs, timeout: () => repairTimeout(budgetMs, request.config.apiId, withModel), ...(signal ? { signal } : {}) });
+  return runInThread<RepairProposal>(file, task, {
+    budgetMs,
+    timeout: () => repairTimeout(budgetMs, request.config.apiId, withModel),
+    ...(signal ? { signal } : {}),
+  });
 }

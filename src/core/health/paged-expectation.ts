@@ -9,7 +9,12 @@ import type { ApiConfig } from '../config/index.js';
  * (its text, or a link's address); the other fields are the first page's anyway. Without pagination, or when
  * no item is on the page at all (the repair then finds nothing either way), the data is left as it is.
  */
-export function pageExpectation(config: Pick<ApiConfig, 'structure' | 'pagination'>, expected: Record<string, unknown>, html: string, pageUrl: string): Record<string, unknown> {
+export function pageExpectation(
+  config: Pick<ApiConfig, 'structure' | 'pagination'>,
+  expected: Record<string, unknown>,
+  html: string,
+  pageUrl: string,
+): Record<string, unknown> {
   const pagination = config.pagination;
   const list = pagination ? paginationListField(config.structure, pagination) : undefined;
   const items = list !== undefined && Object.hasOwn(expected, list) ? expected[list] : undefined;

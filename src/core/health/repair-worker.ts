@@ -12,10 +12,22 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
     // The daemon's proposal, measured again on the page as it is now.
     const [{ compileStructure }, { describeChanges }] = await Promise.all([import('../extract/index.js'), import('../edit/index.js')]);
     const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(html, pageUrl).data;
-    return { apiId: config.apiId, fromRevision: config.revision, config: stored, repaired: [], unrepaired: [], recovery: recoveryOf(expected, data), by: 'the daemon (stored proposal)', changes: describeChanges(config, stored) };
+    return {
+      apiId: config.apiId,
+      fromRevision: config.revision,
+      config: stored,
+      repaired: [],
+      unrepaired: [],
+      recovery: recoveryOf(expected, data),
+      by: 'the daemon (stored proposal)',
+      changes: describeChanges(config, stored),
+    };
   }
   const { createModelResolver, HEURISTIC_MODEL } = await import('../models/index.js');
-  const model = config.model === HEURISTIC_MODEL ? undefined : await createModelResolver({ models: task.models, env: task.env, timeoutMs: task.modelTimeoutMs }).get(config.model);
+  const model =
+    config.model === HEURISTIC_MODEL
+      ? undefined
+      : await createModelResolver({ models: task.models, env: task.env, timeoutMs: task.modelTimeoutMs }).get(config.model);
   return proposeRepair({ config, html, pageUrl, expected, ...(model ? { model } : {}) });
 }
 

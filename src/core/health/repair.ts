@@ -36,7 +36,17 @@ export interface RepairInput {
 
 /** The rule a model gets for a repair: the fields to keep and the values they held before the redesign. */
 export function repairRule(structure: Field[], expected: Record<string, unknown>): string {
-  const shape = JSON.stringify(structure.map(({ name, type, fields, items, attribute }) => ({ name, type, ...(attribute ? { attribute } : {}), ...(fields ? { fields: fields.map((f) => ({ name: f.name, type: f.type, ...(f.attribute ? { attribute: f.attribute } : {}) })) } : {}), ...(items ? { items } : {}) })));
+  const shape = JSON.stringify(
+    structure.map(({ name, type, fields, items, attribute }) => ({
+      name,
+      type,
+      ...(attribute ? { attribute } : {}),
+      ...(fields
+        ? { fields: fields.map((f) => ({ name: f.name, type: f.type, ...(f.attribute ? { attribute: f.attribute } : {}) })) }
+        : {}),
+      ...(items ? { items } : {}),
+    })),
+  );
   const values = JSON.stringify(expected).slice(0, 4_000);
   return `The page was redesigned and these selectors stopped working. Propose new CSS selectors for exactly these fields, same names and types: ${shape}. Before the redesign they extracted: ${values}`;
 }
@@ -62,7 +72,13 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
   if (input.model && config.model !== HEURISTIC_MODEL) {
     input.signal?.throwIfAborted();
     const { sectionHtml } = selectSection(input.html, config.selector);
-    const output = await input.model.generate({ sectionHtml, pageHtml: input.html, pageUrl: input.pageUrl, selector: config.selector, rule: repairRule(config.structure, input.expected) });
+    const output = await input.model.generate({
+      sectionHtml,
+      pageHtml: input.html,
+      pageUrl: input.pageUrl,
+      selector: config.selector,
+      rule: repairRule(config.structure, input.expected),
+    });
     // Field by field: the model's selector where it brings that field's values back, the heuristic's elsewhere.
     const modelStructure = mergeModelSelectors(config.structure, output.structure);
     const { compileStructure } = await import('../extract/index.js');
@@ -70,7 +86,10 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
       const expected = { [field.name]: input.expected[field.name] };
       const tryField = (candidate: Field) => {
         try {
-          return recoveryOf(expected, compileStructure({ selector: config.selector, structure: [candidate] }).extract(input.html, input.pageUrl).data).found;
+          return recoveryOf(
+            expected,
+            compileStructure({ selector: config.selector, structure: [candidate] }).extract(input.html, input.pageUrl).data,
+          ).found;
         } catch {
           return -1;
         }
@@ -79,18 +98,30 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     });
     structure = pick;
     const data = compileStructure({ selector: config.selector, structure }).extract(input.html, input.pageUrl).data;
-    const stillMissing = heuristic.unrepaired.filter((path) => recoveryOf(pathValue(input.expected, path), pathValue(data, path)).found === 0);
+    const stillMissing = heuristic.unrepaired.filter(
+      (path) => recoveryOf(pathValue(input.expected, path), pathValue(data, path)).found === 0,
+    );
     result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing };
     by = `${config.model} (verified; heuristic where it did better)`;
   }
   const repaired: ApiConfig = { ...config, structure, revision: config.revision + 1 };
-  return { apiId: config.apiId, fromRevision: config.revision, config: repaired, repaired: result.repaired, unrepaired: result.unrepaired, recovery: result.recovery, by, changes: describeChanges(config, repaired) };
+  return {
+    apiId: config.apiId,
+    fromRevision: config.revision,
+    config: repaired,
+    repaired: result.repaired,
+    unrepaired: result.unrepaired,
+    recovery: result.recovery,
+    by,
+    changes: describeChanges(config, repaired),
+  };
 }
 
 function pathValue(value: unknown, path: string): unknown {
   let current = value;
   for (const key of path.split('.')) {
-    if (Array.isArray(current)) current = current.map((item) => (item && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined));
+    if (Array.isArray(current))
+      current = current.map((item) => (item && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined));
     else current = current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
   }
   return current;

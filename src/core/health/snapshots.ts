@@ -58,7 +58,12 @@ export function snapshotName(variables: Record<string, string>): string {
     .replace(/[^a-z0-9_.=-]+/g, '-')
     .replace(/^[^a-z0-9]+/, '');
   // Long or empty after cleaning: a digest keeps names unique and short.
-  return NAME_PATTERN.test(text) && text.length <= 80 ? text : `v-${createHash('sha256').update(JSON.stringify(names.map((name) => [name, variables[name]]))).digest('hex').slice(0, 16)}`;
+  return NAME_PATTERN.test(text) && text.length <= 80
+    ? text
+    : `v-${createHash('sha256')
+        .update(JSON.stringify(names.map((name) => [name, variables[name]])))
+        .digest('hex')
+        .slice(0, 16)}`;
 }
 
 /**
@@ -87,17 +92,22 @@ function unreadable(apiId: string, name: string, reason: string, cause?: unknown
 /** `configs/__snapshots__/<apiId>`, refused when either folder is a link or not a folder (absent is fine). */
 async function folderOf(configsDir: string, apiId: string): Promise<string> {
   // apiIds come from validated configs; checked again because they become a path.
-  if (!API_ID_PATTERN.test(apiId)) throw new PagejsonError('USAGE', `"${apiId}" is not an apiId`, { hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -' });
+  if (!API_ID_PATTERN.test(apiId))
+    throw new PagejsonError('USAGE', `"${apiId}" is not an apiId`, { hint: 'apiIds are 1-64 characters of a-z, 0-9, _ and -' });
   for (const folder of [join(configsDir, SNAPSHOT_DIR), join(configsDir, SNAPSHOT_DIR, apiId)]) {
     const info = await lstat(folder).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
     if (info && !info.isDirectory()) {
-      throw new PagejsonError('CONFIG_INVALID', `${folder} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: snapshots are read from real folders inside the configs folder only`, {
-        context: { apiId, folder },
-        hint: `remove it and take the snapshots again with \`pagejson snapshot ${apiId}\``,
-      });
+      throw new PagejsonError(
+        'CONFIG_INVALID',
+        `${folder} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: snapshots are read from real folders inside the configs folder only`,
+        {
+          context: { apiId, folder },
+          hint: `remove it and take the snapshots again with \`pagejson snapshot ${apiId}\``,
+        },
+      );
     }
   }
   return join(configsDir, SNAPSHOT_DIR, apiId);
@@ -115,8 +125,14 @@ async function pageOf(gzipped: Buffer, maxPageBytes: number, apiId: string, name
   try {
     return (await promisify(gunzip)(gzipped, { maxOutputLength: limit })).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw unreadable(apiId, name, `${name}.html.gz is not gzip (${(error as Error).message})`, error);
-    throw unreadable(apiId, name, `${name}.html.gz decompresses to more than ${limit} bytes (a snapshot page is at most ${maxPageBytes} bytes and ${SNAPSHOT_MAX_RATIO} times its compressed size)`, error);
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE')
+      throw unreadable(apiId, name, `${name}.html.gz is not gzip (${(error as Error).message})`, error);
+    throw unreadable(
+      apiId,
+      name,
+      `${name}.html.gz decompresses to more than ${limit} bytes (a snapshot page is at most ${maxPageBytes} bytes and ${SNAPSHOT_MAX_RATIO} times its compressed size)`,
+      error,
+    );
   }
 }
 
@@ -130,22 +146,47 @@ function recordOf(bytes: Buffer, apiId: string, name: string): SnapshotRecord {
   }
   const record = value as Partial<SnapshotRecord> | null;
   const isObject = (entry: unknown) => typeof entry === 'object' && entry !== null && !Array.isArray(entry);
-  if (!isObject(record) || typeof record!.url !== 'string' || !isObject(record!.data)) throw unreadable(apiId, name, `${name}.json is not a snapshot (no url or data)`);
+  if (!isObject(record) || typeof record!.url !== 'string' || !isObject(record!.data))
+    throw unreadable(apiId, name, `${name}.json is not a snapshot (no url or data)`);
   const pages = pagesOfRecord(record!.pages, apiId, name);
-  return { apiId: record!.apiId ?? apiId, revision: record!.revision ?? 0, url: record!.url, variables: record!.variables ?? {}, data: record!.data!, ...(pages ? { pages } : {}) };
+  return {
+    apiId: record!.apiId ?? apiId,
+    revision: record!.revision ?? 0,
+    url: record!.url,
+    variables: record!.variables ?? {},
+    data: record!.data!,
+    ...(pages ? { pages } : {}),
+  };
 }
 
 /** A record's list of further pages: absent, or at most MAX_SNAPSHOT_PAGES addresses (it comes from a checkout). */
 function pagesOfRecord(pages: unknown, apiId: string, name: string): SnapshotPage[] | undefined {
   if (pages === undefined) return undefined;
-  const valid = Array.isArray(pages) && pages.length < MAX_SNAPSHOT_PAGES && pages.every((page) => typeof page === 'object' && page !== null && typeof (page as SnapshotPage).url === 'string' && typeof (page as SnapshotPage).finalUrl === 'string');
-  if (!valid) throw unreadable(apiId, name, `${name}.json lists its pages wrongly (a list of at most ${MAX_SNAPSHOT_PAGES - 1} {url, finalUrl})`);
+  const valid =
+    Array.isArray(pages) &&
+    pages.length < MAX_SNAPSHOT_PAGES &&
+    pages.every(
+      (page) =>
+        typeof page === 'object' &&
+        page !== null &&
+        typeof (page as SnapshotPage).url === 'string' &&
+        typeof (page as SnapshotPage).finalUrl === 'string',
+    );
+  if (!valid)
+    throw unreadable(apiId, name, `${name}.json lists its pages wrongly (a list of at most ${MAX_SNAPSHOT_PAGES - 1} {url, finalUrl})`);
   return (pages as SnapshotPage[]).map((page) => ({ url: page.url, finalUrl: page.finalUrl }));
 }
 
 /** Stable JSON: 2 spaces, keys of the record in a fixed order, a trailing newline. */
 function recordText(record: SnapshotRecord): string {
-  const ordered = { apiId: record.apiId, revision: record.revision, url: record.url, variables: record.variables, ...(record.pages ? { pages: record.pages } : {}), data: record.data };
+  const ordered = {
+    apiId: record.apiId,
+    revision: record.revision,
+    url: record.url,
+    variables: record.variables,
+    ...(record.pages ? { pages: record.pages } : {}),
+    data: record.data,
+  };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
@@ -182,7 +223,12 @@ async function removeStalePages(folder: string, name: string, kept: number): Pro
 }
 
 /** Rewrites only the expected data of a snapshot (`pagejson test --update`). */
-export async function updateSnapshotData(configsDir: string, snapshot: StoredSnapshot, data: Record<string, unknown>, revision: number): Promise<void> {
+export async function updateSnapshotData(
+  configsDir: string,
+  snapshot: StoredSnapshot,
+  data: Record<string, unknown>,
+  revision: number,
+): Promise<void> {
   const folder = await folderOf(configsDir, snapshot.record.apiId);
   await writeFileAtomic(join(folder, `${snapshot.name}.json`), recordText({ ...snapshot.record, revision, data }));
 }
@@ -209,9 +255,19 @@ export async function readSnapshots(configsDir: string, apiId: string, options: 
     const morePages: StoredSnapshot['morePages'] = [];
     let total = html.length;
     for (const [index, page] of (record.pages ?? []).entries()) {
-      const text = await pageOf(await readSnapshotFile(folder, pageFileOf(name, index), maxPageBytes, apiId, name), maxPageBytes, apiId, name);
+      const text = await pageOf(
+        await readSnapshotFile(folder, pageFileOf(name, index), maxPageBytes, apiId, name),
+        maxPageBytes,
+        apiId,
+        name,
+      );
       total += text.length;
-      if (total > maxPageBytes * SNAPSHOT_PAGES_BOUND) throw unreadable(apiId, name, `its pages decompress to more than ${SNAPSHOT_PAGES_BOUND} times the largest page (${maxPageBytes} bytes) together`);
+      if (total > maxPageBytes * SNAPSHOT_PAGES_BOUND)
+        throw unreadable(
+          apiId,
+          name,
+          `its pages decompress to more than ${SNAPSHOT_PAGES_BOUND} times the largest page (${maxPageBytes} bytes) together`,
+        );
       morePages.push({ ...page, html: text });
     }
     snapshots.push({ name, record, html, morePages });
@@ -229,7 +285,8 @@ export interface DataDifference {
 /** Field-level differences between the stored data and a new extraction (array items by position). */
 export function compareData(before: unknown, after: unknown, path = ''): DataDifference[] {
   if (JSON.stringify(before) === JSON.stringify(after)) return [];
-  const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+  const isRecord = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
   if (isRecord(before) && isRecord(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
     return keys.flatMap((key) => {

@@ -43,8 +43,30 @@ const DEFAULT_MAX_TEXT_CHARS = 400;
 const DROPPED_ELEMENTS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'link', 'base']);
 /** Attributes that name or locate content; selectors are built from these. */
 const KEPT_ATTRIBUTES = new Set([
-  'id', 'class', 'href', 'src', 'alt', 'title', 'name', 'lang', 'type', 'role', 'value', 'content', 'datetime',
-  'itemprop', 'itemtype', 'itemscope', 'property', 'rel', 'for', 'colspan', 'rowspan', 'aria-label', 'headers', 'scope',
+  'id',
+  'class',
+  'href',
+  'src',
+  'alt',
+  'title',
+  'name',
+  'lang',
+  'type',
+  'role',
+  'value',
+  'content',
+  'datetime',
+  'itemprop',
+  'itemtype',
+  'itemscope',
+  'property',
+  'rel',
+  'for',
+  'colspan',
+  'rowspan',
+  'aria-label',
+  'headers',
+  'scope',
 ]);
 /** The few data-* attributes that commonly carry the datum itself rather than tracking state. */
 const KEPT_DATA_ATTRIBUTES = new Set(['data-id', 'data-price', 'data-sku', 'data-testid', 'data-value', 'data-name', 'data-url']);

@@ -65,11 +65,15 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       completion = await openai.chat.completions.create({ model: options.model, messages, response_format: format, temperature: 0 });
     } catch (error) {
       const status = (error as { status?: number }).status;
-      throw new PagejsonError('MODEL_FAILED', `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${(error as Error).message}`, {
-        context: { model: options.name, status },
-        hint: 'check the model\'s baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)',
-        cause: error,
-      });
+      throw new PagejsonError(
+        'MODEL_FAILED',
+        `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${(error as Error).message}`,
+        {
+          context: { model: options.name, status },
+          hint: "check the model's baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)",
+          cause: error,
+        },
+      );
     }
     usage.promptTokens += completion.usage?.prompt_tokens ?? 0;
     usage.completionTokens += completion.usage?.completion_tokens ?? 0;
@@ -80,7 +84,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
    * Asks, checks, and asks once more with the problem when the reply is invalid: models do produce broken
    * JSON now and then, and one correction usually fixes it; a second failure is reported, not looped on.
    */
-  async function askWithRetry<T>(messages: ChatMessage[], format: ResponseFormat, check: (reply: string) => { ok: true; value: T } | { ok: false; problem: string }): Promise<{ value: T; usage: TokenUsage }> {
+  async function askWithRetry<T>(
+    messages: ChatMessage[],
+    format: ResponseFormat,
+    check: (reply: string) => { ok: true; value: T } | { ok: false; problem: string },
+  ): Promise<{ value: T; usage: TokenUsage }> {
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     let problem = '';
     for (let attempt = 1; attempt <= 2; attempt += 1) {

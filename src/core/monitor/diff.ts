@@ -70,7 +70,13 @@ function walk(before: unknown, after: unknown, path: string, change: DataChange)
   if (isDeepStrictEqual(before, after)) return;
   if (isRecord(before) && isRecord(after)) {
     const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-    for (const name of names) walk(Object.hasOwn(before, name) ? before[name] : undefined, Object.hasOwn(after, name) ? after[name] : undefined, join(path, name), change);
+    for (const name of names)
+      walk(
+        Object.hasOwn(before, name) ? before[name] : undefined,
+        Object.hasOwn(after, name) ? after[name] : undefined,
+        join(path, name),
+        change,
+      );
     return;
   }
   if (Array.isArray(before) && Array.isArray(after)) return diffArrays(before, after, path, change);

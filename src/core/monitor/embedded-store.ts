@@ -1,5 +1,12 @@
 import { DurableJsonAdapter } from '../state/index.js';
-import { FINISHED_DELIVERIES_KEPT, type Delivery, type HealthState, type HistoryEntry, type MonitorRunState, type MonitorStore } from './store.js';
+import {
+  FINISHED_DELIVERIES_KEPT,
+  type Delivery,
+  type HealthState,
+  type HistoryEntry,
+  type MonitorRunState,
+  type MonitorStore,
+} from './store.js';
 
 /**
  * The embedded MonitorStore: `<dataDir>/monitors.json`, held in memory and rewritten atomically (temp file +
@@ -116,7 +123,8 @@ export async function createEmbeddedMonitorStore(options: EmbeddedMonitorStoreOp
       list.length = Math.min(list.length, keep);
       await commit();
     },
-    history: async (apiId, limit) => (Object.hasOwn(data.history, apiId) ? data.history[apiId]!.slice(0, limit).map((entry) => structuredClone(entry)) : []),
+    history: async (apiId, limit) =>
+      Object.hasOwn(data.history, apiId) ? data.history[apiId]!.slice(0, limit).map((entry) => structuredClone(entry)) : [],
     async enqueue(deliveries) {
       for (const delivery of deliveries) data.deliveries[delivery.id] = { ...delivery };
       await commit();
@@ -129,7 +137,8 @@ export async function createEmbeddedMonitorStore(options: EmbeddedMonitorStoreOp
       for (const delivery of due) claimedUntil.set(delivery.id, at + leaseMs);
       return due.map((delivery) => ({ ...delivery }));
     },
-    delivered: (id, at) => update(id, { status: 'delivered', deliveredAt: at, lastError: null, attempts: (data.deliveries[id]?.attempts ?? 0) + 1 }),
+    delivered: (id, at) =>
+      update(id, { status: 'delivered', deliveredAt: at, lastError: null, attempts: (data.deliveries[id]?.attempts ?? 0) + 1 }),
     retryLater: (id, attempts, nextAttemptAt, error) => update(id, { attempts, nextAttemptAt, lastError: error }),
     giveUp: (id, attempts, error, at) => update(id, { status: 'failed', attempts, lastError: error, deliveredAt: at }),
     deliveries: async (limit) =>

@@ -16,8 +16,7 @@ import { monitorTargets, type MonitorTarget } from './targets.js';
  * Time comes from `now()` and runs happen in `tick()`: tests drive both; the daemon's timer only calls tick.
  */
 export type RefreshResult =
-  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[] }
-  | { ok: false; error: string; health?: HealthState };
+  { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[] } | { ok: false; error: string; health?: HealthState };
 
 export interface MonitorRunOutcome {
   monitorId: string;
@@ -99,10 +98,18 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     const apiId = config.apiId;
     const since = new Date(options.now()).toISOString();
     if (state === 'healthy') {
-      return publish('endpoint.recovered', { monitorId: apiId, apiId, detail: `was ${previous}` }, { apiId, health: 'healthy', previous: previous ?? null, since, revision: config.revision });
+      return publish(
+        'endpoint.recovered',
+        { monitorId: apiId, apiId, detail: `was ${previous}` },
+        { apiId, health: 'healthy', previous: previous ?? null, since, revision: config.revision },
+      );
     }
     const type = state === 'broken' ? 'endpoint.broken' : 'endpoint.degraded';
-    await publish(type, { monitorId: apiId, apiId, failingFields: failing }, { apiId, health: state, previous: previous ?? null, failingFields: failing, since, revision: config.revision });
+    await publish(
+      type,
+      { monitorId: apiId, apiId, failingFields: failing },
+      { apiId, health: state, previous: previous ?? null, failingFields: failing, since, revision: config.revision },
+    );
   }
 
   /** `previous`: the run state when the caller has just read it (a scheduled slot), else read here. */
@@ -111,7 +118,12 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     const apiId = config.apiId;
     const previous = known ?? (await store.getRun(monitorId));
     const runAt = new Date(options.now()).toISOString();
-    const result = await options.refresh(config, values).catch((error: unknown): RefreshResult => ({ ok: false, error: isPagejsonError(error) ? `${error.code}: ${error.message}` : String(error) }));
+    const result = await options
+      .refresh(config, values)
+      .catch((error: unknown): RefreshResult => ({
+        ok: false,
+        error: isPagejsonError(error) ? `${error.code}: ${error.message}` : String(error),
+      }));
     // The run's own health observation (made inside the retrieval path) is recorded before the run is.
     await Promise.allSettled([...observing]);
     const state: MonitorRunState = {
@@ -125,7 +137,8 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     };
     const outcome: MonitorRunOutcome = { monitorId, apiId, slot, outcome: 'ok', changed: false };
     if (!result.ok) {
-      state.lastOutcome = outcome.outcome = result.health === 'broken' ? 'broken' : result.error.startsWith('SOURCE_BLOCKED') ? 'blocked' : 'error';
+      state.lastOutcome = outcome.outcome =
+        result.health === 'broken' ? 'broken' : result.error.startsWith('SOURCE_BLOCKED') ? 'blocked' : 'error';
       state.lastError = outcome.error = result.error;
     } else if (result.health !== 'healthy') {
       // Partial data is not compared: a degraded page would read as items removed.
@@ -141,17 +154,21 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
           outcome.diff = diff;
           // Recorded before it is published: a crash in between loses no change (the next run compares anew).
           await store.putRun(state);
-          await publish('data.changed', { monitorId, apiId, variables: values, diff }, {
-            apiId,
-            monitor: monitorId,
-            variables: values,
-            url: resolveSourceUrl(config, values),
-            revision: config.revision,
-            previousRunAt: previous?.lastDataAt ?? null,
-            runAt,
-            changes: diff,
-            data: result.data,
-          });
+          await publish(
+            'data.changed',
+            { monitorId, apiId, variables: values, diff },
+            {
+              apiId,
+              monitor: monitorId,
+              variables: values,
+              url: resolveSourceUrl(config, values),
+              revision: config.revision,
+              previousRunAt: previous?.lastDataAt ?? null,
+              runAt,
+              changes: diff,
+              data: result.data,
+            },
+          );
         }
       }
     }
@@ -242,7 +259,15 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
       // One proposal per revision across daemons: each daemon's repair may reach the same one.
       if (!(await store.acquireLease(`heal:${event.apiId}@${event.revision}`, options.owner, 86_400_000))) return;
       await store.finishLease(`heal:${event.apiId}@${event.revision}`, options.owner, 86_400_000);
-      await publish('heal.proposed', { monitorId: event.apiId, apiId: event.apiId, detail: `${event.file} (${event.recovery.found}/${event.recovery.total} values found)` }, { ...event });
+      await publish(
+        'heal.proposed',
+        {
+          monitorId: event.apiId,
+          apiId: event.apiId,
+          detail: `${event.file} (${event.recovery.found}/${event.recovery.total} values found)`,
+        },
+        { ...event },
+      );
     },
     async list() {
       const at = options.now();

@@ -1,6 +1,13 @@
 import { closeRedis, commandSender, connectRedis, runScript, type RedisScript } from '../state/index.js';
 import { createHash } from 'node:crypto';
-import { FINISHED_DELIVERIES_KEPT, type Delivery, type HealthState, type HistoryEntry, type MonitorRunState, type MonitorStore } from './store.js';
+import {
+  FINISHED_DELIVERIES_KEPT,
+  type Delivery,
+  type HealthState,
+  type HistoryEntry,
+  type MonitorRunState,
+  type MonitorStore,
+} from './store.js';
 
 /**
  * The Redis MonitorStore, shared by every daemon on one Redis. Layout under the prefix (default `pagejson:`):
@@ -80,12 +87,18 @@ export async function createRedisMonitorStore(options: RedisMonitorStoreOptions)
   async function finish(id: string, patch: Partial<Delivery>): Promise<void> {
     const delivery = await read(id);
     if (!delivery) return;
-    await runScript(redis, FINISH_DELIVERY, [k.deliveries, k.due, k.finished], [id, JSON.stringify({ ...delivery, ...patch }), String(FINISHED_DELIVERIES_KEPT)]);
+    await runScript(
+      redis,
+      FINISH_DELIVERY,
+      [k.deliveries, k.due, k.finished],
+      [id, JSON.stringify({ ...delivery, ...patch }), String(FINISHED_DELIVERIES_KEPT)],
+    );
   }
 
   return {
     name: 'redis',
-    acquireLease: async (name, owner, ttlMs) => (await runScript<number>(redis, ACQUIRE_LEASE, [k.lease(name)], [owner, String(Math.max(1, Math.round(ttlMs)))])) === 1,
+    acquireLease: async (name, owner, ttlMs) =>
+      (await runScript<number>(redis, ACQUIRE_LEASE, [k.lease(name)], [owner, String(Math.max(1, Math.round(ttlMs)))])) === 1,
     async finishLease(name, _owner, keepMs) {
       await redis.sendCommand(['SET', k.lease(name), 'done', 'PX', String(Math.max(1, Math.round(keepMs)))]);
     },
@@ -120,9 +133,14 @@ export async function createRedisMonitorStore(options: RedisMonitorStoreOptions)
       const ids = await runScript<string[]>(redis, CLAIM_DUE, [k.due], [String(now), String(now + leaseMs), String(limit)]);
       if (ids.length === 0) return [];
       const values = await redis.sendCommand<Array<string | null>>(['HMGET', k.deliveries, ...ids]);
-      return values.map((value) => parse<Delivery>(value)).filter((delivery): delivery is Delivery => delivery !== undefined && delivery.status === 'pending');
+      return values
+        .map((value) => parse<Delivery>(value))
+        .filter((delivery): delivery is Delivery => delivery !== undefined && delivery.status === 'pending');
     },
-    delivered: (id, at) => read(id).then((delivery) => finish(id, { status: 'delivered', deliveredAt: at, lastError: null, attempts: (delivery?.attempts ?? 0) + 1 })),
+    delivered: (id, at) =>
+      read(id).then((delivery) =>
+        finish(id, { status: 'delivered', deliveredAt: at, lastError: null, attempts: (delivery?.attempts ?? 0) + 1 }),
+      ),
     async retryLater(id, attempts, nextAttemptAt, error) {
       const delivery = await read(id);
       if (!delivery) return;

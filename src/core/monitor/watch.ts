@@ -65,7 +65,12 @@ export async function createWatch(options: WatchOptions): Promise<Watch> {
     },
     onEvent: emit,
   });
-  const publisher = createWebhookPublisher({ subscribers: settings.webhooks, store, now: options.now, onPublished: () => deliveries.nudge() });
+  const publisher = createWebhookPublisher({
+    subscribers: settings.webhooks,
+    store,
+    now: options.now,
+    onPublished: () => deliveries.nudge(),
+  });
   const monitors = createMonitorService({
     configs: options.configs,
     store,

@@ -35,12 +35,21 @@ function checkSteps(steps: readonly Action[], at: Array<string | number>, proble
       const selector = step[key];
       if (selector === undefined) continue;
       const problem = validateSelector(selector);
-      if (problem) problems.push({ path: [...path, key], message: `CSS selector does not parse: ${problem}`, hint: 'write a CSS selector such as #search, button.more or [data-testid="accept"]' });
+      if (problem)
+        problems.push({
+          path: [...path, key],
+          message: `CSS selector does not parse: ${problem}`,
+          hint: 'write a CSS selector such as #search, button.more or [data-testid="accept"]',
+        });
     }
     for (const key of ['text', 'value'] as const) {
       const text = step[key];
       if (text !== undefined && malformedPlaceholder(text)) {
-        problems.push({ path: [...path, key], message: `the ${key} holds a malformed placeholder`, hint: 'write a request variable as {{ name }} with a name of letters, digits and _' });
+        problems.push({
+          path: [...path, key],
+          message: `the ${key} holds a malformed placeholder`,
+          hint: 'write a request variable as {{ name }} with a name of letters, digits and _',
+        });
       }
     }
     if (step.then) checkSteps(step.then, [...path, 'then'], problems);

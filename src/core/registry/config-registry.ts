@@ -158,7 +158,12 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
       const state = files.get(file)!;
       if (!state.config) continue;
       if (next.has(state.config.apiId)) {
-        const problem = { file, path: '$.apiId', message: `duplicate apiId "${state.config.apiId}"`, hint: 'give each config its own apiId' };
+        const problem = {
+          file,
+          path: '$.apiId',
+          message: `duplicate apiId "${state.config.apiId}"`,
+          hint: 'give each config its own apiId',
+        };
         if (!state.problems.some((p) => p.message === problem.message)) state.problems.push(problem);
         continue;
       }
@@ -171,14 +176,24 @@ export async function createConfigRegistry(options: ConfigRegistryOptions): Prom
 
   /** Scans run one after another so that two bursts of events never interleave their reads. */
   function enqueue(force: boolean): Promise<void> {
-    running = running.then(() => (closed ? undefined : scan(force))).catch((error: unknown) => {
-      emit({ kind: 'invalid', file: options.dir, problems: [{ file: options.dir, path: '$', message: `cannot read the configs folder: ${(error as Error).message}` }] });
-    });
+    running = running
+      .then(() => (closed ? undefined : scan(force)))
+      .catch((error: unknown) => {
+        emit({
+          kind: 'invalid',
+          file: options.dir,
+          problems: [{ file: options.dir, path: '$', message: `cannot read the configs folder: ${(error as Error).message}` }],
+        });
+      });
     return running;
   }
 
   running = firstScan().catch((error: unknown) => {
-    emit({ kind: 'invalid', file: options.dir, problems: [{ file: options.dir, path: '$', message: `cannot read the configs folder: ${(error as Error).message}` }] });
+    emit({
+      kind: 'invalid',
+      file: options.dir,
+      problems: [{ file: options.dir, path: '$', message: `cannot read the configs folder: ${(error as Error).message}` }],
+    });
   });
   await running;
 

@@ -12,7 +12,13 @@ export function liveProblems(config: ApiConfig, html: string, pageUrl: string, f
   const doc = parseHtml(html, limits);
   if (sectionRoots(doc, config.selector).length === 0) {
     const offered = candidateSections(doc.children).map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`);
-    problems.push({ file, path: '$.selector', message: `the section selector "${config.selector}" matches nothing on ${pageUrl}`, hint: offered.length > 0 ? `sections this page has: ${offered.join(', ')}` : 'check the selector against the page source', severity: 'error' });
+    problems.push({
+      file,
+      path: '$.selector',
+      message: `the section selector "${config.selector}" matches nothing on ${pageUrl}`,
+      hint: offered.length > 0 ? `sections this page has: ${offered.join(', ')}` : 'check the selector against the page source',
+      severity: 'error',
+    });
     return problems;
   }
   const walk = (fields: Field[], parent: string[], at: Array<string | number>) => {
@@ -23,16 +29,28 @@ export function liveProblems(config: ApiConfig, html: string, pageUrl: string, f
         const isList = field.type === 'array';
         const attribute = isList ? field.items?.attribute : field.attribute;
         const matches = fieldMatches(contexts, field.selector, { all: isList, ...(attribute ? { attribute } : {}) });
-        const where = parent.length === 0 ? 'in the section' : `in any of the ${contexts.length} ${parent.join('.')} element${contexts.length === 1 ? '' : 's'}`;
+        const where =
+          parent.length === 0
+            ? 'in the section'
+            : `in any of the ${contexts.length} ${parent.join('.')} element${contexts.length === 1 ? '' : 's'}`;
         if (matches.elements.length === 0) {
-          problems.push({ file, path: jsonPath([...here, 'selector']), message: `"${field.selector}" matches nothing ${where} on ${pageUrl}`, hint: 'fix the selector (`pagejson edit` shows live matches), or remove the field', severity: 'warning' });
+          problems.push({
+            file,
+            path: jsonPath([...here, 'selector']),
+            message: `"${field.selector}" matches nothing ${where} on ${pageUrl}`,
+            hint: 'fix the selector (`pagejson edit` shows live matches), or remove the field',
+            severity: 'warning',
+          });
         } else if (attribute && !matches.attributes.some((entry) => entry.name === attribute.toLowerCase())) {
           const has = matches.attributes.slice(0, 6).map((entry) => entry.name);
           problems.push({
             file,
             path: jsonPath(isList ? [...here, 'items', 'attribute'] : [...here, 'attribute']),
             message: `attribute "${attribute}" is on none of the ${matches.elements.length} element${matches.elements.length === 1 ? '' : 's'} "${field.selector}" matches`,
-            hint: has.length > 0 ? `they have: ${has.join(', ')}; or leave attribute out to read their text` : 'they have no attributes: leave attribute out to read their text',
+            hint:
+              has.length > 0
+                ? `they have: ${has.join(', ')}; or leave attribute out to read their text`
+                : 'they have no attributes: leave attribute out to read their text',
             severity: 'warning',
           });
         }

@@ -1,7 +1,14 @@
 import type { Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ApiConfigSchema, formatZodIssues, jsonSyntaxProblems, locateProblems, type ApiConfig, type ConfigProblem } from '../config/index.js';
+import {
+  ApiConfigSchema,
+  formatZodIssues,
+  jsonSyntaxProblems,
+  locateProblems,
+  type ApiConfig,
+  type ConfigProblem,
+} from '../config/index.js';
 import { describeRefusal, readChecked, readCheckedSync, type Refusal } from '../shared/index.js';
 import { checkConfigRules } from './validate.js';
 
@@ -17,7 +24,11 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
   }
   const parsed = ApiConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems: ConfigProblem[] = formatZodIssues(parsed.error.issues, { raw, schema: ApiConfigSchema }).map((p) => ({ file, hint: 'see configs/pagejson.config.schema.json for the format', ...p }));
+    const problems: ConfigProblem[] = formatZodIssues(parsed.error.issues, { raw, schema: ApiConfigSchema }).map((p) => ({
+      file,
+      hint: 'see configs/pagejson.config.schema.json for the format',
+      ...p,
+    }));
     // Every problem at once: the file's rules (selectors, placeholders…) are checked too, on the file less
     // the values the schema refused, so fixing one round does not reveal another.
     const rest = ApiConfigSchema.safeParse(withoutIssues(raw, parsed.error.issues));
@@ -28,7 +39,10 @@ export function parseConfigText(text: string, file: string): ConfigLoadResult {
     return { ok: false, file, problems: locateProblems(text, problems) };
   }
   // Variables are looked up by names that arrive with requests: a null-prototype map finds own entries only.
-  const config: ApiConfig = { ...parsed.data, variables: Object.assign(Object.create(null) as ApiConfig['variables'], parsed.data.variables) };
+  const config: ApiConfig = {
+    ...parsed.data,
+    variables: Object.assign(Object.create(null) as ApiConfig['variables'], parsed.data.variables),
+  };
   const problems = checkConfigRules(config, file);
   if (problems.length > 0) return { ok: false, file, problems: locateProblems(text, problems) };
   return { ok: true, config, file };
@@ -63,7 +77,8 @@ function withoutIssues(raw: unknown, issues: ReadonlyArray<{ code: string; path:
       const fieldPath = issue.path.slice(0, last + 1);
       const list = parentOf(fieldPath);
       const field = list?.[fieldPath.at(-1)!] as Record<string, unknown> | undefined;
-      if (list && field && (typeof field.type !== 'string' || typeof field.name !== 'string')) list[fieldPath.at(-1)!] = { name: `__unchecked${(placeholders += 1)}`, type: 'string' };
+      if (list && field && (typeof field.type !== 'string' || typeof field.name !== 'string'))
+        list[fieldPath.at(-1)!] = { name: `__unchecked${(placeholders += 1)}`, type: 'string' };
     }
   }
   return copy;
@@ -88,7 +103,8 @@ const HINTS: Record<Refusal['kind'], string | undefined> = {
 
 /** The checked read's refusal as the problem the loader reports (docs/security.md, "a config file"). */
 function refusedResult(file: string, refusal: Refusal): ConfigLoadResult {
-  if (refusal.kind === 'unreadable') return { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${refusal.code}` }] };
+  if (refusal.kind === 'unreadable')
+    return { ok: false, file, problems: [{ file, path: '$', message: `cannot read file: ${refusal.code}` }] };
   return skipped(file, describeRefusal(refusal, 'the configs folder'), HINTS[refusal.kind]!);
 }
 
@@ -122,7 +138,10 @@ export function loadConfigFileSync(file: string, root: string, known?: Stats): C
  * The text of a config file read with the loader's checks, or the problems saying why not: for readers that
  * need the text itself (line and column of a problem, an edit, a proposal), so that none hangs on a FIFO.
  */
-export async function readConfigFileText(file: string, root: string = dirname(file)): Promise<{ text: string } | { problems: ConfigProblem[] }> {
+export async function readConfigFileText(
+  file: string,
+  root: string = dirname(file),
+): Promise<{ text: string } | { problems: ConfigProblem[] }> {
   const read = await readConfigText(file, root);
   return 'text' in read ? read : { problems: read.result.ok ? [] : read.result.problems };
 }
@@ -146,11 +165,15 @@ export async function listConfigFiles(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names
-    // Published schemas and repair proposals (`<apiId>.proposed.json`, see health/proposals.ts) are not configs.
-    .filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json') && !name.endsWith('.proposed.json') && !name.startsWith('.'))
-    .sort()
-    .map((name) => join(dir, name));
+  return (
+    names
+      // Published schemas and repair proposals (`<apiId>.proposed.json`, see health/proposals.ts) are not configs.
+      .filter(
+        (name) => name.endsWith('.json') && !name.endsWith('.schema.json') && !name.endsWith('.proposed.json') && !name.startsWith('.'),
+      )
+      .sort()
+      .map((name) => join(dir, name))
+  );
 }
 
 export interface ConfigSet {
@@ -170,7 +193,12 @@ export async function loadConfigDir(dir: string): Promise<ConfigSet> {
     }
     const previous = set.files.get(result.config.apiId);
     if (previous) {
-      set.problems.push({ file, path: '$.apiId', message: `duplicate apiId "${result.config.apiId}", also in ${basename(previous)}`, hint: 'give each config its own apiId' });
+      set.problems.push({
+        file,
+        path: '$.apiId',
+        message: `duplicate apiId "${result.config.apiId}", also in ${basename(previous)}`,
+        hint: 'give each config its own apiId',
+      });
       continue;
     }
     set.configs.set(result.config.apiId, result.config);

@@ -19,7 +19,10 @@ export function paginationProblems(config: ApiConfig): Problem[] {
     problems.push({
       path: ['pagination', kind],
       message: `pagination.${kind} needs scraper 3 (the browser): scraper ${config.scraper} (${scraper.name}) reads the page as it loads and cannot ${kind === 'loadMore' ? 'click a button' : 'scroll'}`,
-      hint: kind === 'loadMore' ? 'set "scraper": 3, or use pagination.next if the button is a link to the next page' : 'set "scraper": 3, or use pagination.next or pagination.variable if the site also has numbered pages',
+      hint:
+        kind === 'loadMore'
+          ? 'set "scraper": 3, or use pagination.next if the button is a link to the next page'
+          : 'set "scraper": 3, or use pagination.next or pagination.variable if the site also has numbered pages',
     });
   }
   if (pagination.variable !== undefined && !placeholderNames(config.url).includes(pagination.variable)) {
@@ -30,10 +33,18 @@ export function paginationProblems(config: ApiConfig): Problem[] {
       hint: `put {{ ${name} }} where the page number goes (…/page/{{ ${name} }}/ or ?page={{ ${name} }}), e.g. \`pagejson edit ${config.apiId} --var query:page=${name}\`, or name the placeholder the url has`,
     });
   }
-  for (const [at, selector] of [['next', pagination.next], ['loadMore', pagination.loadMore]] as const) {
+  for (const [at, selector] of [
+    ['next', pagination.next],
+    ['loadMore', pagination.loadMore],
+  ] as const) {
     if (selector === undefined) continue;
     const problem = validateSelector(selector) ?? selectorCostProblem(selector);
-    if (problem) problems.push({ path: ['pagination', at], message: `CSS selector is refused: ${problem}`, hint: 'select the link or button itself, e.g. a[rel="next"] or .pagination .next a' });
+    if (problem)
+      problems.push({
+        path: ['pagination', at],
+        message: `CSS selector is refused: ${problem}`,
+        hint: 'select the link or button itself, e.g. a[rel="next"] or .pagination .next a',
+      });
   }
   problems.push(...listProblems(config.structure, pagination));
   return problems;
@@ -44,17 +55,33 @@ function listProblems(structure: Field[], pagination: NonNullable<ApiConfig['pag
   const arrays = structure.filter((field) => field.type === 'array').map((field) => field.name);
   if (list === undefined) {
     if (pagination.list !== undefined) {
-      return [{ path: ['pagination', 'list'], message: `pagination.list "${pagination.list}" is not a top-level array field of the structure`, hint: arrays.length > 0 ? `use one of ${arrays.join(', ')}` : 'add an array field for the items, or remove pagination' }];
+      return [
+        {
+          path: ['pagination', 'list'],
+          message: `pagination.list "${pagination.list}" is not a top-level array field of the structure`,
+          hint: arrays.length > 0 ? `use one of ${arrays.join(', ')}` : 'add an array field for the items, or remove pagination',
+        },
+      ];
     }
-    return [{ path: ['pagination'], message: 'pagination needs a top-level array field to merge the pages into, and the structure has none', hint: 'add an array field for the list\'s items (`pagejson edit`), or remove pagination' }];
+    return [
+      {
+        path: ['pagination'],
+        message: 'pagination needs a top-level array field to merge the pages into, and the structure has none',
+        hint: "add an array field for the list's items (`pagejson edit`), or remove pagination",
+      },
+    ];
   }
   if (pagination.key === undefined) return [];
   const field = structure.find((entry) => entry.name === list)!;
   const names = (field.fields ?? []).map((entry) => entry.name);
   if (names.includes(pagination.key)) return [];
-  return [{
-    path: ['pagination', 'key'],
-    message: field.fields ? `pagination.key "${pagination.key}" is not a field of the items of ${list}` : `pagination.key needs items with fields, and ${list} is a list of single values (they are compared as they are)`,
-    hint: field.fields ? `use one of ${names.join(', ')}, or remove key to compare items in every field` : 'remove key',
-  }];
+  return [
+    {
+      path: ['pagination', 'key'],
+      message: field.fields
+        ? `pagination.key "${pagination.key}" is not a field of the items of ${list}`
+        : `pagination.key needs items with fields, and ${list} is a list of single values (they are compared as they are)`,
+      hint: field.fields ? `use one of ${names.join(', ')}, or remove key to compare items in every field` : 'remove key',
+    },
+  ];
 }

@@ -63,7 +63,13 @@ export class RoundsCollector {
 }
 
 /** The browser's reasons in the page loop's words (paginate.ts's PageStop). */
-const BROWSER_STOPS: { readonly [K in RoundsStop]: PageStop } = { caller: 'nothing-new', maxPages: 'max-pages', 'button-gone': 'no-next', 'nothing-new': 'nothing-new', time: 'time' };
+const BROWSER_STOPS: { readonly [K in RoundsStop]: PageStop } = {
+  caller: 'nothing-new',
+  maxPages: 'max-pages',
+  'button-gone': 'no-next',
+  'nothing-new': 'nothing-new',
+  time: 'time',
+};
 
 function roundsOf(source: StepsSource, extractor: Extractor): PageRounds | undefined {
   const { config } = source;
@@ -73,7 +79,17 @@ function roundsOf(source: StepsSource, extractor: Extractor): PageRounds | undef
   const list = paginationListField(config.structure, pagination);
   if (list === undefined) return undefined;
   const extract = async (read: FetchResult): Promise<Record<string, unknown>> =>
-    (await extractor.extract({ config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure }, html: read.html, finalUrl: read.finalUrl, wantSection: false }, source.options.signal)).data;
+    (
+      await extractor.extract(
+        {
+          config: { apiId: config.apiId, revision: config.revision, selector: config.selector, structure: config.structure },
+          html: read.html,
+          finalUrl: read.finalUrl,
+          wantSection: false,
+        },
+        source.options.signal,
+      )
+    ).data;
   const collector = new RoundsCollector(config, list, extract);
   source.rounds = collector;
   return { kind, selector: pagination.loadMore, maxPages: pagination.maxPages, onPage: (read) => collector.take(read) };
@@ -91,15 +107,23 @@ export function browserStepsOf(source: StepsSource, extractor: Extractor): { ste
   if (!actions && !rounds) return {};
   const scraper = source.options.scraper ?? config.scraper;
   if (scraper !== 3) {
-    throw new PagejsonError('USAGE', `${actions ? 'actions' : `pagination.${paginationKind(config.pagination!)}`} need scraper 3 (the browser), not scraper ${scraper}`, {
-      hint: 'run it with scraper 3 (`--scraper 3`), or remove the steps from the config to compare scrapers',
-    });
+    throw new PagejsonError(
+      'USAGE',
+      `${actions ? 'actions' : `pagination.${paginationKind(config.pagination!)}`} need scraper 3 (the browser), not scraper ${scraper}`,
+      {
+        hint: 'run it with scraper 3 (`--scraper 3`), or remove the steps from the config to compare scrapers',
+      },
+    );
   }
   return { steps: { actions, values: source.values, rounds } };
 }
 
 /** The rounds' reads as the page loop's outcome: their data merged, the pages held, why they stopped. */
-export function roundsOutcome<P>(collector: RoundsCollector, last: FetchResult, wrap: (read: FetchResult) => P): PagesOutcome<P & { data: Record<string, unknown>; finalUrl: string }> {
+export function roundsOutcome<P>(
+  collector: RoundsCollector,
+  last: FetchResult,
+  wrap: (read: FetchResult) => P,
+): PagesOutcome<P & { data: Record<string, unknown>; finalUrl: string }> {
   const outcome = last.rounds;
   const stop: PageStop = collector.stop ?? BROWSER_STOPS[outcome?.stoppedBy ?? 'maxPages'];
   const partial = outcome?.partial === true && collector.stop === undefined;

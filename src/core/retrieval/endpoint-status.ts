@@ -53,18 +53,37 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       lastFetchAt.set(config.apiId, at);
       blocked.clear(config.apiId);
       const health = healthFields(config, state, failing);
-      void deps.store.setEndpointStatus({ apiId: config.apiId, lastFetchAt: at, lastError: null, lastErrorAt: null, ...health, ...repairField(config.apiId) }).catch(() => undefined);
+      void deps.store
+        .setEndpointStatus({
+          apiId: config.apiId,
+          lastFetchAt: at,
+          lastError: null,
+          lastErrorAt: null,
+          ...health,
+          ...repairField(config.apiId),
+        })
+        .catch(() => undefined);
       if (state === 'degraded') deps.onUnhealthy?.(config, values);
     },
     failed(config, values, error) {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
       const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
-      const missing = broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0 ? (error.context.missingRequired as string[]) : config.structure.map((field) => field.name);
+      const missing =
+        broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0
+          ? (error.context.missingRequired as string[])
+          : config.structure.map((field) => field.name);
       const health = broken ? healthFields(config, 'broken', missing) : isBlocked(error) ? blocked.mark(config.apiId, deps.now()) : {};
       if (broken) deps.onUnhealthy?.(config, values);
       // The last good fetch time is kept (seeded from the store at start, so it survives restarts).
-      const status = { apiId: config.apiId, lastFetchAt: lastFetchAt.get(config.apiId) ?? null, lastError: message, lastErrorAt: deps.now().toISOString() };
-      void deps.store.setEndpointStatus({ ...status, ...previousHealth(config.apiId), ...health, ...repairField(config.apiId) }).catch(() => undefined);
+      const status = {
+        apiId: config.apiId,
+        lastFetchAt: lastFetchAt.get(config.apiId) ?? null,
+        lastError: message,
+        lastErrorAt: deps.now().toISOString(),
+      };
+      void deps.store
+        .setEndpointStatus({ ...status, ...previousHealth(config.apiId), ...health, ...repairField(config.apiId) })
+        .catch(() => undefined);
     },
     failingOf(apiId) {
       return healthOf.get(apiId)?.failing ?? [];

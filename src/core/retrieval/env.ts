@@ -29,7 +29,12 @@ export function createRetrievalEnv(deps: RetrievalDeps): RetrievalEnv {
     deps,
     usage: createUsageBuffer(deps.store, deps.usageFlushMs ?? 1_000),
     failureRate: createFailureRate(deps.failedRetrievalsPerMinute ?? 30, clock),
-    recentFailures: new LRUCache<string, PagejsonError>({ max: 10_000, ttl: Math.max(1, failureCacheMs), ttlAutopurge: false, perf: { now: clock } }),
+    recentFailures: new LRUCache<string, PagejsonError>({
+      max: 10_000,
+      ttl: Math.max(1, failureCacheMs),
+      ttlAutopurge: false,
+      perf: { now: clock },
+    }),
     failureCacheMs,
     ensuredAccounts: new Set<string>(),
     endpoints: createEndpointStatus(deps),

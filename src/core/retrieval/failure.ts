@@ -19,7 +19,11 @@ export async function failed(ctx: RetrievalContext, env: RetrievalEnv, error: un
   const { config, key } = ctx;
   if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY') env.emit({ kind: 'health', apiId: config.apiId, state: 'broken' });
   // The request's own load may still finish after this failure (its deadline passed): its tokens are nobody's request.
-  if (ctx.ownLoad) void ctx.ownLoad.then((late) => recordLateTokens(env, config.apiId, key.account, late.tokens), () => undefined);
+  if (ctx.ownLoad)
+    void ctx.ownLoad.then(
+      (late) => recordLateTokens(env, config.apiId, key.account, late.tokens),
+      () => undefined,
+    );
   const holdId = ctx.holdId;
   if (row.refunded) {
     if (holdId !== undefined) {
@@ -31,5 +35,9 @@ export async function failed(ctx: RetrievalContext, env: RetrievalEnv, error: un
     await env.deps.store.settle(holdId);
   }
   if (!isPagejsonError(error)) return error;
-  return new PagejsonError(error.code, error.message, { context: { ...error.context, creditsRemaining: ctx.creditsRemaining }, ...(error.hint ? { hint: error.hint } : {}), cause: error });
+  return new PagejsonError(error.code, error.message, {
+    context: { ...error.context, creditsRemaining: ctx.creditsRemaining },
+    ...(error.hint ? { hint: error.hint } : {}),
+    cause: error,
+  });
 }

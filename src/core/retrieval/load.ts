@@ -23,9 +23,16 @@ const PARTIAL = 'partial';
  * event, the endpoint's status and health, and a costly failure to remember. Runs once per cache key at a time
  * (the cache coalesces), and may outlive the request that started it.
  */
-export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, entryKey: string): Promise<LoadOutcome> {
+export async function loadEndpoint(
+  env: RetrievalEnv,
+  config: ApiConfig,
+  values: Record<string, unknown>,
+  sourceUrl: string,
+  entryKey: string,
+): Promise<LoadOutcome> {
   const started = performance.now();
-  const fetched = (ok: boolean) => env.emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok });
+  const fetched = (ok: boolean) =>
+    env.emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok });
   try {
     const result = await env.deps.load(config, values, sourceUrl);
     fetched(true);
@@ -43,9 +50,18 @@ export async function loadEndpoint(env: RetrievalEnv, config: ApiConfig, values:
 }
 
 /** A paginated load's pages: how many, why cut short, and their addresses (the dashboard's "try it" lists them). */
-function pagesOutcome(result: { pages?: number; partial?: 'time' | 'error'; sourceUrl: string; morePages?: ReadonlyArray<{ url: string }> }): Pick<LoadOutcome, 'pages' | 'partial' | 'pageUrls'> {
+function pagesOutcome(result: {
+  pages?: number;
+  partial?: 'time' | 'error';
+  sourceUrl: string;
+  morePages?: ReadonlyArray<{ url: string }>;
+}): Pick<LoadOutcome, 'pages' | 'partial' | 'pageUrls'> {
   if (result.pages === undefined) return {};
-  return { pages: result.pages, pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)], ...(result.partial ? { partial: result.partial } : {}) };
+  return {
+    pages: result.pages,
+    pageUrls: [result.sourceUrl, ...(result.morePages ?? []).map((page) => page.url)],
+    ...(result.partial ? { partial: result.partial } : {}),
+  };
 }
 
 /**
@@ -54,7 +70,12 @@ function pagesOutcome(result: { pages?: number; partial?: 'time' | 'error'; sour
  * what the miss did, docs/pagination.md).
  */
 export function cacheValue(outcome: LoadOutcome): unknown {
-  const value = outcome.health === 'degraded' ? new Uncacheable(outcome.data, DEGRADED) : outcome.partial ? new Uncacheable(outcome.data, PARTIAL) : outcome.data;
+  const value =
+    outcome.health === 'degraded'
+      ? new Uncacheable(outcome.data, DEGRADED)
+      : outcome.partial
+        ? new Uncacheable(outcome.data, PARTIAL)
+        : outcome.data;
   return outcome.pages === undefined ? value : new Paged(value, outcome.pages, outcome.partial);
 }
 
@@ -69,7 +90,14 @@ export function recordLateTokens(env: RetrievalEnv, apiId: string, account: stri
 }
 
 /** A load whose tokens are never a request's (a STALE answer's refresh, a monitor's run). */
-export function backgroundLoad(env: RetrievalEnv, config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, entryKey: string, account: string): Promise<unknown> {
+export function backgroundLoad(
+  env: RetrievalEnv,
+  config: ApiConfig,
+  values: Record<string, unknown>,
+  sourceUrl: string,
+  entryKey: string,
+  account: string,
+): Promise<unknown> {
   return loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => backgroundValue(env, config, account, outcome));
 }
 

@@ -1,5 +1,11 @@
 import type { Extractor } from '../extract/index.js';
-import { createFileSessionStore, createRedisSessionStore, type FetchResult, type LoggedInProbe, type PoolLoginOptions } from '../fetch/index.js';
+import {
+  createFileSessionStore,
+  createRedisSessionStore,
+  type FetchResult,
+  type LoggedInProbe,
+  type PoolLoginOptions,
+} from '../fetch/index.js';
 
 /**
  * The `loggedIn` check of a login (docs/access.md, "Logins"), run where pages are parsed: the extractor (in the
@@ -29,7 +35,12 @@ export function loggedInProbe(extractor: Extractor): LoggedInProbe {
  * (daemons sharing it share one session per endpoint), else under the data dir; `loggedIn` checked by the
  * extractor (given late: the pool is made before the extraction pool in the runtime).
  */
-export function keptLogins(options: { dataDir: string; redisUrl?: string | undefined; extractor: () => Extractor; env?: Readonly<Record<string, string | undefined>> }): PoolLoginOptions {
+export function keptLogins(options: {
+  dataDir: string;
+  redisUrl?: string | undefined;
+  extractor: () => Extractor;
+  env?: Readonly<Record<string, string | undefined>>;
+}): PoolLoginOptions {
   return {
     store: options.redisUrl ? createRedisSessionStore({ url: options.redisUrl }) : createFileSessionStore(options.dataDir),
     probe: (page, selector, signal) => loggedInProbe(options.extractor())(page, selector, signal),

@@ -109,9 +109,14 @@ class PageLoop<P extends PageRun> {
 }
 
 /** `pagination.next`: the next link of each page, one page after the other, on the first page's site. */
-async function followNext<P extends PageRun>(loop: PageLoop<P>, list: string, load: LoadPage<P>, options: PaginateOptions): Promise<PageStop> {
+async function followNext<P extends PageRun>(
+  loop: PageLoop<P>,
+  list: string,
+  load: LoadPage<P>,
+  options: PaginateOptions,
+): Promise<PageStop> {
   const site = new URL(loop.held[0]!.page.finalUrl).origin;
-  for (let current = loop.held[0]!.page; ; ) {
+  for (let current = loop.held[0]!.page; ;) {
     const limit = loop.limit(options.budget);
     if (limit) return limit;
     const href = current.nextHref;
@@ -138,7 +143,14 @@ async function followNext<P extends PageRun>(loop: PageLoop<P>, list: string, lo
 }
 
 /** `pagination.variable`: the page variable counted up, pages fetched ahead up to `concurrency`, taken in order. */
-async function countPages<P extends PageRun>(loop: PageLoop<P>, config: ApiConfig, values: Record<string, unknown>, list: string, load: LoadPage<P>, options: PaginateOptions): Promise<PageStop> {
+async function countPages<P extends PageRun>(
+  loop: PageLoop<P>,
+  config: ApiConfig,
+  values: Record<string, unknown>,
+  list: string,
+  load: LoadPage<P>,
+  options: PaginateOptions,
+): Promise<PageStop> {
   const pagination = loop.pagination;
   const urls = Array.from({ length: pagination.maxPages - 1 }, (_, index) => pageUrl(config, values, index + 1));
   const stops = new AbortController();
@@ -147,7 +159,12 @@ async function countPages<P extends PageRun>(loop: PageLoop<P>, config: ApiConfi
   const started: Array<Promise<{ page: P } | { error: unknown }>> = [];
   const startUpTo = (index: number) => {
     for (let next = started.length; next < Math.min(urls.length, index + window); next += 1) {
-      started.push(load(urls[next]!, stops.signal).then((page) => ({ page }), (error: unknown) => ({ error })));
+      started.push(
+        load(urls[next]!, stops.signal).then(
+          (page) => ({ page }),
+          (error: unknown) => ({ error }),
+        ),
+      );
     }
   };
   try {
@@ -202,11 +219,18 @@ function linkAborts(controller: AbortController, ...signals: Array<AbortSignal |
  * merged into its data. Configs without pagination, or with a browser kind (rounds inside one page load,
  * scraper 3), get the first page as it is.
  */
-export async function paginate<P extends PageRun>(config: ApiConfig, values: Record<string, unknown>, first: HeldPage<P>, load: LoadPage<P>, options: PaginateOptions = {}): Promise<PagesOutcome<P>> {
+export async function paginate<P extends PageRun>(
+  config: ApiConfig,
+  values: Record<string, unknown>,
+  first: HeldPage<P>,
+  load: LoadPage<P>,
+  options: PaginateOptions = {},
+): Promise<PagesOutcome<P>> {
   const pagination = config.pagination;
   const list = pagination ? paginationListField(config.structure, pagination) : undefined;
   const kind = pagination ? paginationKind(pagination) : undefined;
-  if (!pagination || list === undefined || (kind !== 'next' && kind !== 'variable')) return { data: first.page.data, pages: 1, held: [first], stop: 'max-pages' };
+  if (!pagination || list === undefined || (kind !== 'next' && kind !== 'variable'))
+    return { data: first.page.data, pages: 1, held: [first], stop: 'max-pages' };
   const loop = new PageLoop(pagination, list, first);
   const stop = kind === 'next' ? await followNext(loop, list, load, options) : await countPages(loop, config, values, list, load, options);
   return loop.outcome(stop);

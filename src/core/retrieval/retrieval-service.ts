@@ -6,7 +6,17 @@ import { runRetrieval } from './stages.js';
 import { sourceOf } from './stages/input.js';
 import type { LoadOutcome, RefreshOutcome, RetrievalDeps, RetrievalService } from './types.js';
 
-export { MAX_BODY_BYTES, type LoadOutcome, type RefreshOutcome, type RequestBody, type RetrievalAnswer, type RetrievalDeps, type RetrievalEvent, type RetrievalRequest, type RetrievalService } from './types.js';
+export {
+  MAX_BODY_BYTES,
+  type LoadOutcome,
+  type RefreshOutcome,
+  type RequestBody,
+  type RetrievalAnswer,
+  type RetrievalDeps,
+  type RetrievalEvent,
+  type RetrievalRequest,
+  type RetrievalService,
+} from './types.js';
 
 /**
  * The retrieval service: requests through the stage list (stages.ts), and refreshes outside any request (a
@@ -27,12 +37,21 @@ async function refresh(env: RetrievalEnv, config: ApiConfig, values: Record<stri
   const { sourceUrl, entryKey } = sourceOf(config, values);
   // The load's outcome, when this refresh ran it (not when it joined another): a paginated one's page addresses.
   let own: LoadOutcome | undefined;
-  const loadNow = () => loadEndpoint(env, config, values, sourceUrl, entryKey).then((outcome) => ((own = outcome), backgroundValue(env, config, 'default', outcome)));
+  const loadNow = () =>
+    loadEndpoint(env, config, values, sourceUrl, entryKey).then(
+      (outcome) => ((own = outcome), backgroundValue(env, config, 'default', outcome)),
+    );
   try {
     const answer = await env.deps.cache.refresh(entryKey, loadNow, { caching: config.caching });
     const data = (JSON.parse(answer.body) as { data: Record<string, unknown> }).data;
     const health = healthOf(answer);
-    const pages = config.pagination ? { pages: answer.pages, ...(answer.partial ? { partial: answer.partial } : {}), ...(own?.pageUrls ? { pageUrls: own.pageUrls } : {}) } : {};
+    const pages = config.pagination
+      ? {
+          pages: answer.pages,
+          ...(answer.partial ? { partial: answer.partial } : {}),
+          ...(own?.pageUrls ? { pageUrls: own.pageUrls } : {}),
+        }
+      : {};
     return { ok: true, data, health, failing: health === 'healthy' ? [] : env.endpoints.failingOf(config.apiId), ...pages };
   } catch (error) {
     const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';

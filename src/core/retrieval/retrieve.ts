@@ -2,7 +2,14 @@ import { resolveSourceUrl, type ApiConfig, type Field, type ScraperNumber } from
 import { forgetJsonText, isPagejsonError, PagejsonError, wireText } from '../shared/index.js';
 import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
 import { accessOf, loginOf, scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
-import { createInProcessExtractor, dataJsonSchema, DEFAULT_DOCUMENT_LIMITS, getStructureOutline, webUrlsOnly, type Extractor } from '../extract/index.js';
+import {
+  createInProcessExtractor,
+  dataJsonSchema,
+  DEFAULT_DOCUMENT_LIMITS,
+  getStructureOutline,
+  webUrlsOnly,
+  type Extractor,
+} from '../extract/index.js';
 import { assessHealth, expectedData, type Health } from '../health/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
 import { browserStepsOf, takeRounds, type RoundsCollector } from './browser-rounds.js';
@@ -97,7 +104,16 @@ async function fetchStep(page: PageContext): Promise<void> {
   const scraperNumber = options.scraper ?? config.scraper;
   // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
-  page.page = await page.deps.scraperFor(scraperNumber).fetch({ url: page.sourceUrl, session, ...accessOf(config), ...loginOf(config), ...(options.signal ? { signal: options.signal } : {}), ...browserStepsOf(page, page.deps.extractor ?? inProcess) });
+  page.page = await page.deps
+    .scraperFor(scraperNumber)
+    .fetch({
+      url: page.sourceUrl,
+      session,
+      ...accessOf(config),
+      ...loginOf(config),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...browserStepsOf(page, page.deps.extractor ?? inProcess),
+    });
   page.finalUrl = page.page.finalUrl;
   page.fetchedAt = new Date();
 }
@@ -148,7 +164,11 @@ async function paginateStep(page: PageContext, values: Record<string, unknown>, 
     await extractStep(next);
     return next;
   };
-  const paged = await paginate(config, values, { url: page.sourceUrl, page }, load, { budget, signal: page.options.signal, concurrency: deps.pages?.concurrency });
+  const paged = await paginate(config, values, { url: page.sourceUrl, page }, load, {
+    budget,
+    signal: page.options.signal,
+    concurrency: deps.pages?.concurrency,
+  });
   // The merged data is a new object (its list cut and without duplicates even for one page).
   page.paged = paged;
   page.data = paged.data;
@@ -164,10 +184,18 @@ async function fillStep(page: PageContext): Promise<void> {
   forgetJsonText(data);
   const keyed = page.modelFields.map((entry) => ({ key: entry.path.replace(/\./g, '__'), entry }));
   const fields = keyed.map(({ key, entry }) => ({ ...entry.field, name: key }));
-  const { values: filled, usage } = await fillModelFields(page.config, fields, page.sectionHtml ?? page.page.html, page.page.finalUrl, modelFor, page.options.signal);
+  const { values: filled, usage } = await fillModelFields(
+    page.config,
+    fields,
+    page.sectionHtml ?? page.page.html,
+    page.page.finalUrl,
+    modelFor,
+    page.options.signal,
+  );
   // A model reads the page: its `url` values are held to the rule page values are (only http(s) URLs).
   for (const { key, entry } of keyed) {
-    if (Object.hasOwn(filled, key) && filled[key] !== undefined) setAtPath(data, entry.path, webUrlsOnly(entry.field, filled[key], page.page.finalUrl));
+    if (Object.hasOwn(filled, key) && filled[key] !== undefined)
+      setAtPath(data, entry.path, webUrlsOnly(entry.field, filled[key], page.page.finalUrl));
   }
   page.assessment = page.outline.assess(data);
   page.usage = usage;
@@ -189,7 +217,12 @@ function assessStep(page: PageContext): Health {
   return assessHealth(config.structure, page.data, page.options.expected ?? expectedData(config));
 }
 
-export async function retrieve(config: ApiConfig, values: Record<string, unknown>, deps: RetrieveDeps, options: RetrieveOptions = {}): Promise<RetrieveResult> {
+export async function retrieve(
+  config: ApiConfig,
+  values: Record<string, unknown>,
+  deps: RetrieveDeps,
+  options: RetrieveOptions = {},
+): Promise<RetrieveResult> {
   const page = { config, deps, options, values, sourceUrl: options.sourceUrl ?? resolveSourceUrl(config, values) } as PageContext;
   const budget = config.pagination ? pageBudget(deps.pages?.budgetMs) : undefined;
   try {
@@ -203,7 +236,15 @@ export async function retrieve(config: ApiConfig, values: Record<string, unknown
   await fillStep(page);
   const health = assessStep(page);
   const fetched = page.page;
-  const result = { data: page.data, sourceUrl: page.sourceUrl, finalUrl: fetched.finalUrl, fetchedAt: page.fetchedAt, health, ...(page.usage ? { usage: page.usage } : {}), ...pagesOf(config, page.paged) };
+  const result = {
+    data: page.data,
+    sourceUrl: page.sourceUrl,
+    finalUrl: fetched.finalUrl,
+    fetchedAt: page.fetchedAt,
+    health,
+    ...(page.usage ? { usage: page.usage } : {}),
+    ...pagesOf(config, page.paged),
+  };
   // The page's text is decoded only if a caller reads it (a snapshot does; the daemon does not).
   return Object.defineProperty(result, 'html', { enumerable: true, get: () => fetched.html }) as RetrieveResult;
 }
@@ -235,7 +276,13 @@ async function fillModelFields(
 function pagesOf(config: ApiConfig, paged: PagesOutcome<PageContext> | undefined): Pick<RetrieveResult, 'pages' | 'partial' | 'morePages'> {
   if (!config.pagination) return {};
   if (!paged) return { pages: 1, morePages: [] };
-  const morePages = paged.held.slice(1).map(({ url, page }) => ({ url, finalUrl: page.finalUrl, get html() { return page.page.html; } }));
+  const morePages = paged.held.slice(1).map(({ url, page }) => ({
+    url,
+    finalUrl: page.finalUrl,
+    get html() {
+      return page.page.html;
+    },
+  }));
   return { pages: paged.pages, morePages, ...(paged.partial ? { partial: paged.partial } : {}) };
 }
 

@@ -20,7 +20,19 @@ import { load, lookUp, record } from './stages/answer.js';
  */
 export type Stage = (ctx: RetrievalContext, env: RetrievalEnv) => Promise<void> | undefined;
 
-export const RETRIEVAL_STAGES: readonly Stage[] = [authenticate, resolve, readInput, locate, price, lookUp, limit, charge, load, settle, record];
+export const RETRIEVAL_STAGES: readonly Stage[] = [
+  authenticate,
+  resolve,
+  readInput,
+  locate,
+  price,
+  lookUp,
+  limit,
+  charge,
+  load,
+  settle,
+  record,
+];
 
 /**
  * One request through the stages. One async function for the whole request (each async layer of a hit is a

@@ -110,7 +110,15 @@ export interface RetrievalDeps {
 
 /** A refresh outside any request (a monitor's run): no key, no credits; the cache is filled as by a miss. */
 export type RefreshOutcome =
-  | { ok: true; data: Record<string, unknown>; health: HealthState; failing: string[]; pages?: number; partial?: string; pageUrls?: string[] }
+  | {
+      ok: true;
+      data: Record<string, unknown>;
+      health: HealthState;
+      failing: string[];
+      pages?: number;
+      partial?: string;
+      pageUrls?: string[];
+    }
   | { ok: false; error: string; health?: HealthState };
 
 export interface RetrievalService {

@@ -13,7 +13,13 @@ export interface ErrorData {
 
 /** An error as data for the other thread; anything but a PagejsonError becomes `fallback` with its message. */
 export function errorToData(error: unknown, fallback: { code: ErrorCode; prefix?: string }): ErrorData {
-  if (isPagejsonError(error)) return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown> };
+  if (isPagejsonError(error))
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      context: JSON.parse(JSON.stringify(error.context ?? {})) as Record<string, unknown>,
+    };
   return { code: fallback.code, message: `${fallback.prefix ?? ''}${(error as Error)?.message ?? String(error)}` };
 }
 

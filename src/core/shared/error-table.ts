@@ -8,7 +8,8 @@ import type { ErrorCode } from './errors.js';
  *
  * Rows are in the order of precedence of /external: when several conditions hold, the first row's answers.
  */
-export type WireCode = ErrorCode | 'TIMEOUT' | 'ROUTE_NOT_FOUND' | 'BAD_REQUEST' | 'BAD_URL' | 'HEADERS_TOO_LARGE' | 'MISDIRECTED_REQUEST' | 'NOT_READY';
+export type WireCode =
+  ErrorCode | 'TIMEOUT' | 'ROUTE_NOT_FOUND' | 'BAD_REQUEST' | 'BAD_URL' | 'HEADERS_TOO_LARGE' | 'MISDIRECTED_REQUEST' | 'NOT_READY';
 
 /**
  * What the caller reads. `fixed`: this text, whatever the error's own message says. `own`: the error's own
@@ -47,25 +48,85 @@ const daemon = { refunded: false, countsAsFailure: false } as const;
 export const FETCH_PREFIX = 'source page could not be fetched: ';
 
 export const WIRE_TABLE: readonly WireRow[] = [
-  { codes: ['KEY_MISSING'], when: 'the `apikey` header is absent or empty', status: 401, message: fixed('Path: apikey -  Message: Required'), ...caller },
-  { codes: ['KEY_INVALID', 'KEY_NOT_FOUND'], when: 'the key is unknown, revoked or expired', status: 401, message: fixed('invalid key'), ...caller },
-  { codes: ['NO_DATA', 'CONFIG_NOT_FOUND'], when: "no endpoint has that apiId, or the key's scope leaves it out", status: 404, message: fixed('no data'), ...caller },
+  {
+    codes: ['KEY_MISSING'],
+    when: 'the `apikey` header is absent or empty',
+    status: 401,
+    message: fixed('Path: apikey -  Message: Required'),
+    ...caller,
+  },
+  {
+    codes: ['KEY_INVALID', 'KEY_NOT_FOUND'],
+    when: 'the key is unknown, revoked or expired',
+    status: 401,
+    message: fixed('invalid key'),
+    ...caller,
+  },
+  {
+    codes: ['NO_DATA', 'CONFIG_NOT_FOUND'],
+    when: "no endpoint has that apiId, or the key's scope leaves it out",
+    status: 404,
+    message: fixed('no data'),
+    ...caller,
+  },
   { codes: ['ENDPOINT_INACTIVE'], when: 'the endpoint is inactive', status: 403, message: fixed('endpoint is inactive'), ...caller },
   { codes: ['BODY_TOO_LARGE'], when: 'a POST body over 16 KiB', status: 413, message: fixed('request body is too large'), ...caller },
-  { codes: ['BODY_CONTENT_TYPE'], when: 'a POST body with a Content-Type other than application/json', status: 415, message: fixed('Content-Type must be application/json'), ...caller },
-  { codes: ['BODY_INVALID_JSON'], when: 'a POST body that is not JSON', status: 400, message: fixed('request body is not valid JSON'), ...badRequest },
-  { codes: ['BODY_NOT_OBJECT'], when: 'a POST body that is JSON but not an object', status: 400, message: fixed('request body must be a JSON object'), ...badRequest },
+  {
+    codes: ['BODY_CONTENT_TYPE'],
+    when: 'a POST body with a Content-Type other than application/json',
+    status: 415,
+    message: fixed('Content-Type must be application/json'),
+    ...caller,
+  },
+  {
+    codes: ['BODY_INVALID_JSON'],
+    when: 'a POST body that is not JSON',
+    status: 400,
+    message: fixed('request body is not valid JSON'),
+    ...badRequest,
+  },
+  {
+    codes: ['BODY_NOT_OBJECT'],
+    when: 'a POST body that is JSON but not an object',
+    status: 400,
+    message: fixed('request body must be a JSON object'),
+    ...badRequest,
+  },
   {
     codes: ['VARIABLE_MISSING', 'VARIABLE_UNKNOWN', 'VARIABLE_NOT_STRING', 'VARIABLE_PATTERN', 'VARIABLE_TOO_LONG'],
     when: 'a variable is missing, unknown, not a string, fails its pattern or is over 1,024 characters',
     status: 400,
-    message: { kind: 'per-problem', text: 'one error object per problem: `missing variable: <name>`, `unknown variable: <name>`, `variable <name> must be a string`, `variable <name> does not match <pattern>`, `variable <name> is too long`' },
+    message: {
+      kind: 'per-problem',
+      text: 'one error object per problem: `missing variable: <name>`, `unknown variable: <name>`, `variable <name> must be a string`, `variable <name> does not match <pattern>`, `variable <name> is too long`',
+    },
     ...badRequest,
   },
-  { codes: ['RATE_LIMITED'], when: 'the key caused `limits.failedRetrievalsPerMinute` failures this minute and the answer is not in memory', status: 429, message: own('too many failed retrievals with this key; try again in <N> s'), ...caller },
-  { codes: ['NO_CREDITS'], when: "the account's balance is below the cost", status: 402, message: fixed('No credits left ⚠. Please buy more credits'), ...caller },
   {
-    codes: ['FETCH_FAILED', 'FETCH_TIMEOUT', 'FETCH_STATUS', 'FETCH_NOT_HTML', 'FETCH_TOO_LARGE', 'FETCH_BLOCKED_ADDRESS', 'FETCH_TOO_MANY_REDIRECTS', 'BROWSER_UNAVAILABLE'],
+    codes: ['RATE_LIMITED'],
+    when: 'the key caused `limits.failedRetrievalsPerMinute` failures this minute and the answer is not in memory',
+    status: 429,
+    message: own('too many failed retrievals with this key; try again in <N> s'),
+    ...caller,
+  },
+  {
+    codes: ['NO_CREDITS'],
+    when: "the account's balance is below the cost",
+    status: 402,
+    message: fixed('No credits left ⚠. Please buy more credits'),
+    ...caller,
+  },
+  {
+    codes: [
+      'FETCH_FAILED',
+      'FETCH_TIMEOUT',
+      'FETCH_STATUS',
+      'FETCH_NOT_HTML',
+      'FETCH_TOO_LARGE',
+      'FETCH_BLOCKED_ADDRESS',
+      'FETCH_TOO_MANY_REDIRECTS',
+      'BROWSER_UNAVAILABLE',
+    ],
     when: 'the source page is unreachable, too slow, answers HTTP ≥ 400, is not HTML, is too large, is at a blocked address or redirects too often',
     status: 502,
     message: { kind: 'prefixed', text: FETCH_PREFIX },
@@ -100,17 +161,77 @@ export const WIRE_TABLE: readonly WireRow[] = [
     refunded: true,
     countsAsFailure: false,
   },
-  { codes: ['EXTRACTION_EMPTY'], when: 'nothing (or no required field) could be extracted', status: 502, message: fixed('no data could be extracted from the source page'), ...service },
-  { codes: ['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT'], when: 'the extraction ran past its budget or a document limit', status: 502, message: own('extraction stopped: <why> (<setting> in pagejson.json)'), ...service },
-  { codes: ['EXTRACTION_FAILED'], when: 'the page could not be read as HTML, or the extraction thread failed', status: 502, message: own('extraction failed: <why>'), ...service },
-  { codes: ['SHUTTING_DOWN'], when: 'the daemon is stopping', status: 503, message: fixed('the server is shutting down, try again shortly'), ...service },
+  {
+    codes: ['EXTRACTION_EMPTY'],
+    when: 'nothing (or no required field) could be extracted',
+    status: 502,
+    message: fixed('no data could be extracted from the source page'),
+    ...service,
+  },
+  {
+    codes: ['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT'],
+    when: 'the extraction ran past its budget or a document limit',
+    status: 502,
+    message: own('extraction stopped: <why> (<setting> in pagejson.json)'),
+    ...service,
+  },
+  {
+    codes: ['EXTRACTION_FAILED'],
+    when: 'the page could not be read as HTML, or the extraction thread failed',
+    status: 502,
+    message: own('extraction failed: <why>'),
+    ...service,
+  },
+  {
+    codes: ['SHUTTING_DOWN'],
+    when: 'the daemon is stopping',
+    status: 503,
+    message: fixed('the server is shutting down, try again shortly'),
+    ...service,
+  },
   { codes: ['INTERNAL'], when: 'anything else', status: 500, message: fixed('something went wrong'), ...service },
-  { codes: ['TIMEOUT'], when: 'no answer after `fetch.timeoutMs` + 10 s (the retrieval refunds on its own deadline first)', status: 503, message: fixed('the request took too long'), ...daemon },
-  { codes: ['ROUTE_NOT_FOUND'], when: 'no such route (HEAD on /external included)', status: 404, message: fixed('route not found'), ...daemon },
-  { codes: ['BAD_REQUEST', 'BAD_URL'], when: 'a malformed request line, URL, header or Content-Length', status: 400, message: fixed('bad request'), ...daemon },
-  { codes: ['HEADERS_TOO_LARGE'], when: 'request headers over the limit', status: 431, message: fixed('request headers are too large'), ...daemon },
-  { codes: ['MISDIRECTED_REQUEST'], when: 'a Host that does not name this daemon', status: 421, message: own('this daemon does not answer for the host "<host>": …'), ...daemon },
-  { codes: ['NOT_READY'], when: '`/readyz` while the state store does not answer or retrievals keep failing', status: 503, message: own('not ready: <problem>'), ...daemon },
+  {
+    codes: ['TIMEOUT'],
+    when: 'no answer after `fetch.timeoutMs` + 10 s (the retrieval refunds on its own deadline first)',
+    status: 503,
+    message: fixed('the request took too long'),
+    ...daemon,
+  },
+  {
+    codes: ['ROUTE_NOT_FOUND'],
+    when: 'no such route (HEAD on /external included)',
+    status: 404,
+    message: fixed('route not found'),
+    ...daemon,
+  },
+  {
+    codes: ['BAD_REQUEST', 'BAD_URL'],
+    when: 'a malformed request line, URL, header or Content-Length',
+    status: 400,
+    message: fixed('bad request'),
+    ...daemon,
+  },
+  {
+    codes: ['HEADERS_TOO_LARGE'],
+    when: 'request headers over the limit',
+    status: 431,
+    message: fixed('request headers are too large'),
+    ...daemon,
+  },
+  {
+    codes: ['MISDIRECTED_REQUEST'],
+    when: 'a Host that does not name this daemon',
+    status: 421,
+    message: own('this daemon does not answer for the host "<host>": …'),
+    ...daemon,
+  },
+  {
+    codes: ['NOT_READY'],
+    when: '`/readyz` while the state store does not answer or retrievals keep failing',
+    status: 503,
+    message: own('not ready: <problem>'),
+    ...daemon,
+  },
 ];
 
 const byCode = new Map<string, WireRow>(WIRE_TABLE.flatMap((row) => row.codes.map((code) => [code, row] as const)));

@@ -5,7 +5,18 @@ import { DurableJsonAdapter } from './lowdb-adapter.js';
 import { createStateBatches, type StateBatches } from './state-batches.js';
 import { foldingFileOf, journalFileOf, readJournal, StateJournal, type JournalRecord } from './state-journal.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
-import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, oldestHourKeeper, usageCutoff, usageQueryCutoff } from './state-rules.js';
+import {
+  assertAmount,
+  cloneKey,
+  dayOf,
+  eventCount,
+  eventTokens,
+  groupUsage,
+  hourOf,
+  oldestHourKeeper,
+  usageCutoff,
+  usageQueryCutoff,
+} from './state-rules.js';
 
 /**
  * The embedded StateStore: the state held in memory, kept on disk as a snapshot (`<dataDir>/state.json`,
@@ -63,7 +74,13 @@ interface HoldRecord {
  * are null-prototype objects, so no key (`__proto__`, `constructor`) can reach or change Object.prototype.
  */
 const dictionary = <T>(from?: Record<string, T>): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, from);
-const emptyState = (): StateFile => ({ version: 1, accounts: dictionary(), keys: dictionary(), usage: dictionary(), endpoints: dictionary() });
+const emptyState = (): StateFile => ({
+  version: 1,
+  accounts: dictionary(),
+  keys: dictionary(),
+  usage: dictionary(),
+  endpoints: dictionary(),
+});
 
 function checkStateFile(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'does not hold a JSON object';
@@ -77,7 +94,17 @@ function checkStateFile(value: unknown): string | undefined {
 }
 
 function emptyUsageRow(day: string, event: UsageEvent): UsageRow {
-  return { day, apiId: event.apiId, keyId: event.keyId, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
+  return {
+    day,
+    apiId: event.apiId,
+    keyId: event.keyId,
+    requests: 0,
+    errors: 0,
+    cacheHits: 0,
+    milliCredits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+  };
 }
 
 function addEvent(row: UsageRow, event: UsageEvent): void {
@@ -188,7 +215,15 @@ async function openStateFiles(file: string): Promise<StateFiles> {
   const adapter = new DurableJsonAdapter<StateFile>(file, { check: checkStateFile, onWrite: (bytes) => (snapshotBytes = bytes) });
   const db = new Low<StateFile>(adapter, emptyState());
   await db.read();
-  db.data = { ...db.data, accounts: dictionary(db.data.accounts), keys: dictionary(db.data.keys), usage: dictionary(db.data.usage), usageHours: dictionary(db.data.usageHours), endpoints: dictionary(db.data.endpoints), holds: dictionary(db.data.holds) };
+  db.data = {
+    ...db.data,
+    accounts: dictionary(db.data.accounts),
+    keys: dictionary(db.data.keys),
+    usage: dictionary(db.data.usage),
+    usageHours: dictionary(db.data.usageHours),
+    endpoints: dictionary(db.data.endpoints),
+    holds: dictionary(db.data.holds),
+  };
   const journalFile = journalFileOf(file);
   const foldingFile = foldingFileOf(file);
   const folding = readJournal(foldingFile);
@@ -208,13 +243,22 @@ interface StoreParts {
 
 function accountOf(data: StateFile, account: string): Account {
   const found = data.accounts[account];
-  if (!found) throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+  if (!found)
+    throw new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, {
+      context: { account },
+      hint: 'accounts are created on first use',
+    });
   return found;
 }
 
 const holdsOf = (data: StateFile): Record<string, HoldRecord> => (data.holds ??= dictionary());
 
-function accountMethods({ db, batches, now, mutable }: StoreParts): Pick<StateStore, 'ensureAccount' | 'getAccount' | 'reserve' | 'refund' | 'grant'> {
+function accountMethods({
+  db,
+  batches,
+  now,
+  mutable,
+}: StoreParts): Pick<StateStore, 'ensureAccount' | 'getAccount' | 'reserve' | 'refund' | 'grant'> {
   const { commit } = batches;
   function addToBalance(account: string, milliCredits: number): Promise<number> {
     try {
@@ -343,7 +387,11 @@ function holdMethods({ batches, now, mutable }: StoreParts): Pick<StateStore, 'h
   };
 }
 
-function keyMethods({ db, batches, mutable }: StoreParts): Pick<StateStore, 'addKey' | 'findKeyByDigest' | 'getKey' | 'listKeys' | 'updateKey'> {
+function keyMethods({
+  db,
+  batches,
+  mutable,
+}: StoreParts): Pick<StateStore, 'addKey' | 'findKeyByDigest' | 'getKey' | 'listKeys' | 'updateKey'> {
   const byDigest = new Map<string, string>();
   for (const key of Object.values(db.data.keys)) byDigest.set(key.digest, key.id);
   return {

@@ -126,7 +126,17 @@ export const RELEASE_LOCK = script(
 return 0`,
 );
 
-export const ALL_SCRIPTS: readonly RedisScript[] = [ENSURE_ACCOUNT, RESERVE, HOLD, RELEASE_HOLD, SETTLE_HOLD, ADD_TO_BALANCE, ADD_KEY, UPDATE_KEY, RELEASE_LOCK];
+export const ALL_SCRIPTS: readonly RedisScript[] = [
+  ENSURE_ACCOUNT,
+  RESERVE,
+  HOLD,
+  RELEASE_HOLD,
+  SETTLE_HOLD,
+  ADD_TO_BALANCE,
+  ADD_KEY,
+  UPDATE_KEY,
+  RELEASE_LOCK,
+];
 
 /** The one command the scripts need from a client: `sendCommand` of node-redis. */
 export interface CommandSender {

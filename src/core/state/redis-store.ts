@@ -1,8 +1,29 @@
 import { PagejsonError } from '../shared/index.js';
 import { closeRedis, commandSender, connectRedis, describeRedisUrl, type RedisClient } from './redis-connection.js';
 import { randomBytes } from 'node:crypto';
-import { ADD_KEY, ADD_TO_BALANCE, ENSURE_ACCOUNT, HOLD, RELEASE_HOLD, RESERVE, SETTLE_HOLD, UPDATE_KEY, runScript } from './redis-scripts.js';
-import { assertAmount, cloneKey, dayOf, eventCount, eventTokens, groupUsage, hourOf, HOURLY_USAGE_RETENTION_HOURS, oldestHourKeeper, usageQueryCutoff } from './state-rules.js';
+import {
+  ADD_KEY,
+  ADD_TO_BALANCE,
+  ENSURE_ACCOUNT,
+  HOLD,
+  RELEASE_HOLD,
+  RESERVE,
+  SETTLE_HOLD,
+  UPDATE_KEY,
+  runScript,
+} from './redis-scripts.js';
+import {
+  assertAmount,
+  cloneKey,
+  dayOf,
+  eventCount,
+  eventTokens,
+  groupUsage,
+  hourOf,
+  HOURLY_USAGE_RETENTION_HOURS,
+  oldestHourKeeper,
+  usageQueryCutoff,
+} from './state-rules.js';
 import type { Account, ApiKeyRecord, EndpointRuntimeStatus, ReserveResult, StateStore, UsageEvent, UsageQuery, UsageRow } from './types.js';
 
 /**
@@ -64,7 +85,10 @@ function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
 }
 
 export function accountNotFound(account: string): PagejsonError {
-  return new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, { context: { account }, hint: 'accounts are created on first use' });
+  return new PagejsonError('ACCOUNT_NOT_FOUND', `no account "${account}"`, {
+    context: { account },
+    hint: 'accounts are created on first use',
+  });
 }
 
 /** The keys of the layout above under one prefix. */
@@ -94,7 +118,9 @@ async function startHeartbeat(client: RedisClient, key: string): Promise<NodeJS.
   return heartbeat;
 }
 
-export async function createRedisStore(options: RedisStoreOptions): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
+export async function createRedisStore(
+  options: RedisStoreOptions,
+): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
   const prefix = options.prefix ?? 'pagejson:';
   const now = options.now ?? (() => new Date());
   const retentionSeconds = (options.usageRetentionDays ?? 400) * 86_400;
@@ -137,7 +163,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
     async ensureAccount(account, initialMilliCredits): Promise<Account> {
       assertAmount(initialMilliCredits);
       guard();
-      const [balance, createdAt] = await runScript<[string, string]>(sender, ENSURE_ACCOUNT, [k.account(account)], [String(initialMilliCredits), now().toISOString()]);
+      const [balance, createdAt] = await runScript<[string, string]>(
+        sender,
+        ENSURE_ACCOUNT,
+        [k.account(account)],
+        [String(initialMilliCredits), now().toISOString()],
+      );
       return { id: account, balance: Number(balance), createdAt };
     },
 
@@ -171,7 +202,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
       } catch (error) {
         return Promise.reject(error);
       }
-      return runScript<[number, number]>(sender, HOLD, [k.account(account), k.holds], [String(milliCredits), `${owner}:${holdId}`, `${account}\t${milliCredits}`]).then(([status, balance]) => {
+      return runScript<[number, number]>(
+        sender,
+        HOLD,
+        [k.account(account), k.holds],
+        [String(milliCredits), `${owner}:${holdId}`, `${account}\t${milliCredits}`],
+      ).then(([status, balance]) => {
         if (Number(status) === -1) throw accountNotFound(account);
         return { ok: Number(status) === 1, balance: Number(balance) };
       });
@@ -183,7 +219,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
         await client.hDel(k.holds, `${owner}:${holdId}`);
         return undefined;
       }
-      const balance = await runScript<number | null>(sender, SETTLE_HOLD, [k.holds], [`${owner}:${holdId}`, k.accountPrefix, String(Math.max(0, Math.round(milliCredits)))]);
+      const balance = await runScript<number | null>(
+        sender,
+        SETTLE_HOLD,
+        [k.holds],
+        [`${owner}:${holdId}`, k.accountPrefix, String(Math.max(0, Math.round(milliCredits)))],
+      );
       return balance === null || balance === undefined ? undefined : Number(balance);
     },
 
@@ -213,7 +254,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
 
     async addKey(record): Promise<void> {
       guard();
-      const outcome = await runScript<string>(sender, ADD_KEY, [k.key(record.id), k.digests, k.keys], [record.id, record.digest, ...encodeKeyFields(record)]);
+      const outcome = await runScript<string>(
+        sender,
+        ADD_KEY,
+        [k.key(record.id), k.digests, k.keys],
+        [record.id, record.digest, ...encodeKeyFields(record)],
+      );
       if (outcome === 'id') throw new PagejsonError('INTERNAL', `key id ${record.id} already exists`);
       if (outcome === 'digest') throw new PagejsonError('INTERNAL', 'a key with this digest already exists');
     },
@@ -295,7 +341,18 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stat
           const id = `${bucket}\t${apiId}\t${keyId}`;
           let found = rows.get(id);
           if (!found) {
-            found = { day: bucket.slice(0, 10), ...(hourly ? { hour: bucket } : {}), apiId, keyId: key, requests: 0, errors: 0, cacheHits: 0, milliCredits: 0, promptTokens: 0, completionTokens: 0 };
+            found = {
+              day: bucket.slice(0, 10),
+              ...(hourly ? { hour: bucket } : {}),
+              apiId,
+              keyId: key,
+              requests: 0,
+              errors: 0,
+              cacheHits: 0,
+              milliCredits: 0,
+              promptTokens: 0,
+              completionTokens: 0,
+            };
             rows.set(id, found);
           }
           found[counter as (typeof COUNTERS)[number]] = Number(count);

@@ -81,15 +81,25 @@ export function eventCount(event: { count?: number }): number {
 }
 
 /** Token counts of an event as non-negative integers (a model may report nothing, or garbage). */
-export function eventTokens(event: { promptTokens?: number; completionTokens?: number }): { promptTokens: number; completionTokens: number } {
+export function eventTokens(event: { promptTokens?: number; completionTokens?: number }): {
+  promptTokens: number;
+  completionTokens: number;
+} {
   const clean = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
   return { promptTokens: clean(event.promptTokens), completionTokens: clean(event.completionTokens) };
 }
 
 /** Newest day (hour) first, then apiId, then keyId (null last): a stable order for tables and tests. */
 export function groupUsage(rows: UsageRow[]): UsageRow[] {
-  return rows
-    // Rows written before token counting have no token fields: they read as 0.
-    .map((row) => ({ ...row, promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0 }))
-    .sort((a, b) => (b.hour ?? b.day).localeCompare(a.hour ?? a.day) || a.apiId.localeCompare(b.apiId) || (a.keyId ?? '\uffff').localeCompare(b.keyId ?? '\uffff'));
+  return (
+    rows
+      // Rows written before token counting have no token fields: they read as 0.
+      .map((row) => ({ ...row, promptTokens: row.promptTokens ?? 0, completionTokens: row.completionTokens ?? 0 }))
+      .sort(
+        (a, b) =>
+          (b.hour ?? b.day).localeCompare(a.hour ?? a.day) ||
+          a.apiId.localeCompare(b.apiId) ||
+          (a.keyId ?? '\uffff').localeCompare(b.keyId ?? '\uffff'),
+      )
+  );
 }

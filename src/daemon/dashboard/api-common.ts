@@ -37,7 +37,10 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
 };
 
 function statusOf(code: ErrorCode): number {
-  return STATUS_BY_CODE[code] ?? (code.startsWith('FETCH_') || code.startsWith('EXTRACTION_') || code.startsWith('MODEL_') || code === 'BROWSER_UNAVAILABLE' ? 502 : 500);
+  return (
+    STATUS_BY_CODE[code] ??
+    (code.startsWith('FETCH_') || code.startsWith('EXTRACTION_') || code.startsWith('MODEL_') || code === 'BROWSER_UNAVAILABLE' ? 502 : 500)
+  );
 }
 
 export const ApiIdParam = z.object({ apiId: z.string().regex(API_ID_PATTERN, 'not an apiId') });
@@ -55,10 +58,20 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T 
 export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
   if (isPagejsonError(error)) {
     const problems = error.context.problems;
-    return reply.code(statusOf(error.code)).send({ error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(Array.isArray(problems) ? { problems } : {}) } });
+    return reply
+      .code(statusOf(error.code))
+      .send({
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.hint ? { hint: error.hint } : {}),
+          ...(Array.isArray(problems) ? { problems } : {}),
+        },
+      });
   }
   const status = (error as { statusCode?: number }).statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return reply.code(status).send({ error: { code: 'USAGE', message: (error as Error).message } });
+  if (status !== undefined && status >= 400 && status < 500)
+    return reply.code(status).send({ error: { code: 'USAGE', message: (error as Error).message } });
   return reply.code(500).send({ error: { code: 'INTERNAL', message: `the dashboard request failed: ${(error as Error).message}` } });
 }
 

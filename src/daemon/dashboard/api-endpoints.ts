@@ -29,7 +29,16 @@ import { withLoginShown } from '../../core/config/login-display.js';
  */
 const text = (max: number) => z.string().max(max);
 const Operation = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('add'), path: text(300), type: z.enum(FIELD_TYPES), selector: text(2_000).optional(), attribute: text(200).optional(), transform: z.array(text(500)).max(20).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('add'),
+      path: text(300),
+      type: z.enum(FIELD_TYPES),
+      selector: text(2_000).optional(),
+      attribute: text(200).optional(),
+      transform: z.array(text(500)).max(20).optional(),
+    })
+    .strict(),
   z.object({ kind: z.literal('remove'), path: text(300) }).strict(),
   z.object({ kind: z.literal('rename'), path: text(300), name: text(64) }).strict(),
   z.object({ kind: z.literal('move'), path: text(300), position: z.number().int().min(1).max(10_000) }).strict(),
@@ -39,7 +48,9 @@ const Operation = z.discriminatedUnion('kind', [
 ]);
 export const Operations = z.array(Operation).max(200);
 /** Variable values as a caller sends them: a small map of short strings (checked again by the config's rules). */
-export const Values = z.record(z.string().max(64), z.string().max(1_024)).refine((values) => Object.keys(values).length <= 50, 'at most 50 variables');
+export const Values = z
+  .record(z.string().max(64), z.string().max(1_024))
+  .refine((values) => Object.keys(values).length <= 50, 'at most 50 variables');
 
 const EditBody = z
   .object({
@@ -63,17 +74,27 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
   const { runtime } = context;
   const configOf = (apiId: string): ApiConfig => {
     const config = runtime.configs.get(apiId);
-    if (!config) throw new PagejsonError('CONFIG_NOT_FOUND', `no endpoint "${apiId}"`, { hint: 'it may have been removed or renamed; reload the list' });
+    if (!config)
+      throw new PagejsonError('CONFIG_NOT_FOUND', `no endpoint "${apiId}"`, {
+        hint: 'it may have been removed or renamed; reload the list',
+      });
     return config;
   };
 
   api.get('/endpoints', async () => {
     const configs = runtime.configs.list();
-    const [statuses, lastDay] = await Promise.all([endpointStatus(runtime.store, configs), runtime.store.usage({ unit: 'hour', hours: 24 })]);
+    const [statuses, lastDay] = await Promise.all([
+      endpointStatus(runtime.store, configs),
+      runtime.store.usage({ unit: 'hour', hours: 24 }),
+    ]);
     const dayByApiId = totalsBy(lastDay, (row) => row.apiId);
     const byId = new Map(configs.map((config) => [config.apiId, config]));
     return {
-      endpoints: statuses.map((status) => ({ ...status, description: describeEndpoint(byId.get(status.apiId)!, { sourceUrls: true }), last24h: dayByApiId.get(status.apiId) ?? emptyTotals() })),
+      endpoints: statuses.map((status) => ({
+        ...status,
+        description: describeEndpoint(byId.get(status.apiId)!, { sourceUrls: true }),
+        last24h: dayByApiId.get(status.apiId) ?? emptyTotals(),
+      })),
       problems: shownProblems(runtime, runtime.configs.problems()),
     };
   });
@@ -107,7 +128,8 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     const config = configOf(apiId);
     const values = valueMap(parse(TryBody, request.body, 'try').values, config);
     const problems = checkVariableValues(config, values);
-    if (problems.length > 0) throw new PagejsonError(problems[0]!.code, problems[0]!.message, { hint: 'fill in every variable of the endpoint' });
+    if (problems.length > 0)
+      throw new PagejsonError(problems[0]!.code, problems[0]!.message, { hint: 'fill in every variable of the endpoint' });
     const outcome = await runtime.retrieval.refresh(config, values);
     return { ...outcome, curl: exampleRequest(config, context.publicUrl(), values) };
   });
@@ -118,12 +140,19 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
     refuseLiteralCredentials(body.operations as EditOperation[]);
     refuseLiteralLoginCredentials(body.operations as EditOperation[]);
     const file = runtime.configs.fileOf(apiId);
-    if (!file) throw new PagejsonError('CONFIG_NOT_FOUND', `no endpoint "${apiId}"`, { hint: 'it may have been removed or renamed; reload the list' });
+    if (!file)
+      throw new PagejsonError('CONFIG_NOT_FOUND', `no endpoint "${apiId}"`, {
+        hint: 'it may have been removed or renamed; reload the list',
+      });
     const editable = await openConfigForEdit(file, runtime.settings);
     if (editable.original.revision !== body.baseRevision) {
-      throw new PagejsonError('CONFIG_EXISTS', `${apiId} changed since you opened it: the file is at revision ${editable.original.revision}, you started from ${body.baseRevision}`, {
-        hint: 'reload the endpoint to see the current revision, then make the change again',
-      });
+      throw new PagejsonError(
+        'CONFIG_EXISTS',
+        `${apiId} changed since you opened it: the file is at revision ${editable.original.revision}, you started from ${body.baseRevision}`,
+        {
+          hint: 'reload the endpoint to see the current revision, then make the change again',
+        },
+      );
     }
     const { config, changed } = applyEdits(editable.original, body.operations as EditOperation[]);
     const problems = changed ? shownProblems(runtime, problemsOf(file, config, runtime.settings)) : [];
@@ -143,6 +172,17 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       // Served at once rather than when the watcher notices (the answer can say the new revision is live).
       await runtime.configs.reload();
     }
-    return { config: withLoginShown(withAccessShown(config)), changed, written, changes: describeChanges(editable.original, config), problems, places: urlPlaces(config)?.places ?? [], ...actionsView(config), ...paginationView(config), ...(sample ? { sample } : {}), ...(previewError ? { previewError } : {}) };
+    return {
+      config: withLoginShown(withAccessShown(config)),
+      changed,
+      written,
+      changes: describeChanges(editable.original, config),
+      problems,
+      places: urlPlaces(config)?.places ?? [],
+      ...actionsView(config),
+      ...paginationView(config),
+      ...(sample ? { sample } : {}),
+      ...(previewError ? { previewError } : {}),
+    };
   });
 }

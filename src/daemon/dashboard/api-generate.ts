@@ -57,15 +57,25 @@ const GenerateBody = z
   })
   .strict();
 const ProposalParam = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'not a proposal id') });
-const ProposalEditBody = z.object({ operations: Operations, save: z.boolean().default(false), overwrite: z.boolean().default(false) }).strict();
+const ProposalEditBody = z
+  .object({ operations: Operations, save: z.boolean().default(false), overwrite: z.boolean().default(false) })
+  .strict();
 
 export function registerGenerateRoutes(api: FastifyInstance, context: DashboardApiContext): void {
   const { runtime } = context;
   // Bounded by count and by the pages they hold (a page may be up to fetch.maxBytes): the oldest go first.
-  const proposals = new LRUCache<string, Proposal>({ max: PROPOSALS, ttl: PROPOSAL_TTL_MS, maxSize: PROPOSAL_BYTES, sizeCalculation: (proposal) => proposal.page.html.length * 2 + 1 });
+  const proposals = new LRUCache<string, Proposal>({
+    max: PROPOSALS,
+    ttl: PROPOSAL_TTL_MS,
+    maxSize: PROPOSAL_BYTES,
+    sizeCalculation: (proposal) => proposal.page.html.length * 2 + 1,
+  });
   const proposalOf = (id: string): Proposal => {
     const found = proposals.get(id);
-    if (!found) throw new PagejsonError('USAGE', 'this proposal is no longer kept (saved already, or older than 30 minutes)', { hint: 'generate again' });
+    if (!found)
+      throw new PagejsonError('USAGE', 'this proposal is no longer kept (saved already, or older than 30 minutes)', {
+        hint: 'generate again',
+      });
     return found;
   };
   const fileFor = (apiId: string): string => runtime.configs.fileOf(apiId) ?? join(runtime.project.configsDir, `${apiId}.json`);
@@ -74,7 +84,12 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     const balance = await context.state.credits(DEFAULT_ACCOUNT);
     return {
       models: runtime.models.choices().filter((name) => !name.includes('<')),
-      scrapers: ([1, 2, 3] as const).map((number) => ({ number, name: scraperByNumber(number).name, supportsSession: scraperByNumber(number).supportsSession, milliCredits: generationCost(number) })),
+      scrapers: ([1, 2, 3] as const).map((number) => ({
+        number,
+        name: scraperByNumber(number).name,
+        supportsSession: scraperByNumber(number).supportsSession,
+        milliCredits: generationCost(number),
+      })),
       creditsEnabled: runtime.settings.credits.enabled,
       balance: balance.milliCredits,
     };
@@ -82,37 +97,67 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
 
   // A generation fetches a page and may call a model: longer than a retrieval's handler budget (its own
   // budget, below, ends it first).
-  api.post('/generate', { handlerTimeout: runtime.settings.fetch.timeoutMs * 3 + runtime.settings.extraction.timeoutMs * 4 + 120_000 }, async (request) => {
-    const body = parse(GenerateBody, request.body, 'generate');
-    const url = checkSourceUrl(body.url);
-    const selectorProblem = validateSelector(body.selector.trim() || 'body');
-    if (selectorProblem) throw new PagejsonError('USAGE', `the section selector "${body.selector}" is not valid: ${selectorProblem}`, { hint: 'use a CSS selector such as main, #content or .results' });
-    const cost = generationCost(body.scraper as ScraperNumber);
-    if (runtime.settings.credits.enabled) {
-      const balance = await context.state.credits(DEFAULT_ACCOUNT);
-      if (balance.milliCredits < cost) throw noCreditsError(balance.account, balance.milliCredits, cost);
-    }
-    const apiId = body.apiId ?? defaultApiId(url);
-    // A model the project cannot reach is a mistake in what was asked: said before any fetch.
-    await runtime.models.get(body.model);
-    // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
-    const { fetch, extraction } = runtime.settings;
-    const result = await generateIsolated(
-      { url, apiId, scraper: body.scraper as ScraperNumber, session: body.session, model: body.model, selector: body.selector, rule: body.rule?.trim() || null, caching: body.caching, vars: [] },
-      {
-        scraperFor: (number) => runtime.scrapers.get(number),
-        models: runtime.settings.models,
-        env: runtime.env,
-        modelTimeoutMs: fetch.timeoutMs,
-        budgetMs: fetch.timeoutMs + extraction.timeoutMs * 4 + (body.model === HEURISTIC_MODEL ? 0 : fetch.timeoutMs * 2 + 60_000),
-        now: runtime.now,
-      },
-    );
-    const id = randomBytes(16).toString('base64url');
-    proposals.set(id, { config: result.config, page: { html: result.html, finalUrl: result.finalUrl }, cost, ...(result.usage ? { usage: result.usage } : {}) });
-    const file = fileFor(result.config.apiId);
-    return { proposalId: id, config: result.config, sample: result.sample, places: urlPlaces(result.config)?.places ?? [], milliCredits: cost, exists: existsSync(file), file: relative(runtime.project.root, file) };
-  });
+  api.post(
+    '/generate',
+    { handlerTimeout: runtime.settings.fetch.timeoutMs * 3 + runtime.settings.extraction.timeoutMs * 4 + 120_000 },
+    async (request) => {
+      const body = parse(GenerateBody, request.body, 'generate');
+      const url = checkSourceUrl(body.url);
+      const selectorProblem = validateSelector(body.selector.trim() || 'body');
+      if (selectorProblem)
+        throw new PagejsonError('USAGE', `the section selector "${body.selector}" is not valid: ${selectorProblem}`, {
+          hint: 'use a CSS selector such as main, #content or .results',
+        });
+      const cost = generationCost(body.scraper as ScraperNumber);
+      if (runtime.settings.credits.enabled) {
+        const balance = await context.state.credits(DEFAULT_ACCOUNT);
+        if (balance.milliCredits < cost) throw noCreditsError(balance.account, balance.milliCredits, cost);
+      }
+      const apiId = body.apiId ?? defaultApiId(url);
+      // A model the project cannot reach is a mistake in what was asked: said before any fetch.
+      await runtime.models.get(body.model);
+      // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
+      const { fetch, extraction } = runtime.settings;
+      const result = await generateIsolated(
+        {
+          url,
+          apiId,
+          scraper: body.scraper as ScraperNumber,
+          session: body.session,
+          model: body.model,
+          selector: body.selector,
+          rule: body.rule?.trim() || null,
+          caching: body.caching,
+          vars: [],
+        },
+        {
+          scraperFor: (number) => runtime.scrapers.get(number),
+          models: runtime.settings.models,
+          env: runtime.env,
+          modelTimeoutMs: fetch.timeoutMs,
+          budgetMs: fetch.timeoutMs + extraction.timeoutMs * 4 + (body.model === HEURISTIC_MODEL ? 0 : fetch.timeoutMs * 2 + 60_000),
+          now: runtime.now,
+        },
+      );
+      const id = randomBytes(16).toString('base64url');
+      proposals.set(id, {
+        config: result.config,
+        page: { html: result.html, finalUrl: result.finalUrl },
+        cost,
+        ...(result.usage ? { usage: result.usage } : {}),
+      });
+      const file = fileFor(result.config.apiId);
+      return {
+        proposalId: id,
+        config: result.config,
+        sample: result.sample,
+        places: urlPlaces(result.config)?.places ?? [],
+        milliCredits: cost,
+        exists: existsSync(file),
+        file: relative(runtime.project.root, file),
+      };
+    },
+  );
 
   api.post('/generate/:id/edits', async (request) => {
     const { id } = parse(ProposalParam, request.params, 'proposal');
@@ -129,11 +174,17 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
 
     const existing = runtime.configs.get(config.apiId);
     if ((existing || existsSync(file)) && !body.overwrite) {
-      throw new PagejsonError('CONFIG_EXISTS', `an endpoint "${config.apiId}" exists already (${relative(runtime.project.root, file)})`, { hint: 'choose another API id, or save over it as its next revision' });
+      throw new PagejsonError('CONFIG_EXISTS', `an endpoint "${config.apiId}" exists already (${relative(runtime.project.root, file)})`, {
+        hint: 'choose another API id, or save over it as its next revision',
+      });
     }
     const saved = existing ? { ...config, revision: existing.revision + 1 } : config;
     // Charged when saved, as the CLI does: a failed or abandoned generation costs nothing.
-    await context.state.charge(DEFAULT_ACCOUNT, proposal.cost, { apiId: saved.apiId, promptTokens: proposal.usage?.promptTokens ?? 0, completionTokens: proposal.usage?.completionTokens ?? 0 });
+    await context.state.charge(DEFAULT_ACCOUNT, proposal.cost, {
+      apiId: saved.apiId,
+      promptTokens: proposal.usage?.promptTokens ?? 0,
+      completionTokens: proposal.usage?.completionTokens ?? 0,
+    });
     if (existing) await keepRevision(runtime.project.dataDir, existing);
     await writeConfigFile(file, saved);
     proposals.delete(id);

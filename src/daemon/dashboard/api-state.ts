@@ -17,7 +17,16 @@ const CreateKeyBody = z
     scope: z.array(z.string().regex(API_ID_PATTERN, 'not an apiId')).max(1_000).nullable().default(null),
   })
   .strict();
-const RotateBody = z.object({ graceMinutes: z.number().int().min(0).max(60 * 24 * 30).default(0) }).strict();
+const RotateBody = z
+  .object({
+    graceMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(60 * 24 * 30)
+      .default(0),
+  })
+  .strict();
 const UsageQuery = z
   .object({
     unit: z.enum(['hour', 'day']).default('hour'),
@@ -31,7 +40,9 @@ const BUCKETS = { hour: 48, day: 30 } as const;
 
 /** Busiest first. */
 function ranked(totals: Map<string, UsageTotals>): Array<{ id: string; totals: UsageTotals }> {
-  return [...totals].map(([id, sums]) => ({ id, totals: sums })).sort((a, b) => b.totals.requests - a.totals.requests || a.id.localeCompare(b.id));
+  return [...totals]
+    .map(([id, sums]) => ({ id, totals: sums }))
+    .sort((a, b) => b.totals.requests - a.totals.requests || a.id.localeCompare(b.id));
 }
 
 export function registerKeyAndUsageRoutes(api: FastifyInstance, context: DashboardApiContext): void {

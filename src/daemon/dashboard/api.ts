@@ -18,11 +18,17 @@ export async function registerDashboardApi(api: FastifyInstance, options: { runt
   const { runtime } = options;
   const context: DashboardApiContext = {
     ...options,
-    state: createStateService({ store: runtime.store, credits: runtime.settings.credits, listConfigs: () => runtime.configs.list(), now: runtime.now }),
+    state: createStateService({
+      store: runtime.store,
+      credits: runtime.settings.credits,
+      listConfigs: () => runtime.configs.list(),
+      now: runtime.now,
+    }),
     pages: createPageSampler(runtime),
   };
   api.setErrorHandler((error, request, reply) => {
-    if (!isPagejsonError(error) && ((error as { statusCode?: number }).statusCode ?? 500) >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    if (!isPagejsonError(error) && ((error as { statusCode?: number }).statusCode ?? 500) >= 500)
+      request.log.error({ err: error }, 'dashboard request failed');
     return sendError(reply, error);
   });
   api.get('/session', async (request) => ({

@@ -20,7 +20,10 @@ export interface SampledPage {
 export interface PageSampler {
   page(config: ApiConfig, values: Record<string, unknown>): Promise<SampledPage>;
   /** What `config` extracts from `page` (compiled under revision 0, apart from the served revisions). */
-  sample(config: Pick<ApiConfig, 'apiId' | 'selector' | 'structure'>, page: SampledPage): Promise<{ data: Record<string, unknown>; empty: boolean; missingRequired: string[] }>;
+  sample(
+    config: Pick<ApiConfig, 'apiId' | 'selector' | 'structure'>,
+    page: SampledPage,
+  ): Promise<{ data: Record<string, unknown>; empty: boolean; missingRequired: string[] }>;
 }
 
 const KEPT_MS = 60_000;
@@ -33,7 +36,12 @@ function accessKey(config: ApiConfig): string {
 }
 
 export function createPageSampler(runtime: Runtime): PageSampler {
-  const pages = new LRUCache<string, SampledPage>({ max: 8, ttl: KEPT_MS, maxSize: KEPT_BYTES, sizeCalculation: (page) => page.html.length * 2 + 1 });
+  const pages = new LRUCache<string, SampledPage>({
+    max: 8,
+    ttl: KEPT_MS,
+    maxSize: KEPT_BYTES,
+    sizeCalculation: (page) => page.html.length * 2 + 1,
+  });
   // Fetches in flight, shared by the previews that wait for the same page.
   const fetching = new Map<string, Promise<SampledPage>>();
   return {
@@ -61,7 +69,11 @@ export function createPageSampler(runtime: Runtime): PageSampler {
       return pending;
     },
     async sample(config, page) {
-      const outcome = await runtime.extractor.extract({ config: { apiId: config.apiId, revision: 0, selector: config.selector, structure: config.structure }, html: page.html, finalUrl: page.finalUrl });
+      const outcome = await runtime.extractor.extract({
+        config: { apiId: config.apiId, revision: 0, selector: config.selector, structure: config.structure },
+        html: page.html,
+        finalUrl: page.finalUrl,
+      });
       return { data: outcome.data, empty: outcome.empty, missingRequired: outcome.missingRequired };
     },
   };

@@ -53,7 +53,10 @@ export function dashboardSessionsFor(runtime: Runtime): DashboardSessions {
 }
 
 function apiError(reply: FastifyReply, status: number, code: string, message: string, hint?: string): FastifyReply {
-  return reply.code(status).header('cache-control', 'no-store').send({ error: { code, message, ...(hint ? { hint } : {}) } });
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .send({ error: { code, message, ...(hint ? { hint } : {}) } });
 }
 
 /**
@@ -115,11 +118,24 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   });
 
   if (built) {
-    await app.register(fastifyStatic, { root: join(assetsDir, 'assets'), prefix: '/ui/assets/', immutable: true, maxAge: '365d', index: false });
+    await app.register(fastifyStatic, {
+      root: join(assetsDir, 'assets'),
+      prefix: '/ui/assets/',
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+    });
   }
 
   const page = (file: 'index.html' | 'login.html') => async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!built) return apiError(reply, 503, 'DASHBOARD_NOT_BUILT', 'the dashboard assets are missing', 'run `npm run build` in the pagejson checkout');
+    if (!built)
+      return apiError(
+        reply,
+        503,
+        'DASHBOARD_NOT_BUILT',
+        'the dashboard assets are missing',
+        'run `npm run build` in the pagejson checkout',
+      );
     if (file === 'index.html' && !request.dashboardSession) return reply.redirect('/ui/login', 303);
     return reply.header('cache-control', 'no-store').sendFile(file, assetsDir);
   };
@@ -131,7 +147,13 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       const redeemed = sessions.redeem(token);
       if (!redeemed) return reply.redirect('/ui/login?reason=expired', 303);
       const { name, path, secure } = cookie(request);
-      reply.setCookie(name, redeemed.id, { httpOnly: true, sameSite: 'strict', secure, path, expires: new Date(redeemed.session.expiresAt) });
+      reply.setCookie(name, redeemed.id, {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure,
+        path,
+        expires: new Date(redeemed.session.expiresAt),
+      });
       // Away from the URL holding the (now spent) token.
       return reply.redirect('/ui/', 303);
     }
@@ -140,7 +162,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   // Every other page is the app's: it routes on the client.
   app.get('/ui/', page('index.html'));
   app.get('/ui/*', async (request, reply) => {
-    if (request.url.startsWith('/ui/api/') || request.url.startsWith('/ui/assets/')) return apiError(reply, 404, 'NOT_FOUND', `no dashboard route ${request.method} ${request.url.split('?')[0]}`);
+    if (request.url.startsWith('/ui/api/') || request.url.startsWith('/ui/assets/'))
+      return apiError(reply, 404, 'NOT_FOUND', `no dashboard route ${request.method} ${request.url.split('?')[0]}`);
     return page('index.html')(request, reply);
   });
 
@@ -157,7 +180,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       api.addHook('onRequest', async (request, reply) => {
         reply.header('cache-control', 'no-store');
         const session = request.dashboardSession;
-        if (!session) return apiError(reply, 401, 'UNAUTHENTICATED', 'not signed in to the dashboard', 'run `pagejson dashboard` for a sign-in link');
+        if (!session)
+          return apiError(reply, 401, 'UNAUTHENTICATED', 'not signed in to the dashboard', 'run `pagejson dashboard` for a sign-in link');
         if (request.method === 'GET' || request.method === 'HEAD') return undefined;
         if (crossSite(request, options.publicUrl())) return apiError(reply, 403, 'CROSS_SITE', 'a change from another site was refused');
         const given = request.headers[CSRF_HEADER];
@@ -174,7 +198,9 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
         return reply.code(204).send();
       });
       await registerDashboardApi(api, { runtime: options.runtime, publicUrl: options.publicUrl });
-      api.setNotFoundHandler((request, reply) => apiError(reply, 404, 'NOT_FOUND', `no dashboard route ${request.method} ${request.url.split('?')[0]}`));
+      api.setNotFoundHandler((request, reply) =>
+        apiError(reply, 404, 'NOT_FOUND', `no dashboard route ${request.method} ${request.url.split('?')[0]}`),
+      );
     },
     { prefix: '/ui/api' },
   );

@@ -18,10 +18,12 @@ import { createMcpSessions, MCP_SESSION_LIMITS, type McpSessions } from './sessi
  */
 let sdk: Promise<{ Transport: typeof StreamableHTTPServerTransport; createServer: typeof createEndpointMcpServer }> | undefined;
 const loadSdk = () =>
-  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]).then(([transport, server]) => ({
-    Transport: transport.StreamableHTTPServerTransport,
-    createServer: server.createEndpointMcpServer,
-  })));
+  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]).then(
+    ([transport, server]) => ({
+      Transport: transport.StreamableHTTPServerTransport,
+      createServer: server.createEndpointMcpServer,
+    }),
+  ));
 
 /**
  * Streamable HTTP MCP at `/mcp`: every active endpoint the `apikey` may call is a tool, and a tool call is a
@@ -42,7 +44,11 @@ export function mcpSessionsOf(app: FastifyInstance): McpSessions<Session> | unde
   return registries.get(app);
 }
 
-const refuse = (reply: FastifyReply, status: number, message: string, code: string) => reply.code(status).type(JSON_UTF8).send(errorEnvelope([{ message, code }]));
+const refuse = (reply: FastifyReply, status: number, message: string, code: string) =>
+  reply
+    .code(status)
+    .type(JSON_UTF8)
+    .send(errorEnvelope([{ message, code }]));
 
 function sourceFor(runtime: Runtime, apikey: string) {
   return {
@@ -58,10 +64,20 @@ function sourceFor(runtime: Runtime, apikey: string) {
     },
     async call(name: string, args: Record<string, unknown>) {
       try {
-        const answer = await runtime.retrieval.retrieve({ apiId: name, apikey, method: 'POST', body: { raw: Buffer.from(JSON.stringify(args)), contentType: 'application/json' }, query: {} });
+        const answer = await runtime.retrieval.retrieve({
+          apiId: name,
+          apikey,
+          method: 'POST',
+          body: { raw: Buffer.from(JSON.stringify(args)), contentType: 'application/json' },
+          query: {},
+        });
         return { data: (JSON.parse(answer.body) as { data: unknown }).data };
       } catch (error) {
-        return { error: errorReply(error).errors.map((e) => e.message).join('; ') };
+        return {
+          error: errorReply(error)
+            .errors.map((e) => e.message)
+            .join('; '),
+        };
       }
     },
   };
@@ -141,7 +157,13 @@ export function registerMcpRoute(app: FastifyInstance, runtime: Runtime): void {
       return open(request, reply, apikey, keyDigest, parsed.body);
     }
     const session = sessions.find(sessionId, keyDigest);
-    if (!session) return refuse(reply, 404, 'no such MCP session (it ended, or sat idle too long): start a new one with an initialize request', 'MCP_SESSION');
+    if (!session)
+      return refuse(
+        reply,
+        404,
+        'no such MCP session (it ended, or sat idle too long): start a new one with an initialize request',
+        'MCP_SESSION',
+      );
     reply.hijack();
     await session.transport.handleRequest(request.raw, reply.raw, parsed.body);
     return reply;

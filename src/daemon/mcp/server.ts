@@ -21,9 +21,14 @@ export function createEndpointMcpServer(source: EndpointToolSource): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await source.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const outcome = await source.call(request.params.name, args).catch((error: unknown) => ({ error: (error as Error)?.message ?? 'something went wrong' }));
+    const outcome = await source
+      .call(request.params.name, args)
+      .catch((error: unknown) => ({ error: (error as Error)?.message ?? 'something went wrong' }));
     if ('error' in outcome) return { isError: true, content: [{ type: 'text' as const, text: outcome.error }] };
-    return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.data) }], structuredContent: outcome.data as Record<string, unknown> };
+    return {
+      content: [{ type: 'text' as const, text: JSON.stringify(outcome.data) }],
+      structuredContent: outcome.data as Record<string, unknown>,
+    };
   });
   return server;
 }

@@ -27,7 +27,9 @@ interface Entry<S> {
   lastSeen: number;
 }
 
-export type Admission<S> = { ok: true; opened(id: string, session: S): void; release(): void } | { ok: false; status: 429 | 503; message: string; code: string; retryAfterSeconds?: number };
+export type Admission<S> =
+  | { ok: true; opened(id: string, session: S): void; release(): void }
+  | { ok: false; status: 429 | 503; message: string; code: string; retryAfterSeconds?: number };
 
 export interface McpSessionsOptions {
   now: () => number;
@@ -68,12 +70,26 @@ export function createMcpSessions<S extends Closable>(options: McpSessionsOption
 
   function refuse(keyDigest: string): Exclude<Admission<never>, { ok: true }> | undefined {
     const wait = opens.retryAfter(keyDigest);
-    if (wait > 0) return { ok: false, status: 429, code: 'MCP_SESSIONS', retryAfterSeconds: wait, message: `too many MCP sessions opened with this key (${limits.opensPerMinute} a minute); try again in ${wait} s` };
+    if (wait > 0)
+      return {
+        ok: false,
+        status: 429,
+        code: 'MCP_SESSIONS',
+        retryAfterSeconds: wait,
+        message: `too many MCP sessions opened with this key (${limits.opensPerMinute} a minute); try again in ${wait} s`,
+      };
     if ((perKey.get(keyDigest) ?? 0) >= limits.perKey) {
       const idleMinutes = Math.round(limits.idleMs / 60_000);
-      return { ok: false, status: 429, code: 'MCP_SESSIONS', retryAfterSeconds: untilIdle(keyDigest), message: `this key has ${limits.perKey} MCP sessions open, the most one key may have: end one (DELETE /mcp with its mcp-session-id) or let one sit idle for ${idleMinutes} minutes` };
+      return {
+        ok: false,
+        status: 429,
+        code: 'MCP_SESSIONS',
+        retryAfterSeconds: untilIdle(keyDigest),
+        message: `this key has ${limits.perKey} MCP sessions open, the most one key may have: end one (DELETE /mcp with its mcp-session-id) or let one sit idle for ${idleMinutes} minutes`,
+      };
     }
-    if (entries.size + pending >= limits.total) return { ok: false, status: 503, code: 'MCP_SESSIONS', message: 'too many MCP sessions, try again shortly' };
+    if (entries.size + pending >= limits.total)
+      return { ok: false, status: 503, code: 'MCP_SESSIONS', message: 'too many MCP sessions, try again shortly' };
     return undefined;
   }
 

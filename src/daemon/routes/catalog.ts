@@ -38,7 +38,11 @@ function listing(config: ApiConfig, sourceUrls: boolean): Listed {
     apiId: config.apiId,
     description: describeEndpoint(config, { sourceUrls }),
     methods: names.length > 0 ? ['POST', 'GET'] : ['GET', 'POST'],
-    variables: names.map((name) => ({ name, example: ownVariable(config, name)?.example ?? null, pattern: ownVariable(config, name)?.pattern ?? null })),
+    variables: names.map((name) => ({
+      name,
+      example: ownVariable(config, name)?.example ?? null,
+      pattern: ownVariable(config, name)?.pattern ?? null,
+    })),
     cached: config.caching,
     credits: formatCredits(retrievalCost(config.scraper)),
     schema: `/external/${config.apiId}/schema`,
@@ -62,7 +66,9 @@ export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, op
   app.get('/external', async (request, reply) => {
     const scope = await scopeOf(request, reply);
     if (scope === undefined) return reply;
-    const endpoints = visible(scope).sort((a, b) => a.apiId.localeCompare(b.apiId)).map((config) => listing(config, runtime.settings.docs.sourceUrls));
+    const endpoints = visible(scope)
+      .sort((a, b) => a.apiId.localeCompare(b.apiId))
+      .map((config) => listing(config, runtime.settings.docs.sourceUrls));
     return send(reply, 200, JSON.stringify({ data: { endpoints }, errors: null }));
   });
 
@@ -93,16 +99,26 @@ export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, op
 function registerDocsPage(app: FastifyInstance, send: (reply: FastifyReply, status: number, body: string) => FastifyReply): void {
   const require = createRequire(import.meta.url);
   const assets = dirname(require.resolve('swagger-ui-dist/package.json'));
-  const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' };
-  const form = '<form id="pagejson-key" style="margin:2em auto;max-width:40em;font-family:sans-serif"><label for="pagejson-apikey">API key (the endpoints it may call are shown; it is sent as the apikey header and kept by this page only)</label><br><input id="pagejson-apikey" type="password" autocomplete="off" required style="width:30em"> <button type="submit">Show</button><p id="pagejson-key-error" role="alert"></p></form>';
+  const ASSETS: Record<string, string> = {
+    'swagger-ui.css': 'text/css; charset=utf-8',
+    'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  };
+  const form =
+    '<form id="pagejson-key" style="margin:2em auto;max-width:40em;font-family:sans-serif"><label for="pagejson-apikey">API key (the endpoints it may call are shown; it is sent as the apikey header and kept by this page only)</label><br><input id="pagejson-apikey" type="password" autocomplete="off" required style="width:30em"> <button type="submit">Show</button><p id="pagejson-key-error" role="alert"></p></form>';
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pagejson API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body>${form}<div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
-  const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
-  app.get('/docs', async (_request, reply) => reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(page));
+  const csp =
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+  app.get('/docs', async (_request, reply) =>
+    reply.header('content-security-policy', csp).header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(page),
+  );
   app.get('/docs/init.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(DOCS_SCRIPT));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
     const type = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
     if (!type) return send(reply, 404, errorEnvelope([{ message: MESSAGES.routeNotFound, code: 'ROUTE_NOT_FOUND' }]));
-    return reply.header('cache-control', 'public, max-age=86400').type(type).send(await readFile(join(assets, request.params.file)));
+    return reply
+      .header('cache-control', 'public, max-age=86400')
+      .type(type)
+      .send(await readFile(join(assets, request.params.file)));
   });
 }
 

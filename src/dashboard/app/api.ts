@@ -28,7 +28,10 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   const response = await fetch(`/ui/api${path}`, {
     method,
     credentials: 'same-origin',
-    headers: method === 'GET' ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json', 'x-pagejson-csrf': csrf },
+    headers:
+      method === 'GET'
+        ? { accept: 'application/json' }
+        : { accept: 'application/json', 'content-type': 'application/json', 'x-pagejson-csrf': csrf },
     ...(method === 'GET' ? {} : { body: JSON.stringify(body ?? {}) }),
   });
   if (response.status === 401) {

@@ -80,7 +80,13 @@ function App() {
             <Route path="/generate">{() => <GeneratePage />}</Route>
             <Route path="/keys">{() => <KeysPage session={session} />}</Route>
             <Route path="/usage">{() => <UsagePage />}</Route>
-            <Route>{() => <p>There is no such page. <Link href="/">Back to the endpoints</Link></p>}</Route>
+            <Route>
+              {() => (
+                <p>
+                  There is no such page. <Link href="/">Back to the endpoints</Link>
+                </p>
+              )}
+            </Route>
           </Switch>
         ) : null}
       </main>

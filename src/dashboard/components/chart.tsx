@@ -37,5 +37,12 @@ export function TimeChart({ title, times, series, unit }: { title: string; times
       chart.destroy();
     };
   }, [title, times, series, unit]);
-  return <div class="chart" ref={box} role="img" aria-label={`${title}: ${series.map((entry) => `${entry.label} ${entry.values.reduce((a, b) => a + b, 0)} in all`).join(', ')}`} />;
+  return (
+    <div
+      class="chart"
+      ref={box}
+      role="img"
+      aria-label={`${title}: ${series.map((entry) => `${entry.label} ${entry.values.reduce((a, b) => a + b, 0)} in all`).join(', ')}`}
+    />
+  );
 }

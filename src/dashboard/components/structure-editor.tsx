@@ -19,7 +19,15 @@ export function StructureEditor({ structure, onOperation, disabled }: Props) {
     <div class="structure">
       <ul class="tree" role="tree" aria-label="Fields of the structure">
         {structure.map((field, index) => (
-          <FieldRow key={`${field.name}-${index}`} field={field} path={field.name} index={index} count={structure.length} onOperation={onOperation} disabled={disabled} />
+          <FieldRow
+            key={`${field.name}-${index}`}
+            field={field}
+            path={field.name}
+            index={index}
+            count={structure.length}
+            onOperation={onOperation}
+            disabled={disabled}
+          />
         ))}
       </ul>
       <AddField onOperation={onOperation} disabled={disabled} />
@@ -27,7 +35,21 @@ export function StructureEditor({ structure, onOperation, disabled }: Props) {
   );
 }
 
-function FieldRow({ field, path, index, count, onOperation, disabled }: { field: Field; path: string; index: number; count: number; onOperation: (operation: Operation) => void; disabled?: boolean | undefined }) {
+function FieldRow({
+  field,
+  path,
+  index,
+  count,
+  onOperation,
+  disabled,
+}: {
+  field: Field;
+  path: string;
+  index: number;
+  count: number;
+  onOperation: (operation: Operation) => void;
+  disabled?: boolean | undefined;
+}) {
   const [name, setName] = useState(field.name);
   const [selector, setSelector] = useState(field.selector ?? '');
   const children = field.fields ?? field.items?.fields ?? [];
@@ -51,11 +73,24 @@ function FieldRow({ field, path, index, count, onOperation, disabled }: { field:
         <label class="visually-hidden" for={`name-${path}`}>
           Name of {path}
         </label>
-        <input id={`name-${path}`} class="field-name" value={name} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} onBlur={rename} onKeyDown={(event) => event.key === 'Enter' && rename()} />
+        <input
+          id={`name-${path}`}
+          class="field-name"
+          value={name}
+          disabled={disabled}
+          onInput={(event) => setName(event.currentTarget.value)}
+          onBlur={rename}
+          onKeyDown={(event) => event.key === 'Enter' && rename()}
+        />
         <label class="visually-hidden" for={`type-${path}`}>
           Type of {path}
         </label>
-        <select id={`type-${path}`} value={field.type} disabled={disabled} onChange={(event) => onOperation({ kind: 'set', key: `${path}.type`, value: event.currentTarget.value })}>
+        <select
+          id={`type-${path}`}
+          value={field.type}
+          disabled={disabled}
+          onChange={(event) => onOperation({ kind: 'set', key: `${path}.type`, value: event.currentTarget.value })}
+        >
           {TYPES.map((type) => (
             <option key={type} value={type}>
               {type}
@@ -78,13 +113,31 @@ function FieldRow({ field, path, index, count, onOperation, disabled }: { field:
         />
         {field.attribute ? <span class="muted small">@{field.attribute}</span> : null}
         <span class="row-actions">
-          <button type="button" class="icon" aria-label={`Move ${path} up`} disabled={disabled || index === 0} onClick={() => onOperation({ kind: 'move', path, position: index })}>
+          <button
+            type="button"
+            class="icon"
+            aria-label={`Move ${path} up`}
+            disabled={disabled || index === 0}
+            onClick={() => onOperation({ kind: 'move', path, position: index })}
+          >
             ↑
           </button>
-          <button type="button" class="icon" aria-label={`Move ${path} down`} disabled={disabled || index === count - 1} onClick={() => onOperation({ kind: 'move', path, position: index + 2 })}>
+          <button
+            type="button"
+            class="icon"
+            aria-label={`Move ${path} down`}
+            disabled={disabled || index === count - 1}
+            onClick={() => onOperation({ kind: 'move', path, position: index + 2 })}
+          >
             ↓
           </button>
-          <button type="button" class="icon danger" aria-label={`Remove ${path}`} disabled={disabled} onClick={() => onOperation({ kind: 'remove', path })}>
+          <button
+            type="button"
+            class="icon danger"
+            aria-label={`Remove ${path}`}
+            disabled={disabled}
+            onClick={() => onOperation({ kind: 'remove', path })}
+          >
             ✕
           </button>
         </span>
@@ -92,7 +145,15 @@ function FieldRow({ field, path, index, count, onOperation, disabled }: { field:
       {children.length > 0 ? (
         <ul role="group">
           {children.map((child, childIndex) => (
-            <FieldRow key={`${child.name}-${childIndex}`} field={child} path={`${path}.${child.name}`} index={childIndex} count={children.length} onOperation={onOperation} disabled={disabled} />
+            <FieldRow
+              key={`${child.name}-${childIndex}`}
+              field={child}
+              path={`${path}.${child.name}`}
+              index={childIndex}
+              count={children.length}
+              onOperation={onOperation}
+              disabled={disabled}
+            />
           ))}
         </ul>
       ) : null}
@@ -131,7 +192,13 @@ function AddField({ onOperation, disabled }: { onOperation: (operation: Operatio
       </label>
       <label>
         Selector
-        <input value={selector} disabled={disabled} spellcheck={false} onInput={(event) => setSelector(event.currentTarget.value)} placeholder=".price" />
+        <input
+          value={selector}
+          disabled={disabled}
+          spellcheck={false}
+          onInput={(event) => setSelector(event.currentTarget.value)}
+          placeholder=".price"
+        />
       </label>
       <button type="submit" class="secondary" disabled={disabled || path.trim() === ''}>
         Add field

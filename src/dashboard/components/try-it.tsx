@@ -17,7 +17,21 @@ interface TryAnswer {
   curl: string;
 }
 
-export function TryIt({ apiId, config, examples, curl, publicUrl, onRun }: { apiId: string; config: Config; examples: Record<string, string>; curl: string; publicUrl: string; onRun?: () => void }) {
+export function TryIt({
+  apiId,
+  config,
+  examples,
+  curl,
+  publicUrl,
+  onRun,
+}: {
+  apiId: string;
+  config: Config;
+  examples: Record<string, string>;
+  curl: string;
+  publicUrl: string;
+  onRun?: () => void;
+}) {
   const names = Object.keys(examples);
   const [values, setValues] = useState<Record<string, string>>(examples);
   const [answer, setAnswer] = useState<TryAnswer | undefined>();

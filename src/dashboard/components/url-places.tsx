@@ -13,7 +13,15 @@ function suggestedName(place: UrlPlace): string {
   return `segment${place.label}`;
 }
 
-export function UrlPlaces({ places, onOperation, disabled }: { places: UrlPlace[]; onOperation: (...operations: Operation[]) => void; disabled?: boolean }) {
+export function UrlPlaces({
+  places,
+  onOperation,
+  disabled,
+}: {
+  places: UrlPlace[];
+  onOperation: (...operations: Operation[]) => void;
+  disabled?: boolean;
+}) {
   if (places.length === 0) return <p class="muted">This URL has no path segment or query parameter to make dynamic.</p>;
   return (
     <table class="places">
@@ -35,7 +43,15 @@ export function UrlPlaces({ places, onOperation, disabled }: { places: UrlPlace[
   );
 }
 
-function PlaceRow({ place, onOperation, disabled }: { place: UrlPlace; onOperation: (...operations: Operation[]) => void; disabled?: boolean | undefined }) {
+function PlaceRow({
+  place,
+  onOperation,
+  disabled,
+}: {
+  place: UrlPlace;
+  onOperation: (...operations: Operation[]) => void;
+  disabled?: boolean | undefined;
+}) {
   const [name, setName] = useState(place.variable ?? suggestedName(place));
   const what = place.kind === 'path' ? `path segment ${place.label}` : `query parameter ${place.label}`;
   const toggle = (on: boolean) => {
@@ -55,7 +71,14 @@ function PlaceRow({ place, onOperation, disabled }: { place: UrlPlace; onOperati
   return (
     <tr>
       <td>
-        <input type="checkbox" id={`dyn-${place.spec}`} checked={place.variable !== null} disabled={disabled} onChange={(event) => toggle(event.currentTarget.checked)} aria-label={`Make ${what} dynamic`} />
+        <input
+          type="checkbox"
+          id={`dyn-${place.spec}`}
+          checked={place.variable !== null}
+          disabled={disabled}
+          onChange={(event) => toggle(event.currentTarget.checked)}
+          aria-label={`Make ${what} dynamic`}
+        />
       </td>
       <td>
         <label for={`dyn-${place.spec}`}>{what}</label>
@@ -67,7 +90,14 @@ function PlaceRow({ place, onOperation, disabled }: { place: UrlPlace; onOperati
         <label class="visually-hidden" for={`var-${place.spec}`}>
           Variable name for {what}
         </label>
-        <input id={`var-${place.spec}`} value={name} disabled={disabled} onInput={(event) => setName(event.currentTarget.value)} onBlur={rename} onKeyDown={(event) => event.key === 'Enter' && rename()} />
+        <input
+          id={`var-${place.spec}`}
+          value={name}
+          disabled={disabled}
+          onInput={(event) => setName(event.currentTarget.value)}
+          onBlur={rename}
+          onKeyDown={(event) => event.key === 'Enter' && rename()}
+        />
       </td>
     </tr>
   );

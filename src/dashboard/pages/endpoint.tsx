@@ -42,7 +42,17 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
   const [detail, setDetail] = useState<Detail | undefined>();
   const [revisions, setRevisions] = useState<Revision[]>([]);
   const [saved, setSaved] = useState<string | undefined>();
-  const { pending, draft, setDraft, busy, error, setError, change: tryChange, save: sendSave, forget } = useEdits<Draft>((operations, save) =>
+  const {
+    pending,
+    draft,
+    setDraft,
+    busy,
+    error,
+    setError,
+    change: tryChange,
+    save: sendSave,
+    forget,
+  } = useEdits<Draft>((operations, save) =>
     api<Draft>('POST', `/endpoints/${apiId}/edits`, { baseRevision: detail!.config.revision, operations, save, preview: !save }),
   );
   const change = (...operations: Operation[]) => {
@@ -52,7 +62,10 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
 
   const load = useCallback(async () => {
     try {
-      const [next, history] = await Promise.all([api<Detail>('GET', `/endpoints/${apiId}`), api<{ revisions: Revision[] }>('GET', `/endpoints/${apiId}/revisions`)]);
+      const [next, history] = await Promise.all([
+        api<Detail>('GET', `/endpoints/${apiId}`),
+        api<{ revisions: Revision[] }>('GET', `/endpoints/${apiId}/revisions`),
+      ]);
       setDetail(next);
       setRevisions(history.revisions);
     } catch (caught) {
@@ -72,7 +85,11 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
       setDraft(answer);
       return;
     }
-    setSaved(answer.written ? `Saved revision ${answer.config.revision} to ${detail?.file ?? 'its file'}; the daemon serves it now.` : 'Nothing changed.');
+    setSaved(
+      answer.written
+        ? `Saved revision ${answer.config.revision} to ${detail?.file ?? 'its file'}; the daemon serves it now.`
+        : 'Nothing changed.',
+    );
     forget();
     await load();
   };
@@ -95,7 +112,13 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
           revision {detail.config.revision} · scraper {status.scraper} ({status.scraperName}) · last fetch {when(status.lastFetchAt)}
         </span>
         {detail.file ? <code class="small">{detail.file}</code> : null}
-        <button type="button" class="secondary small" disabled={busy !== undefined || pending.length > 0} title={pending.length > 0 ? 'save or discard the pending changes first' : undefined} onClick={() => save([{ kind: 'set', key: 'status', value: detail.config.status === 'active' ? 'inactive' : 'active' }])}>
+        <button
+          type="button"
+          class="secondary small"
+          disabled={busy !== undefined || pending.length > 0}
+          title={pending.length > 0 ? 'save or discard the pending changes first' : undefined}
+          onClick={() => save([{ kind: 'set', key: 'status', value: detail.config.status === 'active' ? 'inactive' : 'active' }])}
+        >
           {detail.config.status === 'active' ? 'Deactivate' : 'Activate'}
         </button>
       </div>
@@ -138,12 +161,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
               <button type="button" disabled={busy !== undefined || draft.problems.length > 0} onClick={() => save()}>
                 Save revision {detail.config.revision + 1}
               </button>
-              <button
-                type="button"
-                class="secondary"
-                disabled={busy !== undefined}
-                onClick={forget}
-              >
+              <button type="button" class="secondary" disabled={busy !== undefined} onClick={forget}>
                 Discard
               </button>
             </div>
@@ -156,23 +174,57 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
       </Section>
 
-      <ActionsEditor key={`${detail.config.revision}-${pending.length === 0}`} config={config} steps={(draft ?? detail).actionSteps} disabled={busy !== undefined} onOperation={change} />
+      <ActionsEditor
+        key={`${detail.config.revision}-${pending.length === 0}`}
+        config={config}
+        steps={(draft ?? detail).actionSteps}
+        disabled={busy !== undefined}
+        onOperation={change}
+      />
 
-      <PaginationEditor key={`pagination-${detail.config.revision}-${pending.length === 0}`} config={config} text={(draft ?? detail).paginationText} disabled={busy !== undefined} onOperation={change} />
+      <PaginationEditor
+        key={`pagination-${detail.config.revision}-${pending.length === 0}`}
+        config={config}
+        text={(draft ?? detail).paginationText}
+        disabled={busy !== undefined}
+        onOperation={change}
+      />
 
-      <AccessEditor key={`access-${detail.config.revision}-${pending.length === 0}`} config={config} disabled={busy !== undefined} onOperation={change} />
+      <AccessEditor
+        key={`access-${detail.config.revision}-${pending.length === 0}`}
+        config={config}
+        disabled={busy !== undefined}
+        onOperation={change}
+      />
 
       <LoginPanel key={`login-${detail.config.revision}`} apiId={apiId} config={detail.config} />
 
-      <TryIt key={detail.config.revision} apiId={apiId} config={detail.config} examples={detail.examples} curl={detail.curl} publicUrl={session.publicUrl} onRun={() => void load()} />
+      <TryIt
+        key={detail.config.revision}
+        apiId={apiId}
+        config={detail.config}
+        examples={detail.examples}
+        curl={detail.curl}
+        publicUrl={session.publicUrl}
+        onRun={() => void load()}
+      />
 
       <Section title="Structure" id="structure">
         <div class="split">
-          <StructureEditor key={`${detail.config.revision}-${pending.length === 0}`} structure={config.structure} onOperation={change} disabled={busy !== undefined} />
+          <StructureEditor
+            key={`${detail.config.revision}-${pending.length === 0}`}
+            structure={config.structure}
+            onOperation={change}
+            disabled={busy !== undefined}
+          />
           <div>
             <h3>Live sample</h3>
             {draft?.previewError ? <p class="error-text">The page could not be read: {draft.previewError.message}</p> : null}
-            {draft?.sample ? <JsonView value={draft.sample} label="What the edited structure extracts from the page" /> : <p class="muted">Change a field or a selector to see what it extracts from the live page.</p>}
+            {draft?.sample ? (
+              <JsonView value={draft.sample} label="What the edited structure extracts from the page" />
+            ) : (
+              <p class="muted">Change a field or a selector to see what it extracts from the live page.</p>
+            )}
           </div>
         </div>
       </Section>
@@ -181,9 +233,16 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         <ol class="revisions">
           {revisions.map((entry) => (
             <li key={entry.revision}>
-              <strong>Revision {entry.revision}</strong> {entry.replacedAt ? <span class="muted small">replaced {when(entry.replacedAt)}</span> : <span class="badge active">current</span>}
+              <strong>Revision {entry.revision}</strong>{' '}
+              {entry.replacedAt ? (
+                <span class="muted small">replaced {when(entry.replacedAt)}</span>
+              ) : (
+                <span class="badge active">current</span>
+              )}
               {entry.changes === null ? (
-                <div class="muted small">{entry.revision === 1 ? 'first revision' : 'the revision before it is not kept here (see git history)'}</div>
+                <div class="muted small">
+                  {entry.revision === 1 ? 'first revision' : 'the revision before it is not kept here (see git history)'}
+                </div>
               ) : (
                 <ul>
                   {entry.changes.map((item, index) => (
@@ -196,7 +255,18 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
                   <summary>File diff</summary>
                   <pre class="diff" tabIndex={0} aria-label={`Diff of revision ${entry.revision} against revision ${entry.revision - 1}`}>
                     {entry.patch.split('\n').map((line, index) => (
-                      <span key={index} class={line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : undefined}>
+                      <span
+                        key={index}
+                        class={
+                          line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@')
+                            ? 'hunk'
+                            : line.startsWith('+')
+                              ? 'add'
+                              : line.startsWith('-')
+                                ? 'del'
+                                : undefined
+                        }
+                      >
                         {line}
                         {'\n'}
                       </span>
@@ -208,7 +278,8 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
           ))}
         </ol>
         <p class="muted small">
-          Every save writes the config file as a new revision; commit it to keep it in your repository. <CopyButton text={`pagejson diff ${apiId}`} label="Copy the diff command" />
+          Every save writes the config file as a new revision; commit it to keep it in your repository.{' '}
+          <CopyButton text={`pagejson diff ${apiId}`} label="Copy the diff command" />
         </p>
       </Section>
     </>

@@ -19,7 +19,9 @@ export function EndpointsPage() {
   const shown = useMemo(() => {
     const needle = filter.trim().toLowerCase();
     if (!rows || needle === '') return rows ?? [];
-    return rows.filter((row) => `${row.apiId} ${row.sourceUrl} ${row.description} ${row.status} ${row.health ?? ''}`.toLowerCase().includes(needle));
+    return rows.filter((row) =>
+      `${row.apiId} ${row.sourceUrl} ${row.description} ${row.status} ${row.health ?? ''}`.toLowerCase().includes(needle),
+    );
   }, [rows, filter]);
   return (
     <>
@@ -63,8 +65,12 @@ export function EndpointsPage() {
               <th scope="col">Scraper</th>
               <th scope="col">Last fetch</th>
               <th scope="col">Health</th>
-              <th scope="col" class="number">Requests 24 h</th>
-              <th scope="col" class="number">Credits 24 h</th>
+              <th scope="col" class="number">
+                Requests 24 h
+              </th>
+              <th scope="col" class="number">
+                Credits 24 h
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -33,16 +33,40 @@ interface Proposal {
 
 export function GeneratePage() {
   const [options, setOptions] = useState<Options | undefined>();
-  const [form, setForm] = useState({ url: '', apiId: '', scraper: 1 as 1 | 2 | 3, model: 'heuristic', selector: 'body', rule: '', session: false });
+  const [form, setForm] = useState({
+    url: '',
+    apiId: '',
+    scraper: 1 as 1 | 2 | 3,
+    model: 'heuristic',
+    selector: 'body',
+    rule: '',
+    session: false,
+  });
   const [proposal, setProposal] = useState<Proposal | undefined>();
   const [saved, setSaved] = useState<EditAnswer | undefined>();
   // Edits of the proposal; a save over an existing endpoint asks first, then saves over it.
-  const { pending, draft, setDraft, busy, setBusy, error, setError, change, save: sendSave, forget } = useEdits<Draft>(async (operations, save) => {
+  const {
+    pending,
+    draft,
+    setDraft,
+    busy,
+    setBusy,
+    error,
+    setError,
+    change,
+    save: sendSave,
+    forget,
+  } = useEdits<Draft>(async (operations, save) => {
     const path = `/generate/${proposal!.proposalId}/edits`;
     try {
       return await api<Draft>('POST', path, { operations, save, overwrite: false });
     } catch (caught) {
-      if (save && caught instanceof ApiError && caught.problem.code === 'CONFIG_EXISTS' && confirm(`${caught.problem.message}. Save over it as its next revision?`)) {
+      if (
+        save &&
+        caught instanceof ApiError &&
+        caught.problem.code === 'CONFIG_EXISTS' &&
+        confirm(`${caught.problem.message}. Save over it as its next revision?`)
+      ) {
         return api<Draft>('POST', path, { operations, save, overwrite: true });
       }
       throw caught;
@@ -112,15 +136,29 @@ export function GeneratePage() {
       <form class="generate card" onSubmit={generate}>
         <label class="wide">
           Page URL
-          <input type="url" required value={form.url} onInput={(event) => setForm({ ...form, url: event.currentTarget.value })} placeholder="https://shop.example/catalogue/" />
+          <input
+            type="url"
+            required
+            value={form.url}
+            onInput={(event) => setForm({ ...form, url: event.currentTarget.value })}
+            placeholder="https://shop.example/catalogue/"
+          />
         </label>
         <label>
           API id <span class="muted small">(optional)</span>
-          <input value={form.apiId} pattern="[a-z0-9][a-z0-9_\-]{0,63}" onInput={(event) => setForm({ ...form, apiId: event.currentTarget.value })} placeholder="from the URL" />
+          <input
+            value={form.apiId}
+            pattern="[a-z0-9][a-z0-9_\-]{0,63}"
+            onInput={(event) => setForm({ ...form, apiId: event.currentTarget.value })}
+            placeholder="from the URL"
+          />
         </label>
         <label>
           Scraper
-          <select value={form.scraper} onChange={(event) => setForm({ ...form, scraper: Number(event.currentTarget.value) as 1 | 2 | 3, session: false })}>
+          <select
+            value={form.scraper}
+            onChange={(event) => setForm({ ...form, scraper: Number(event.currentTarget.value) as 1 | 2 | 3, session: false })}
+          >
             {(options?.scrapers ?? []).map((entry) => (
               <option key={entry.number} value={entry.number}>
                 {entry.number}: {entry.name}
@@ -144,11 +182,20 @@ export function GeneratePage() {
         </label>
         <label class="wide">
           Data extraction rule <span class="muted small">(optional)</span>
-          <input value={form.rule} onInput={(event) => setForm({ ...form, rule: event.currentTarget.value })} placeholder="e.g. title and price of every book" />
+          <input
+            value={form.rule}
+            onInput={(event) => setForm({ ...form, rule: event.currentTarget.value })}
+            placeholder="e.g. title and price of every book"
+          />
         </label>
         {scraper?.supportsSession ? (
           <label class="check">
-            <input type="checkbox" checked={form.session} onChange={(event) => setForm({ ...form, session: event.currentTarget.checked })} /> Session handshake (cookies from a first visit)
+            <input
+              type="checkbox"
+              checked={form.session}
+              onChange={(event) => setForm({ ...form, session: event.currentTarget.checked })}
+            />{' '}
+            Session handshake (cookies from a first visit)
           </label>
         ) : null}
         <div class="actions wide">
@@ -157,7 +204,8 @@ export function GeneratePage() {
           </button>
           {options && scraper ? (
             <span class="muted small">
-              Costs {credits(scraper.milliCredits)} credits when you save{options.creditsEnabled ? ` (balance ${credits(options.balance)})` : ' (credits are off: metered only)'}.
+              Costs {credits(scraper.milliCredits)} credits when you save
+              {options.creditsEnabled ? ` (balance ${credits(options.balance)})` : ' (credits are off: metered only)'}.
             </span>
           ) : null}
         </div>

@@ -26,7 +26,10 @@ export function KeysPage({ session }: { session: Session }) {
   }, []);
   useEffect(() => {
     void load();
-    api<{ endpoints: EndpointRow[] }>('GET', '/endpoints').then((answer) => setEndpoints(answer.endpoints.map((row) => row.apiId)), setError);
+    api<{ endpoints: EndpointRow[] }>('GET', '/endpoints').then(
+      (answer) => setEndpoints(answer.endpoints.map((row) => row.apiId)),
+      setError,
+    );
   }, [load]);
 
   const act = async (work: () => Promise<unknown>) => {
@@ -43,7 +46,8 @@ export function KeysPage({ session }: { session: Session }) {
     <>
       <PageTitle>API keys</PageTitle>
       <p class="muted">
-        Callers send a key in the <code>apikey</code> header. pagejson stores only a hash of each key: a new key is shown once, when it is created, and never again.
+        Callers send a key in the <code>apikey</code> header. pagejson stores only a hash of each key: a new key is shown once, when it is
+        created, and never again.
       </p>
       <ErrorBox error={error} />
       {created ? (
@@ -57,7 +61,10 @@ export function KeysPage({ session }: { session: Session }) {
             <CopyButton text={created.key} label="Copy key" />
           </div>
           <p class="small muted">
-            Try it: <code>curl -H 'apikey: {created.key}' {session.publicUrl}/external/&lt;apiId&gt;</code>
+            Try it:{' '}
+            <code>
+              curl -H 'apikey: {created.key}' {session.publicUrl}/external/&lt;apiId&gt;
+            </code>
           </p>
           <button type="button" class="secondary" onClick={() => setCreated(undefined)}>
             I have stored it
@@ -78,13 +85,23 @@ export function KeysPage({ session }: { session: Session }) {
         >
           <label>
             Label
-            <input value={label} maxLength={100} onInput={(event) => setLabel(event.currentTarget.value)} placeholder="e.g. price-monitor" />
+            <input
+              value={label}
+              maxLength={100}
+              onInput={(event) => setLabel(event.currentTarget.value)}
+              placeholder="e.g. price-monitor"
+            />
           </label>
           <fieldset>
             <legend>Endpoints it may call (none checked: all)</legend>
             {endpoints.map((apiId) => (
               <label key={apiId} class="check">
-                <input type="checkbox" checked={scope.includes(apiId)} onChange={(event) => setScope(event.currentTarget.checked ? [...scope, apiId] : scope.filter((id) => id !== apiId))} /> {apiId}
+                <input
+                  type="checkbox"
+                  checked={scope.includes(apiId)}
+                  onChange={(event) => setScope(event.currentTarget.checked ? [...scope, apiId] : scope.filter((id) => id !== apiId))}
+                />{' '}
+                {apiId}
               </label>
             ))}
           </fieldset>
@@ -100,7 +117,13 @@ export function KeysPage({ session }: { session: Session }) {
           <>
             <label class="inline">
               Grace period when rotating (minutes)
-              <input type="number" min={0} max={43200} value={grace} onInput={(event) => setGrace(Number(event.currentTarget.value) || 0)} />
+              <input
+                type="number"
+                min={0}
+                max={43200}
+                value={grace}
+                onInput={(event) => setGrace(Number(event.currentTarget.value) || 0)}
+              />
             </label>
             <table class="list">
               <caption class="visually-hidden">API keys</caption>
@@ -111,8 +134,12 @@ export function KeysPage({ session }: { session: Session }) {
                   <th scope="col">Scope</th>
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
-                  <th scope="col" class="number">Requests</th>
-                  <th scope="col" class="number">Credits</th>
+                  <th scope="col" class="number">
+                    Requests
+                  </th>
+                  <th scope="col" class="number">
+                    Credits
+                  </th>
                   <th scope="col">Endpoints called</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
@@ -139,10 +166,25 @@ export function KeysPage({ session }: { session: Session }) {
                     <td>
                       {key.status === 'active' ? (
                         <span class="row-actions">
-                          <button type="button" class="secondary small" onClick={() => void act(async () => setCreated((await api<{ key: CreatedKey }>('POST', `/keys/${key.id}/rotate`, { graceMinutes: grace })).key))}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            onClick={() =>
+                              void act(async () =>
+                                setCreated((await api<{ key: CreatedKey }>('POST', `/keys/${key.id}/rotate`, { graceMinutes: grace })).key),
+                              )
+                            }
+                          >
                             Rotate
                           </button>
-                          <button type="button" class="danger small" onClick={() => confirm(`Revoke ${key.id}? Requests with it will be refused at once.`) && void act(() => api('POST', `/keys/${key.id}/revoke`))}>
+                          <button
+                            type="button"
+                            class="danger small"
+                            onClick={() =>
+                              confirm(`Revoke ${key.id}? Requests with it will be refused at once.`) &&
+                              void act(() => api('POST', `/keys/${key.id}/revoke`))
+                            }
+                          >
                             Revoke
                           </button>
                         </span>

@@ -24,7 +24,10 @@ export function UsagePage() {
   const [keys, setKeys] = useState<string[]>([]);
   const [error, setError] = useState<unknown>();
   useEffect(() => {
-    api<{ endpoints: EndpointRow[] }>('GET', '/endpoints').then((answer) => setEndpoints(answer.endpoints.map((row) => row.apiId)), setError);
+    api<{ endpoints: EndpointRow[] }>('GET', '/endpoints').then(
+      (answer) => setEndpoints(answer.endpoints.map((row) => row.apiId)),
+      setError,
+    );
     api<{ keys: KeyView[] }>('GET', '/keys').then((answer) => setKeys(answer.keys.map((key) => key.id)), setError);
   }, []);
   useEffect(() => {
@@ -93,7 +96,11 @@ export function UsagePage() {
             <Stat label="Errors" value={String(usage.totals.errors)} id="stat-errors" />
             <Stat label="Credits on retrieval" value={credits(usage.totals.retrievalMilliCredits)} id="stat-retrieval" />
             <Stat label="Credits on generation" value={credits(usage.totals.generationMilliCredits)} id="stat-generation" />
-            <Stat label={`Balance (${usage.balance.account})`} value={usage.creditsEnabled ? credits(usage.balance.milliCredits) : 'credits off'} id="stat-balance" />
+            <Stat
+              label={`Balance (${usage.balance.account})`}
+              value={usage.creditsEnabled ? credits(usage.balance.milliCredits) : 'credits off'}
+              id="stat-balance"
+            />
           </div>
           <Section title="Requests" id="requests-chart">
             <TimeChart title={`Requests, ${span}`} times={times} series={requestSeries} unit={unit} />
@@ -136,10 +143,18 @@ function Breakdown({ title, rows }: { title: string; rows: Array<{ id: string; t
           <thead>
             <tr>
               <th scope="col">{title === 'Per key' ? 'Key' : 'Endpoint'}</th>
-              <th scope="col" class="number">Requests</th>
-              <th scope="col" class="number">Cache hits</th>
-              <th scope="col" class="number">Errors</th>
-              <th scope="col" class="number">Credits</th>
+              <th scope="col" class="number">
+                Requests
+              </th>
+              <th scope="col" class="number">
+                Cache hits
+              </th>
+              <th scope="col" class="number">
+                Errors
+              </th>
+              <th scope="col" class="number">
+                Credits
+              </th>
             </tr>
           </thead>
           <tbody>

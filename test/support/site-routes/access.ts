@@ -58,6 +58,10 @@ export const accessRoutes: Record<string, RouteHandler> = {
     res.writeHead(302, { location: '/access/bearer.html' }).end();
   },
   '/access/echo.html': (req, res) => {
-    page(res, 200, `<!doctype html><html><head><title>Echo</title></head><body><pre id="headers">${escapeHtml(JSON.stringify(req.headers))}</pre></body></html>`);
+    page(
+      res,
+      200,
+      `<!doctype html><html><head><title>Echo</title></head><body><pre id="headers">${escapeHtml(JSON.stringify(req.headers))}</pre></body></html>`,
+    );
   },
 };

@@ -26,10 +26,13 @@ function escapeHtml(text: string): string {
 
 function page(res: ServerResponse, title: string, body: string): void {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>li.item{height:300px}</style></head><body><h1>${title}</h1>${body}</body></html>`);
+  res.end(
+    `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>li.item{height:300px}</style></head><body><h1>${title}</h1>${body}</body></html>`,
+  );
 }
 
-const itemsHtml = (names: readonly string[]): string => names.map((name) => `<li class="item"><a href="/items/${encodeURIComponent(name)}">${name}</a></li>`).join('');
+const itemsHtml = (names: readonly string[]): string =>
+  names.map((name) => `<li class="item"><a href="/items/${encodeURIComponent(name)}">${name}</a></li>`).join('');
 
 /**
  * `/actions/load-more.html?pages=3&size=3`: `size` items, and a `#more` button that appends the next `size`
@@ -119,11 +122,21 @@ function searchResults(q: string, sort: string | null): string[] {
 export const actionRoutes: Record<string, RouteHandler> = {
   '/actions/load-more.html': (req, res) => {
     const size = num(query(req), 'size', 3, 20);
-    page(res, 'Load more', `<ul id="items">${itemsHtml(ACTION_ITEMS.slice(0, size))}</ul><button id="more" type="button">Load more</button><script>${LOAD_MORE_SCRIPT}</script>`);
+    page(
+      res,
+      'Load more',
+      `<ul id="items">${itemsHtml(ACTION_ITEMS.slice(0, size))}</ul><button id="more" type="button">Load more</button><script>${LOAD_MORE_SCRIPT}</script>`,
+    );
   },
   '/actions/scroll.html': (req, res) => {
     const size = num(query(req), 'size', 5, 20);
-    page(res, 'Endless list', `<ul id="items">${ACTION_ITEMS.slice(0, size).map((name) => `<li class="item">${name}</li>`).join('')}</ul><script>${SCROLL_SCRIPT}</script>`);
+    page(
+      res,
+      'Endless list',
+      `<ul id="items">${ACTION_ITEMS.slice(0, size)
+        .map((name) => `<li class="item">${name}</li>`)
+        .join('')}</ul><script>${SCROLL_SCRIPT}</script>`,
+    );
   },
   '/actions/load-more.json': async (req, res) => {
     const params = query(req);
@@ -154,10 +167,15 @@ export const actionRoutes: Record<string, RouteHandler> = {
     const params = query(req);
     const q = params.get('q') ?? '';
     const results = searchResults(q, params.get('sort'));
-    page(res, 'Results', `<p class="query">${escapeHtml(q)}</p><ul id="results">${results.map((title) => `<li class="result">${escapeHtml(title)}</li>`).join('')}</ul>`);
+    page(
+      res,
+      'Results',
+      `<p class="query">${escapeHtml(q)}</p><ul id="results">${results.map((title) => `<li class="result">${escapeHtml(title)}</li>`).join('')}</ul>`,
+    );
   },
   // Links a step follows: to a page past a 2 MiB byte cap (streamed), and to one that is not there (404).
-  '/actions/links.html': (_req, res) => page(res, 'Links', `<a id="big" href="/actions/big.html">big</a> <a id="gone" href="/actions/gone.html">gone</a>`),
+  '/actions/links.html': (_req, res) =>
+    page(res, 'Links', `<a id="big" href="/actions/big.html">big</a> <a id="gone" href="/actions/gone.html">gone</a>`),
   '/actions/big.html': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.write('<!doctype html><html><body><p>');
@@ -172,7 +190,12 @@ export const actionRoutes: Record<string, RouteHandler> = {
     };
     more();
   },
-  '/actions/search-js.html': (_req, res) => page(res, 'Search', `<input id="q" type="search"><button id="go" type="button">Search</button><ul id="results"></ul><script>${SEARCH_JS_SCRIPT}</script>`),
+  '/actions/search-js.html': (_req, res) =>
+    page(
+      res,
+      'Search',
+      `<input id="q" type="search"><button id="go" type="button">Search</button><ul id="results"></ul><script>${SEARCH_JS_SCRIPT}</script>`,
+    ),
   '/actions/results.json': (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     res.end(JSON.stringify(searchResults(query(req).get('q') ?? '', null)));

@@ -46,7 +46,11 @@ export const DATA_PAGE = `<!doctype html><html><head><title>Prices</title></head
 <li class="item"><span class="name">Coffee</span> <span class="price">4.20</span></li></ul></body></html>`;
 
 /** A real page with a captcha in its form and plenty besides: it is data, not a block. */
-const filler = Array.from({ length: 40 }, (_, index) => `<p>Our shop has served the neighbourhood since ${1900 + index}: ask us about teas, coffees, cakes and the rest of the menu.</p>`).join('\n');
+const filler = Array.from(
+  { length: 40 },
+  (_, index) =>
+    `<p>Our shop has served the neighbourhood since ${1900 + index}: ask us about teas, coffees, cakes and the rest of the menu.</p>`,
+).join('\n');
 export const CONTACT_PAGE = `<!doctype html><html><head><title>Contact us</title><script src="https://www.google.com/recaptcha/api.js"></script></head><body>
 <nav><a href="/">Home</a> <a href="/menu">Menu</a> <a href="/about">About</a></nav>
 <h1>Contact us</h1><address class="address">1 High Street, Sampletown</address>
@@ -81,7 +85,8 @@ export const blockRoutes: Record<string, RouteHandler> = {
     const query = new URL(req.url ?? '/', 'http://fixture').searchParams;
     const after = query.get('after') ?? '120';
     const headers: Record<string, string> = {};
-    if (after !== '') headers['retry-after'] = query.get('date') === '1' ? new Date(Date.now() + Number(after) * 1000).toUTCString() : after;
+    if (after !== '')
+      headers['retry-after'] = query.get('date') === '1' ? new Date(Date.now() + Number(after) * 1000).toUTCString() : after;
     send(res, 429, '<!doctype html><title>Too Many Requests</title><h1>Too Many Requests</h1>', headers);
   },
   '/blocks/switch.html': (_req, res, site) => {
@@ -89,7 +94,8 @@ export const blockRoutes: Record<string, RouteHandler> = {
     if (block === 'challenge') return send(res, 200, CHALLENGE_PAGE);
     if (block === 'captcha') return send(res, 200, CAPTCHA_PAGES.recaptcha!);
     if (block === 'denied') return send(res, 200, DENIED_PAGE);
-    if (block === 'rate-limited') return send(res, 429, '<!doctype html><title>Too Many Requests</title>', { 'retry-after': site.state.get('retryAfter') ?? '60' });
+    if (block === 'rate-limited')
+      return send(res, 429, '<!doctype html><title>Too Many Requests</title>', { 'retry-after': site.state.get('retryAfter') ?? '60' });
     return send(res, 200, DATA_PAGE);
   },
 };

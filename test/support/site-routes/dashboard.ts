@@ -17,9 +17,16 @@ function escape(text: string): string {
 function shop(category: string): RouteHandler {
   return (req: IncomingMessage, res: ServerResponse) => {
     const page = new URL(req.url ?? '/', 'http://fixture').searchParams.get('page') ?? '1';
-    const items = [1, 2, 3].map((n) => `<li class="item"><span class="name">${escape(`${category} item ${n} (page ${page})`)}</span> <span class="price">${n * 10}.50</span></li>`).join('');
+    const items = [1, 2, 3]
+      .map(
+        (n) =>
+          `<li class="item"><span class="name">${escape(`${category} item ${n} (page ${page})`)}</span> <span class="price">${n * 10}.50</span></li>`,
+      )
+      .join('');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>${escape(category)} shop | Fixture</title></head><body><h1>${escape(category)} shop</h1><ul class="items">${items}</ul></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>${escape(category)} shop | Fixture</title></head><body><h1>${escape(category)} shop</h1><ul class="items">${items}</ul></body></html>`,
+    );
   };
 }
 
@@ -38,6 +45,8 @@ export const dashboardRoutes: Record<string, RouteHandler> = {
   '/shop/garden/items': shop('garden'),
   '/xss.html': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>Markup as text</title></head><body><h1>${escape(XSS_TEXT)}</h1><p class="kind">${escape('"><script>alert(2)</script>')}</p></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Markup as text</title></head><body><h1>${escape(XSS_TEXT)}</h1><p class="kind">${escape('"><script>alert(2)</script>')}</p></body></html>`,
+    );
   },
 };

@@ -14,12 +14,18 @@ const BOOKS = [
 ];
 
 function before(): string {
-  const items = BOOKS.map((b) => `<article class="book"><h3 class="book-title"><a href="${b.url}">${b.title}</a></h3><p class="book-price">£${b.price}</p></article>`).join('');
+  const items = BOOKS.map(
+    (b) =>
+      `<article class="book"><h3 class="book-title"><a href="${b.url}">${b.title}</a></h3><p class="book-price">£${b.price}</p></article>`,
+  ).join('');
   return `<h1 class="shop-title">Books</h1><section class="catalogue">${items}</section>`;
 }
 
 function after(): string {
-  const items = BOOKS.map((b) => `<li class="Card_root__x7Hq2"><div class="Card_price__Pp91z"><span>£${b.price}</span></div><h4 class="Card_name__aB3kd"><a href="${b.url}">${b.title}</a></h4></li>`).join('');
+  const items = BOOKS.map(
+    (b) =>
+      `<li class="Card_root__x7Hq2"><div class="Card_price__Pp91z"><span>£${b.price}</span></div><h4 class="Card_name__aB3kd"><a href="${b.url}">${b.title}</a></h4></li>`,
+  ).join('');
   return `<h1 class="Header_title__Zz12a">Books</h1><div class="Layout_wrapper__Qq8s1"><ul class="Grid_list__Lm4k2">${items}</ul></div>`;
 }
 

@@ -19,5 +19,6 @@ export const hostileRoutes: Record<string, RouteHandler> = {
   },
   // One item at the first request, 40,000 at every later one: a page that breaks its endpoint (nothing for
   // `li:nth-last-of-type(3)`) and then holds the repair that follows, whose fetch comes second.
-  '/hostile/grows': (_req, res, site) => html(res, `<h1>Many items</h1><ul>${'<li>item</li>'.repeat(site.hitCount('/hostile/grows') === 1 ? 1 : 40_000)}</ul>`),
+  '/hostile/grows': (_req, res, site) =>
+    html(res, `<h1>Many items</h1><ul>${'<li>item</li>'.repeat(site.hitCount('/hostile/grows') === 1 ? 1 : 40_000)}</ul>`),
 };

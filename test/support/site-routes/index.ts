@@ -40,7 +40,9 @@ export const siteRoutes: Record<string, RouteHandler> = {
   '/slow.html': async (_req, res) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><title>Slow page</title></head><body><h1>Slow page</h1><p class="note">It took a while.</p></body></html>');
+    res.end(
+      '<!doctype html><html><head><title>Slow page</title></head><body><h1>Slow page</h1><p class="note">It took a while.</p></body></html>',
+    );
   },
   '/error-500.html': (_req, res) => {
     res.writeHead(500, { 'content-type': 'text/html' });

@@ -115,15 +115,27 @@ export const loginRoutes: Record<string, RouteHandler> = {
     res.writeHead(303, { location: '/login/welcome', 'set-cookie': `member=${member}; Path=/; HttpOnly; SameSite=Lax` });
     res.end();
   },
-  '/login/welcome': (req, res, site) => send(res, isMember(req, site) ? 200 : 401, '<!doctype html><title>Welcome</title><h1>Welcome back</h1><script>localStorage.setItem("greeting", "hello member")</script>'),
+  '/login/welcome': (req, res, site) =>
+    send(
+      res,
+      isMember(req, site) ? 200 : 401,
+      '<!doctype html><title>Welcome</title><h1>Welcome back</h1><script>localStorage.setItem("greeting", "hello member")</script>',
+    ),
   '/login/members.html': (req, res, site) => {
     if (isMember(req, site)) return send(res, 200, MEMBERS);
     res.writeHead(302, { location: '/login/form?next=/login/members.html' });
     res.end();
   },
-  '/login/members-401.html': (req, res, site) => (isMember(req, site) ? send(res, 200, MEMBERS) : send(res, 401, '<!doctype html><title>Unauthorized</title><h1>Sign in first</h1>')),
+  '/login/members-401.html': (req, res, site) =>
+    isMember(req, site) ? send(res, 200, MEMBERS) : send(res, 401, '<!doctype html><title>Unauthorized</title><h1>Sign in first</h1>'),
   '/login/members-soft.html': (req, res, site) =>
-    isMember(req, site) ? send(res, 200, MEMBERS) : send(res, 200, '<!doctype html><title>Members</title><h1>Members\' prices</h1><p>Please <a href="/login/form">sign in</a> to see the prices.</p><table class="prices"></table>'),
+    isMember(req, site)
+      ? send(res, 200, MEMBERS)
+      : send(
+          res,
+          200,
+          '<!doctype html><title>Members</title><h1>Members\' prices</h1><p>Please <a href="/login/form">sign in</a> to see the prices.</p><table class="prices"></table>',
+        ),
   '/login/expire': (_req, res, site) => {
     loginStats(site).members.clear();
     res.writeHead(204).end();

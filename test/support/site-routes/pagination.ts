@@ -16,12 +16,37 @@ import type { FixtureSite, RouteHandler } from '../site.js';
  * - On every kind: `hang=N` (page N never answers: the time budget's test), `fail=N` (page N answers 500),
  *   `size=`, `pages=`.
  */
-const BOOK_TITLES = ['A Light in the Attic', 'Tipping the Velvet', 'Soumission', 'Sharp Objects', 'Sapiens', 'The Requiem Red', 'The Dirty Little Secrets', 'The Coming Woman', 'The Boys in the Boat', 'The Black Maria', 'Starving Hearts', "Shakespeare's Sonnets", 'Set Me Free', "Scott Pilgrim's Precious Little Life", 'Rip it Up and Start Again', 'Our Band Could Be Your Life', 'Olio', 'Mesaerion', 'Libertarianism for Beginners', "It's Only the Himalayas"];
+const BOOK_TITLES = [
+  'A Light in the Attic',
+  'Tipping the Velvet',
+  'Soumission',
+  'Sharp Objects',
+  'Sapiens',
+  'The Requiem Red',
+  'The Dirty Little Secrets',
+  'The Coming Woman',
+  'The Boys in the Boat',
+  'The Black Maria',
+  'Starving Hearts',
+  "Shakespeare's Sonnets",
+  'Set Me Free',
+  "Scott Pilgrim's Precious Little Life",
+  'Rip it Up and Start Again',
+  'Our Band Could Be Your Life',
+  'Olio',
+  'Mesaerion',
+  'Libertarianism for Beginners',
+  "It's Only the Himalayas",
+];
 
 /** Book `index` (1-based) of the whole list: a title, its own page and a price. */
 export function paginationBook(index: number): { title: string; url: string; price: number } {
   const title = BOOK_TITLES[(index - 1) % BOOK_TITLES.length]!;
-  return { title: index > BOOK_TITLES.length ? `${title} (${Math.ceil(index / BOOK_TITLES.length)})` : title, url: `/pages/book/${index}`, price: 10 + index };
+  return {
+    title: index > BOOK_TITLES.length ? `${title} (${Math.ceil(index / BOOK_TITLES.length)})` : title,
+    url: `/pages/book/${index}`,
+    price: 10 + index,
+  };
 }
 
 interface Options {
@@ -59,7 +84,8 @@ function listHtml(books: number[], site?: FixtureSite): string {
   const items = books.map((index) => {
     const book = paginationBook(Math.abs(index));
     const price = index < 0 ? book.price + 1 : book.price;
-    if (redesigned) return `<article class="card"><a class="card-link" href="${book.url}"><span class="name">${escapeHtml(book.title)}</span></a><div class="cost">£${price}.00</div></article>`;
+    if (redesigned)
+      return `<article class="card"><a class="card-link" href="${book.url}"><span class="name">${escapeHtml(book.title)}</span></a><div class="cost">£${price}.00</div></article>`;
     return `<li class="book"><h3><a class="title" href="${book.url}">${escapeHtml(book.title)}</a></h3><p class="price">£${price}.00</p></li>`;
   });
   return redesigned ? `<section class="grid">${items.join('')}</section>` : `<ul class="books">${items.join('')}</ul>`;
@@ -67,7 +93,9 @@ function listHtml(books: number[], site?: FixtureSite): string {
 
 function send(res: ServerResponse, title: string, body: string, status = 200): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p class="count">${title}</p>${body}</main></body></html>`);
+  res.end(
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p class="count">${title}</p>${body}</main></body></html>`,
+  );
 }
 
 /** hang= and fail=: a page that never answers (until the client goes) or answers 500. True when handled. */
@@ -92,7 +120,9 @@ function withPage(path: string, options: Options, page: number): string {
 }
 
 function pagerHtml(options: Options, next: string | undefined, link: (page: number) => string): string {
-  const numbers = Array.from({ length: options.pages }, (_, index) => index + 1).map((page) => (page === options.page ? `<li class="current">${page}</li>` : `<li><a href="${escapeHtml(link(page))}">${page}</a></li>`));
+  const numbers = Array.from({ length: options.pages }, (_, index) => index + 1).map((page) =>
+    page === options.page ? `<li class="current">${page}</li>` : `<li><a href="${escapeHtml(link(page))}">${page}</a></li>`,
+  );
   const nextLink = next === undefined ? '' : `<li class="next"><a rel="next" href="${escapeHtml(next)}">next</a></li>`;
   return `<nav class="pagination"><ul class="pager">${numbers.join('')}${nextLink}</ul></nav>`;
 }
@@ -109,7 +139,11 @@ const nextPages: RouteHandler = (req, res, site) => {
   let next: string | undefined = options.page < options.pages ? withPage(path, options, options.page + 1) : undefined;
   if (options.page === options.pages && options.params.get('loop') === '1') next = withPage(path, options, 1);
   if (options.page === 2 && options.params.get('offsite') === '1') next = 'http://elsewhere.invalid/pages/next.html?page=3';
-  send(res, `Books, page ${options.page} of ${options.pages}`, listHtml(booksOf(options, options.page), site) + pagerHtml(options, next, (page) => withPage(path, options, page)));
+  send(
+    res,
+    `Books, page ${options.page} of ${options.pages}`,
+    listHtml(booksOf(options, options.page), site) + pagerHtml(options, next, (page) => withPage(path, options, page)),
+  );
 };
 
 /** By page number: past the last page, what `past=` says. */
@@ -142,6 +176,11 @@ export const paginationRoutes: Record<string, RouteHandler> = {
   '/pages/next.html': nextPages,
   '/pages/numbered': (req, res) => byQuery(req, res),
   // The path segment's page numbers, registered one by one (routes are exact pathnames).
-  ...Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`/pages/catalog/${index + 1}`, ((req, res) => bySegment(req, res, index + 1)) as RouteHandler])),
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, index) => [
+      `/pages/catalog/${index + 1}`,
+      ((req, res) => bySegment(req, res, index + 1)) as RouteHandler,
+    ]),
+  ),
   ...Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`/pages/book/${index + 1}`, bookPage])),
 };

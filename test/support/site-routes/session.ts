@@ -77,6 +77,8 @@ export const sessionRoutes: Record<string, RouteHandler> = {
   /** Shows the request headers as JSON inside a page, so tests can see what a scraper sent. */
   '/session/echo.html': (req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>Echo</title></head><body><pre id="headers">${escapeHtml(JSON.stringify(req.headers))}</pre></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Echo</title></head><body><pre id="headers">${escapeHtml(JSON.stringify(req.headers))}</pre></body></html>`,
+    );
   },
 };

@@ -19,7 +19,9 @@ export const watchRoutes: Record<string, RouteHandler> = {
       return;
     }
     const jobs = state ? (JSON.parse(state) as typeof DEFAULT_JOBS) : DEFAULT_JOBS;
-    const items = jobs.map((job) => `<li class="job"><a class="title" href="/jobs/${job.id}">${job.title}</a><span class="pay">$${job.pay}/h</span></li>`).join('');
+    const items = jobs
+      .map((job) => `<li class="job"><a class="title" href="/jobs/${job.id}">${job.title}</a><span class="pay">$${job.pay}/h</span></li>`)
+      .join('');
     res.end(`<!doctype html><html><head><title>Jobs</title></head><body><h1>Open jobs</h1><ul class="jobs">${items}</ul></body></html>`);
   },
 };

@@ -1,6 +1,17 @@
 import type { Field, ScalarType } from '../../config/index.js';
 import { PagejsonError } from '../../shared/index.js';
-import { compileSelector, documentBaseUrl, parseHtml, rawText, sectionRoots, visibleText, type AnyNode, type CompiledSelector, type Document, type Element } from './dom.js';
+import {
+  compileSelector,
+  documentBaseUrl,
+  parseHtml,
+  rawText,
+  sectionRoots,
+  visibleText,
+  type AnyNode,
+  type CompiledSelector,
+  type Document,
+  type Element,
+} from './dom.js';
 import { parseLooseJson } from './json-path.js';
 import { applyTransforms, coerceToType, compileTransform, type CompiledTransform, type TransformContext } from './transforms.js';
 
@@ -109,7 +120,12 @@ function planFields(fields: Field[], prefix: string, at: string): FieldPlan[] {
     if (kind === 'scalars') {
       // An array without items is an array of texts.
       const items = field.items ?? { type: 'string' as const };
-      return { ...base, kind, selector, spec: scalarSpec(items.type, items.attribute, [...(field.transform ?? []), ...(items.transform ?? [])], `${where}.items`) };
+      return {
+        ...base,
+        kind,
+        selector,
+        spec: scalarSpec(items.type, items.attribute, [...(field.transform ?? []), ...(items.transform ?? [])], `${where}.items`),
+      };
     }
     return { ...base, kind: 'scalar', selector, spec: scalarSpec(field.type as ScalarType, field.attribute, field.transform ?? [], where) };
   });
@@ -155,13 +171,22 @@ function scalarSpec(type: ScalarType, attribute: string | undefined, transforms:
     try {
       return compileTransform(transform);
     } catch (error) {
-      throw new PagejsonError('CONFIG_INVALID', `${at}.transform[${index}]: transform "${transform}" is invalid: ${(error as Error).message}`, {
-        context: { path: `${at}.transform[${index}]`, transform },
-        hint: 'regex transforms need exactly one capture group; json paths are dotted names',
-      });
+      throw new PagejsonError(
+        'CONFIG_INVALID',
+        `${at}.transform[${index}]: transform "${transform}" is invalid: ${(error as Error).message}`,
+        {
+          context: { path: `${at}.transform[${index}]`, transform },
+          hint: 'regex transforms need exactly one capture group; json paths are dotted names',
+        },
+      );
     }
   });
-  return { type, attribute: attribute?.toLowerCase(), readsRawText: transforms.some((transform) => transform.startsWith('json:')), transforms: compiled };
+  return {
+    type,
+    attribute: attribute?.toLowerCase(),
+    readsRawText: transforms.some((transform) => transform.startsWith('json:')),
+    transforms: compiled,
+  };
 }
 
 function compileSelectorAt(selector: string, at: string): CompiledSelector {

@@ -64,7 +64,8 @@ export function parseDateToIso(input: unknown): string | null {
     const local = `${date.iso}T${pad(hours)}:${time[2]}:${time[3] ?? '00'}`;
     const zone = time[5]?.toUpperCase();
     if (!zone) return local;
-    const offset = zone === 'Z' || zone === 'GMT' || zone === 'UTC' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+    const offset =
+      zone === 'Z' || zone === 'GMT' || zone === 'UTC' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
     const instant = new Date(`${local}${offset}`);
     return Number.isNaN(instant.getTime()) ? local : instant.toISOString();
   }

@@ -38,10 +38,14 @@ export class DocumentLimitError extends PagejsonError {
     readonly value: number,
   ) {
     const setting = `extraction.${limit}`;
-    super('EXTRACTION_LIMIT', `extraction stopped: ${limit === 'maxDepth' ? `the page nests elements deeper than ${value} levels` : `the page has more than ${value} elements`} (${setting} in pagejson.json)`, {
-      context: { limit, value },
-      hint: `a real page stays far below this; if this source really is that large, raise ${setting}`,
-    });
+    super(
+      'EXTRACTION_LIMIT',
+      `extraction stopped: ${limit === 'maxDepth' ? `the page nests elements deeper than ${value} levels` : `the page has more than ${value} elements`} (${setting} in pagejson.json)`,
+      {
+        context: { limit, value },
+        hint: `a real page stays far below this; if this source really is that large, raise ${setting}`,
+      },
+    );
     this.name = 'DocumentLimitError';
   }
 }
@@ -121,9 +125,7 @@ const pseudos = { [SCOPE_PSEUDO]: (element: Element) => element === currentScope
 const SELF_SELECTORS = new Set([':scope', '&']);
 
 function rewriteRelative(selector: string): string {
-  return selector
-    .replace(/:scope(?![\w-])/g, `:${SCOPE_PSEUDO}`)
-    .replace(/(^|,)\s*(?=[>+~])/g, `$1:${SCOPE_PSEUDO} `);
+  return selector.replace(/:scope(?![\w-])/g, `:${SCOPE_PSEUDO}`).replace(/(^|,)\s*(?=[>+~])/g, `$1:${SCOPE_PSEUDO} `);
 }
 
 function isRelative(selector: string): boolean {
@@ -202,11 +204,14 @@ export function compileSelector(selector: string): CompiledSelector {
   if (trimmed === '') throw new Error('selector is empty');
   let compiled: CompiledSelector;
   if (SELF_SELECTORS.has(trimmed)) {
-    const self = (scope: AnyNode | readonly AnyNode[]) => (Array.isArray(scope) ? (scope as readonly AnyNode[]) : [scope as AnyNode]).filter(isTag);
+    const self = (scope: AnyNode | readonly AnyNode[]) =>
+      (Array.isArray(scope) ? (scope as readonly AnyNode[]) : [scope as AnyNode]).filter(isTag);
     compiled = { source: selector, select: self, selectFirst: (scope) => self(scope)[0] ?? null, selectTopMost: self };
   } else {
     const scoped = isRelative(trimmed);
-    const query = scoped ? compile<AnyNode, Element>(rewriteRelative(trimmed), { pseudos, relativeSelector: false, cacheResults: false }) : compile<AnyNode, Element>(trimmed);
+    const query = scoped
+      ? compile<AnyNode, Element>(rewriteRelative(trimmed), { pseudos, relativeSelector: false, cacheResults: false })
+      : compile<AnyNode, Element>(trimmed);
     compiled = {
       source: selector,
       select: (scope) => queryAll(query, scope, scoped),
@@ -231,9 +236,44 @@ export function validateSelector(selector: string): string | null {
 
 const SKIPPED_TEXT = new Set(['script', 'style', 'template', 'noscript']);
 const BLOCK_ELEMENTS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer',
-  'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'option', 'p', 'pre', 'section',
-  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'option',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 
 /**

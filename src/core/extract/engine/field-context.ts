@@ -37,7 +37,11 @@ export interface FieldMatches {
   attributes: Array<{ name: string; count: number }>;
 }
 
-export function fieldMatches(contexts: readonly AnyNode[], selector: string, options: { attribute?: string; all?: boolean } = {}): FieldMatches {
+export function fieldMatches(
+  contexts: readonly AnyNode[],
+  selector: string,
+  options: { attribute?: string; all?: boolean } = {},
+): FieldMatches {
   const compiled = compileSelector(selector);
   const elements: Element[] = [];
   let matchedContexts = 0;
@@ -56,6 +60,8 @@ export function fieldMatches(contexts: readonly AnyNode[], selector: string, opt
   }
   const counts = new Map<string, number>();
   for (const element of elements) for (const name of Object.keys(element.attribs)) counts.set(name, (counts.get(name) ?? 0) + 1);
-  const attributes = [...counts.entries()].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  const attributes = [...counts.entries()]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   return { contexts: contexts.length, matchedContexts, elements, values, attributes };
 }

@@ -19,7 +19,12 @@ export function dataJsonSchema(structure: Field[]): Schema {
 function objectSchema(fields: Field[], inArray: boolean): Schema {
   const properties: Record<string, Schema> = {};
   for (const field of fields) {
-    Object.defineProperty(properties, field.name, { value: fieldSchema(field, inArray), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(properties, field.name, {
+      value: fieldSchema(field, inArray),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return { type: 'object', properties, required: fields.map((field) => field.name), additionalProperties: false };
 }

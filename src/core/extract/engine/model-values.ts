@@ -19,7 +19,11 @@ export function webUrlsOnly(field: Pick<Field, 'type' | 'items' | 'fields'>, val
 }
 
 /** The same over an object's fields (a model's whole answer, or one object of it); anything else as it is. */
-export function webUrlsIn(fields: ReadonlyArray<Pick<Field, 'name' | 'type' | 'items' | 'fields'>>, value: unknown, pageUrl: string): unknown {
+export function webUrlsIn(
+  fields: ReadonlyArray<Pick<Field, 'name' | 'type' | 'items' | 'fields'>>,
+  value: unknown,
+  pageUrl: string,
+): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const record = value as Record<string, unknown>;
   const kept: Record<string, unknown> = { ...record };

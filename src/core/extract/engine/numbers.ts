@@ -45,7 +45,10 @@ function cutAtBadGrouping(run: string): string {
       break;
     }
   }
-  return run.slice(0, end).replace(new RegExp(GROUPING.source, 'g'), '').replace(/[.,]+$/, '');
+  return run
+    .slice(0, end)
+    .replace(new RegExp(GROUPING.source, 'g'), '')
+    .replace(/[.,]+$/, '');
 }
 
 function normaliseSeparators(run: string): string | null {

@@ -21,7 +21,10 @@ export function previewSelector(html: string | Document, selector: string, optio
   const doc = typeof html === 'string' ? parseHtml(html) : html;
   const limit = options.limit ?? 20;
   const attribute = options.attribute?.toLowerCase();
-  const resolveAgainst = options.baseUrl !== undefined && attribute !== undefined && URL_ATTRIBUTES.has(attribute) && attribute !== 'srcset' ? documentBaseUrl(doc, options.baseUrl) : undefined;
+  const resolveAgainst =
+    options.baseUrl !== undefined && attribute !== undefined && URL_ATTRIBUTES.has(attribute) && attribute !== 'srcset'
+      ? documentBaseUrl(doc, options.baseUrl)
+      : undefined;
   const values: string[] = [];
   for (const element of compileSelector(selector).select(doc)) {
     if (values.length >= limit) break;

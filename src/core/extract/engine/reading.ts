@@ -43,7 +43,12 @@ export function isFootnoteMark(element: Element): boolean {
 
 /** `<sup>99</sup>` right after digits: the cents of a split price, read with a decimal point before them. */
 export function isSuperscriptCents(element: Element, textBefore: string): boolean {
-  return element.name === 'sup' && /\d$/.test(textBefore) && /^\s*\d{2}\s*$/.test(plainText(element)) && !/[.,]\d*$/.test(textBefore.replace(/\d+$/, ''));
+  return (
+    element.name === 'sup' &&
+    /\d$/.test(textBefore) &&
+    /^\s*\d{2}\s*$/.test(plainText(element)) &&
+    !/[.,]\d*$/.test(textBefore.replace(/\d+$/, ''))
+  );
 }
 
 /** Elements whose text a reader does not read as part of the value around them. */
@@ -60,7 +65,8 @@ function tableRows(table: Element): Element[] {
   const rows: Element[] = [];
   for (const child of tagChildren(table)) {
     if (child.name === 'tr') rows.push(child);
-    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') rows.push(...tagChildren(child).filter((row) => row.name === 'tr'));
+    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot')
+      rows.push(...tagChildren(child).filter((row) => row.name === 'tr'));
   }
   return rows;
 }

@@ -34,7 +34,8 @@ export function selectorCostProblem(selector: string): string | null {
       compounds += 1;
       for (const token of list) {
         if (token.type === 'descendant' || token.type === 'child' || SIBLING.has(token.type)) compounds += 1;
-        if (insideHas && SIBLING.has(token.type)) return `":has()" over siblings ("${token.type === 'adjacent' ? '+' : '~'}") re-walks the sibling chain for every element: its cost grows with the square of the page`;
+        if (insideHas && SIBLING.has(token.type))
+          return `":has()" over siblings ("${token.type === 'adjacent' ? '+' : '~'}") re-walks the sibling chain for every element: its cost grows with the square of the page`;
         if (token.type !== 'pseudo' || !SELECTOR_ARGUMENT.has(token.name) || !Array.isArray(token.data)) continue;
         const relational = RELATIONAL.has(token.name);
         if (relational && insideHas) return '":has()" inside ":has()" multiplies the cost of both: its cost has no useful bound';

@@ -42,7 +42,14 @@ interface TokenizerInternals {
 
 type TokenizerClass = new (...args: ConstructorParameters<typeof Tokenizer>) => TokenizerInternals;
 
-const OVERRIDDEN = ['stateText', 'handleInAttributeValue', 'stateInTagName', 'stateInClosingTagName', 'stateInAttributeName', 'fastForwardTo'] as const;
+const OVERRIDDEN = [
+  'stateText',
+  'handleInAttributeValue',
+  'stateInTagName',
+  'stateInClosingTagName',
+  'stateInAttributeName',
+  'fastForwardTo',
+] as const;
 
 /** Whether the installed tokenizer still has the methods overridden below. */
 export function hasTokenizerInternals(): boolean {

@@ -9,7 +9,10 @@ import { LRUCache } from 'lru-cache';
 const MAX_TEXT_LENGTH = 256;
 const NOTHING = Symbol('null');
 
-export function memoizeText<T extends NonNullable<unknown>>(convert: (text: string) => T | null, maxEntries = 10_000): (text: string) => T | null {
+export function memoizeText<T extends NonNullable<unknown>>(
+  convert: (text: string) => T | null,
+  maxEntries = 10_000,
+): (text: string) => T | null {
   const remembered = new LRUCache<string, T | typeof NOTHING>({ max: maxEntries });
   return (text) => {
     if (text.length > MAX_TEXT_LENGTH) return convert(text);

@@ -143,8 +143,39 @@ export function toInteger(value: unknown): number | null {
   return Number.isSafeInteger(integer) ? integer : null;
 }
 
-const TRUE_WORDS = new Set(['true', 'yes', 'y', '1', 'on', 'instock', 'available', 'checked', 'selected', 'enabled', 'active', 'ja', 'oui', 'si', 'sí']);
-const FALSE_WORDS = new Set(['false', 'no', 'n', '0', 'off', 'outofstock', 'soldout', 'unavailable', 'notavailable', 'disabled', 'inactive', 'discontinued', 'nein', 'non']);
+const TRUE_WORDS = new Set([
+  'true',
+  'yes',
+  'y',
+  '1',
+  'on',
+  'instock',
+  'available',
+  'checked',
+  'selected',
+  'enabled',
+  'active',
+  'ja',
+  'oui',
+  'si',
+  'sí',
+]);
+const FALSE_WORDS = new Set([
+  'false',
+  'no',
+  'n',
+  '0',
+  'off',
+  'outofstock',
+  'soldout',
+  'unavailable',
+  'notavailable',
+  'disabled',
+  'inactive',
+  'discontinued',
+  'nein',
+  'non',
+]);
 const FALSE_PHRASES = /\b(out of stock|sold out|unavailable|not available|discontinued)\b/i;
 const TRUE_PHRASES = /\b(in stock|available)\b/i;
 
@@ -153,7 +184,11 @@ export function toBoolean(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : null;
   if (typeof value !== 'string') return null;
-  const word = value.trim().toLowerCase().replace(/^.*[/#:]/, '').replace(/[\s_-]+/g, '');
+  const word = value
+    .trim()
+    .toLowerCase()
+    .replace(/^.*[/#:]/, '')
+    .replace(/[\s_-]+/g, '');
   if (TRUE_WORDS.has(word)) return true;
   if (FALSE_WORDS.has(word)) return false;
   if (FALSE_PHRASES.test(value)) return false;

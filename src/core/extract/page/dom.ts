@@ -46,7 +46,10 @@ export function textOf(node: AnyNode): string {
   while (stack.length > 0) {
     const current = stack.pop()!;
     if (current.type === 'text') parts.push((current as unknown as { data: string }).data);
-    else if ('children' in current && !(isElement(current) && current !== node && (SKIPPED_TEXT.has(current.name) || isUnreadElement(current)))) {
+    else if (
+      'children' in current &&
+      !(isElement(current) && current !== node && (SKIPPED_TEXT.has(current.name) || isUnreadElement(current)))
+    ) {
       if (isElement(current) && current.name === 'sup' && current !== node && isSuperscriptCents(current, parts.join(''))) parts.push('.');
       const children = (current as Element).children;
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);

@@ -1,5 +1,15 @@
 import type { AnyNode } from 'domhandler';
-import { classesOf, countOfType, cssModulePrefix, parentElement, positionOfType, quoteAttributeValue, selectIn, stableClasses, type Element } from './dom.js';
+import {
+  classesOf,
+  countOfType,
+  cssModulePrefix,
+  parentElement,
+  positionOfType,
+  quoteAttributeValue,
+  selectIn,
+  stableClasses,
+  type Element,
+} from './dom.js';
 
 /**
  * Selectors that survive small page changes: an id or hand-written class where one picks out exactly the
@@ -51,7 +61,8 @@ export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], dep
   if (!parent || depth > 8) return step;
   // One climb per level (computing the parent's selector once keeps this linear in the depth).
   const parentSelector = uniqueSelector(parent, roots, depth + 1);
-  for (const own of ownSelectors(element)) if (selectsExactly(`${parentSelector} > ${own}`, roots, [element])) return `${parentSelector} > ${own}`;
+  for (const own of ownSelectors(element))
+    if (selectsExactly(`${parentSelector} > ${own}`, roots, [element])) return `${parentSelector} > ${own}`;
   return `${parentSelector} > ${step}`;
 }
 

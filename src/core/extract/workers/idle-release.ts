@@ -57,8 +57,17 @@ export interface IdleReleaseOptions {
  * (each idle thread takes one). Releases are not jobs: they do not re-arm the timer, and a job that comes
  * meanwhile waits for one release at most.
  */
-export function watchIdlePool(runRelease: (task: WireReleaseTask) => Promise<WireReleaseReply>, threads: number, options: IdleReleaseOptions, isClosed: () => boolean) {
-  const policy = createReleasePolicy({ ...DEFAULT_RELEASE_POLICY, minMs: options.minMs, maxMs: Math.max(options.minMs, DEFAULT_RELEASE_POLICY.maxMs) });
+export function watchIdlePool(
+  runRelease: (task: WireReleaseTask) => Promise<WireReleaseReply>,
+  threads: number,
+  options: IdleReleaseOptions,
+  isClosed: () => boolean,
+) {
+  const policy = createReleasePolicy({
+    ...DEFAULT_RELEASE_POLICY,
+    minMs: options.minMs,
+    maxMs: Math.max(options.minMs, DEFAULT_RELEASE_POLICY.maxMs),
+  });
   const release: WireReleaseTask = { release: true };
   let running = 0;
   let timer: NodeJS.Timeout | undefined;

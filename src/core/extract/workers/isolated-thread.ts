@@ -52,8 +52,20 @@ export function runInThread<R>(file: string, workerData: unknown, options: Threa
     const abort = () => finish(() => reject(signal!.reason as Error));
     const timer = setTimeout(() => finish(() => reject(options.timeout())), options.budgetMs);
     signal?.addEventListener('abort', abort, { once: true });
-    worker.on('message', (reply: ThreadReply) => finish(() => (reply.ok ? resolve(reply.result as R) : reject(errorFromData(reply.error)))));
-    worker.on('error', (error) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `the page could not be worked on: its thread stopped (${error.message})`, { hint: 'the page may be too large or deeply nested; narrow the config\'s section selector' }))));
-    worker.on('exit', (code) => finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `the page could not be worked on: its thread exited with code ${code}`))));
+    worker.on('message', (reply: ThreadReply) =>
+      finish(() => (reply.ok ? resolve(reply.result as R) : reject(errorFromData(reply.error)))),
+    );
+    worker.on('error', (error) =>
+      finish(() =>
+        reject(
+          new PagejsonError('EXTRACTION_FAILED', `the page could not be worked on: its thread stopped (${error.message})`, {
+            hint: "the page may be too large or deeply nested; narrow the config's section selector",
+          }),
+        ),
+      ),
+    );
+    worker.on('exit', (code) =>
+      finish(() => reject(new PagejsonError('EXTRACTION_FAILED', `the page could not be worked on: its thread exited with code ${code}`))),
+    );
   });
 }

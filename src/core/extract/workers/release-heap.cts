@@ -33,7 +33,9 @@ async function releaseHeap(): Promise<WireReleaseReply> {
   const session = new module.Session();
   session.connect();
   try {
-    await new Promise<void>((resolve, reject) => session.post('HeapProfiler.collectGarbage', (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      session.post('HeapProfiler.collectGarbage', (error) => (error ? reject(error) : resolve())),
+    );
   } finally {
     session.disconnect();
   }

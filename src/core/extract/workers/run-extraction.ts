@@ -25,7 +25,11 @@ export function runWireExtraction(job: WireExtractionJob, limits: DocumentLimits
 }
 
 /** `structureOf` runs inside the guard: a structure that does not compile is a failed extraction, not a crash. */
-function extractWith(job: ExtractionJob | WireExtractionJob, limits: DocumentLimits, structureOf: () => CompiledStructure): ExtractionReply {
+function extractWith(
+  job: ExtractionJob | WireExtractionJob,
+  limits: DocumentLimits,
+  structureOf: () => CompiledStructure,
+): ExtractionReply {
   try {
     const structure = structureOf();
     const html = job.html ?? decodeHtmlBody(job.body!.bytes, job.body!.contentType).text;

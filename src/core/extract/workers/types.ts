@@ -44,7 +44,10 @@ export interface Extractor {
 }
 
 /** What crosses the thread boundary: an Error loses its code and context there, so failures travel as data. */
-export type ExtractionFailure = { ok: false; error: { code: 'EXTRACTION_LIMIT' | 'EXTRACTION_FAILED'; message: string; context: Record<string, unknown> } };
+export type ExtractionFailure = {
+  ok: false;
+  error: { code: 'EXTRACTION_LIMIT' | 'EXTRACTION_FAILED'; message: string; context: Record<string, unknown> };
+};
 export type ExtractionReply = { ok: true; outcome: ExtractionOutcome } | ExtractionFailure;
 
 /**

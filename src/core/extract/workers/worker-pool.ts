@@ -8,7 +8,16 @@ import { startDeadline } from '../../fetch/index.js';
 import { structureFingerprint } from '../engine/memo.js';
 import { extractionError, extractionTimeout } from './errors.js';
 import { DEFAULT_RELEASE_POLICY, watchIdlePool } from './idle-release.js';
-import type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor, WireExtractionJob, WireExtractionOutcome, WireExtractionReply, WireReleaseReply } from './types.js';
+import type {
+  ExtractionJob,
+  ExtractionOutcome,
+  ExtractionSettings,
+  Extractor,
+  WireExtractionJob,
+  WireExtractionOutcome,
+  WireExtractionReply,
+  WireReleaseReply,
+} from './types.js';
 
 /**
  * Extraction in a pool of worker threads (piscina), sized to the cores: parsing and selecting never run on
@@ -71,7 +80,15 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
    */
   const queue = new PQueue({ concurrency: threads });
   let closed = false;
-  const idle = watchIdlePool((task) => queue.add(() => pool.run(task) as Promise<WireReleaseReply>), threads, { minMs: options.idleReleaseMs ?? DEFAULT_RELEASE_POLICY.minMs, ...(options.onIdleRelease ? { onRelease: options.onIdleRelease } : {}) }, () => closed);
+  const idle = watchIdlePool(
+    (task) => queue.add(() => pool.run(task) as Promise<WireReleaseReply>),
+    threads,
+    {
+      minMs: options.idleReleaseMs ?? DEFAULT_RELEASE_POLICY.minMs,
+      ...(options.onIdleRelease ? { onRelease: options.onIdleRelease } : {}),
+    },
+    () => closed,
+  );
 
   return {
     name: 'worker-pool',
@@ -83,16 +100,23 @@ export function createWorkerPoolExtractor(options: WorkerPoolOptions): Extractor
       try {
         const moved = handedOverBuffer(job);
         const wire = toWire(job);
-        reply = (await queue.add(() => pool.run(wire, { signal: combined, ...(moved ? { transferList: [moved] } : {}) }), { signal: combined })) as WireExtractionReply;
+        reply = (await queue.add(() => pool.run(wire, { signal: combined, ...(moved ? { transferList: [moved] } : {}) }), {
+          signal: combined,
+        })) as WireExtractionReply;
       } catch (error) {
         if (budget.aborted) throw extractionTimeout(options.timeoutMs, job.config.apiId);
-        if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new PagejsonError('FETCH_TIMEOUT', 'the request was cancelled');
+        if (signal?.aborted)
+          throw signal.reason instanceof Error ? signal.reason : new PagejsonError('FETCH_TIMEOUT', 'the request was cancelled');
         if (isPagejsonError(error)) throw error;
         // The worker died (out of memory, a crash in native code): piscina replaces it; this job failed.
-        throw new PagejsonError('EXTRACTION_FAILED', `extraction failed: the worker stopped (${(error as Error)?.message ?? 'unknown reason'})`, {
-          context: { apiId: job.config.apiId },
-          hint: 'the page may be too large for the extraction worker; try a narrower section selector',
-        });
+        throw new PagejsonError(
+          'EXTRACTION_FAILED',
+          `extraction failed: the worker stopped (${(error as Error)?.message ?? 'unknown reason'})`,
+          {
+            context: { apiId: job.config.apiId },
+            hint: 'the page may be too large for the extraction worker; try a narrower section selector',
+          },
+        );
       } finally {
         dispose();
         idle.jobEnded();
@@ -130,7 +154,8 @@ const fingerprints = new WeakMap<object, { selector: string; fingerprint: string
 function toWire(job: ExtractionJob): WireExtractionJob {
   const { apiId, revision, selector, structure } = job.config;
   let known = fingerprints.get(structure);
-  if (known === undefined || known.selector !== selector) fingerprints.set(structure, (known = { selector, fingerprint: structureFingerprint(selector, structure) }));
+  if (known === undefined || known.selector !== selector)
+    fingerprints.set(structure, (known = { selector, fingerprint: structureFingerprint(selector, structure) }));
   return { ...job, config: { apiId, revision, selector, fingerprint: known.fingerprint } };
 }
 

@@ -70,7 +70,8 @@ function one(value: string | string[] | undefined): string | undefined {
 }
 
 async function sendOnce(job: FormLoginJob, url: URL, sent: Sent): Promise<Answer> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw loginFailed(`the login leads to a ${url.protocol} address`, 'the login url and the form\'s action must be http(s)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw loginFailed(`the login leads to a ${url.protocol} address`, "the login url and the form's action must be http(s)");
   if (job.checkHost) assertAllowedUrlHost(url, job.allowPrivateNetworks);
   const headers: Record<string, string> = { ...BROWSER_HEADERS, ...job.headersFor?.(url) };
   const cookie = await job.jar.getCookieString(url.href);
@@ -80,9 +81,16 @@ async function sendOnce(job: FormLoginJob, url: URL, sent: Sent): Promise<Answer
     headers['content-type'] = 'application/x-www-form-urlencoded';
     if (sent.referer) headers.origin = new URL(sent.referer).origin;
   }
-  const response = await request(url, { dispatcher: job.dispatcher, method: sent.method, headers, ...(sent.body !== undefined ? { body: sent.body } : {}), signal: job.signal });
+  const response = await request(url, {
+    dispatcher: job.dispatcher,
+    method: sent.method,
+    headers,
+    ...(sent.body !== undefined ? { body: sent.body } : {}),
+    signal: job.signal,
+  });
   const setCookie = response.headers['set-cookie'];
-  for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) await job.jar.setCookie(line, url.href, { ignoreError: true });
+  for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [])
+    await job.jar.setCookie(line, url.href, { ignoreError: true });
   return { url: url.href, status: response.statusCode, headers: response.headers, body: response.body };
 }
 
@@ -95,7 +103,8 @@ async function follow(job: FormLoginJob, start: URL, first: Sent): Promise<Answe
     const location = one(answer.headers.location);
     if (!REDIRECTS.has(answer.status) || !location) return answer;
     await answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-    if (hop >= MAX_HOPS) throw loginFailed('the login redirects more than 5 times', 'open the login url in a browser: it may loop until cookies are accepted');
+    if (hop >= MAX_HOPS)
+      throw loginFailed('the login redirects more than 5 times', 'open the login url in a browser: it may loop until cookies are accepted');
     const next = new URL(location, url);
     next.hash = '';
     sent = answer.status === 307 || answer.status === 308 ? sent : { method: 'GET', referer: url.href };
@@ -119,7 +128,12 @@ async function readText(answer: Answer, maxBytes: number): Promise<string> {
 async function pageOf(answer: Answer, job: FormLoginJob, what: string): Promise<string> {
   if (answer.status >= 400) {
     answer.body.destroy();
-    throw loginFailed(`${what} answered HTTP ${answer.status}`, answer.status === 401 || answer.status === 403 ? 'check the credentials in login.form (the environment variables they name)' : 'check login.url: it must be the page that shows the login form');
+    throw loginFailed(
+      `${what} answered HTTP ${answer.status}`,
+      answer.status === 401 || answer.status === 403
+        ? 'check the credentials in login.form (the environment variables they name)'
+        : 'check login.url: it must be the page that shows the login form',
+    );
   }
   const html = await readText(answer, job.maxBytes);
   const flat: Record<string, string> = {};
@@ -136,11 +150,20 @@ export async function formLogin(job: FormLoginJob): Promise<FormLoginResult> {
   const names = Object.keys(job.fields);
   const form = chooseLoginForm(parseForms(loginPage), names);
   if (!form) {
-    throw loginFailed(`no login form on ${landing.url}`, `point login.url at the page with the form, and name its fields in login.form as the page does (looked for ${names.join(', ')})`);
+    throw loginFailed(
+      `no login form on ${landing.url}`,
+      `point login.url at the page with the form, and name its fields in login.form as the page does (looked for ${names.join(', ')})`,
+    );
   }
   const missing = names.filter((name) => !form.fields.some((f) => f.name === name));
   if (missing.length > 0) {
-    throw loginFailed(`the login form has no field ${missing.join(', ')}`, `name the fields as the form does: it has ${form.fields.map((f) => f.name).slice(0, 20).join(', ')}`);
+    throw loginFailed(
+      `the login form has no field ${missing.join(', ')}`,
+      `name the fields as the form does: it has ${form.fields
+        .map((f) => f.name)
+        .slice(0, 20)
+        .join(', ')}`,
+    );
   }
   const body = new URLSearchParams(formPayload(form, job.fields)).toString();
   const action = new URL(form.action && form.action.trim() !== '' ? form.action : landing.url, landing.url);
@@ -151,7 +174,10 @@ export async function formLogin(job: FormLoginJob): Promise<FormLoginResult> {
   const after = await pageOf(answer, job, 'the site');
   const again = chooseLoginForm(parseForms(after), names);
   if (again && again.hasPassword && names.every((name) => again.fields.some((f) => f.name === name))) {
-    throw loginFailed('the site answered with its login form again: the credentials were not accepted', 'check the values of login.form (the environment variables they name), and that login.url is the form they belong to');
+    throw loginFailed(
+      'the site answered with its login form again: the credentials were not accepted',
+      'check the values of login.form (the environment variables they name), and that login.url is the form they belong to',
+    );
   }
   return { finalUrl: answer.url, status: answer.status };
 }

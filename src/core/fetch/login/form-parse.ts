@@ -72,10 +72,17 @@ export function parseForms(html: string): ParsedForm[] {
     {
       onopentag(name, attributes) {
         if (name === 'form' && !form && forms.length < MAX_FORMS) {
-          form = { action: attributes.action, method: (attributes.method ?? 'get').toLowerCase(), enctype: (attributes.enctype ?? 'application/x-www-form-urlencoded').toLowerCase(), fields: [], hasPassword: false };
+          form = {
+            action: attributes.action,
+            method: (attributes.method ?? 'get').toLowerCase(),
+            enctype: (attributes.enctype ?? 'application/x-www-form-urlencoded').toLowerCase(),
+            fields: [],
+            hasPassword: false,
+          };
           forms.push(form);
         } else if (name === 'input') add(inputOf(attributes));
-        else if (name === 'button' && attributes.name) add(field(attributes.name, (attributes.type ?? 'submit').toLowerCase(), attributes.value ?? ''));
+        else if (name === 'button' && attributes.name)
+          add(field(attributes.name, (attributes.type ?? 'submit').toLowerCase(), attributes.value ?? ''));
         else if (name === 'textarea' && attributes.name && form) {
           open.textarea = field(attributes.name, 'textarea', '');
           add(open.textarea);

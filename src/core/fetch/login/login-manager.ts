@@ -83,7 +83,10 @@ interface Failure {
 
 /** A digest of the login as written: a changed login does not reuse a session made with another one. */
 export function loginKey(settings: LoginSettings): string {
-  return createHash('sha256').update(JSON.stringify([settings.url, settings.form ?? null, settings.steps ?? null])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([settings.url, settings.form ?? null, settings.steps ?? null]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function resolveSteps(steps: readonly Action[], env: Env, at: string): Action[] {
@@ -99,7 +102,13 @@ function resolveSteps(steps: readonly Action[], env: Env, at: string): Action[] 
 }
 
 /** Why a fetched page shows the session ended, or undefined when it looks signed in. */
-async function endedBy(page: FetchResult, login: FetchLogin, loginUrl: string, probe: LoggedInProbe | undefined, signal: AbortSignal | undefined): Promise<string | undefined> {
+async function endedBy(
+  page: FetchResult,
+  login: FetchLogin,
+  loginUrl: string,
+  probe: LoggedInProbe | undefined,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
   const final = new URL(page.finalUrl);
   const target = new URL(loginUrl);
   if (final.origin === target.origin && final.pathname === target.pathname) return 'the page redirected to the login page';
@@ -134,21 +143,40 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
     if (!isPagejsonError(error) || error.code !== 'LOGIN_FAILED') return;
     const previous = failures.get(endpoint);
     const strikes = previous && previous.key === key ? previous.strikes + 1 : 1;
-    failures.set(endpoint, { key, error, strikes, until: now() + Math.min(FIRST_FAILURE_WAIT_MS * 2 ** (strikes - 1), MAX_FAILURE_WAIT_MS) });
+    failures.set(endpoint, {
+      key,
+      error,
+      strikes,
+      until: now() + Math.min(FIRST_FAILURE_WAIT_MS * 2 ** (strikes - 1), MAX_FAILURE_WAIT_MS),
+    });
   }
 
   async function establish(request: FetchRequest & { login: FetchLogin }, signal: AbortSignal): Promise<LoginSession> {
     const { settings } = request.login;
     const url = resolveSecrets(settings.url, options.env, 'login.url');
     if (settings.steps) {
-      if (!options.browserLogin) throw loginFailed('login.steps need scraper 3 (the browser)', 'set "scraper": 3, or sign in with login.form');
-      const storage = await options.browserLogin({ url, steps: resolveSteps(settings.steps, options.env, 'login.steps'), signal, deadlineAt: Date.now() + options.timeoutMs });
+      if (!options.browserLogin)
+        throw loginFailed('login.steps need scraper 3 (the browser)', 'set "scraper": 3, or sign in with login.form');
+      const storage = await options.browserLogin({
+        url,
+        steps: resolveSteps(settings.steps, options.env, 'login.steps'),
+        signal,
+        deadlineAt: Date.now() + options.timeoutMs,
+      });
       return { id: newSessionId(), jar: await jarOfBrowserCookies(storage.cookies), origins: storage.origins };
     }
     const fields = resolveSecretRecord(settings.form ?? {}, options.env, 'login.form');
     const jar = new CookieJar();
     const transport = await options.transport(new URL(url), request);
-    await formLogin({ url, fields, jar, signal, ...transport, allowPrivateNetworks: options.allowPrivateNetworks, maxBytes: options.maxBytes });
+    await formLogin({
+      url,
+      fields,
+      jar,
+      signal,
+      ...transport,
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      maxBytes: options.maxBytes,
+    });
     return { id: newSessionId(), jar, origins: [] };
   }
 
@@ -205,14 +233,20 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
       return made;
     });
     pending.set(endpoint, making);
-    void making.finally(() => {
-      if (pending.get(endpoint) === making) pending.delete(endpoint);
-    }).catch(() => undefined);
+    void making
+      .finally(() => {
+        if (pending.get(endpoint) === making) pending.delete(endpoint);
+      })
+      .catch(() => undefined);
     return making;
   }
 
   /** A fetch with the session: the page, or why the site ended the session. */
-  async function attempt(request: FetchRequest & { login: FetchLogin }, current: Held, fetchOnce: (request: FetchRequest) => Promise<FetchResult>): Promise<{ page: FetchResult } | { ended: string }> {
+  async function attempt(
+    request: FetchRequest & { login: FetchLogin },
+    current: Held,
+    fetchOnce: (request: FetchRequest) => Promise<FetchResult>,
+  ): Promise<{ page: FetchResult } | { ended: string }> {
     let page: FetchResult;
     try {
       page = await fetchOnce({ ...request, loginSession: current.session });
@@ -231,10 +265,15 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
     const text = await jarText(current.session.jar);
     if (text === current.written) return;
     current.written = text;
-    await options.store.write(await storedOf(current.session, { endpoint, settingsKey: current.key, createdAt: current.createdAt })).catch(() => undefined);
+    await options.store
+      .write(await storedOf(current.session, { endpoint, settingsKey: current.key, createdAt: current.createdAt }))
+      .catch(() => undefined);
   }
 
-  async function fetch(request: FetchRequest & { login: FetchLogin }, fetchOnce: (request: FetchRequest) => Promise<FetchResult>): Promise<FetchResult> {
+  async function fetch(
+    request: FetchRequest & { login: FetchLogin },
+    fetchOnce: (request: FetchRequest) => Promise<FetchResult>,
+  ): Promise<FetchResult> {
     const { endpoint } = request.login;
     let current = await session(request);
     for (let round = 0; ; round += 1) {
@@ -245,7 +284,12 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
       }
       // Signed in just now and still turned away: the login did not work. Never a second renewal.
       if (current.fresh || round > 0) {
-        const error = loginFailed(`signed in, but ${outcome.ended}`, request.login.settings.loggedIn ? 'check login.loggedIn against the page as a signed-in visitor sees it, and the credentials' : 'check the credentials, and that the session cookie reaches the page (its path and domain)');
+        const error = loginFailed(
+          `signed in, but ${outcome.ended}`,
+          request.login.settings.loggedIn
+            ? 'check login.loggedIn against the page as a signed-in visitor sees it, and the credentials'
+            : 'check the credentials, and that the session cookie reaches the page (its path and domain)',
+        );
         remember(endpoint, loginKey(request.login.settings), error);
         held.delete(endpoint);
         throw error;

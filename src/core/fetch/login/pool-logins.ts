@@ -39,7 +39,16 @@ export interface PoolLogins {
   close(): Promise<void>;
 }
 
-export function createPoolLogins(settings: { timeoutMs: number; maxBytes: number; allowPrivateNetworks: boolean; env?: Readonly<Record<string, string | undefined>> | undefined }, options: PoolLoginOptions | undefined, parts: { browser: () => Promise<Scraper>; proxies?: ProxyChooser | undefined }): PoolLogins {
+export function createPoolLogins(
+  settings: {
+    timeoutMs: number;
+    maxBytes: number;
+    allowPrivateNetworks: boolean;
+    env?: Readonly<Record<string, string | undefined>> | undefined;
+  },
+  options: PoolLoginOptions | undefined,
+  parts: { browser: () => Promise<Scraper>; proxies?: ProxyChooser | undefined },
+): PoolLogins {
   let agent: Agent | undefined;
   let proxied: ProxyDispatchers | undefined;
   let manager: Promise<LoginManager> | undefined;
@@ -49,27 +58,34 @@ export function createPoolLogins(settings: { timeoutMs: number; maxBytes: number
    */
   const direct = async (url: URL, request: FetchRequest): Promise<LoginTransport> => {
     const candidate = parts.proxies?.proxyFor(request.login?.endpoint ?? '', request.access?.proxy, url);
-    if (!candidate) return { dispatcher: (agent ??= createGuardedAgent({ allowPrivateNetworks: settings.allowPrivateNetworks, timeoutMs: settings.timeoutMs })), checkHost: true };
+    if (!candidate)
+      return {
+        dispatcher: (agent ??= createGuardedAgent({ allowPrivateNetworks: settings.allowPrivateNetworks, timeoutMs: settings.timeoutMs })),
+        checkHost: true,
+      };
     await assertAllowedProxiedTarget(url, settings.allowPrivateNetworks);
     return { dispatcher: (proxied ??= createProxyDispatchers({ timeoutMs: settings.timeoutMs })).for(candidate), checkHost: false };
   };
   // Made with the first login: a pool whose endpoints have none never loads tough-cookie or opens a store.
   const made = (): Promise<LoginManager> =>
-    (manager ??= import('./login-manager.js').then(({ createLoginManager }) => createLoginManager({
-      store: options?.store ?? createMemorySessionStore(),
-      env: options?.env ?? settings.env ?? {},
-      timeoutMs: settings.timeoutMs,
-      maxBytes: settings.maxBytes,
-      allowPrivateNetworks: settings.allowPrivateNetworks,
-      transport: options?.transport ?? direct,
-      async browserLogin(job) {
-        const scraper = await parts.browser();
-        if (!canSignIn(scraper)) throw new PagejsonError('LOGIN_FAILED', 'this scraper cannot run login steps', { hint: 'login.steps need scraper 3' });
-        return scraper.signIn(job);
-      },
-      ...(options?.probe ? { probe: options.probe } : {}),
-      ...(options?.now ? { now: options.now } : {}),
-    })));
+    (manager ??= import('./login-manager.js').then(({ createLoginManager }) =>
+      createLoginManager({
+        store: options?.store ?? createMemorySessionStore(),
+        env: options?.env ?? settings.env ?? {},
+        timeoutMs: settings.timeoutMs,
+        maxBytes: settings.maxBytes,
+        allowPrivateNetworks: settings.allowPrivateNetworks,
+        transport: options?.transport ?? direct,
+        async browserLogin(job) {
+          const scraper = await parts.browser();
+          if (!canSignIn(scraper))
+            throw new PagejsonError('LOGIN_FAILED', 'this scraper cannot run login steps', { hint: 'login.steps need scraper 3' });
+          return scraper.signIn(job);
+        },
+        ...(options?.probe ? { probe: options.probe } : {}),
+        ...(options?.now ? { now: options.now } : {}),
+      }),
+    ));
   return {
     fetch: async (request, fetchOnce) => (await made()).fetch(request, fetchOnce),
     async close() {

@@ -75,8 +75,19 @@ export async function jarOfBrowserCookies(cookies: readonly BrowserCookie[]): Pr
   return jar;
 }
 
-export async function storedOf(session: LoginSession, facts: { endpoint: string; settingsKey: string; createdAt: string }): Promise<StoredSession> {
-  return { version: 1, id: session.id, endpoint: facts.endpoint, settingsKey: facts.settingsKey, createdAt: facts.createdAt, jar: await session.jar.serialize(), ...(session.origins.length > 0 ? { origins: session.origins } : {}) };
+export async function storedOf(
+  session: LoginSession,
+  facts: { endpoint: string; settingsKey: string; createdAt: string },
+): Promise<StoredSession> {
+  return {
+    version: 1,
+    id: session.id,
+    endpoint: facts.endpoint,
+    settingsKey: facts.settingsKey,
+    createdAt: facts.createdAt,
+    jar: await session.jar.serialize(),
+    ...(session.origins.length > 0 ? { origins: session.origins } : {}),
+  };
 }
 
 /** A kept session back as a live one; undefined when it does not read as one (an older or damaged file). */

@@ -19,10 +19,14 @@ const LOCK_POLL_MS = 100;
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -44,8 +48,12 @@ export function createRedisSessionStore(options: { url: string; prefix?: string 
     const token = randomBytes(12).toString('hex');
     for (;;) {
       const taken = await redis.sendCommand<string | null>(['SET', key, token, 'NX', 'PX', String(REDIS_LOCK_TTL_MS)]);
-      if (taken === 'OK') return async () => void (await runScript(commandSender(redis), RELEASE_LOCK, [key], [token]).catch(() => undefined));
-      if (signal?.aborted) throw new PagejsonError('FETCH_TIMEOUT', 'timed out waiting for another daemon\'s login of this endpoint', { context: { endpoint } });
+      if (taken === 'OK')
+        return async () => void (await runScript(commandSender(redis), RELEASE_LOCK, [key], [token]).catch(() => undefined));
+      if (signal?.aborted)
+        throw new PagejsonError('FETCH_TIMEOUT', "timed out waiting for another daemon's login of this endpoint", {
+          context: { endpoint },
+        });
       await pause(LOCK_POLL_MS, signal);
     }
   }
@@ -57,7 +65,9 @@ export function createRedisSessionStore(options: { url: string; prefix?: string 
       return typeof text === 'string' && text.length <= MAX_SESSION_BYTES ? parseStored(text, endpoint) : undefined;
     },
     async write(session) {
-      await (await connected()).sendCommand(['SET', sessionKey(session.endpoint), JSON.stringify(session), 'PX', String(REDIS_SESSION_TTL_MS)]);
+      await (
+        await connected()
+      ).sendCommand(['SET', sessionKey(session.endpoint), JSON.stringify(session), 'PX', String(REDIS_SESSION_TTL_MS)]);
     },
     // This process's callers queue locally first, so only one of them waits on the Redis lock.
     exclusive: (endpoint, work, signal) =>

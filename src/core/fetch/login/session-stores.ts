@@ -28,7 +28,8 @@ export const ENDPOINT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const MAX_SESSION_BYTES = 1024 * 1024;
 
 export function checkedName(endpoint: string): string {
-  if (!ENDPOINT_NAME.test(endpoint)) throw new PagejsonError('INTERNAL', 'not an endpoint name', { context: { endpoint: endpoint.slice(0, 80) } });
+  if (!ENDPOINT_NAME.test(endpoint))
+    throw new PagejsonError('INTERNAL', 'not an endpoint name', { context: { endpoint: endpoint.slice(0, 80) } });
   return endpoint;
 }
 
@@ -36,7 +37,15 @@ export function checkedName(endpoint: string): string {
 export function isStoredSession(value: unknown): value is StoredSession {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return record.version === 1 && typeof record.id === 'string' && typeof record.endpoint === 'string' && typeof record.settingsKey === 'string' && typeof record.createdAt === 'string' && typeof record.jar === 'object' && record.jar !== null;
+  return (
+    record.version === 1 &&
+    typeof record.id === 'string' &&
+    typeof record.endpoint === 'string' &&
+    typeof record.settingsKey === 'string' &&
+    typeof record.createdAt === 'string' &&
+    typeof record.jar === 'object' &&
+    record.jar !== null
+  );
 }
 
 export function parseStored(text: string, endpoint: string): StoredSession | undefined {

@@ -14,6 +14,8 @@ export interface FetchAccess {
 }
 
 /** The `access` of a fetch for a config: `fetch({ url, ...accessOf(config) })`. */
-export function accessOf(config: { apiId: string; request?: RequestSettings | undefined; proxy?: ProxySettings | undefined }): { access: FetchAccess } {
+export function accessOf(config: { apiId: string; request?: RequestSettings | undefined; proxy?: ProxySettings | undefined }): {
+  access: FetchAccess;
+} {
   return { access: { endpoint: config.apiId, request: config.request, proxy: config.proxy } };
 }

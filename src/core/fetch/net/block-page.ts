@@ -28,7 +28,28 @@ const CAPTCHA_TEXT_MAX = 1_000;
 const DENIED_TEXT_MAX = 1_500;
 
 /** A cheap first look: a page holding none of these is not read further. */
-const MARKER_WORDS = ['moment', 'captcha', 'challenge', 'turnstile', 'denied', 'forbidden', 'blocked', 'rejected', 'authori', 'permission', 'attention', 'verif', 'unusual', 'checking', 'incapsula', 'awswaf', 'gokuprops', 'cf_chl', 'ddos', 'security check'];
+const MARKER_WORDS = [
+  'moment',
+  'captcha',
+  'challenge',
+  'turnstile',
+  'denied',
+  'forbidden',
+  'blocked',
+  'rejected',
+  'authori',
+  'permission',
+  'attention',
+  'verif',
+  'unusual',
+  'checking',
+  'incapsula',
+  'awswaf',
+  'gokuprops',
+  'cf_chl',
+  'ddos',
+  'security check',
+];
 
 /** Scripts and markup only challenge pages carry (Cloudflare, Imperva, DataDome, PerimeterX, AWS WAF, Akamai, Kasada). */
 const CHALLENGE_MARKERS: ReadonlyArray<[string, string]> = [
@@ -44,7 +65,8 @@ const CHALLENGE_MARKERS: ReadonlyArray<[string, string]> = [
   ['/_sec/cp_challenge', 'an Akamai challenge'],
   ['kpsdk', 'a Kasada challenge'],
 ];
-const CHALLENGE_TITLE = /^(?:just a moment|attention required|please wait|checking your browser|one moment, please|ddos-guard|security check|verifying you are human|are you a robot|pardon our interruption)/;
+const CHALLENGE_TITLE =
+  /^(?:just a moment|attention required|please wait|checking your browser|one moment, please|ddos-guard|security check|verifying you are human|are you a robot|pardon our interruption)/;
 
 const CAPTCHA_MARKERS: ReadonlyArray<[string, string]> = [
   ['g-recaptcha', 'reCAPTCHA'],
@@ -55,13 +77,17 @@ const CAPTCHA_MARKERS: ReadonlyArray<[string, string]> = [
   ['cf-turnstile', 'Cloudflare Turnstile'],
   ['challenges.cloudflare.com/turnstile', 'Cloudflare Turnstile'],
 ];
-const DENIED_TITLE = /\b(?:access denied|access to this page has been denied|forbidden|you have been blocked|request blocked|request rejected|the requested url was rejected|not authori[sz]ed|permission denied|bot detected|unusual traffic)\b/;
+const DENIED_TITLE =
+  /\b(?:access denied|access to this page has been denied|forbidden|you have been blocked|request blocked|request rejected|the requested url was rejected|not authori[sz]ed|permission denied|bot detected|unusual traffic)\b/;
 
 /** The first bytes of a fetched page as text, without decoding the whole page (markers are ASCII). */
 function sampleOf(page: Pick<FetchResult, 'body' | 'html'>): { text: string; size: number } {
   if (page.body) {
     const { bytes } = page.body;
-    return { text: Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SAMPLE_BYTES)).toString('latin1'), size: bytes.byteLength };
+    return {
+      text: Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SAMPLE_BYTES)).toString('latin1'),
+      size: bytes.byteLength,
+    };
   }
   const html = page.html;
   return { text: html.slice(0, SAMPLE_BYTES), size: html.length };
@@ -122,7 +148,8 @@ function headerValue(headers: Readonly<Record<string, string>>, name: string): s
 
 /** What the headers alone say (any status): Cloudflare marks its challenges `cf-mitigated: challenge`. */
 export function blockByHeaders(headers: Readonly<Record<string, string>>): BlockVerdict | undefined {
-  if (headerValue(headers, 'cf-mitigated')?.toLowerCase().includes('challenge')) return { kind: 'challenge', reason: 'a Cloudflare challenge (cf-mitigated: challenge)' };
+  if (headerValue(headers, 'cf-mitigated')?.toLowerCase().includes('challenge'))
+    return { kind: 'challenge', reason: 'a Cloudflare challenge (cf-mitigated: challenge)' };
   return undefined;
 }
 
@@ -135,19 +162,25 @@ export function classifyPage(page: Pick<FetchResult, 'headers' | 'body' | 'html'
   const lower = text.toLowerCase();
   if (!MARKER_WORDS.some((word) => lower.includes(word))) return undefined;
   const reading = read(text);
-  const challenge = firstMarker(lower, CHALLENGE_MARKERS) ?? (CHALLENGE_TITLE.test(reading.title) ? `a challenge page ("${reading.title.slice(0, 60)}")` : undefined);
+  const challenge =
+    firstMarker(lower, CHALLENGE_MARKERS) ??
+    (CHALLENGE_TITLE.test(reading.title) ? `a challenge page ("${reading.title.slice(0, 60)}")` : undefined);
   if (challenge && reading.visible <= CHALLENGE_TEXT_MAX) return { kind: 'challenge', reason: challenge };
   const captcha = firstMarker(lower, CAPTCHA_MARKERS);
   if (captcha && reading.visible <= CAPTCHA_TEXT_MAX) return { kind: 'captcha', reason: `a captcha page (${captcha})` };
   const denied = DENIED_TITLE.exec(reading.title)?.[0] ?? DENIED_TITLE.exec(reading.heading)?.[0];
-  if (denied && reading.visible <= DENIED_TEXT_MAX) return { kind: 'access-denied', reason: `an "${denied}" page answered with a success status` };
+  if (denied && reading.visible <= DENIED_TEXT_MAX)
+    return { kind: 'access-denied', reason: `an "${denied}" page answered with a success status` };
   return undefined;
 }
 
 const HINTS: Readonly<Record<BlockKind, string>> = {
-  challenge: 'the site challenges automated clients: try scraper 3 (a real browser: `pagejson run <apiId> --scraper 3`), a proxy (proxy in the config or fetch.proxy in pagejson.json), or a login',
-  captcha: 'the site asks for a captcha, which pagejson does not solve: try scraper 3, a proxy the site trusts, or a login (signed-in visitors are often spared the captcha)',
-  'access-denied': 'the site refuses this client: try another scraper, a proxy (proxy in the config), or a login if the page is for members',
+  challenge:
+    'the site challenges automated clients: try scraper 3 (a real browser: `pagejson run <apiId> --scraper 3`), a proxy (proxy in the config or fetch.proxy in pagejson.json), or a login',
+  captcha:
+    'the site asks for a captcha, which pagejson does not solve: try scraper 3, a proxy the site trusts, or a login (signed-in visitors are often spared the captcha)',
+  'access-denied':
+    'the site refuses this client: try another scraper, a proxy (proxy in the config), or a login if the page is for members',
 };
 
 /** SOURCE_BLOCKED for a verdict: what it was, and what to try (the hint goes on the wire too). */
@@ -167,7 +200,10 @@ export function assertNotBlocked<T extends Pick<FetchResult, 'headers' | 'body' 
  * What a status error keeps of the response's headers: only those that classify it (never Set-Cookie or
  * anything a log should not hold).
  */
-export function statusFacts(headers: Readonly<Record<string, string | string[] | undefined>>): { retryAfter?: string; cfMitigated?: string } {
+export function statusFacts(headers: Readonly<Record<string, string | string[] | undefined>>): {
+  retryAfter?: string;
+  cfMitigated?: string;
+} {
   const one = (name: string): string | undefined => {
     const value = Object.hasOwn(headers, name) ? headers[name] : undefined;
     return (Array.isArray(value) ? value[0] : value)?.slice(0, 200);

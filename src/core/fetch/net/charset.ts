@@ -47,8 +47,8 @@ export function charsetFromMeta(bytes: Uint8Array): string | undefined {
  * and dashes (0x80–0x9F) into control characters. Those 32 code points are mapped here by the WHATWG table.
  */
 const WINDOWS_1252_C1 = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019,
+  0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
 /**
@@ -112,14 +112,24 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
  * worker and never needs the text on its own thread (a 100 KB page decoded there was 7% of a miss's main
  * thread, and the string its largest garbage).
  */
-export function pageFromBytes<T extends object>(fields: T, bytes: Uint8Array, contentType: string | undefined): T & { readonly html: string; body: PageBody } {
+export function pageFromBytes<T extends object>(
+  fields: T,
+  bytes: Uint8Array,
+  contentType: string | undefined,
+): T & { readonly html: string; body: PageBody } {
   let html: string | undefined;
   const body: PageBody = { bytes, contentType };
   const length = bytes.byteLength;
   const text = (): string => {
     // Bytes handed over to the extraction thread are detached here: decoding them would give an empty page.
-    if (bytes.byteLength !== length) throw new PagejsonError('INTERNAL', 'the page was handed to the extraction thread: its text cannot be read here', { hint: 'retrieve without handOverPage to read the page' });
+    if (bytes.byteLength !== length)
+      throw new PagejsonError('INTERNAL', 'the page was handed to the extraction thread: its text cannot be read here', {
+        hint: 'retrieve without handOverPage to read the page',
+      });
     return decodeHtmlBody(bytes, contentType).text;
   };
-  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= text()) }) as T & { readonly html: string; body: PageBody };
+  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= text()) }) as T & {
+    readonly html: string;
+    body: PageBody;
+  };
 }

@@ -41,7 +41,12 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 
 export function rateLimitedError(url: string, seconds: number): PagejsonError {
   return new PagejsonError('SOURCE_RATE_LIMITED', `the source asked to be left alone (HTTP 429); try again in ${seconds} s`, {
-    context: { url, retryAfterSeconds: seconds, wireHint: 'pagejson does not ask the source again before then; a proxy (docs/access.md) or a longer cache.freshMinutes spreads the load' },
+    context: {
+      url,
+      retryAfterSeconds: seconds,
+      wireHint:
+        'pagejson does not ask the source again before then; a proxy (docs/access.md) or a longer cache.freshMinutes spreads the load',
+    },
     hint: `pagejson asks ${new URL(url).origin} again in ${seconds} s; if it happens often, raise cache.freshMinutes in pagejson.json, lower fetch.perOriginConcurrency, or fetch through proxies (docs/access.md)`,
   });
 }
@@ -65,7 +70,8 @@ export function createOriginBackoff(now: () => number = Date.now): OriginBackoff
       const previous = pauses.get(origin);
       const strikes = (previous?.strikes ?? 0) + 1;
       const asked = parseRetryAfter(retryAfter, now());
-      const wait = asked !== undefined ? Math.min(asked, MAX_RETRY_AFTER_MS) : Math.min(DEFAULT_BACKOFF_MS * 2 ** (strikes - 1), MAX_BACKOFF_MS);
+      const wait =
+        asked !== undefined ? Math.min(asked, MAX_RETRY_AFTER_MS) : Math.min(DEFAULT_BACKOFF_MS * 2 ** (strikes - 1), MAX_BACKOFF_MS);
       pauses.delete(origin);
       if (pauses.size >= MAX_ORIGINS) pauses.delete(pauses.keys().next().value!);
       pauses.set(origin, { until: now() + wait, strikes });

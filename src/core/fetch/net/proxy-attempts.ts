@@ -15,7 +15,7 @@ const PROXY_FAILURE = 'proxyFailure';
 export function proxyFailure(candidate: ProxyCandidate, reason: string): PagejsonError {
   return new PagejsonError('FETCH_FAILED', `the proxy ${candidate.label} failed: ${reason}`, {
     context: { proxy: candidate.label, reason, [PROXY_FAILURE]: true },
-    hint: 'check the proxy\'s address and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); a failing proxy is skipped for a while',
+    hint: "check the proxy's address and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); a failing proxy is skipped for a while",
   });
 }
 
@@ -68,7 +68,7 @@ function allFailedError(failures: PagejsonError[]): PagejsonError {
   const message = failures.length === 1 ? (failures[0]?.message ?? 'the proxy failed') : `every proxy failed: ${named.join('; ')}`;
   return new PagejsonError('FETCH_FAILED', message, {
     context: { proxies: failures.map((failure) => failure.context.proxy) },
-    hint: 'check the proxies\' addresses and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); each is skipped for a while after failing, then tried again',
+    hint: "check the proxies' addresses and credentials (proxy in the config, fetch.proxy in pagejson.json, or HTTPS_PROXY); each is skipped for a while after failing, then tried again",
   });
 }
 

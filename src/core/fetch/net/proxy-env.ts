@@ -50,7 +50,9 @@ export function bypassesProxy(target: URL, noProxy: string | undefined): boolean
   if (entries === '*') return true;
   const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const port = effectivePort(target);
-  return entries.some((entry) => (entry.port === undefined || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)));
+  return entries.some(
+    (entry) => (entry.port === undefined || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)),
+  );
 }
 
 /** The environment's proxy URL for `target`, or undefined: none set, or NO_PROXY names the host. */

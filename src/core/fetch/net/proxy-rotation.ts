@@ -148,7 +148,8 @@ export function createProxyChooser(options: { project?: ProxySettings | undefine
     },
     succeeded(candidate, endpoint) {
       health.delete(candidate.key);
-      if (endpoint !== undefined && candidate.stickyList !== undefined) remember(sticky, `${endpoint}\u0001${candidate.stickyList}`, candidate.key);
+      if (endpoint !== undefined && candidate.stickyList !== undefined)
+        remember(sticky, `${endpoint}\u0001${candidate.stickyList}`, candidate.key);
     },
     skippedUntil,
   };

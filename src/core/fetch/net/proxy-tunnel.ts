@@ -1,4 +1,11 @@
-import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions, type ServerResponse } from 'node:http';
+import {
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestOptions,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { isPagejsonError } from '../../shared/index.js';
@@ -32,8 +39,17 @@ export interface UpstreamHooks {
 function upstreamRequest(upstream: ProxyCandidate, options: RequestOptions): ClientRequest {
   const proxy = upstream.url;
   const authorization = basicProxyAuthorization(proxy);
-  const headers = { ...(options.headers as IncomingHttpHeaders | undefined), ...(authorization ? { 'proxy-authorization': authorization } : {}) };
-  const base = { ...options, host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80), headers, agent: false as const };
+  const headers = {
+    ...(options.headers as IncomingHttpHeaders | undefined),
+    ...(authorization ? { 'proxy-authorization': authorization } : {}),
+  };
+  const base = {
+    ...options,
+    host: proxy.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
+    headers,
+    agent: false as const,
+  };
   return proxy.protocol === 'https:' ? httpsRequest({ ...base, servername: proxy.hostname, rejectUnauthorized: true }) : httpRequest(base);
 }
 
@@ -42,7 +58,14 @@ function refusal(error: unknown): boolean {
 }
 
 /** A plain-HTTP request of Chromium's, forwarded in absolute form through the upstream proxy. */
-export function forwardThroughUpstream(req: IncomingMessage, res: ServerResponse, target: URL, upstream: ProxyCandidate, endToEnd: (headers: IncomingHttpHeaders) => IncomingHttpHeaders, hooks: UpstreamHooks): void {
+export function forwardThroughUpstream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: URL,
+  upstream: ProxyCandidate,
+  endToEnd: (headers: IncomingHttpHeaders) => IncomingHttpHeaders,
+  hooks: UpstreamHooks,
+): void {
   const fail = (reason: string): void => {
     hooks.failed(target.hostname, reason);
     if (!res.headersSent) res.writeHead(502, { [UPSTREAM_FAILED_HEADER]: '1', connection: 'close' }).end();
@@ -50,7 +73,11 @@ export function forwardThroughUpstream(req: IncomingMessage, res: ServerResponse
   };
   assertAllowedProxiedTarget(target, hooks.allowPrivateNetworks).then(
     () => {
-      const outgoing = upstreamRequest(upstream, { method: req.method, path: target.href, headers: { ...endToEnd(req.headers), host: target.host } });
+      const outgoing = upstreamRequest(upstream, {
+        method: req.method,
+        path: target.href,
+        headers: { ...endToEnd(req.headers), host: target.host },
+      });
       outgoing.on('socket', hooks.track);
       outgoing.on('response', (response) => {
         if (response.statusCode === 407) {
@@ -66,12 +93,19 @@ export function forwardThroughUpstream(req: IncomingMessage, res: ServerResponse
       res.once('close', () => outgoing.destroy());
       req.pipe(outgoing);
     },
-    (error: unknown) => (refusal(error) ? hooks.blocked(error) : fail('the page\'s host could not be checked')),
+    (error: unknown) => (refusal(error) ? hooks.blocked(error) : fail("the page's host could not be checked")),
   );
 }
 
 /** A CONNECT of Chromium's (HTTPS), tunnelled through the upstream proxy. */
-export function tunnelThroughUpstream(client: Socket, head: Buffer, host: string, port: number, upstream: ProxyCandidate, hooks: UpstreamHooks): void {
+export function tunnelThroughUpstream(
+  client: Socket,
+  head: Buffer,
+  host: string,
+  port: number,
+  upstream: ProxyCandidate,
+  hooks: UpstreamHooks,
+): void {
   const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const fail = (reason: string): void => {
     hooks.failed(host, reason);
@@ -79,7 +113,12 @@ export function tunnelThroughUpstream(client: Socket, head: Buffer, host: string
   };
   assertAllowedProxiedTarget(`https://${authority}/`, hooks.allowPrivateNetworks).then(
     () => {
-      const connecting = upstreamRequest(upstream, { method: 'CONNECT', path: authority, headers: { host: authority }, timeout: CONNECT_TIMEOUT_MS });
+      const connecting = upstreamRequest(upstream, {
+        method: 'CONNECT',
+        path: authority,
+        headers: { host: authority },
+        timeout: CONNECT_TIMEOUT_MS,
+      });
       connecting.on('socket', hooks.track);
       connecting.once('connect', (response: IncomingMessage, tunnel: Socket, upstreamHead: Buffer) => {
         hooks.track(tunnel);
@@ -103,6 +142,6 @@ export function tunnelThroughUpstream(client: Socket, head: Buffer, host: string
       client.on('error', () => connecting.destroy());
       connecting.end();
     },
-    (error: unknown) => (refusal(error) ? hooks.blocked(error) : fail('the page\'s host could not be checked')),
+    (error: unknown) => (refusal(error) ? hooks.blocked(error) : fail("the page's host could not be checked")),
   );
 }

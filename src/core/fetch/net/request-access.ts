@@ -45,10 +45,14 @@ function resolveCookies(cookies: Readonly<Record<string, string>>, env: Env): Ar
   return Object.entries(cookies).map(([name, template]) => {
     const value = resolveSecrets(template, env, `request.cookies.${name}`);
     if (!isCookieValue(value)) {
-      throw new PagejsonError('FETCH_FAILED', `the cookie ${name} (request.cookies) holds a character a cookie cannot: a space, quote, comma, semicolon or backslash`, {
-        context: { cookie: name },
-        hint: 'check what the environment variable in its value holds; encode the value if the site expects it encoded',
-      });
+      throw new PagejsonError(
+        'FETCH_FAILED',
+        `the cookie ${name} (request.cookies) holds a character a cookie cannot: a space, quote, comma, semicolon or backslash`,
+        {
+          context: { cookie: name },
+          hint: 'check what the environment variable in its value holds; encode the value if the site expects it encoded',
+        },
+      );
     }
     return [name, value];
   });
@@ -56,7 +60,8 @@ function resolveCookies(cookies: Readonly<Record<string, string>>, env: Env): Ar
 
 function resolveHeaders(headers: Readonly<Record<string, string>>, env: Env): Record<string, string> {
   const resolved: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, template] of Object.entries(headers)) resolved[name.toLowerCase()] = resolveSecrets(template, env, `request.headers.${name}`);
+  for (const [name, template] of Object.entries(headers))
+    resolved[name.toLowerCase()] = resolveSecrets(template, env, `request.headers.${name}`);
   return resolved;
 }
 

@@ -23,7 +23,11 @@ interface PausedRequest {
   request: { url: string; headers: Record<string, string> };
 }
 
-function withAccess(headers: Record<string, string>, configured: Record<string, string>, cookies: string | undefined): Array<{ name: string; value: string }> {
+function withAccess(
+  headers: Record<string, string>,
+  configured: Record<string, string>,
+  cookies: string | undefined,
+): Array<{ name: string; value: string }> {
   const entries: Array<{ name: string; value: string }> = [];
   let siteCookies: string | undefined;
   for (const [name, value] of Object.entries(headers)) {

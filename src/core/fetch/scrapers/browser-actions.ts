@@ -24,7 +24,10 @@ export interface ActionRunOptions {
 const MAY_NAVIGATE = new Set(['click', 'press', 'select']);
 
 export function actionError(number: string, step: Action, reason: string, hint: string): PagejsonError {
-  return new PagejsonError('ACTION_FAILED', `step ${number} (${describeAction(step)}): ${reason}`, { context: { step: number, action: describeAction(step) }, hint });
+  return new PagejsonError('ACTION_FAILED', `step ${number} (${describeAction(step)}): ${reason}`, {
+    context: { step: number, action: describeAction(step) },
+    hint,
+  });
 }
 
 /** Playwright's CSS engine, never its text or XPath engines: selectors mean what they mean in `structure`. */
@@ -45,10 +48,14 @@ function firstLine(error: unknown): string {
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -104,11 +111,19 @@ async function runOne(page: Page, step: Action, options: ActionRunOptions, numbe
   const left = options.deadlineAt - Date.now();
   const bound = `the ${Math.max(0, left)} ms left of ${options.boundSetting}`;
   const hint = `check the selector on the page (an earlier step may be missing, such as a click on a consent button), or raise ${options.boundSetting} in pagejson.json`;
-  if (left <= 0) throw actionError(number, step, `no time was left for it (${options.boundSetting})`, `raise ${options.boundSetting} in pagejson.json, or remove steps (waitMs) before it`);
-  if (step.waitMs !== undefined && step.waitMs > left) throw actionError(number, step, `it does not fit in ${bound}`, `shorten the wait, or raise ${options.boundSetting} in pagejson.json`);
+  if (left <= 0)
+    throw actionError(
+      number,
+      step,
+      `no time was left for it (${options.boundSetting})`,
+      `raise ${options.boundSetting} in pagejson.json, or remove steps (waitMs) before it`,
+    );
+  if (step.waitMs !== undefined && step.waitMs > left)
+    throw actionError(number, step, `it does not fit in ${bound}`, `shorten the wait, or raise ${options.boundSetting} in pagejson.json`);
   try {
     await runStep(page, step, left, options, number);
-    if (MAY_NAVIGATE.has(actionVerb(step))) await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, options.deadlineAt - Date.now()) });
+    if (MAY_NAVIGATE.has(actionVerb(step)))
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, options.deadlineAt - Date.now()) });
   } catch (error) {
     if (options.signal?.aborted || (error instanceof PagejsonError && error.code === 'ACTION_FAILED')) throw error;
     if (isTimeout(error)) throw actionError(number, step, `${missed(step)} within ${bound}`, hint);

@@ -17,7 +17,17 @@ import { forwardThroughUpstream, tunnelThroughUpstream, type UpstreamHooks } fro
 export const BLOCKED_HEADER = 'x-pagejson-blocked';
 
 const MAX_REMEMBERED_BLOCKS = 256;
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 export interface GuardProxy {
   /** `http://127.0.0.1:<port>`, for Chromium's `--proxy-server`. */
@@ -86,7 +96,15 @@ export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: 
       else res.writeHead(400, { connection: 'close' }).end();
       return;
     }
-    if (viaProxy) return forwardThroughUpstream(req, res, target, viaProxy, endToEndHeaders, upstreamHooks((address) => refuse(res, address)));
+    if (viaProxy)
+      return forwardThroughUpstream(
+        req,
+        res,
+        target,
+        viaProxy,
+        endToEndHeaders,
+        upstreamHooks((address) => refuse(res, address)),
+      );
     const upstream = httpRequest(
       {
         host: target.hostname.replace(/^\[|\]$/g, ''),
@@ -131,10 +149,17 @@ export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: 
       return fail('403 Forbidden');
     }
     if (viaProxy) {
-      return tunnelThroughUpstream(client, head, host, Number(port), viaProxy, upstreamHooks((address) => {
-        rememberBlocked(host, address);
-        fail('403 Forbidden');
-      }));
+      return tunnelThroughUpstream(
+        client,
+        head,
+        host,
+        Number(port),
+        viaProxy,
+        upstreamHooks((address) => {
+          rememberBlocked(host, address);
+          fail('403 Forbidden');
+        }),
+      );
     }
     const upstream = connect({ host, port: Number(port), lookup });
     track(upstream);

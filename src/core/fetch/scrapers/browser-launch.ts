@@ -43,7 +43,7 @@ function cannotStartError(chromiumPath: string, cause?: unknown): PagejsonError 
   return new PagejsonError('BROWSER_UNAVAILABLE', `Chromium at ${chromiumPath} could not be started`, {
     context: { path: chromiumPath },
     cause,
-    hint: 'check that it is Debian\'s chromium (`apt-get install chromium`), or point PAGEJSON_CHROMIUM at a working Chromium',
+    hint: "check that it is Debian's chromium (`apt-get install chromium`), or point PAGEJSON_CHROMIUM at a working Chromium",
   });
 }
 
@@ -55,7 +55,9 @@ async function checkChromium(chromiumPath: string): Promise<void> {
     throw browserUnavailableError(chromiumPath, error);
   }
   await new Promise<void>((resolve, reject) =>
-    execFile(chromiumPath, ['--version'], { timeout: VERSION_CHECK_TIMEOUT_MS }, (error) => (error ? reject(cannotStartError(chromiumPath, error)) : resolve())),
+    execFile(chromiumPath, ['--version'], { timeout: VERSION_CHECK_TIMEOUT_MS }, (error) =>
+      error ? reject(cannotStartError(chromiumPath, error)) : resolve(),
+    ),
   );
 }
 

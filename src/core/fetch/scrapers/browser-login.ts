@@ -21,7 +21,14 @@ const RESERVE_MS = 250;
 async function stillAsksForPassword(page: Page): Promise<boolean> {
   const fields = page.locator('css=input[type="password"]');
   const count = await fields.count().catch(() => 0);
-  for (let index = 0; index < count; index += 1) if (await fields.nth(index).isVisible().catch(() => false)) return true;
+  for (let index = 0; index < count; index += 1)
+    if (
+      await fields
+        .nth(index)
+        .isVisible()
+        .catch(() => false)
+    )
+      return true;
   return false;
 }
 
@@ -29,13 +36,16 @@ async function stillAsksForPassword(page: Page): Promise<boolean> {
 function asLoginError(error: unknown, timeoutMs: number): unknown {
   if (!isPagejsonError(error)) return toFetchError(error, timeoutMs);
   if (error.code !== 'ACTION_FAILED') return error;
-  return loginFailed(`login ${error.message}`, error.hint ?? 'check the selectors of login.steps against the login page', { step: error.context.step });
+  return loginFailed(`login ${error.message}`, error.hint ?? 'check the selectors of login.steps against the login page', {
+    step: error.context.step,
+  });
 }
 
 async function runSteps(page: Page, job: BrowserLoginJob, options: { maxBytes: number; actionsTimeoutMs: number }): Promise<void> {
   const response = await page.goto(job.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, job.deadlineAt - Date.now()) });
   const status = response?.status() ?? 0;
-  if (status >= 400) throw loginFailed(`the login page answered HTTP ${status}`, 'check login.url: it must be the page with the login form');
+  if (status >= 400)
+    throw loginFailed(`the login page answered HTTP ${status}`, 'check login.url: it must be the page with the login form');
   const html = await page.content();
   if (Buffer.byteLength(html) <= options.maxBytes) assertNotBlocked({ headers: response?.headers() ?? {}, html }, job.url);
   const deadlineAt = Math.min(job.deadlineAt - RESERVE_MS, Date.now() + options.actionsTimeoutMs);
@@ -44,11 +54,18 @@ async function runSteps(page: Page, job: BrowserLoginJob, options: { maxBytes: n
   const idle = Math.min(IDLE_CAP_MS, job.deadlineAt - RESERVE_MS - Date.now());
   if (idle > 0) await page.waitForLoadState('networkidle', { timeout: idle }).catch(() => undefined);
   if (await stillAsksForPassword(page)) {
-    throw loginFailed('the login form is still there after the steps: the credentials were not accepted, or the steps did not send the form', 'check the values the steps type (the environment variables they name) and that a step sends the form (a click on its button, or press Enter)');
+    throw loginFailed(
+      'the login form is still there after the steps: the credentials were not accepted, or the steps did not send the form',
+      'check the values the steps type (the environment variables they name) and that a step sends the form (a click on its button, or press Enter)',
+    );
   }
 }
 
-export async function signInWithSteps(browser: Browser, job: BrowserLoginJob, options: { maxBytes: number; actionsTimeoutMs?: number | undefined }): Promise<BrowserStorage> {
+export async function signInWithSteps(
+  browser: Browser,
+  job: BrowserLoginJob,
+  options: { maxBytes: number; actionsTimeoutMs?: number | undefined },
+): Promise<BrowserStorage> {
   const started = Date.now();
   const context = await browser.newContext({ acceptDownloads: false });
   const closeContext = (): Promise<void> => context.close().catch(() => undefined);

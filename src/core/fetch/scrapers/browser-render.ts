@@ -84,7 +84,13 @@ function closePopups(context: BrowserContext, own: Page): void {
 }
 
 /** The rendered page once the document is in and the network idle (bounded), or why not. */
-async function readPage(page: Page, response: Response | null, state: AttemptState, job: RenderJob, early: Promise<never>): Promise<FetchResult> {
+async function readPage(
+  page: Page,
+  response: Response | null,
+  state: AttemptState,
+  job: RenderJob,
+  early: Promise<never>,
+): Promise<FetchResult> {
   const failure = pageFailure(state, job);
   if (failure) throw failure;
   if (!response) throw new PagejsonError('FETCH_FAILED', 'the page gave no response');
@@ -149,7 +155,8 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
     } catch (error) {
       const status = isPagejsonError(error) && error.code === 'FETCH_STATUS' ? Number(error.context.status) : undefined;
       const backoff = retryWaitMs(error, attempt);
-      if (status === undefined || !isRetryableStatus(status) || attempt >= MAX_RETRIES || Date.now() + backoff >= job.deadlineAt) throw error;
+      if (status === undefined || !isRetryableStatus(status) || attempt >= MAX_RETRIES || Date.now() + backoff >= job.deadlineAt)
+        throw error;
       await waitForBackoff(backoff, job.signal);
       if (job.signal.aborted) throw error;
     }
@@ -157,7 +164,11 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
 }
 
 export async function renderInOwnContext(browser: Browser, job: RenderJob): Promise<FetchResult> {
-  const context = await browser.newContext({ acceptDownloads: false, ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}), ...(job.storageState ? { storageState: job.storageState } : {}) });
+  const context = await browser.newContext({
+    acceptDownloads: false,
+    ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}),
+    ...(job.storageState ? { storageState: job.storageState } : {}),
+  });
   const closeContext = (): Promise<void> => context.close().catch(() => undefined);
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });
@@ -167,7 +178,15 @@ export async function renderInOwnContext(browser: Browser, job: RenderJob): Prom
     await job.sendAccess?.(page);
     closePopups(context, page);
     const loaded = await renderWithRetry(page, job);
-    return job.steps ? await runPageSteps(page, loaded, { steps: job.steps, deadlineAt: job.deadlineAt, actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS, maxBytes: job.maxBytes, signal: job.signal }) : loaded;
+    return job.steps
+      ? await runPageSteps(page, loaded, {
+          steps: job.steps,
+          deadlineAt: job.deadlineAt,
+          actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS,
+          maxBytes: job.maxBytes,
+          signal: job.signal,
+        })
+      : loaded;
   } finally {
     job.signal.removeEventListener('abort', onAbort);
     await closeContext();

@@ -31,8 +31,10 @@ export interface RoundsRun {
  * strings (the core is compiled without the DOM's types); `evaluate` runs in the page's main world, so a page
  * that lies here only cuts its own list.
  */
-export const PAGE_SIGNATURE = "(() => { const root = document.scrollingElement || document.documentElement; return document.getElementsByTagName('*').length + ':' + (document.body ? document.body.textContent.length : 0) + ':' + root.scrollHeight; })()";
-export const SCROLL_TO_END = '(() => { const root = document.scrollingElement || document.documentElement; window.scrollTo(0, root.scrollHeight); })()';
+export const PAGE_SIGNATURE =
+  "(() => { const root = document.scrollingElement || document.documentElement; return document.getElementsByTagName('*').length + ':' + (document.body ? document.body.textContent.length : 0) + ':' + root.scrollHeight; })()";
+export const SCROLL_TO_END =
+  '(() => { const root = document.scrollingElement || document.documentElement; window.scrollTo(0, root.scrollHeight); })()';
 
 export function pageSignature(page: Page): Promise<string> {
   return page.evaluate(PAGE_SIGNATURE) as Promise<string>;
@@ -103,7 +105,8 @@ async function advance(page: Page, rounds: PageRounds, run: RoundsRun): Promise<
   const left = run.deadlineAt - Date.now();
   const inFlight = requestsInFlight(page);
   try {
-    const acted = rounds.kind === 'loadMore' ? await clickLoadMore(page, rounds.selector ?? '', Math.max(1, left)) : await scrollToEnd(page);
+    const acted =
+      rounds.kind === 'loadMore' ? await clickLoadMore(page, rounds.selector ?? '', Math.max(1, left)) : await scrollToEnd(page);
     if (!acted) return 'button-gone';
     if (await changedAfter(page, before, run, inFlight)) return undefined;
   } finally {

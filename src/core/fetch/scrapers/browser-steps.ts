@@ -95,10 +95,16 @@ function reader(page: Page, loaded: FetchResult, job: StepsJob, navigations: Ret
   };
 }
 
-async function runSteps(page: Page, loaded: FetchResult, job: StepsJob, navigations: ReturnType<typeof watchNavigations>): Promise<FetchResult> {
+async function runSteps(
+  page: Page,
+  loaded: FetchResult,
+  job: StepsJob,
+  navigations: ReturnType<typeof watchNavigations>,
+): Promise<FetchResult> {
   const bound = stepsBound(job);
   const { actions, values, rounds } = job.steps;
-  if (actions && actions.length > 0) await runActions(page, actions, { deadlineAt: bound.deadlineAt, boundSetting: bound.setting, values, signal: job.signal });
+  if (actions && actions.length > 0)
+    await runActions(page, actions, { deadlineAt: bound.deadlineAt, boundSetting: bound.setting, values, signal: job.signal });
   const pages = reader(page, loaded, job, navigations);
   if (!rounds) return pages.read(false);
   let reads = 0;

@@ -58,9 +58,10 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     const starting = launchBrowser(chromiumPath, options.allowPrivateNetworks);
     running = starting;
     starting.then(
-      (started) => started.browser.on('disconnected', () => {
-        if (running === starting) running = undefined;
-      }),
+      (started) =>
+        started.browser.on('disconnected', () => {
+          if (running === starting) running = undefined;
+        }),
       () => {
         if (running === starting) running = undefined;
       },
@@ -68,15 +69,41 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     return starting;
   }
 
-  async function render(url: string, signal: AbortSignal, steps: PageSteps | undefined, via: { access: ResolvedAccess; candidate: ProxyCandidate | undefined }, storageState?: BrowserStorage): Promise<ReturnType<typeof renderInOwnContext>> {
+  async function render(
+    url: string,
+    signal: AbortSignal,
+    steps: PageSteps | undefined,
+    via: { access: ResolvedAccess; candidate: ProxyCandidate | undefined },
+    storageState?: BrowserStorage,
+  ): Promise<ReturnType<typeof renderInOwnContext>> {
     const deadlineAt = Date.now() + options.timeoutMs;
     const { browser: chromium, proxy: direct } = await untilAborted(browser(), signal);
     // Through a configured proxy: the context's own guard, chained to it (browser-access.ts).
     const proxy = via.candidate ? await chained.for(via.candidate) : direct;
-    const access = { ...(via.candidate ? { contextProxy: proxy.url } : {}), ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}) };
-    return pages.add(() => renderInOwnContext(chromium, { url, deadlineAt, signal, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, proxy, steps, actionsTimeoutMs: options.actionsTimeoutMs, storageState, ...access }), { signal }).catch((error: unknown) => {
-      throw asUpstreamFailure(error, via.candidate, proxy, url);
-    });
+    const access = {
+      ...(via.candidate ? { contextProxy: proxy.url } : {}),
+      ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}),
+    };
+    return pages
+      .add(
+        () =>
+          renderInOwnContext(chromium, {
+            url,
+            deadlineAt,
+            signal,
+            maxBytes: options.maxBytes,
+            timeoutMs: options.timeoutMs,
+            proxy,
+            steps,
+            actionsTimeoutMs: options.actionsTimeoutMs,
+            storageState,
+            ...access,
+          }),
+        { signal },
+      )
+      .catch((error: unknown) => {
+        throw asUpstreamFailure(error, via.candidate, proxy, url);
+      });
   }
 
   return {
@@ -97,7 +124,9 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
         const access = resolveAccess(url.href, request.access, resolver);
         // A login's session: the context starts with its cookies and local storage (fetch/login/).
         const storage = request.loginSession ? await browserStorageOf(request.loginSession) : undefined;
-        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (candidate) => render(url.href, signal, request.steps, { access, candidate }, storage));
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (candidate) =>
+          render(url.href, signal, request.steps, { access, candidate }, storage),
+        );
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();

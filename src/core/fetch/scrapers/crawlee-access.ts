@@ -26,7 +26,8 @@ interface RedirectOptions {
 /** The session's cookie jar with the configured cookies added for the URLs that may have them. */
 function withConfiguredCookies(jar: CookieJar, access: ResolvedAccess) {
   return {
-    getCookieString: async (url: string): Promise<string> => mergeCookieHeader((await jar.getCookieString(url)) || undefined, access.cookiesFor(url)) ?? '',
+    getCookieString: async (url: string): Promise<string> =>
+      mergeCookieHeader((await jar.getCookieString(url)) || undefined, access.cookiesFor(url)) ?? '',
     setCookie: (raw: string, url: string): Promise<unknown> => jar.setCookie(raw, url, { ignoreError: true }),
   };
 }

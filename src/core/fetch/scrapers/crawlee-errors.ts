@@ -35,12 +35,17 @@ export function statusError(status: number, headers?: Readonly<Record<string, st
   return new PagejsonError('FETCH_STATUS', `HTTP ${status}`, {
     // Retry-After and cf-mitigated: the pool reads a 429's pause and a marked challenge from them (net/source-screen.ts).
     context: { status, ...(headers ? statusFacts(headers) : {}) },
-    hint: status === 403 || status === 429 ? 'the source refuses automated clients; try another scraper' : 'check that the source URL still exists',
+    hint:
+      status === 403 || status === 429
+        ? 'the source refuses automated clients; try another scraper'
+        : 'check that the source URL still exists',
   });
 }
 
 export function tooManyRedirectsError(): PagejsonError {
-  return new PagejsonError('FETCH_TOO_MANY_REDIRECTS', 'too many redirects', { hint: 'the source redirects in a loop or more than 5 times' });
+  return new PagejsonError('FETCH_TOO_MANY_REDIRECTS', 'too many redirects', {
+    hint: 'the source redirects in a loop or more than 5 times',
+  });
 }
 
 /**
@@ -84,20 +89,32 @@ export function toFetchError(error: unknown, timeoutMs: number): PagejsonError {
   const { message = String(error), code, name } = (error ?? {}) as ErrorLike;
   const status = statusOfCrawleeError(error);
   if (status !== undefined) return statusError(status);
-  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS' || message.includes('net::ERR_TOO_MANY_REDIRECTS')) return tooManyRedirectsError();
+  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS' || message.includes('net::ERR_TOO_MANY_REDIRECTS'))
+    return tooManyRedirectsError();
   // Chromium's network errors (`page.goto: net::ERR_CONNECTION_RESET at …`).
   const chromiumCode = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
   if (chromiumCode === 'ERR_CONTENT_DECODING_FAILED') {
-    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${chromiumCode})`, { context: { code: chromiumCode }, cause: error });
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${chromiumCode})`, {
+      context: { code: chromiumCode },
+      cause: error,
+    });
   }
   if (chromiumCode && chromiumCode !== 'ERR_ABORTED') {
-    return new PagejsonError('FETCH_FAILED', `connection failed (${chromiumCode})`, { context: { code: chromiumCode }, cause: error, hint: 'check that the source is reachable from this machine' });
+    return new PagejsonError('FETCH_FAILED', `connection failed (${chromiumCode})`, {
+      context: { code: chromiumCode },
+      cause: error,
+      hint: 'check that the source is reachable from this machine',
+    });
   }
   if (/\b(Page|Target) crashed\b/.test(message)) return pageCrashedError(error);
   if (/timed out|timeout/i.test(message) || name === 'TimeoutError') return timeoutError(timeoutMs);
   if (/served Content-Type/.test(message)) return notHtmlError();
   if (code?.startsWith('Z_') || code === 'ERR_BROTLI_DECOMPRESSION_FAILED') {
-    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${code})`, { context: { code }, cause: error, hint: 'the source sent a corrupt compressed body' });
+    return new PagejsonError('FETCH_FAILED', `could not decompress the response (${code})`, {
+      context: { code },
+      cause: error,
+      hint: 'the source sent a corrupt compressed body',
+    });
   }
   const reason = code ? `connection failed (${code})` : (message.split('\n')[0]?.slice(0, 200) ?? 'unknown error');
   return new PagejsonError('FETCH_FAILED', reason, {

@@ -35,7 +35,10 @@ const SESSION_POOL_SIZE = 10;
 /** Crawlee's default `maxUsageCount`: a session (and what its cookie jar gathered) is replaced after it. */
 const SESSION_MAX_USES = 50;
 const HEADER_GENERATOR_OPTIONS = {
-  browsers: [{ name: 'chrome', minVersion: 120 }, { name: 'firefox', minVersion: 120 }],
+  browsers: [
+    { name: 'chrome', minVersion: 120 },
+    { name: 'firefox', minVersion: 120 },
+  ],
   devices: ['desktop'],
   locales: ['en-US', 'en'],
   operatingSystems: ['windows', 'macos', 'linux'],
@@ -103,14 +106,19 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       });
       if (attempt.proxy && response.statusCode === 407) throw proxyFailure(attempt.proxy, proxyStatusReason(407));
       // Through a proxy the connected address is the proxy's: the page's host was checked by name instead.
-      if (!attempt.proxy && response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks)) throw blockedAddressError(response.ip);
+      if (!attempt.proxy && response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks))
+        throw blockedAddressError(response.ip);
       if (response.statusCode >= 400) throw statusError(response.statusCode, response.headers);
       const contentType = response.headers['content-type'];
       assertHtmlContentType(contentType);
       assertAnnouncedLength(response.headers['content-length'], options.maxBytes);
       const bytes = await readBodyWithLimit(stream, options.maxBytes);
       if (mediaType(contentType) === undefined && !sniffsAsHtml(bytes)) throw notHtmlError();
-      return pageFromBytes({ finalUrl: response.url, status: response.statusCode, headers: flattenHeaders(response.headers) }, bytes, contentType);
+      return pageFromBytes(
+        { finalUrl: response.url, status: response.statusCode, headers: flattenHeaders(response.headers) },
+        bytes,
+        contentType,
+      );
     } catch (error) {
       // A body we will not read must not keep its socket: destroying the stream closes the connection.
       stream.destroy();
@@ -119,13 +127,25 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
   }
 
   /** Attempts until one answers, a failure is final, or the next backoff would pass the deadline. */
-  async function fetchWithRetries(url: string, deadlineAt: number, signal: AbortSignal, via: CrawleeVia, loginJar?: CookieJar): Promise<FetchResult> {
+  async function fetchWithRetries(
+    url: string,
+    deadlineAt: number,
+    signal: AbortSignal,
+    via: CrawleeVia,
+    loginJar?: CookieJar,
+  ): Promise<FetchResult> {
     let blocked: FingerprintSession | undefined;
     for (let attempt = 0; ; attempt += 1) {
       const session = sessions.take(blocked);
       try {
         // With a login, the fingerprint goes with the endpoint's session cookies (fetch/login/).
-        const result = await requestOnce({ url, session: loginJar ? { token: session.token, cookieJar: loginJar } : session, deadlineAt, signal, ...via });
+        const result = await requestOnce({
+          url,
+          session: loginJar ? { token: session.token, cookieJar: loginJar } : session,
+          deadlineAt,
+          signal,
+          ...via,
+        });
         sessions.release(session, false);
         return result;
       } catch (error) {
@@ -158,7 +178,9 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       try {
         const deadlineAt = Date.now() + options.timeoutMs;
         const access = resolveAccess(url.href, request.access, resolver);
-        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) => fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }, request.loginSession?.jar));
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) =>
+          fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }, request.loginSession?.jar),
+        );
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
         if (stop.signal.aborted) throw closedError();

@@ -180,7 +180,14 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
         const access = resolveAccess(fetchRequest.url, fetchRequest.access, resolver);
         return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) =>
           // A login's session (fetch/login/) stands in for the origin handshake.
-          fetchRequest.session && !fetchRequest.loginSession ? fetchWithSession(fetchRequest.url, { signal, access, proxy }) : fetchDocument(fetchRequest.url, { signal, access, proxy, ...(fetchRequest.loginSession ? { jar: fetchRequest.loginSession.jar } : {}) }),
+          fetchRequest.session && !fetchRequest.loginSession
+            ? fetchWithSession(fetchRequest.url, { signal, access, proxy })
+            : fetchDocument(fetchRequest.url, {
+                signal,
+                access,
+                proxy,
+                ...(fetchRequest.loginSession ? { jar: fetchRequest.loginSession.jar } : {}),
+              }),
         );
       } catch (error) {
         throw toFetchError(error, { deadline, callerSignal: fetchRequest.signal, timeoutMs: options.timeoutMs, url: fetchRequest.url });

@@ -6,7 +6,16 @@ import { createPoolLogins, type PoolLoginOptions } from '../login/pool-logins.js
 import { createHttpScraper } from './http.js';
 import { createProxyChooser, type ProxyChooser } from '../net/proxy-rotation.js';
 import type { ProxySettings } from '../../config/index.js';
-import { SCRAPER_CAPABILITIES, scraperByNumber, type FetchRequest, type FetchResult, type Scraper, type ScraperFactory, type ScraperName, type ScraperOptions } from './types.js';
+import {
+  SCRAPER_CAPABILITIES,
+  scraperByNumber,
+  type FetchRequest,
+  type FetchResult,
+  type Scraper,
+  type ScraperFactory,
+  type ScraperName,
+  type ScraperOptions,
+} from './types.js';
 
 export { createHttpScraper } from './http.js';
 export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
@@ -71,7 +80,8 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
         // A fetch of an endpoint with a login goes with its session (fetch/login/login-manager.ts).
-        if (request.login && !request.loginSession) return logins.fetch({ ...request, login: request.login }, (inner) => scraper.fetch(inner));
+        if (request.login && !request.loginSession)
+          return logins.fetch({ ...request, login: request.login }, (inner) => scraper.fetch(inner));
         const origin = originOf(request.url);
         screen.before(origin, request.url);
         // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
@@ -90,7 +100,8 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
           );
         } catch (caught) {
           const error = screen.failed(caught, origin, request.url);
-          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT')) throw withFetchContext(error, request.url, name);
+          if (!deadline.aborted || request.signal?.aborted || (isPagejsonError(error) && error.code === 'FETCH_TIMEOUT'))
+            throw withFetchContext(error, request.url, name);
           throw withFetchContext(
             new PagejsonError('FETCH_TIMEOUT', `timed out after ${options.timeoutMs} ms`, {
               context: { timeoutMs: options.timeoutMs, url: request.url },
@@ -160,10 +171,19 @@ function fetchHint(error: PagejsonError): string | undefined {
  * sends on the wire after its fixed prefix, stays the bare reason.
  */
 function withFetchContext(error: unknown, url: string, scraper: ScraperName): unknown {
-  if (!isPagejsonError(error) || !(error.code.startsWith('FETCH_') || error.code === 'BROWSER_UNAVAILABLE') || error.context.fetchUrl !== undefined) return error;
+  if (
+    !isPagejsonError(error) ||
+    !(error.code.startsWith('FETCH_') || error.code === 'BROWSER_UNAVAILABLE') ||
+    error.context.fetchUrl !== undefined
+  )
+    return error;
   const hint = fetchHint(error);
   const label = `${SCRAPER_CAPABILITIES[scraper].number} (${scraper})`;
-  return new PagejsonError(error.code, error.message, { context: { ...error.context, fetchUrl: url, scraper: label }, ...(hint ? { hint } : {}), cause: error.cause ?? error });
+  return new PagejsonError(error.code, error.message, {
+    context: { ...error.context, fetchUrl: url, scraper: label },
+    ...(hint ? { hint } : {}),
+    cause: error.cause ?? error,
+  });
 }
 
 function originOf(url: string): string {

@@ -78,9 +78,21 @@ export interface ScraperCapabilities {
 }
 
 export const SCRAPER_CAPABILITIES: { readonly [K in ScraperName]: ScraperCapabilities } = {
-  http: { number: 1, name: 'http', rendersJs: false, supportsSession: true, description: 'plain HTTP (undici), optional session handshake' },
+  http: {
+    number: 1,
+    name: 'http',
+    rendersJs: false,
+    supportsSession: true,
+    description: 'plain HTTP (undici), optional session handshake',
+  },
   crawlee: { number: 2, name: 'crawlee', rendersJs: false, supportsSession: false, description: 'Crawlee HTTP with browser fingerprints' },
-  browser: { number: 3, name: 'browser', rendersJs: true, supportsSession: false, description: 'Playwright + headless Chromium, renders JavaScript' },
+  browser: {
+    number: 3,
+    name: 'browser',
+    rendersJs: true,
+    supportsSession: false,
+    description: 'Playwright + headless Chromium, renders JavaScript',
+  },
 };
 
 // By number, built once: credits and validation look scrapers up on every request.

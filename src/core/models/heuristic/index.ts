@@ -25,7 +25,8 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   const page = parseHtml(input.pageHtml || input.sectionHtml);
   let sectionRoots = selectIn(selector, page);
   // The engine reads the section from the page; if the selector finds nothing there, read the given section.
-  if (sectionRoots.length === 0) sectionRoots = allElements(parseHtml(input.sectionHtml).children).filter((element) => element.parent?.type === 'root');
+  if (sectionRoots.length === 0)
+    sectionRoots = allElements(parseHtml(input.sectionHtml).children).filter((element) => element.parent?.type === 'root');
   // A fragment without <body> (the engine then reads top-level fields from the whole document): all of it.
   if (sectionRoots.length === 0) sectionRoots = page.children.filter(isElement);
   const context: DetectContext = { page, sectionRoots, sectionElements: sectionRoots, pageUrl: input.pageUrl };
@@ -44,13 +45,27 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);
   // schema.org data states the price of the page's product better than a price found on the page; the
   // price as the page shows it (`priceText`) stays, since it is what a reader sees.
-  const hasSchemaPrice = proposals.some((proposal) => ['jsonld', 'microdata'].includes(proposal.kind) && proposal.field.type === 'object' && proposal.field.fields?.some((child) => child.name === 'price'));
-  const useful = proposals.filter((proposal) => !(hasContent && proposal.weak && !proposal.trailing) && !(hasSchemaPrice && proposal.kind === 'heading' && ['price', 'currency', 'oldPrice'].includes(proposal.field.name)));
+  const hasSchemaPrice = proposals.some(
+    (proposal) =>
+      ['jsonld', 'microdata'].includes(proposal.kind) &&
+      proposal.field.type === 'object' &&
+      proposal.field.fields?.some((child) => child.name === 'price'),
+  );
+  const useful = proposals.filter(
+    (proposal) =>
+      !(hasContent && proposal.weak && !proposal.trailing) &&
+      !(hasSchemaPrice && proposal.kind === 'heading' && ['price', 'currency', 'oldPrice'].includes(proposal.field.name)),
+  );
   const verified = verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector);
   const structure = uniqueTopLevelNames(rankProposals(verified, input.rule));
   if (structure.length > 0) return { structure };
   // Nothing recognisable (a bare text page): the section's text is still better than no structure at all.
-  const fallback = verifyProposals([{ kind: 'heading', field: { name: 'text', type: 'string', selector: ':scope' }, score: 0, hints: 'text' }], page, input.pageUrl, selector);
+  const fallback = verifyProposals(
+    [{ kind: 'heading', field: { name: 'text', type: 'string', selector: ':scope' }, score: 0, hints: 'text' }],
+    page,
+    input.pageUrl,
+    selector,
+  );
   return { structure: fallback.map((proposal) => proposal.field) };
 }
 

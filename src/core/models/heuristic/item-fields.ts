@@ -1,5 +1,21 @@
 import type { Field } from '../../config/index.js';
-import { attr, classesOf, cssModulePrefix, elementChildren, isStableClass, ownText, parentElement, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, selectIn, stableClasses, textOf, type Element } from '../../extract/index.js';
+import {
+  attr,
+  classesOf,
+  cssModulePrefix,
+  elementChildren,
+  isStableClass,
+  ownText,
+  parentElement,
+  relativeCandidates,
+  relativeSelector,
+  relativeSelectorAll,
+  sampleOf,
+  selectIn,
+  stableClasses,
+  textOf,
+  type Element,
+} from '../../extract/index.js';
 import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
 
 /**
@@ -8,7 +24,24 @@ import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClass
  * links as text + absolute URL, images as their absolute source. Selectors are relative to the item.
  */
 
-const IGNORED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'path', 'button', 'input', 'select', 'option', 'form', 'iframe', 'br', 'hr', 'source', 'picture']);
+const IGNORED = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'path',
+  'button',
+  'input',
+  'select',
+  'option',
+  'form',
+  'iframe',
+  'br',
+  'hr',
+  'source',
+  'picture',
+]);
 const INLINE = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub', 'mark', 'abbr', 'code']);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
@@ -19,7 +52,11 @@ interface Slot {
 }
 
 function stepKey(element: Element): string {
-  const cls = stableClasses(element)[0] ?? classesOf(element).map(cssModulePrefix).find((prefix) => prefix !== null);
+  const cls =
+    stableClasses(element)[0] ??
+    classesOf(element)
+      .map(cssModulePrefix)
+      .find((prefix) => prefix !== null);
   return cls ? `${element.name}.${cls}` : element.name;
 }
 
@@ -27,7 +64,9 @@ function stepKey(element: Element): string {
 function collectSlots(items: Element[]): Slot[] {
   const slots = new Map<string, Slot>();
   for (const item of items) {
-    const stack: Array<{ element: Element; key: string }> = elementChildren(item).reverse().map((element) => ({ element, key: stepKey(element) }));
+    const stack: Array<{ element: Element; key: string }> = elementChildren(item)
+      .reverse()
+      .map((element) => ({ element, key: stepKey(element) }));
     while (stack.length > 0) {
       const { element, key } = stack.pop()!;
       // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one).
@@ -62,7 +101,13 @@ function splitByPosition(slot: Slot): Slot[] {
 type Role = 'link' | 'image' | 'text' | 'time';
 
 function roleOf(element: Element): Role | null {
-  if (element.name === 'a' && attr(element, 'href') && !attr(element, 'href')!.startsWith('#') && !attr(element, 'href')!.startsWith('javascript:')) return 'link';
+  if (
+    element.name === 'a' &&
+    attr(element, 'href') &&
+    !attr(element, 'href')!.startsWith('#') &&
+    !attr(element, 'href')!.startsWith('javascript:')
+  )
+    return 'link';
   if (element.name === 'img' && imageAttribute(element)) return 'image';
   if (element.name === 'time' && attr(element, 'datetime')) return 'time';
   if (!ownText(element) || /^[\s·|•,;:/()\-–—]*$/.test(ownText(element))) return null;
@@ -76,7 +121,8 @@ function roleOf(element: Element): Role | null {
 
 function imageAttribute(element: Element): string | null {
   const src = attr(element, 'src');
-  for (const lazy of ['data-src', 'data-lazy-src', 'data-original']) if (attr(element, lazy) && (!src || src.startsWith('data:'))) return lazy;
+  for (const lazy of ['data-src', 'data-lazy-src', 'data-original'])
+    if (attr(element, lazy) && (!src || src.startsWith('data:'))) return lazy;
   return src && !src.startsWith('data:') ? 'src' : null;
 }
 
@@ -87,7 +133,9 @@ function labelOf(element: Element, constants: Set<Element>): string | null {
     if (sibling.type === 'tag') return constants.has(sibling as Element) ? textOf(sibling as Element) : null;
   }
   const parent = parentElement(element);
-  if (parent) for (const child of elementChildren(parent)) if (child !== element && constants.has(child) && ownText(parent) === '' && child.next && child.next === element) return textOf(child);
+  if (parent)
+    for (const child of elementChildren(parent))
+      if (child !== element && constants.has(child) && ownText(parent) === '' && child.next && child.next === element) return textOf(child);
   return null;
 }
 
@@ -121,7 +169,8 @@ function escapeRegex(text: string): string {
 }
 
 function isInHeading(element: Element, item: Element): boolean {
-  for (let current: Element | null = element; current && current !== item; current = parentElement(current)) if (HEADINGS.has(current.name)) return true;
+  for (let current: Element | null = element; current && current !== item; current = parentElement(current))
+    if (HEADINGS.has(current.name)) return true;
   return elementChildren(element).some((child) => HEADINGS.has(child.name));
 }
 
@@ -152,7 +201,15 @@ export function itemFields(allItems: Element[]): ItemFields {
   const items = sampleOf(allItems, ANALYSED_ITEMS);
   const names = new NameSet();
   const slots = collectSlots(items).filter((slot) => slot.byItem.size * 2 >= items.length);
-  const found: Found = { items, names, fields: [], hints: [], seenValues: new Set(), constants: constantsOf(items, slots), hasTitle: false };
+  const found: Found = {
+    items,
+    names,
+    fields: [],
+    hints: [],
+    seenValues: new Set(),
+    constants: constantsOf(items, slots),
+    hasTitle: false,
+  };
   // Cards that are links themselves (`a.story-card`): the item's own href is the item's URL.
   if (items.every((item) => item.name === 'a' && attr(item, 'href'))) {
     found.fields.push({ name: names.take('url'), type: 'url', selector: ':scope', attribute: 'href', transform: ['absoluteUrl'] });
@@ -184,7 +241,8 @@ function constantsOf(items: Element[], slots: Slot[]): Set<Element> {
   const constants = new Set<Element>();
   for (const slot of slots) {
     const values = valuesOf(items, slot, (element) => textOf(element));
-    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0])) for (const list of slot.byItem.values()) constants.add(list[0]!);
+    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0]))
+      for (const list of slot.byItem.values()) constants.add(list[0]!);
   }
   return constants;
 }
@@ -220,11 +278,21 @@ function slotFields(found: Found, slot: Slot): void {
   const classNamed = attr(first, 'itemprop') ?? (role === 'link' && fromClasses === 'url' ? null : fromClasses);
   if (role === 'image') {
     const attribute = imageAttribute(first)!;
-    addField(found, { name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] }, valuesOf(items, slot, (e) => attr(e, attribute) ?? ''), hint);
+    addField(
+      found,
+      { name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] },
+      valuesOf(items, slot, (e) => attr(e, attribute) ?? ''),
+      hint,
+    );
     return;
   }
   if (role === 'time') {
-    addField(found, { name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' }, valuesOf(items, slot, (e) => attr(e, 'datetime') ?? ''), hint);
+    addField(
+      found,
+      { name: names.take(classNamed ?? 'date'), type: 'string', selector, attribute: 'datetime' },
+      valuesOf(items, slot, (e) => attr(e, 'datetime') ?? ''),
+      hint,
+    );
     return;
   }
   readableFields(found, { slot, first, role, selector, classNamed, hint });
@@ -233,11 +301,21 @@ function slotFields(found: Found, slot: Slot): void {
 /** A text repeated within each item (feature bullets, tags): one array of strings. */
 function listField(found: Found, slot: Slot, first: Element, hint: string): void {
   const { items } = found;
-  const selector = relativeSelectorAll(items.filter((item) => slot.byItem.has(item)).map((item) => ({ item, elements: slot.byItem.get(item)! })), relativeCandidates(first, [...slot.byItem.keys()][0]!));
+  const selector = relativeSelectorAll(
+    items.filter((item) => slot.byItem.has(item)).map((item) => ({ item, elements: slot.byItem.get(item)! })),
+    relativeCandidates(first, [...slot.byItem.keys()][0]!),
+  );
   if (!selector) return;
   const parent = parentElement(first);
-  const name = found.names.take(nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags');
-  addField(found, { name, type: 'array', selector, items: { type: 'string' } }, items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')), hint);
+  const name = found.names.take(
+    nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags',
+  );
+  addField(
+    found,
+    { name, type: 'array', selector, items: { type: 'string' } },
+    items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')),
+    hint,
+  );
 }
 
 /** A slot read for its text: a link or a text block, with its selector found. */
@@ -279,7 +357,11 @@ function readableFields(found: Found, readable: Readable): void {
 }
 
 /** The name of a link or text field, from the strongest sign to the weakest. */
-function readableName(found: Found, { slot, first, role, classNamed }: Readable, seen: { label: string | null; filled: string[]; priced: boolean }): string {
+function readableName(
+  found: Found,
+  { slot, first, role, classNamed }: Readable,
+  seen: { label: string | null; filled: string[]; priced: boolean },
+): string {
   const { hasTitle } = found;
   const contentName = nameFromContent(seen.filled[0] ?? '');
   return (
@@ -297,7 +379,12 @@ function readableName(found: Found, { slot, first, role, classNamed }: Readable,
 }
 
 /** A link: its text (when it says something) and its absolute URL. */
-function linkFields(found: Found, { slot, first, selector, hint }: Readable, name: string, read: { texts: string[]; filled: string[]; varying: boolean }): void {
+function linkFields(
+  found: Found,
+  { slot, first, selector, hint }: Readable,
+  name: string,
+  read: { texts: string[]; filled: string[]; varying: boolean },
+): void {
   const { names } = found;
   const ownTextUseful = read.varying && read.filled.length > 0 && (ownText(first) !== '' || attr(first, 'title'));
   if (ownTextUseful) {
@@ -305,5 +392,10 @@ function linkFields(found: Found, { slot, first, selector, hint }: Readable, nam
     addField(found, { name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, read.texts, hint);
   }
   const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;
-  addField(found, { name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] }, valuesOf(found.items, slot, (e) => attr(e, 'href') ?? ''), hint);
+  addField(
+    found,
+    { name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] },
+    valuesOf(found.items, slot, (e) => attr(e, 'href') ?? ''),
+    hint,
+  );
 }

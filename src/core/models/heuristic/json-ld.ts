@@ -64,7 +64,17 @@ const KNOWN_TYPES: Record<string, PropertySpec[]> = {
 };
 
 /** Page furniture: offered only when nothing else is described. */
-const FURNITURE_TYPES = new Set(['WebSite', 'WebPage', 'BreadcrumbList', 'Organization', 'SearchAction', 'ImageObject', 'SiteNavigationElement', 'ListItem', 'ItemList']);
+const FURNITURE_TYPES = new Set([
+  'WebSite',
+  'WebPage',
+  'BreadcrumbList',
+  'Organization',
+  'SearchAction',
+  'ImageObject',
+  'SiteNavigationElement',
+  'ListItem',
+  'ItemList',
+]);
 
 export function typeOf(value: JsonObject): string | null {
   const type = value['@type'];
@@ -142,7 +152,11 @@ export function detectJsonLd(context: DetectContext): Proposal[] {
       if (!path) continue;
       const name = names.take(camelCase(splitWords(spec.name)) || 'value');
       const transform = [`json:${type}.${path}`];
-      fields.push(spec.list ? { name, type: 'array', selector: JSON_LD_SELECTOR, transform, items: { type: spec.type } } : { name, type: spec.type, selector: JSON_LD_SELECTOR, transform });
+      fields.push(
+        spec.list
+          ? { name, type: 'array', selector: JSON_LD_SELECTOR, transform, items: { type: spec.type } }
+          : { name, type: spec.type, selector: JSON_LD_SELECTOR, transform },
+      );
     }
     if (fields.length === 0) continue;
     const name = topNames.take(camelCase(splitWords(type)) || 'entity');

@@ -26,7 +26,8 @@ function definitionPairs(list: Element, listSelector: string): Pair[] {
   for (const term of elementChildren(list).filter((child) => child.name === 'dt')) {
     const next = elementChildren(list)[elementChildren(list).indexOf(term) + 1];
     const label = textOf(term).replace(/:$/, '');
-    if (next?.name === 'dd' && textOf(next) && usableLabel(label)) pairs.push({ label, selector: `${listSelector} dt:contains("${label}") + dd` });
+    if (next?.name === 'dd' && textOf(next) && usableLabel(label))
+      pairs.push({ label, selector: `${listSelector} dt:contains("${label}") + dd` });
   }
   return pairs;
 }
@@ -74,9 +75,18 @@ export function detectKeyValues(context: DetectContext): Proposal[] {
     const pairs = (block.name === 'dl' ? definitionPairs(block, blockSelector) : tablePairs(block, blockSelector)).slice(0, MAX_PAIRS);
     if (pairs.length < 2) continue;
     const names = new NameSet();
-    const fields: Field[] = pairs.map((pair) => ({ name: names.take(camelCase(splitWords(pair.label).slice(0, 4)) || 'value'), type: 'string', selector: pair.selector }));
+    const fields: Field[] = pairs.map((pair) => ({
+      name: names.take(camelCase(splitWords(pair.label).slice(0, 4)) || 'value'),
+      type: 'string',
+      selector: pair.selector,
+    }));
     const name = topNames.take(blockName(block) ?? 'details');
-    proposals.push({ kind: 'table', field: { name, type: 'object', fields }, score: pairs.length, hints: `${name} ${pairs.map((pair) => pair.label).join(' ')}` });
+    proposals.push({
+      kind: 'table',
+      field: { name, type: 'object', fields },
+      score: pairs.length,
+      hints: `${name} ${pairs.map((pair) => pair.label).join(' ')}`,
+    });
   }
   return proposals;
 }

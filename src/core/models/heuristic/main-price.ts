@@ -1,5 +1,15 @@
 import type { Field } from '../../config/index.js';
-import { allElements, elementChildren, isInside, parentElement, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../../extract/index.js';
+import {
+  allElements,
+  elementChildren,
+  isInside,
+  parentElement,
+  selectIn,
+  stableClasses,
+  textOf,
+  uniqueSelector,
+  type Element,
+} from '../../extract/index.js';
 import { CURRENCY, looksLikePrice } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -18,8 +28,10 @@ const BEFORE_TITLE = 40;
 const NAMED_PRICE = /price|preis|prix|precio|prezzo|preco|cena|fiyat/i;
 const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?price|crossed/i;
 // Per unit, per month, instalments, shipping: prices of something other than the product.
-const NOT_THE_PRICE = /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
-const BUY = /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить/i;
+const NOT_THE_PRICE =
+  /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
+const BUY =
+  /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить/i;
 
 function isStruck(element: Element, struck: Element[]): boolean {
   return struck.some((old) => old === element || isInside(element, old) || isInside(old, element));
@@ -67,7 +79,13 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
   const inRepeatedRegion = createRegionCheck();
   const titleIndex = elements.findIndex((element) => element.name === 'h1');
   const struck = selectIn('del, s, strike', context.sectionRoots);
-  const buttons = elements.map((element, index) => ({ element, index })).filter(({ element }) => ['button', 'a', 'input'].includes(element.name) && BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`));
+  const buttons = elements
+    .map((element, index) => ({ element, index }))
+    .filter(
+      ({ element }) =>
+        ['button', 'a', 'input'].includes(element.name) &&
+        BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`),
+    );
 
   // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass).
   const rawLength = rawTextLengths(elements);
@@ -78,7 +96,9 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
     .filter(({ text }) => text.length <= MAX_TEXT && looksLikePrice(text));
   // The innermost element holding the price text (`.price > .amount`), by itself a price.
   const holdsPricedElement = new Set<Element>();
-  for (const { element } of priced) for (let parent = parentElement(element); parent && !holdsPricedElement.has(parent); parent = parentElement(parent)) holdsPricedElement.add(parent);
+  for (const { element } of priced)
+    for (let parent = parentElement(element); parent && !holdsPricedElement.has(parent); parent = parentElement(parent))
+      holdsPricedElement.add(parent);
   const innermost = priced.filter(({ element }) => !holdsPricedElement.has(element));
 
   const candidates: Candidate[] = [];
@@ -117,12 +137,25 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
 /** Facts a product page shows beside its price, found by what their element is called (class, id, itemprop). */
 const FACTS: Array<{ name: string; names: RegExp; text: RegExp }> = [
   { name: 'brand', names: /(^|[-_\s])(brand|manufacturer|marque|marca|marke)([-_\s]|name|$)/i, text: /^[^\n]{2,40}$/ },
-  { name: 'sku', names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn|ref)([-_\s]|$)/i, text: /^[^\n]{0,30}[A-Za-z0-9][-A-Za-z0-9_./]{2,30}$/ },
-  { name: 'availability', names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i, text: /^[^\n]{2,40}$/ },
+  {
+    name: 'sku',
+    names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn|ref)([-_\s]|$)/i,
+    text: /^[^\n]{0,30}[A-Za-z0-9][-A-Za-z0-9_./]{2,30}$/,
+  },
+  {
+    name: 'availability',
+    names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i,
+    text: /^[^\n]{2,40}$/,
+  },
 ];
 const SKU_LABEL = /^(sku|r[eé]f([eé]rence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code|cod(igo|ice))\s*[:#.]?\s*/i;
 
-function productFacts(elements: Element[], titleIndex: number, context: DetectContext, inRepeatedRegion: (element: Element) => boolean): Field[] {
+function productFacts(
+  elements: Element[],
+  titleIndex: number,
+  context: DetectContext,
+  inRepeatedRegion: (element: Element) => boolean,
+): Field[] {
   if (titleIndex < 0) return [];
   const fields: Field[] = [];
   const near = elements.slice(Math.max(0, titleIndex - BEFORE_TITLE), titleIndex + AFTER_TITLE);
@@ -135,7 +168,12 @@ function productFacts(elements: Element[], titleIndex: number, context: DetectCo
     if (!found) continue;
     const selector = uniqueSelector(found, context.sectionRoots);
     const label = fact.name === 'sku' ? SKU_LABEL.exec(textOf(found)) : null;
-    fields.push({ name: fact.name, type: 'string', selector, ...(label && label[0].length > 0 ? { transform: [`regex:^${escapeRegex(label[0].trim())}\\s*(.+)$`] } : {}) });
+    fields.push({
+      name: fact.name,
+      type: 'string',
+      selector,
+      ...(label && label[0].length > 0 ? { transform: [`regex:^${escapeRegex(label[0].trim())}\\s*(.+)$`] } : {}),
+    });
   }
   return fields;
 }

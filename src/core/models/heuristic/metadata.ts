@@ -20,7 +20,13 @@ const CANDIDATES: MetaCandidate[] = [
   { name: 'title', selectors: ['head > title', 'meta[property="og:title"]'], type: 'string' },
   { name: 'description', selectors: ['meta[name="description"]', 'meta[property="og:description"]'], attribute: 'content', type: 'string' },
   { name: 'canonicalUrl', selectors: ['link[rel="canonical"]'], attribute: 'href', type: 'url', transform: ['absoluteUrl'] },
-  { name: 'image', selectors: ['meta[property="og:image"]', 'meta[name="twitter:image"]'], attribute: 'content', type: 'url', transform: ['absoluteUrl'] },
+  {
+    name: 'image',
+    selectors: ['meta[property="og:image"]', 'meta[name="twitter:image"]'],
+    attribute: 'content',
+    type: 'url',
+    transform: ['absoluteUrl'],
+  },
   { name: 'language', selectors: ['html[lang]'], attribute: 'lang', type: 'string' },
 ];
 

@@ -35,7 +35,8 @@ export function microdataValue(element: Element): { value: string; attribute?: s
 }
 
 function nearestScope(element: Element): Element | null {
-  for (let current = parentElement(element); current; current = parentElement(current)) if (current.attribs.itemscope !== undefined) return current;
+  for (let current = parentElement(element); current; current = parentElement(current))
+    if (current.attribs.itemscope !== undefined) return current;
   return null;
 }
 
@@ -111,17 +112,23 @@ export function detectMicrodata(context: DetectContext): Proposal[] {
     if (items.length === 1) {
       const fields = itemFields(items[0]!).map((field) => ({ ...field, selector: `${itemSelector} ${field.selector}` }));
       if (fields.length === 0) continue;
-      proposals.push({ kind: 'microdata', field: { name: topNames.take(baseName), type: 'object', fields }, score: 100 + fields.length, hints: `${type} ${fields.map((f) => f.name).join(' ')}` });
+      proposals.push({
+        kind: 'microdata',
+        field: { name: topNames.take(baseName), type: 'object', fields },
+        score: 100 + fields.length,
+        hints: `${type} ${fields.map((f) => f.name).join(' ')}`,
+      });
       continue;
     }
     // Fields found in at least half of the items, in the order of the first item that has most of them.
     const counts = new Map<string, { field: Field; count: number }>();
-    for (const item of items) for (const field of itemFields(item)) {
-      const key = `${field.selector}|${field.attribute ?? ''}`;
-      const entry = counts.get(key) ?? { field, count: 0 };
-      entry.count++;
-      counts.set(key, entry);
-    }
+    for (const item of items)
+      for (const field of itemFields(item)) {
+        const key = `${field.selector}|${field.attribute ?? ''}`;
+        const entry = counts.get(key) ?? { field, count: 0 };
+        entry.count++;
+        counts.set(key, entry);
+      }
     const fields = [...counts.values()].filter((entry) => entry.count * 2 >= items.length).map((entry) => entry.field);
     if (fields.length === 0) continue;
     proposals.push({

@@ -11,9 +11,56 @@ import type { Proposal, ProposalKind } from './types.js';
 const KIND_ORDER: Record<ProposalKind, number> = { metadata: 0, heading: 1, jsonld: 2, microdata: 3, items: 4, table: 5 };
 
 const STOP_WORDS = new Set([
-  'a', 'an', 'the', 'and', 'or', 'of', 'for', 'from', 'in', 'on', 'to', 'with', 'without', 'all', 'each', 'every', 'their', 'its',
-  'get', 'extract', 'give', 'return', 'list', 'show', 'want', 'need', 'me', 'i', 'please', 'only', 'just', 'page', 'also', 'plus',
-  'is', 'are', 'be', 'as', 'by', 'data', 'json', 'field', 'fields', 'keep', 'include', 'them', 'it', 'this', 'that', 'these',
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'for',
+  'from',
+  'in',
+  'on',
+  'to',
+  'with',
+  'without',
+  'all',
+  'each',
+  'every',
+  'their',
+  'its',
+  'get',
+  'extract',
+  'give',
+  'return',
+  'list',
+  'show',
+  'want',
+  'need',
+  'me',
+  'i',
+  'please',
+  'only',
+  'just',
+  'page',
+  'also',
+  'plus',
+  'is',
+  'are',
+  'be',
+  'as',
+  'by',
+  'data',
+  'json',
+  'field',
+  'fields',
+  'keep',
+  'include',
+  'them',
+  'it',
+  'this',
+  'that',
+  'these',
 ]);
 
 export function stem(word: string): string {
@@ -39,7 +86,11 @@ function matches(keyword: string, text: string): boolean {
   const canonical = nameFromText(keyword);
   return splitWords(text).some((word) => {
     const stemmed = stem(word);
-    return stemmed === keyword || (keyword.length >= 4 && stemmed.startsWith(keyword)) || (canonical !== null && nameFromText(stemmed) === canonical);
+    return (
+      stemmed === keyword ||
+      (keyword.length >= 4 && stemmed.startsWith(keyword)) ||
+      (canonical !== null && nameFromText(stemmed) === canonical)
+    );
   });
 }
 
@@ -49,7 +100,11 @@ function fieldMatches(field: Field, keywords: string[]): boolean {
 
 function matchCount(proposal: Proposal, keywords: string[]): number {
   const names = [proposal.field.name, ...(proposal.field.fields ?? []).map((field) => field.name)].join(' ');
-  return keywords.filter((keyword) => matches(keyword, `${names} ${proposal.hints}`) || (proposal.field.fields ?? [proposal.field]).some((field) => fieldMatches(field, [keyword]))).length;
+  return keywords.filter(
+    (keyword) =>
+      matches(keyword, `${names} ${proposal.hints}`) ||
+      (proposal.field.fields ?? [proposal.field]).some((field) => fieldMatches(field, [keyword])),
+  ).length;
 }
 
 function byDefaultOrder(a: Proposal, b: Proposal): number {
@@ -73,7 +128,12 @@ export function rankProposals(proposals: Proposal[], rule: string | null): Field
     .map(({ proposal }) => proposal);
 
   // A noun of the rule that is not a field word ("book" in "book titles and prices") names the main list.
-  const noun = keywords.find((keyword) => !isKnownFieldWord(keyword) && /^[a-z]{3,}$/.test(keyword) && !kept.some((proposal) => (proposal.field.fields ?? []).some((field) => fieldMatches(field, [keyword]))));
+  const noun = keywords.find(
+    (keyword) =>
+      !isKnownFieldWord(keyword) &&
+      /^[a-z]{3,}$/.test(keyword) &&
+      !kept.some((proposal) => (proposal.field.fields ?? []).some((field) => fieldMatches(field, [keyword]))),
+  );
   return kept.map((proposal, index) => {
     const field = proposal.field;
     if (!field.fields) return field;

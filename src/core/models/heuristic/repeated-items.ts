@@ -1,5 +1,16 @@
 import type { Field } from '../../config/index.js';
-import { allElements, elementChildren, groupSelector, isInside, parentElement, selectIn, stableClasses, textOf, uniqueSelector, type Element } from '../../extract/index.js';
+import {
+  allElements,
+  elementChildren,
+  groupSelector,
+  isInside,
+  parentElement,
+  selectIn,
+  stableClasses,
+  textOf,
+  uniqueSelector,
+  type Element,
+} from '../../extract/index.js';
 import { itemFields } from './item-fields.js';
 import { isUtilityClass, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
@@ -10,9 +21,43 @@ import type { DetectContext, Proposal } from './types.js';
  * Finding candidates is one pass over the section; only the most promising few get the costlier field analysis.
  */
 
-const NOT_ITEMS = new Set(['td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'script', 'style', 'meta', 'link', 'br', 'hr', 'source', 'col', 'colgroup', 'head', 'title', 'path', 'g', 'svg', 'input', 'button', 'span', 'img', 'b', 'i', 'em', 'strong', 'small', 'dd', 'dt']);
+const NOT_ITEMS = new Set([
+  'td',
+  'th',
+  'thead',
+  'tbody',
+  'tfoot',
+  'option',
+  'optgroup',
+  'script',
+  'style',
+  'meta',
+  'link',
+  'br',
+  'hr',
+  'source',
+  'col',
+  'colgroup',
+  'head',
+  'title',
+  'path',
+  'g',
+  'svg',
+  'input',
+  'button',
+  'span',
+  'img',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'small',
+  'dd',
+  'dt',
+]);
 const CHROME = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
-const CHROME_CLASS = /(^|[-_ ])(nav|navbar|navbox|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead|references|reflist|citations?|footnotes|see-?also)([-_ ]|$)/i;
+const CHROME_CLASS =
+  /(^|[-_ ])(nav|navbar|navbox|menu|breadcrumbs?|pagination|pager|footer|header|sidebar|social|share|tabs?|filters?|facets?|toc|masthead|references|reflist|citations?|footnotes|see-?also)([-_ ]|$)/i;
 const MIN_ITEMS = 3;
 const ANALYSED_GROUPS = 12;
 const KEPT_GROUPS = 3;
@@ -85,7 +130,8 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
       // (a featured card, another widget type): then every sibling is an item.
       const classed = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
       const others = siblings.filter((sibling) => !classed.includes(sibling));
-      const averageText = (list: Element[]) => list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
+      const averageText = (list: Element[]) =>
+        list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
       const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) ? siblings : classed;
       // Rows of a data table (one with header cells) are the table detector's.
       if (items[0]!.name === 'tr' && selectIn('th', parent).length > 0) continue;
@@ -191,11 +237,102 @@ const INLINE_TEXT = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub
 function textListField(items: Element[]): Field[] {
   const texts = items.map(textOf);
   // Microdata properties are read by the microdata detector; here only plain formatted text counts.
-  const plain = items.every((item) => item.attribs.itemprop === undefined && elementChildren(item).every((child) => INLINE_TEXT.has(child.name) && child.attribs.itemprop === undefined));
-  return plain && texts.every((text) => text.length > 0) && new Set(texts).size > 1 ? [{ name: TEXT_LIST, type: 'string', selector: ':scope' }] : [];
+  const plain = items.every(
+    (item) =>
+      item.attribs.itemprop === undefined &&
+      elementChildren(item).every((child) => INLINE_TEXT.has(child.name) && child.attribs.itemprop === undefined),
+  );
+  return plain && texts.every((text) => text.length > 0) && new Set(texts).size > 1
+    ? [{ name: TEXT_LIST, type: 'string', selector: ':scope' }]
+    : [];
 }
 
-const GENERIC_WORDS = new Set(['container', 'wrapper', 'wrap', 'grid', 'row', 'rows', 'col', 'cols', 'list', 'lists', 'inner', 'outer', 'clearfix', 'section', 'content', 'main', 'items', 'item', 'card', 'cards', 'box', 'block', 'tile', 'pod', 'entry', 'entries', 'body', 'group', 'page', 'layout', 'flex', 'unstyled', 'plain', 'view', 'area', 'panel', 'ol', 'ul', 'li', 'div', 'lg', 'md', 'sm', 'xs', 'col', 'span', 'mt', 'mb', 'p', 'd', 'js', 'u', 'is', 'has', 'the', 'of', 'all', 'latest', 'recent', 'new', 'featured', 'search', 'relative', 'absolute', 'static', 'hidden', 'visible', 'col', 'xs', 'sm', 'md', 'lg', 'xl', 'pull', 'clearfix', 'default', 'active', 'first', 'last', 'odd', 'even', 'type', 'status', 'publish']);
+const GENERIC_WORDS = new Set([
+  'container',
+  'wrapper',
+  'wrap',
+  'grid',
+  'row',
+  'rows',
+  'col',
+  'cols',
+  'list',
+  'lists',
+  'inner',
+  'outer',
+  'clearfix',
+  'section',
+  'content',
+  'main',
+  'items',
+  'item',
+  'card',
+  'cards',
+  'box',
+  'block',
+  'tile',
+  'pod',
+  'entry',
+  'entries',
+  'body',
+  'group',
+  'page',
+  'layout',
+  'flex',
+  'unstyled',
+  'plain',
+  'view',
+  'area',
+  'panel',
+  'ol',
+  'ul',
+  'li',
+  'div',
+  'lg',
+  'md',
+  'sm',
+  'xs',
+  'col',
+  'span',
+  'mt',
+  'mb',
+  'p',
+  'd',
+  'js',
+  'u',
+  'is',
+  'has',
+  'the',
+  'of',
+  'all',
+  'latest',
+  'recent',
+  'new',
+  'featured',
+  'search',
+  'relative',
+  'absolute',
+  'static',
+  'hidden',
+  'visible',
+  'col',
+  'xs',
+  'sm',
+  'md',
+  'lg',
+  'xl',
+  'pull',
+  'clearfix',
+  'default',
+  'active',
+  'first',
+  'last',
+  'odd',
+  'even',
+  'type',
+  'status',
+  'publish',
+]);
 
 /** `products`, `results`, `jobs`: from the item's classes, then the container's id and classes. */
 function arrayName(group: Group): string {
@@ -203,7 +340,9 @@ function arrayName(group: Group): string {
   // A wrapper item (`li` around `article.product_pod`) is named by what it wraps.
   const children = elementChildren(first);
   const wrapped = children.length === 1 ? stableClasses(children[0]!) : [];
-  const sources = [...stableClasses(first), ...wrapped, group.parent.attribs.id ?? '', ...stableClasses(group.parent)].filter((cls) => !isUtilityClass(cls));
+  const sources = [...stableClasses(first), ...wrapped, group.parent.attribs.id ?? '', ...stableClasses(group.parent)].filter(
+    (cls) => !isUtilityClass(cls),
+  );
   for (const source of sources) {
     const word = splitWords(source).find((candidate) => !GENERIC_WORDS.has(candidate) && /^[a-z]{3,20}$/.test(candidate));
     if (word) return pluralize(word);
@@ -231,7 +370,9 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const spread = findSpreadGroups(elements, stats);
   // The containers of a spread region (rows of cards) hold records; they are not records themselves.
   const containerSets = spread.map((group) => new Set(group.items.map((item) => item.parent)));
-  const siblings = findGroups(elements, stats).filter((group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))));
+  const siblings = findGroups(elements, stats).filter(
+    (group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))),
+  );
   const scored = [...siblings, ...spread]
     .map((group) => {
       const itemStats = group.items.map((item) => stats.get(item)!);
@@ -254,7 +395,9 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     .map(({ group, score }) => {
       // Empty spacers between records (no text, no link, no image) say nothing about the records' fields; the
       // extraction leaves them out too (an item whose fields are all empty is dropped).
-      const records = group.items.filter((item) => stats.get(item)!.textLength > 0 || stats.get(item)!.links > 0 || selectIn('img', item).length > 0);
+      const records = group.items.filter(
+        (item) => stats.get(item)!.textLength > 0 || stats.get(item)!.links > 0 || selectIn('img', item).length > 0,
+      );
       const { fields, hints } = itemFields(records.length >= MIN_ITEMS ? records : group.items);
       const weak = isChrome(group.parent) || isLinkList(fields, group.items, stats);
       return { group, fields, hints, weak, score: score * Math.min(fields.length, 6) * (weak ? 0.1 : 1) };
@@ -281,7 +424,9 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     });
     if (overlaps) continue;
     // A region without a selector that picks exactly its items cannot be offered, and must not hide others.
-    const selector = candidate.group.path ? spreadSelector(candidate.group, context) : groupSelector(candidate.group.items, context.sectionRoots);
+    const selector = candidate.group.path
+      ? spreadSelector(candidate.group, context)
+      : groupSelector(candidate.group.items, context.sectionRoots);
     if (selector) kept.push({ ...candidate, selector });
   }
 
@@ -289,13 +434,24 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   // Proposal.trailing).
   const largestKept = Math.max(0, ...kept.map((candidate) => candidate.group.items.length));
   const furniture = analysed
-    .filter((candidate) => !kept.some((other) => other.group === candidate.group) && candidate.group.items.length >= MIN_TRAILING_ITEMS && candidate.group.items.length > largestKept)
+    .filter(
+      (candidate) =>
+        !kept.some((other) => other.group === candidate.group) &&
+        candidate.group.items.length >= MIN_TRAILING_ITEMS &&
+        candidate.group.items.length > largestKept,
+    )
     .sort((a, b) => b.group.items.length - a.group.items.length || b.score - a.score);
   const trailing = new Set<Element[]>();
   for (const candidate of furniture) {
-    const clash = kept.some((other) => candidate.group.items.some((item) => insideAny(item, new Set(other.group.items))) || other.group.items.some((item) => insideAny(item, new Set(candidate.group.items))));
+    const clash = kept.some(
+      (other) =>
+        candidate.group.items.some((item) => insideAny(item, new Set(other.group.items))) ||
+        other.group.items.some((item) => insideAny(item, new Set(candidate.group.items))),
+    );
     if (clash) continue;
-    const selector = candidate.group.path ? spreadSelector(candidate.group, context) : groupSelector(candidate.group.items, context.sectionRoots);
+    const selector = candidate.group.path
+      ? spreadSelector(candidate.group, context)
+      : groupSelector(candidate.group.items, context.sectionRoots);
     if (!selector) continue;
     kept.push({ ...candidate, selector });
     trailing.add(candidate.group.items);
@@ -309,7 +465,9 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     const isTextList = candidate.fields.length === 1 && candidate.fields[0]!.name === TEXT_LIST;
     proposals.push({
       kind: 'items',
-      field: isTextList ? { name, type: 'array', selector, items: { type: 'string' } } : { name, type: 'array', selector, fields: candidate.fields },
+      field: isTextList
+        ? { name, type: 'array', selector, items: { type: 'string' } }
+        : { name, type: 'array', selector, fields: candidate.fields },
       score: candidate.score,
       hints: `${name} ${selector} ${candidate.hints}`,
       itemElements: candidate.group.items,

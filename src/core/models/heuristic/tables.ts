@@ -131,7 +131,8 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
   let headerCount = 0;
   while (headerCount < grid.length && isHeaderRow(rows[headerCount]!, grid[headerCount]!)) headerCount++;
   // No header cells anywhere: the first row may still be the header, written with plain cells.
-  const plainHeader = headerCount === 0 && !rows.some((row) => cellsOf(row).some((cell) => cell.name === 'th')) && looksLikeHeader(grid[0]!);
+  const plainHeader =
+    headerCount === 0 && !rows.some((row) => cellsOf(row).some((cell) => cell.name === 'th')) && looksLikeHeader(grid[0]!);
   if (plainHeader) headerCount = 1;
   if (headerCount === 0) return null;
   const headerRows = grid.slice(0, headerCount);
@@ -176,10 +177,19 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     if (filled.length === 0) return;
     const name = names.take(camelCase(splitWords(header)) || nameFromText(header) || `column${position}`);
     const numeric = filled.every((value) => isCleanNumber(value) || (looksLikePrice(value) && !/^\D*0\d/.test(value)));
-    fields.push(numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector });
+    fields.push(
+      numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector },
+    );
     // A column of links also offers the link target.
     const links = cells.map((cell) => selectIn('a[href]', cell)[0]).filter((link) => link && !(attr(link, 'href') ?? '').startsWith('#'));
-    if (links.length * 2 > regular.length) fields.push({ name: names.take(`${name}Url`), type: 'url', selector: `${cellSelector} a[href]`, attribute: 'href', transform: ['absoluteUrl'] });
+    if (links.length * 2 > regular.length)
+      fields.push({
+        name: names.take(`${name}Url`),
+        type: 'url',
+        selector: `${cellSelector} a[href]`,
+        attribute: 'href',
+        transform: ['absoluteUrl'],
+      });
   });
   if (fields.length < 2) return null;
   const caption = tableName(table);

@@ -65,12 +65,17 @@ export async function sendSigned(
 ): Promise<AttemptResult> {
   try {
     const url = new URL(target.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, error: `webhook url must be http(s), got ${url.protocol}` };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, error: `webhook url must be http(s), got ${url.protocol}` };
     assertAllowedUrlHost(url, options.allowPrivateNetworks);
     const response = await request(url, {
       method: 'POST',
       dispatcher: options.dispatcher,
-      headers: { 'content-type': 'application/json', 'user-agent': 'pagejson-webhooks', ...signedHeaders(target.secret, target.id, options.at, target.payload) },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'pagejson-webhooks',
+        ...signedHeaders(target.secret, target.id, options.at, target.payload),
+      },
       body: target.payload,
       signal: AbortSignal.timeout(options.timeoutMs),
       maxRedirections: 0,
@@ -80,7 +85,11 @@ export async function sendSigned(
     if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, status: response.statusCode };
     return { ok: false, status: response.statusCode, error: `the receiver answered ${response.statusCode}` };
   } catch (error) {
-    const message = isPagejsonError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : (error as Error)?.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : ((error as Error)?.message ?? String(error));
+    const message = isPagejsonError(error)
+      ? `${error.message}${error.hint ? ` (${error.hint})` : ''}`
+      : (error as Error)?.name === 'TimeoutError'
+        ? `no answer within ${options.timeoutMs} ms`
+        : ((error as Error)?.message ?? String(error));
     return { ok: false, error: message };
   }
 }
@@ -113,7 +122,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       ? { ok: false, error: `the signing secret is not set: environment variable ${delivery.secretEnv} is empty` }
       : weak
         ? { ok: false, error: `${weak}: ${WEBHOOK_SECRET_HINT}` }
-        : await sendSigned({ url: delivery.url, id: delivery.id, payload: delivery.payload, secret }, { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: signedAt });
+        : await sendSigned(
+            { url: delivery.url, id: delivery.id, payload: delivery.payload, secret },
+            { timeoutMs: settings.timeoutMs, dispatcher, allowPrivateNetworks: settings.allowPrivateNetworks, at: signedAt },
+          );
     const base = { kind: 'webhook' as const, id: delivery.id, type: delivery.type, url: delivery.url, attempts };
     if (result.ok) {
       await options.store.delivered(delivery.id, now());

@@ -16,7 +16,12 @@ export function newMessageId(): string {
   return `msg_${randomUUID().replaceAll('-', '')}`;
 }
 
-export function createWebhookPublisher(options: { subscribers: readonly WebhookSubscriber[]; store: MonitorStore; now: () => number; onPublished?: () => void }): WebhookPublisher {
+export function createWebhookPublisher(options: {
+  subscribers: readonly WebhookSubscriber[];
+  store: MonitorStore;
+  now: () => number;
+  onPublished?: () => void;
+}): WebhookPublisher {
   return {
     async publish(type, data) {
       const at = options.now();

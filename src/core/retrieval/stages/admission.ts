@@ -23,7 +23,8 @@ export async function authenticate(ctx: RetrievalContext, env: RetrievalEnv): Pr
 export function resolve(ctx: RetrievalContext, env: RetrievalEnv): undefined {
   const config = env.deps.configs.get(ctx.request.apiId);
   if (!config || !ctx.inScope) throw new PagejsonError('NO_DATA', wireText('NO_DATA'), { context: { apiId: ctx.request.apiId } });
-  if (config.status === 'inactive') throw new PagejsonError('ENDPOINT_INACTIVE', wireText('ENDPOINT_INACTIVE'), { context: { apiId: config.apiId } });
+  if (config.status === 'inactive')
+    throw new PagejsonError('ENDPOINT_INACTIVE', wireText('ENDPOINT_INACTIVE'), { context: { apiId: config.apiId } });
   ctx.config = config;
   return undefined;
 }

@@ -31,7 +31,16 @@ function withinDeadline(work: Promise<CacheAnswer>, ms: number | undefined): Pro
   if (ms === undefined) return work;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new PagejsonError('FETCH_TIMEOUT', `timed out after ${ms} ms`, { context: { timeoutMs: ms }, hint: 'the source or the model is slow; raise fetch.timeoutMs in pagejson.json if it is just slow' })), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new PagejsonError('FETCH_TIMEOUT', `timed out after ${ms} ms`, {
+            context: { timeoutMs: ms },
+            hint: 'the source or the model is slow; raise fetch.timeoutMs in pagejson.json if it is just slow',
+          }),
+        ),
+      ms,
+    );
   });
   // A late failure of the work after the deadline answered must not become an unhandled rejection.
   work.catch(() => undefined);
@@ -74,11 +83,23 @@ export function record(ctx: RetrievalContext, env: RetrievalEnv): undefined {
   ctx.health = health;
   const own = state === 'MISS' || state === 'BYPASS' ? ctx.loaded : undefined;
   if (own === undefined && ctx.ownLoad !== undefined) {
-    void ctx.ownLoad.then((late) => recordLateTokens(env, config.apiId, key.account, late.tokens), () => undefined);
+    void ctx.ownLoad.then(
+      (late) => recordLateTokens(env, config.apiId, key.account, late.tokens),
+      () => undefined,
+    );
   }
   const tokens = own?.tokens;
   // With credits off the cost is recorded all the same: usage says what the request would have cost.
-  if (tokens) env.usage.record({ apiId: config.apiId, keyId: key.id, account: key.account, milliCredits: ctx.cost, outcome: state, at: env.deps.now(), ...tokens });
+  if (tokens)
+    env.usage.record({
+      apiId: config.apiId,
+      keyId: key.id,
+      account: key.account,
+      milliCredits: ctx.cost,
+      outcome: state,
+      at: env.deps.now(),
+      ...tokens,
+    });
   else env.usage.add(config.apiId, key.id, key.account, state, ctx.cost, answer === ctx.inMemory ? ctx.atMs : env.nowMs());
   env.emit({ kind: 'health', apiId: config.apiId, state: health });
   return undefined;

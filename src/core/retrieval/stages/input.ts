@@ -19,7 +19,8 @@ function isJsonContentType(contentType: string | undefined): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-const contentTypeError = (contentType: string | undefined) => new PagejsonError('BODY_CONTENT_TYPE', wireText('BODY_CONTENT_TYPE'), { context: { contentType } });
+const contentTypeError = (contentType: string | undefined) =>
+  new PagejsonError('BODY_CONTENT_TYPE', wireText('BODY_CONTENT_TYPE'), { context: { contentType } });
 
 /** A POST body's variables, in the body row's order: too large, declared as another type, not JSON, not an object, not declared JSON. */
 function bodyValues(raw: Buffer | undefined, contentType: string | undefined): Record<string, unknown> {
@@ -33,7 +34,8 @@ function bodyValues(raw: Buffer | undefined, contentType: string | undefined): R
   } catch {
     throw new PagejsonError('BODY_INVALID_JSON', wireText('BODY_INVALID_JSON'));
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PagejsonError('BODY_NOT_OBJECT', wireText('BODY_NOT_OBJECT'));
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new PagejsonError('BODY_NOT_OBJECT', wireText('BODY_NOT_OBJECT'));
   if (!isJsonContentType(contentType)) throw contentTypeError(contentType);
   return parsed as Record<string, unknown>;
 }
@@ -66,7 +68,10 @@ export function readInput(ctx: RetrievalContext, _env: RetrievalEnv): Promise<vo
   if (method !== 'POST' || body === undefined) checkVariables(ctx, queryValues(ctx.request, ctx.config));
   // An empty body is no body: a POST to a static config may send nothing or {}.
   else if ('raw' in body) checkVariables(ctx, body.raw.length > 0 ? bodyValues(bounded(body.raw), body.contentType) : {});
-  else return body.read(MAX_BODY_BYTES).then((raw) => checkVariables(ctx, raw === undefined || raw.length > 0 ? bodyValues(raw, body.contentType) : {}));
+  else
+    return body
+      .read(MAX_BODY_BYTES)
+      .then((raw) => checkVariables(ctx, raw === undefined || raw.length > 0 ? bodyValues(raw, body.contentType) : {}));
   return undefined;
 }
 

@@ -50,10 +50,15 @@ export function isInside(folder: string, path: string): boolean {
 }
 
 const refuse = (refusal: Refusal): { refused: Refusal } => ({ refused: refusal });
-const unreadable = (error: unknown): { refused: Refusal } => refuse({ kind: 'unreadable', code: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
+const unreadable = (error: unknown): { refused: Refusal } =>
+  refuse({ kind: 'unreadable', code: (error as NodeJS.ErrnoException).code ?? (error as Error).message });
 /** The checks on a file's stat before it is opened, and on the opened descriptor's after. */
 const refusalOf = (info: Stats, maxBytes: number): { refused: Refusal } | undefined =>
-  !info.isFile() ? refuse({ kind: 'not-regular', what: kindOf(info) }) : info.size > maxBytes ? refuse({ kind: 'too-large', maxBytes }) : undefined;
+  !info.isFile()
+    ? refuse({ kind: 'not-regular', what: kindOf(info) })
+    : info.size > maxBytes
+      ? refuse({ kind: 'too-large', maxBytes })
+      : undefined;
 
 /** The file to open (a link's target inside root), or why not. */
 async function targetOf(file: string, options: CheckedReadOptions): Promise<{ target: string } | { refused: Refusal }> {
@@ -87,7 +92,8 @@ export async function readChecked(file: string, options: CheckedReadOptions): Pr
     const buffer = Buffer.alloc(Math.min(opened.size, options.maxBytes) + 1);
     const read = handle.read(buffer, 0, buffer.length, 0);
     const timeout = new Promise<never>((_resolve, reject) => {
-      if (options.timeoutMs !== undefined) timer = setTimeout(() => reject(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' })), options.timeoutMs);
+      if (options.timeoutMs !== undefined)
+        timer = setTimeout(() => reject(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' })), options.timeoutMs);
     });
     const { bytesRead } = await Promise.race([read, timeout]);
     // The file grew between the stat and the read.

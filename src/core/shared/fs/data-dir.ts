@@ -14,20 +14,31 @@ import { PagejsonError } from '../errors.js';
 export async function checkDataDir(dir: string): Promise<void> {
   const info = await stat(dir);
   if (!info.isDirectory()) {
-    throw new PagejsonError('DATA_DIR_UNSAFE', `the data dir ${dir} is not a folder`, { context: { dataDir: dir }, hint: 'move it aside, or point PAGEJSON_DATA_DIR (or dataDir in pagejson.json) at a folder' });
+    throw new PagejsonError('DATA_DIR_UNSAFE', `the data dir ${dir} is not a folder`, {
+      context: { dataDir: dir },
+      hint: 'move it aside, or point PAGEJSON_DATA_DIR (or dataDir in pagejson.json) at a folder',
+    });
   }
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid) {
-    throw new PagejsonError('DATA_DIR_UNSAFE', `the data dir ${dir} belongs to another user (uid ${info.uid}), not to the user running pagejson (uid ${uid})`, {
-      context: { dataDir: dir, owner: info.uid, uid },
-      hint: `run pagejson as that user, or give the folder to this one (chown -R ${uid} ${dir}), or point PAGEJSON_DATA_DIR at a folder of your own`,
-    });
+    throw new PagejsonError(
+      'DATA_DIR_UNSAFE',
+      `the data dir ${dir} belongs to another user (uid ${info.uid}), not to the user running pagejson (uid ${uid})`,
+      {
+        context: { dataDir: dir, owner: info.uid, uid },
+        hint: `run pagejson as that user, or give the folder to this one (chown -R ${uid} ${dir}), or point PAGEJSON_DATA_DIR at a folder of your own`,
+      },
+    );
   }
   if ((info.mode & 0o022) !== 0) {
-    throw new PagejsonError('DATA_DIR_UNSAFE', `the data dir ${dir} is writable by other users (mode ${(info.mode & 0o7777).toString(8)}): they could swap its files for links`, {
-      context: { dataDir: dir, mode: info.mode & 0o7777 },
-      hint: `make it private with chmod 700 ${dir} (pagejson keeps it so), after checking that nobody left links in it`,
-    });
+    throw new PagejsonError(
+      'DATA_DIR_UNSAFE',
+      `the data dir ${dir} is writable by other users (mode ${(info.mode & 0o7777).toString(8)}): they could swap its files for links`,
+      {
+        context: { dataDir: dir, mode: info.mode & 0o7777 },
+        hint: `make it private with chmod 700 ${dir} (pagejson keeps it so), after checking that nobody left links in it`,
+      },
+    );
   }
 }
 
@@ -59,7 +70,9 @@ const refusingLinks = <T>(path: string, action: () => T): T => {
 
 /** Opens a state file for appending, created 0600 if missing, never through a link. */
 export function openAppendNoFollowSync(path: string, mode = 0o600): number {
-  return refusingLinks(path, () => openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, mode));
+  return refusingLinks(path, () =>
+    openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, mode),
+  );
 }
 
 const READ_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;

@@ -21,7 +21,8 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
     const path = join(dir, name);
     const info = await lstat(path).catch(() => undefined);
     if (info?.isSymbolicLink()) throw linkRefused(path);
-    if (info && (info.isFile() || info.isSocket()) && (info.mode & 0o777) !== PRIVATE_FILE_MODE) await chmod(path, PRIVATE_FILE_MODE).catch(() => undefined);
+    if (info && (info.isFile() || info.isSocket()) && (info.mode & 0o777) !== PRIVATE_FILE_MODE)
+      await chmod(path, PRIVATE_FILE_MODE).catch(() => undefined);
   }
 }
 
