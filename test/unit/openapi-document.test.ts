@@ -69,7 +69,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists the statuses of docs/wire.md per method', () => {
-    expect(Object.keys(doc.paths['/external/books'].get.responses)).toEqual(['200', '401', '402', '403', '404', '500', '502']);
+    expect(Object.keys(doc.paths['/external/books'].get.responses)).toEqual(['200', '401', '402', '403', '404', '500', '502', '503']);
     expect(Object.keys(doc.paths['/external/product'].post.responses)).toEqual([
       '200',
       '400',
@@ -81,7 +81,11 @@ describe('the OpenAPI document', () => {
       '415',
       '500',
       '502',
+      '503',
     ]);
+    // A block page, a failed login and a source's 429 are the caller's to read (docs/block-pages.md).
+    expect(doc.components.responses.Error502.description).toContain('"the source answered with a block page, not the page: <reason>"');
+    expect(doc.components.responses.Error503.description).toContain('"the source asked to be left alone (HTTP 429); try again in <N> s"');
     expect(doc.components.responses.Error401.description).toContain('"Path: apikey -  Message: Required"');
     expect(doc.components.responses.Error402.description).toContain('"No credits left ⚠. Please buy more credits"');
     expect(doc.paths['/external/books'].get.responses['200'].headers['X-Pagejson-Cache'].schema.enum).toEqual([
