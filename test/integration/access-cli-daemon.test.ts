@@ -142,6 +142,19 @@ describe('the CLI', () => {
     clean(ran.stdout, ran.stderr, unset.stdout, unset.stderr);
   });
 
+  it('run sends the headers with every page of a pagination', async () => {
+    await project.write('configs/paged.json', JSON.stringify({ apiId: 'paged', url: `${site.origin}/access/paged.html?page=1`, request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } }, pagination: { next: 'a[rel=next]' }, structure: [{ name: 'invoices', type: 'array', selector: 'li.invoice .number', items: { type: 'string' } }] }));
+    try {
+      site.resetHits();
+      const ran = await project.run(['run', 'paged'], { env: SECRETS });
+      expect(ran.exitCode).toBe(0);
+      expect(JSON.parse(ran.stdout)).toEqual({ invoices: ['P1-A', 'P1-B', 'P2-A', 'P2-B', 'P3-A', 'P3-B'] });
+      expect(site.hitCount('/access/paged.html')).toBe(3);
+    } finally {
+      await rm(join(project.dir, 'configs/paged.json'));
+    }
+  });
+
   it('run through a proxy refusing the password names the proxy, not the password', async () => {
     const refused = await project.run(['run', 'invoices'], { env: { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS: 'not-the-password-9' } });
     expect(refused.exitCode).toBe(1);

@@ -6,7 +6,8 @@ import type { FixtureSite, RouteHandler } from '../site.js';
  * `Authorization: Bearer <token>`, `/access/cookie.html` 403 unless the cookie `member=<token>`, with the
  * token in `site.state` (`access.token`, default below) so a test can change it. `/access/redirect-away`
  * sends the client to `site.state`'s `access.away` (a page of another origin), `/access/redirect-home` to
- * the bearer page on the same origin. `/access/echo.html` shows the request's headers.
+ * the bearer page on the same origin. `/access/echo.html` shows the request's headers. `/access/paged.html?page=N`
+ * is a list of three pages behind the same token, each linking to the next (`a[rel=next]`).
  */
 export const ACCESS_TOKEN = 'fixture-token-7f3a9c';
 
@@ -56,6 +57,12 @@ export const accessRoutes: Record<string, RouteHandler> = {
   },
   '/access/redirect-home': (_req, res) => {
     res.writeHead(302, { location: '/access/bearer.html' }).end();
+  },
+  '/access/paged.html': (req, res, site) => {
+    if (req.headers.authorization !== `Bearer ${token(site)}`) return page(res, 401, '<!doctype html><title>Unauthorized</title><h1>Unauthorized</h1>');
+    const number = Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('page') ?? '1');
+    const next = number < 3 ? `<a rel="next" href="/access/paged.html?page=${number + 1}">Next</a>` : '';
+    page(res, 200, `<!doctype html><html><head><title>Invoices, page ${number}</title></head><body><ul class="invoices"><li class="invoice"><span class="number">P${number}-A</span></li><li class="invoice"><span class="number">P${number}-B</span></li></ul>${next}</body></html>`);
   },
   '/access/echo.html': (req, res) => {
     page(
