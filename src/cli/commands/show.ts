@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { Field } from '../../core/config/schema.js';
 import { callerVariableNames } from '../../core/config/url-template.js';
 import { exampleRequest } from '../../core/config/example-request.js';
-import { describePagination } from '../../core/config/pagination.js';
 import { accessRows, withAccessShown } from '../../core/config/access-display.js';
+import { loginRows, withLoginShown } from '../../core/config/login-display.js';
 import { scraperByNumber } from '../../core/fetch/scrapers/types.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
       const config = requireConfig(project, set, apiId, ctx.cwd);
       if (options.json) {
         // Templates as written, a credential written into the file masked (docs/security.md).
-        writeJson(ctx.stdout, withAccessShown(config));
+        writeJson(ctx.stdout, withLoginShown(withAccessShown(config)));
         return;
       }
       const c = colors(ctx.stdout, ctx.env);
@@ -41,8 +41,13 @@ export function register(program: Command, ctx: CliContext): void {
         ['selector', config.selector],
         ['rule', config.rule ?? '-'],
       ];
-      if (config.pagination) rows.push(['pagination', describePagination(config.pagination)]);
+      if (config.pagination) {
+        // The pagination module holds its zod schema: loaded when a config has pagination, not at every CLI start.
+        const { describePagination } = await import('../../core/config/pagination.js');
+        rows.push(['pagination', describePagination(config.pagination)]);
+      }
       rows.push(...accessRows(config));
+      rows.push(...loginRows(config));
       for (const name of variables) {
         const variable = config.variables[name];
         rows.push([`variable ${name}`, `example "${variable?.example ?? ''}"${variable?.pattern ? `, pattern ${variable.pattern}` : ''}`]);
