@@ -105,6 +105,37 @@ export interface IssueContext {
   schema?: z.ZodType;
 }
 
+type IssueOf<Code extends z.core.$ZodIssue['code']> = Extract<z.core.$ZodIssue, { code: Code }>;
+type FormattedIssue = { path: string; message: string; hint?: string };
+
+/** One problem per unknown key, each with the nearest allowed key and the keys allowed there. */
+function unknownKeyProblems(issue: IssueOf<'unrecognized_keys'>, schema: AnySchema | undefined): FormattedIssue[] {
+  const allowed = knownKeys(schema, issue.path);
+  return issue.keys.map((key) => ({
+    path: jsonPath([...issue.path, key]),
+    message: `unknown key "${key}"${didYouMean(key, allowed)}`,
+    ...(allowed.length > 0
+      ? {
+          hint: `${closest(key, allowed) ? `rename it to "${closest(key, allowed)}"` : 'remove it'}; keys allowed here: ${allowed.join(', ')}`,
+        }
+      : {}),
+  }));
+}
+
+/** A value matching none of a union's forms: the literals allowed there when the union is of literals. */
+function unionProblems(issue: IssueOf<'invalid_union'>, schema: AnySchema | undefined, value: unknown): FormattedIssue[] {
+  const literals = (schema ? schemaAt(schema, issue.path) : undefined)?._zod.def.options as AnySchema[] | undefined;
+  const values = literals?.flatMap((option) => (option._zod.def.type === 'literal' ? (option._zod.def.values as unknown[]) : [])) ?? [];
+  if (values.length > 0)
+    return [
+      {
+        path: jsonPath(issue.path),
+        message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+      },
+    ];
+  return [{ path: jsonPath(issue.path), message: `${kindOf(value)} does not match any allowed form` }];
+}
+
 /**
  * Zod's issues in words a user reads (what is wrong with the value at that path, and the nearest allowed name
  * or value for a typo), one problem per unknown key so each can point at its own line.
@@ -117,18 +148,8 @@ export function formatZodIssues(
   return issues.flatMap((issue) => {
     const value = valueAt(context.raw, issue.path);
     switch (issue.code) {
-      case 'unrecognized_keys': {
-        const allowed = knownKeys(schema, issue.path);
-        return issue.keys.map((key) => ({
-          path: jsonPath([...issue.path, key]),
-          message: `unknown key "${key}"${didYouMean(key, allowed)}`,
-          ...(allowed.length > 0
-            ? {
-                hint: `${closest(key, allowed) ? `rename it to "${closest(key, allowed)}"` : 'remove it'}; keys allowed here: ${allowed.join(', ')}`,
-              }
-            : {}),
-        }));
-      }
+      case 'unrecognized_keys':
+        return unknownKeyProblems(issue, schema);
       case 'invalid_value': {
         const options = issue.values.map((option) => String(option));
         const written = value === undefined ? undefined : String(value);
@@ -144,19 +165,8 @@ export function formatZodIssues(
         if (value === undefined) return [{ path: jsonPath(issue.path), message: `is required: write ${expected}` }];
         return [{ path: jsonPath(issue.path), message: `must be ${expected}, not ${kindOf(value)}` }];
       }
-      case 'invalid_union': {
-        const literals = (schema ? schemaAt(schema, issue.path) : undefined)?._zod.def.options as AnySchema[] | undefined;
-        const values =
-          literals?.flatMap((option) => (option._zod.def.type === 'literal' ? (option._zod.def.values as unknown[]) : [])) ?? [];
-        if (values.length > 0)
-          return [
-            {
-              path: jsonPath(issue.path),
-              message: `${value === undefined ? 'is required' : `${kindOf(value)} is not allowed here`}: use one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
-            },
-          ];
-        return [{ path: jsonPath(issue.path), message: `${kindOf(value)} does not match any allowed form` }];
-      }
+      case 'invalid_union':
+        return unionProblems(issue, schema, value);
       case 'too_small': {
         const min = Number(issue.minimum);
         const message =
