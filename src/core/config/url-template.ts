@@ -154,6 +154,39 @@ function isDotOrEmptySegment(rendered: string): boolean {
   return decoded === '' || decoded === '.' || decoded === '..';
 }
 
+/** One caller variable's usable value, or its first problem (missing, not a string, too long, not matching). */
+function checkOneValue(config: TemplateSource, name: string, values: Record<string, unknown>, inPath: boolean): VariableProblem | string {
+  if (!Object.hasOwn(values, name)) {
+    return { code: 'VARIABLE_MISSING', name, message: `missing variable: ${name}` };
+  }
+  const value = values[name];
+  if (typeof value !== 'string') {
+    return { code: 'VARIABLE_NOT_STRING', name, message: `variable ${name} must be a string` };
+  }
+  if (value.length > MAX_VARIABLE_LENGTH) {
+    return { code: 'VARIABLE_TOO_LONG', name, message: `variable ${name} is too long` };
+  }
+  const pattern = ownVariable(config, name)?.pattern;
+  if (LONE_SURROGATE.test(value)) {
+    return {
+      code: 'VARIABLE_PATTERN',
+      name,
+      message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}`,
+    };
+  }
+  if (pattern !== undefined && !matchesPattern(pattern, value)) {
+    return { code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern}` };
+  }
+  if (inPath && PATH_SEPARATOR.test(value)) {
+    return {
+      code: 'VARIABLE_PATTERN',
+      name,
+      message: `variable ${name} does not match ${pattern ?? 'a path segment without "/" or "\\"'}`,
+    };
+  }
+  return value;
+}
+
 /** Every problem with the values a caller supplied, one per problem, in placeholder order then unknown keys. */
 export function checkVariableValues(config: TemplateSource, values: Record<string, unknown>): VariableProblem[] {
   const problems: VariableProblem[] = [];
@@ -162,41 +195,9 @@ export function checkVariableValues(config: TemplateSource, values: Record<strin
   const inPath = new Set(segments.flatMap((entry) => entry.names));
   const good = new Map<string, string>();
   for (const name of names) {
-    if (!Object.hasOwn(values, name)) {
-      problems.push({ code: 'VARIABLE_MISSING', name, message: `missing variable: ${name}` });
-      continue;
-    }
-    const value = values[name];
-    if (typeof value !== 'string') {
-      problems.push({ code: 'VARIABLE_NOT_STRING', name, message: `variable ${name} must be a string` });
-      continue;
-    }
-    if (value.length > MAX_VARIABLE_LENGTH) {
-      problems.push({ code: 'VARIABLE_TOO_LONG', name, message: `variable ${name} is too long` });
-      continue;
-    }
-    const pattern = ownVariable(config, name)?.pattern;
-    if (LONE_SURROGATE.test(value)) {
-      problems.push({
-        code: 'VARIABLE_PATTERN',
-        name,
-        message: `variable ${name} does not match ${pattern ?? 'well-formed Unicode text'}`,
-      });
-      continue;
-    }
-    if (pattern !== undefined && !matchesPattern(pattern, value)) {
-      problems.push({ code: 'VARIABLE_PATTERN', name, message: `variable ${name} does not match ${pattern}` });
-      continue;
-    }
-    if (inPath.has(name) && PATH_SEPARATOR.test(value)) {
-      problems.push({
-        code: 'VARIABLE_PATTERN',
-        name,
-        message: `variable ${name} does not match ${pattern ?? 'a path segment without "/" or "\\"'}`,
-      });
-      continue;
-    }
-    good.set(name, value);
+    const checked = checkOneValue(config, name, values, inPath.has(name));
+    if (typeof checked === 'string') good.set(name, checked);
+    else problems.push(checked);
   }
   // Each dynamic segment, once every variable in it has a usable value, must not become a dot segment.
   for (const { segment, names: inSegment } of segments) {
