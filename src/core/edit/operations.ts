@@ -198,21 +198,54 @@ function setFieldProperty(config: ApiConfig, path: string, property: (typeof FIE
   return { ...config, structure };
 }
 
+type OperationOf<Kind extends EditOperation['kind']> = Extract<EditOperation, { kind: Kind }>;
+
+/** Add a new field at its path, refusing a name already used at that level. */
+function addField(config: ApiConfig, operation: OperationOf<'add'>): ApiConfig {
+  const { structure, siblings, name } = parentList(config.structure, operation.path);
+  if (siblings.some((f) => f.name === name))
+    throw editError(`a field "${operation.path}" already exists`, 'choose another name or --remove it first');
+  const field: Field = { name, type: operation.type };
+  if (operation.selector) field.selector = operation.selector;
+  // A list of scalars reads its attribute per item (items.attribute); a field-level one would be ignored.
+  if (operation.attribute && operation.type !== 'array') field.attribute = operation.attribute;
+  if (operation.transform) field.transform = operation.transform;
+  if (operation.type === 'array') field.items = { type: 'string', ...(operation.attribute ? { attribute: operation.attribute } : {}) };
+  siblings.push(field);
+  return { ...config, structure };
+}
+
+/** Move a field to a 1-based position within its level. */
+function moveField(config: ApiConfig, operation: OperationOf<'move'>): ApiConfig {
+  const { structure, found } = locate(config.structure, operation.path);
+  if (!Number.isInteger(operation.position) || operation.position < 1 || operation.position > found.siblings.length) {
+    throw usage(`position ${operation.position} is outside 1..${found.siblings.length}`, "positions count from 1 within the field's level");
+  }
+  found.siblings.splice(found.index, 1);
+  found.siblings.splice(operation.position - 1, 0, found.field);
+  return { ...config, structure };
+}
+
+/** Set a top-level, access or login key, or PATH.property of a field. */
+function setKey(config: ApiConfig, operation: OperationOf<'set'>): ApiConfig {
+  // The key comes from outside (a flag, the dashboard): only own entries, never `constructor` and the like.
+  const topLevel = Object.hasOwn(TOP_LEVEL_SETTERS, operation.key) ? TOP_LEVEL_SETTERS[operation.key] : undefined;
+  if (topLevel) return topLevel(config, operation.value);
+  const access = accessSetter(operation.key) ?? loginSetter(operation.key);
+  if (access) return access(config, operation.value);
+  const at = operation.key.lastIndexOf('.');
+  const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];
+  if (at > 0 && FIELD_PROPERTIES.includes(property)) return setFieldProperty(config, operation.key.slice(0, at), property, operation.value);
+  throw usage(
+    `cannot set "${operation.key}"`,
+    `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, or PATH.${FIELD_PROPERTIES.join('|')}`,
+  );
+}
+
 export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfig {
   switch (operation.kind) {
-    case 'add': {
-      const { structure, siblings, name } = parentList(config.structure, operation.path);
-      if (siblings.some((f) => f.name === name))
-        throw editError(`a field "${operation.path}" already exists`, 'choose another name or --remove it first');
-      const field: Field = { name, type: operation.type };
-      if (operation.selector) field.selector = operation.selector;
-      // A list of scalars reads its attribute per item (items.attribute); a field-level one would be ignored.
-      if (operation.attribute && operation.type !== 'array') field.attribute = operation.attribute;
-      if (operation.transform) field.transform = operation.transform;
-      if (operation.type === 'array') field.items = { type: 'string', ...(operation.attribute ? { attribute: operation.attribute } : {}) };
-      siblings.push(field);
-      return { ...config, structure };
-    }
+    case 'add':
+      return addField(config, operation);
     case 'remove': {
       const { structure, found } = locate(config.structure, operation.path);
       found.siblings.splice(found.index, 1);
@@ -225,33 +258,10 @@ export function applyEdit(config: ApiConfig, operation: EditOperation): ApiConfi
       found.field.name = operation.name;
       return { ...config, structure };
     }
-    case 'move': {
-      const { structure, found } = locate(config.structure, operation.path);
-      if (!Number.isInteger(operation.position) || operation.position < 1 || operation.position > found.siblings.length) {
-        throw usage(
-          `position ${operation.position} is outside 1..${found.siblings.length}`,
-          "positions count from 1 within the field's level",
-        );
-      }
-      found.siblings.splice(found.index, 1);
-      found.siblings.splice(operation.position - 1, 0, found.field);
-      return { ...config, structure };
-    }
-    case 'set': {
-      // The key comes from outside (a flag, the dashboard): only own entries, never `constructor` and the like.
-      const topLevel = Object.hasOwn(TOP_LEVEL_SETTERS, operation.key) ? TOP_LEVEL_SETTERS[operation.key] : undefined;
-      if (topLevel) return topLevel(config, operation.value);
-      const access = accessSetter(operation.key) ?? loginSetter(operation.key);
-      if (access) return access(config, operation.value);
-      const at = operation.key.lastIndexOf('.');
-      const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];
-      if (at > 0 && FIELD_PROPERTIES.includes(property))
-        return setFieldProperty(config, operation.key.slice(0, at), property, operation.value);
-      throw usage(
-        `cannot set "${operation.key}"`,
-        `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, or PATH.${FIELD_PROPERTIES.join('|')}`,
-      );
-    }
+    case 'move':
+      return moveField(config, operation);
+    case 'set':
+      return setKey(config, operation);
     case 'var':
       return { ...config, ...markVariable(config, operation.spec, operation.name) };
     case 'unvar':
