@@ -364,16 +364,20 @@ function spreadSelector(group: Group, context: DetectContext): string | null {
   return null;
 }
 
-export function detectRepeatedItems(context: DetectContext): Proposal[] {
-  const elements = allElements(context.sectionRoots);
-  const stats = subtreeStats(elements);
+/** The sibling groups and spread regions that may hold records. */
+function candidateGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
   const spread = findSpreadGroups(elements, stats);
   // The containers of a spread region (rows of cards) hold records; they are not records themselves.
   const containerSets = spread.map((group) => new Set(group.items.map((item) => item.parent)));
   const siblings = findGroups(elements, stats).filter(
     (group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))),
   );
-  const scored = [...siblings, ...spread]
+  return [...siblings, ...spread];
+}
+
+/** Each group with a score from its items' size, text and links (chrome and link lists weigh less), best first. */
+function scoreGroups(groups: Group[], stats: Map<Element, Stats>): Array<{ group: Group; score: number }> {
+  return groups
     .map((group) => {
       const itemStats = group.items.map((item) => stats.get(item)!);
       const avgText = itemStats.reduce((sum, s) => sum + s.textLength, 0) / group.items.length;
@@ -386,6 +390,37 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     })
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score);
+}
+
+/** Regions nested in each other or sharing items (either one's items inside the other's, or its parent). */
+function regionsOverlap(candidate: Group, other: Group): boolean {
+  const otherItems = new Set(other.items);
+  const candidateItems = new Set(candidate.items);
+  return (
+    candidate.items.some((item) => insideAny(item, otherItems)) ||
+    other.items.some((item) => insideAny(item, candidateItems)) ||
+    other.items.some((item) => item === candidate.parent || isInside(candidate.parent, item)) ||
+    candidate.items.some((item) => item === other.parent || isInside(other.parent, item))
+  );
+}
+
+/** Regions one of whose items lies inside (or is) an item of the other. */
+function regionsShareItems(candidate: Group, other: Group): boolean {
+  return (
+    candidate.items.some((item) => insideAny(item, new Set(other.items))) ||
+    other.items.some((item) => insideAny(item, new Set(candidate.items)))
+  );
+}
+
+/** The selector that picks exactly a region's items, or null. */
+function regionSelector(group: Group, context: DetectContext): string | null {
+  return group.path ? spreadSelector(group, context) : groupSelector(group.items, context.sectionRoots);
+}
+
+export function detectRepeatedItems(context: DetectContext): Proposal[] {
+  const elements = allElements(context.sectionRoots);
+  const stats = subtreeStats(elements);
+  const scored = scoreGroups(candidateGroups(elements, stats), stats);
   // The best-scored few, and always the region with the most items (it may be offered last, see below).
   const prescored = scored.slice(0, ANALYSED_GROUPS);
   const largest = [...scored].sort((a, b) => b.group.items.length - a.group.items.length)[0];
@@ -412,21 +447,9 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     if (kept.length >= KEPT_GROUPS || candidate.score < (kept[0]?.score ?? 0) * 0.1) break;
     // Regions nested in each other describe the same content twice: the better-scored one stays.
     // So do regions sharing items (a spread region and one of its containers' groups).
-    const overlaps = kept.some((other) => {
-      const otherItems = new Set(other.group.items);
-      const candidateItems = new Set(candidate.group.items);
-      return (
-        candidate.group.items.some((item) => insideAny(item, otherItems)) ||
-        other.group.items.some((item) => insideAny(item, candidateItems)) ||
-        other.group.items.some((item) => item === candidate.group.parent || isInside(candidate.group.parent, item)) ||
-        candidate.group.items.some((item) => item === other.group.parent || isInside(other.group.parent, item))
-      );
-    });
-    if (overlaps) continue;
+    if (kept.some((other) => regionsOverlap(candidate.group, other.group))) continue;
     // A region without a selector that picks exactly its items cannot be offered, and must not hide others.
-    const selector = candidate.group.path
-      ? spreadSelector(candidate.group, context)
-      : groupSelector(candidate.group.items, context.sectionRoots);
+    const selector = regionSelector(candidate.group, context);
     if (selector) kept.push({ ...candidate, selector });
   }
 
@@ -443,15 +466,8 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     .sort((a, b) => b.group.items.length - a.group.items.length || b.score - a.score);
   const trailing = new Set<Element[]>();
   for (const candidate of furniture) {
-    const clash = kept.some(
-      (other) =>
-        candidate.group.items.some((item) => insideAny(item, new Set(other.group.items))) ||
-        other.group.items.some((item) => insideAny(item, new Set(candidate.group.items))),
-    );
-    if (clash) continue;
-    const selector = candidate.group.path
-      ? spreadSelector(candidate.group, context)
-      : groupSelector(candidate.group.items, context.sectionRoots);
+    if (kept.some((other) => regionsShareItems(candidate.group, other.group))) continue;
+    const selector = regionSelector(candidate.group, context);
     if (!selector) continue;
     kept.push({ ...candidate, selector });
     trailing.add(candidate.group.items);
