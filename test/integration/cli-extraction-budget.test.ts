@@ -97,6 +97,25 @@ describe('the extraction budget in the CLI', () => {
   });
 });
 
+describe('pagejson generate', () => {
+  it("parses the page within the project's document limits", { timeout: 60_000 }, async () => {
+    temp = await makeProject([], { extraction: { maxElements: 1_000 } });
+    const result = await cli('generate', `${site.origin}/hostile/siblings?n=40000`, '--id', 'many', '--yes');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(
+      'error: extraction stopped: the page has more than 1000 elements (extraction.maxElements in pagejson.json)',
+    );
+  });
+
+  it("stops at its budget, as the dashboard's generation does, on a page that keeps the heuristic busy", { timeout: 60_000 }, async () => {
+    // fetch.timeoutMs + 4 × extraction.timeoutMs = 5 s; the heuristic needs 10–20 s on these 180,000 items.
+    temp = await makeProject([], { fetch: { timeoutMs: 1_000 }, extraction: { timeoutMs: 1_000 } });
+    const result = await cli('generate', `${site.origin}/hostile/many-items`, '--id', 'many', '--yes');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('error: generation stopped: it ran past its budget of 5000 ms');
+  });
+});
+
 /** `pagejson mcp` in-process, spoken to line by line (newline-delimited JSON-RPC, as the MCP stdio transport). */
 function mcp(cwd: string) {
   const child = execa(process.execPath, [CLI_BIN, 'mcp'], {

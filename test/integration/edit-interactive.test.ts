@@ -8,6 +8,7 @@ import { loadProject } from '../../src/core/config/project.js';
 import { openConfigForEdit } from '../../src/core/edit/config-file.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { runInteractiveEdit } from '../../src/cli/prompts/edit-session.js';
+import { ensureBuilt } from '../support/build-once.js';
 import { exampleConfigText } from '../support/example-configs.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
@@ -53,6 +54,8 @@ async function answer(prompt: string, text: string): Promise<void> {
 const MENU = { add: 0, url: 9, caching: 10, save: 18, quit: 19 };
 
 beforeAll(async () => {
+  // The page's selector tries run in a worker thread, which loads the built files.
+  await ensureBuilt();
   site = await startFixtureSite();
   dir = await mkdtemp(join(tmpdir(), 'pagejson-edit-tty-'));
   await writeFile(join(dir, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true } }));
@@ -124,5 +127,67 @@ describe('interactive edit', () => {
     await choose('You have unsaved changes', 1); // Discard them
     expect((await session).outcome).toBe('quit');
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+});
+
+describe('interactive edit on a hostile page (issue 40)', () => {
+  /** A project of its own whose one config reads the fixture's 40,000-item list. */
+  async function hostileProject(extraction: Record<string, number>) {
+    const root = await mkdtemp(join(tmpdir(), 'pagejson-edit-hostile-'));
+    await writeFile(join(root, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true }, extraction }));
+    await mkdir(join(root, 'configs'));
+    const config = join(root, 'configs/many.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        apiId: 'many',
+        url: `${site.origin}/hostile/siblings?n=40000`,
+        structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+      }),
+    );
+    return { root, config, project: await loadProject({ cwd: root }) };
+  }
+
+  it('tries a costly selector with the extraction budget: its error is shown, and the editor goes on', async () => {
+    const { root, config, project } = await hostileProject({ timeoutMs: 2_000 });
+    try {
+      const before = await readFile(config, 'utf8');
+      const session = runInteractiveEdit(await openConfigForEdit(config), project, { ...context(), cwd: root });
+      await choose('What next?', 5); // Change a field's selector
+      await choose('Change the selector of which field?', 0);
+      // Allowed, and quadratic in the siblings: tens of seconds on this page on the editor's own thread.
+      await answer('CSS selector', 'li:nth-last-of-type(3)');
+      await waitForScreen('Use it anyway?');
+      expect(output).toContain(
+        'the selector could not be tried on the page: extraction stopped: it ran past its budget of 2000 ms (extraction.timeoutMs in pagejson.json)',
+      );
+      screen.type('y');
+      screen.keypress('enter');
+      // The live sample of the changed config meets the same budget.
+      await waitForScreen('What next? (unsaved changes');
+      expect(output).toContain(
+        'no live sample: extraction stopped: it ran past its budget of 2000 ms (extraction.timeoutMs in pagejson.json)',
+      );
+      await choose('What next? (unsaved changes', MENU.quit);
+      await choose('You have unsaved changes', 1); // Discard them
+      expect((await session).outcome).toBe('quit');
+      expect(await readFile(config, 'utf8')).toBe(before);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("parses the page within the project's document limits", async () => {
+    const { root, config, project } = await hostileProject({ maxElements: 1_000 });
+    try {
+      const session = runInteractiveEdit(await openConfigForEdit(config), project, { ...context(), cwd: root });
+      await choose('What next?', MENU.quit);
+      expect((await session).outcome).toBe('quit');
+      expect(output).toContain(
+        'no live sample: extraction stopped: the page has more than 1000 elements (extraction.maxElements in pagejson.json)',
+      );
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -8,10 +8,11 @@ import { readConfigFileText } from '../../core/registry/load.js';
 import { generationCost } from '../../core/access/credits.js';
 import { formatCredits } from '../../core/shared/credit-amounts.js';
 import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
-import { checkSourceUrl, defaultApiId, generateConfig, type GenerateResult } from '../../core/generation/generate.js';
+import { checkSourceUrl, defaultApiId, type GenerateResult } from '../../core/generation/generate.js';
 import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { createModelResolver, HEURISTIC_MODEL } from '../../core/models/index.js';
 import { createScraperPool, scraperOptionsFromSettings } from '../../core/fetch/scrapers/index.js';
+import type { Scraper } from '../../core/fetch/scrapers/types.js';
 import { validateSelector } from '../../core/extract/engine/index.js';
 import { displayPath } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -87,14 +88,19 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);
   let result: GenerateResult;
   try {
-    result = await generateConfig(
+    // In a thread of its own with a budget and the project's document limits, as the dashboard's generation
+    // (issue 40): a hostile page ends the command with the budget's or the limit's error. Fetches are made here.
+    const { generateIsolated, generationBudgetMs } = await import('../../core/generation/isolated.js');
+    const { extraction } = project.settings;
+    result = await generateIsolated(
       { ...inputs, apiId, caching: flags.cache, ...access, vars: flags.var, paginate: flags.paginate !== false },
       {
-        scraperFor: (n) => pool.get(n),
-        modelFor: async (name) => {
-          spinner.update(`generating a structure with ${name}`);
-          return models.get(name);
-        },
+        scraperFor: (n) => announcing(pool.get(n), () => spinner.update(`generating a structure with ${inputs.model}`)),
+        models: project.settings.models,
+        env: ctx.env,
+        modelTimeoutMs: CLI_MODEL_TIMEOUT_MS,
+        budgetMs: generationBudgetMs(project.settings, inputs.model, CLI_MODEL_TIMEOUT_MS),
+        limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
       },
     );
     spinner.stop();
@@ -144,11 +150,10 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
         text,
         settings: project.settings,
       };
-      const { parseHtml } = await import('../../core/extract/engine/index.js');
-      const edited = await runInteractiveEdit(editable, project, ctx, {
-        draft: true,
-        page: { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl },
-      });
+      // The page already fetched, tried on in a thread with the extraction budget and limits (edit-sample.ts).
+      const { probePage } = await import('../prompts/edit-sample.js');
+      const page = await probePage({ html: result.html, finalUrl: result.finalUrl }, config.apiId, project);
+      const edited = await runInteractiveEdit(editable, project, ctx, { draft: true, page });
       if (edited.outcome === 'quit') return cancelled(ctx);
       config = edited.config;
     }
@@ -174,6 +179,17 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   const charged = balance ? ` (${formatCredits(cost)} credits, ${formatCredits(balance.milliCredits)} left)` : '';
   writeLine(ctx.stdout, `${out.green('saved')} ${shown}, revision ${config.revision}${charged}`);
   writeLine(ctx.stdout, `next: ${out.bold(`pagejson run ${apiId}`)} to try it, ${out.bold('pagejson serve')} to serve it`);
+}
+
+/**
+ * One model call's timeout here: the model client's own default, as `generate` had before it ran in a thread
+ * (a local model may take a minute to propose a structure); the daemon's generation gives it fetch.timeoutMs.
+ */
+const CLI_MODEL_TIMEOUT_MS = 120_000;
+
+/** The scraper, telling `then` once its page has come (the spinner moves on to the model). */
+function announcing(scraper: Scraper, then: () => void): Scraper {
+  return { name: scraper.name, close: () => scraper.close(), fetch: (request) => scraper.fetch(request).then((page) => (then(), page)) };
 }
 
 function cancelled(ctx: CliContext): void {

@@ -2,7 +2,7 @@ import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldType } from '../../core/conf
 import type { ApiConfig, Field } from '../../core/config/schema.js';
 import type { EditOperation } from '../../core/edit/operations.js';
 import { parseLocaleNumber, validateSelector } from '../../core/extract/engine/index.js';
-import { fieldContexts, fieldMatches, type FieldMatches } from '../../core/extract/engine/field-context.js';
+import type { MatchSummary } from '../../core/extract/workers/page-probe-types.js';
 import { writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { backChoice, checkbox, confirm, input, select } from './ask.js';
@@ -54,17 +54,31 @@ const TRANSFORMS = [
   { value: 'date', description: 'read a date as ISO 8601' },
 ];
 
-function describeMatches(matches: FieldMatches, parent: string, c: ReturnType<typeof colors>): string {
+function describeMatches(matches: MatchSummary, parent: string, c: ReturnType<typeof colors>): string {
   const where = parent
     ? `${matches.matchedContexts} of ${matches.contexts} ${parent} item${matches.contexts === 1 ? '' : 's'}`
-    : `${matches.elements.length} element${matches.elements.length === 1 ? '' : 's'} in the section`;
+    : `${matches.count} element${matches.count === 1 ? '' : 's'} in the section`;
   const values = matches.values.length > 0 ? `: ${matches.values.map((value) => JSON.stringify(value)).join(', ')}` : '';
   return `${c.cyan(`matches ${where}`)}${values}`;
 }
 
-/** Where a new field of `parent` is read, and the parent's description for messages. */
-function contextsOf(config: ApiConfig, page: SamplePage, parent: string) {
-  return page.doc ? fieldContexts(config, page.doc, parent ? parent.split('.') : []) : undefined;
+/**
+ * A selector's matches where a field of `parent` is read, tried in the page's thread with the extraction
+ * budget (edit-sample.ts); undefined without a page, the error's text when the try failed (past the budget).
+ */
+async function matchesOf(
+  config: ApiConfig,
+  page: SamplePage,
+  parent: string,
+  selector: string,
+  all = false,
+): Promise<MatchSummary | { error: string } | undefined> {
+  if (!page.probe) return undefined;
+  try {
+    return await page.probe.matches(config, parent ? parent.split('.') : [], selector, { all });
+  } catch (error) {
+    return { error: `the selector could not be tried on the page: ${(error as Error).message}` };
+  }
 }
 
 /** A selector, tried live where the field will be read; '' for a model field. */
@@ -74,9 +88,8 @@ async function askFieldSelector(
   parent: string,
   ctx: CliContext,
   initial?: string,
-): Promise<{ selector: string; matches?: FieldMatches }> {
+): Promise<{ selector: string; matches?: MatchSummary }> {
   const c = colors(ctx.stdout, ctx.env);
-  const contexts = contextsOf(config, page, parent);
   for (;;) {
     const selector = (
       await input({
@@ -90,24 +103,29 @@ async function askFieldSelector(
       writeLine(ctx.stdout, c.red(`the selector does not parse: ${problem}`));
       continue;
     }
-    if (!contexts) return { selector };
-    const matches = fieldMatches(contexts, selector);
+    const matches = await matchesOf(config, page, parent, selector);
+    if (!matches) return { selector };
+    if ('error' in matches) {
+      writeLine(ctx.stdout, c.red(matches.error));
+      if (await confirm({ message: 'Use it anyway?', default: false })) return { selector };
+      continue;
+    }
     writeLine(ctx.stdout, describeMatches(matches, parent, c));
-    if (matches.elements.length > 0) return { selector, matches };
+    if (matches.count > 0) return { selector, matches };
     if (await confirm({ message: 'It matches nothing on this page. Use it anyway?', default: false })) return { selector, matches };
   }
 }
 
 /** The element's text, or one of the attributes the matched elements carry (with how many carry it). */
-async function askAttribute(matches: FieldMatches | undefined, current?: string): Promise<string> {
+async function askAttribute(matches: MatchSummary | undefined, current?: string): Promise<string> {
   const offered = matches?.attributes.filter((entry) => entry.name !== 'style') ?? [];
-  const total = matches?.elements.length ?? 0;
+  const total = matches?.count ?? 0;
   const choices = [
     { value: '', name: "the element's text" },
     ...offered.map((entry) => ({
       value: entry.name,
       name: `@${entry.name}  (on ${entry.count} of ${total})`,
-      description: sampleOf(matches!, entry.name),
+      description: entry.example ? `e.g. ${JSON.stringify(entry.example)}` : '',
     })),
     ...(current && !offered.some((entry) => entry.name === current) ? [{ value: current, name: `@${current}  (on none of them)` }] : []),
     { value: '\u0000other', name: 'another attribute…' },
@@ -123,14 +141,7 @@ async function askAttribute(matches: FieldMatches | undefined, current?: string)
   ).trim();
 }
 
-function sampleOf(matches: FieldMatches, attribute: string): string {
-  const value = matches.elements
-    .map((element) => element.attribs[attribute])
-    .find((candidate) => candidate !== undefined && candidate.trim() !== '');
-  return value ? `e.g. ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}…` : value)}` : '';
-}
-
-function suggestedType(matches: FieldMatches | undefined, attribute: string): FieldType {
+function suggestedType(matches: MatchSummary | undefined, attribute: string): FieldType {
   if (['href', 'src', 'data-src'].includes(attribute)) return 'url';
   if (attribute === 'datetime') return 'date';
   const values = matches?.values ?? [];
@@ -190,9 +201,10 @@ export async function changeAttribute(config: ApiConfig, page: SamplePage, ctx: 
   );
   if (!path) return [];
   const field = fieldPaths(config.structure).find((entry) => entry.path === path)!.field;
-  const contexts = contextsOf(config, page, parentOf(path));
-  const matches = contexts ? fieldMatches(contexts, field.selector!, { all: field.type === 'array' }) : undefined;
-  if (matches) writeLine(ctx.stdout, describeMatches(matches, parentOf(path), colors(ctx.stdout, ctx.env)));
+  const c = colors(ctx.stdout, ctx.env);
+  const tried = await matchesOf(config, page, parentOf(path), field.selector!, field.type === 'array');
+  const matches = tried && !('error' in tried) ? tried : undefined;
+  if (tried) writeLine(ctx.stdout, 'error' in tried ? c.red(tried.error) : describeMatches(tried, parentOf(path), c));
   const current = field.type === 'array' ? field.items?.attribute : field.attribute;
   const attribute = await askAttribute(matches, current);
   return [{ kind: 'set', key: `${path}.attribute`, value: attribute }];

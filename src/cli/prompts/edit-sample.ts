@@ -2,17 +2,36 @@ import type { Project } from '../../core/config/project.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { actionSteps } from '../../core/config/action-text.js';
 import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.js';
-import { compileStructure, parseHtml, previewSelector, validateSelector, type HtmlDocument } from '../../core/extract/engine/index.js';
+import { validateSelector } from '../../core/extract/engine/dom.js';
+import type { PageProbe } from '../../core/extract/workers/page-probe.js';
 import type { CliContext } from '../context.js';
 import { accessOf } from '../../core/fetch/net/access-of.js';
 import { startSpinner } from '../spinner.js';
 
-/** The page an edit session shows samples from: fetched once, parsed once, reused for every redraw. */
+/**
+ * The page an edit session shows samples from: fetched once, parsed once in a thread of its own within the
+ * project's document limits, and every selector tried there with the extraction budget (page-probe.ts), so a
+ * hostile page or selector shows the budget's error instead of holding the editor (issue 40).
+ */
 export interface SamplePage {
-  html?: string;
-  doc?: HtmlDocument;
+  probe?: PageProbe;
   finalUrl?: string;
   error?: string;
+}
+
+/** A fetched page, parsed in its probe thread; a page past the limits (or the budget) has no samples, and says why. */
+export async function probePage(page: { html: string; finalUrl: string }, apiId: string, project: Project): Promise<SamplePage> {
+  const { createPageProbe } = await import('../../core/extract/workers/page-probe.js');
+  const { timeoutMs, maxDepth, maxElements } = project.settings.extraction;
+  let probe: PageProbe | undefined;
+  try {
+    probe = createPageProbe(page, { apiId, timeoutMs, limits: { maxDepth, maxElements } });
+    await probe.ready();
+    return { probe, finalUrl: page.finalUrl };
+  } catch (error) {
+    await probe?.close();
+    return { error: (error as Error).message };
+  }
 }
 
 export async function loadSamplePage(config: ApiConfig, project: Project, ctx: CliContext): Promise<SamplePage> {
@@ -24,37 +43,44 @@ export async function loadSamplePage(config: ApiConfig, project: Project, ctx: C
     const result = await pool
       .get(config.scraper)
       .fetch({ url, session: config.session, ...accessOf(config), ...actionSteps(config, exampleValues(config)) });
-    return { html: result.html, doc: parseHtml(result.html), finalUrl: result.finalUrl };
+    spinner.stop();
+    return await probePage(result, config.apiId, project);
   } catch (error) {
-    return { error: (error as Error).message };
+    return { error: `the page could not be fetched: ${(error as Error).message}` };
   } finally {
     spinner.stop();
     await pool.close();
   }
 }
 
-/** The data the config would return for the sample page; undefined while a half-made structure cannot compile. */
-export function sampleData(config: ApiConfig, page: SamplePage): unknown {
-  if (page.html === undefined || page.finalUrl === undefined) return undefined;
+/** Errors of the page's work (its budget, its limits) are told; a half-made structure that cannot compile is not. */
+const PAGE_WORK_CODES = new Set(['EXTRACTION_TIMEOUT', 'EXTRACTION_LIMIT', 'EXTRACTION_FAILED']);
+
+/**
+ * The data the config would return for the sample page: none while a half-made structure cannot compile, and
+ * none, with the reason, when the page's work fails (a selector past the extraction budget).
+ */
+export async function sampleData(config: ApiConfig, page: SamplePage): Promise<{ data?: unknown; error?: string }> {
+  if (!page.probe) return {};
   try {
-    return compileStructure({ selector: config.selector, structure: config.structure }).extract(page.html, page.finalUrl).data;
-  } catch {
-    return undefined;
+    return { data: await page.probe.sample(config) };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return code !== undefined && PAGE_WORK_CODES.has(code) ? { error: (error as Error).message } : {};
   }
 }
 
-export function previewMatches(
+export async function previewMatches(
   page: SamplePage,
   selector: string,
   attribute?: string,
-): { count: number; values: string[]; error?: string } {
+): Promise<{ count: number; values: string[]; error?: string }> {
   const problem = validateSelector(selector);
   if (problem) return { count: 0, values: [], error: `the selector does not parse: ${problem}` };
-  if (!page.doc) return { count: 0, values: [] };
-  const values = previewSelector(page.doc, selector, {
-    limit: 10_000,
-    ...(attribute ? { attribute } : {}),
-    ...(page.finalUrl ? { baseUrl: page.finalUrl } : {}),
-  });
-  return { count: values.length, values: values.slice(0, 3) };
+  if (!page.probe) return { count: 0, values: [] };
+  try {
+    return await page.probe.preview(selector, attribute);
+  } catch (error) {
+    return { count: 0, values: [], error: `the selector could not be tried on the page: ${(error as Error).message}` };
+  }
 }

@@ -38,10 +38,25 @@ export async function runInteractiveEdit(
   ctx: CliContext,
   options: EditSessionOptions = {},
 ): Promise<EditOutcome> {
+  const page = options.page ?? (await loadSamplePage(editable.original, project, ctx));
+  try {
+    return await editLoop(editable, project, ctx, options, page);
+  } finally {
+    // The page's thread (edit-sample.ts) goes with the session.
+    await page.probe?.close();
+  }
+}
+
+async function editLoop(
+  editable: EditableConfig,
+  project: Project,
+  ctx: CliContext,
+  options: EditSessionOptions,
+  page: SamplePage,
+): Promise<EditOutcome> {
   const c = colors(ctx.stdout, ctx.env);
   let config = editable.original;
-  const page = options.page ?? (await loadSamplePage(config, project, ctx));
-  if (page.error) writeLine(ctx.stdout, c.yellow(`could not fetch the page for a live sample: ${page.error}`));
+  if (page.error) writeLine(ctx.stdout, c.yellow(`no live sample: ${page.error}`));
   const dirty = () => options.draft === true || textOf(editable, config) !== textOf(editable, editable.original);
 
   const apply = (operation: EditOperation): void => {
@@ -59,14 +74,12 @@ export async function runInteractiveEdit(
   for (;;) {
     writeLine(ctx.stdout);
     writeLine(ctx.stdout, c.bold(`${config.apiId}  ${config.url}`));
+    const sample = await sampleData(config, page);
     writeLine(
       ctx.stdout,
-      renderStructureTree(config.structure, sampleData(config, page), {
-        name: (t) => c.bold(t),
-        dim: (t) => c.dim(t),
-        value: (t) => c.green(t),
-      }),
+      renderStructureTree(config.structure, sample.data, { name: (t) => c.bold(t), dim: (t) => c.dim(t), value: (t) => c.green(t) }),
     );
+    if (sample.error) writeLine(ctx.stdout, c.yellow(`no live sample: ${sample.error}`));
     let action: string;
     try {
       action = await select({
@@ -277,7 +290,7 @@ async function askSelector(page: SamplePage, ctx: CliContext, options: { message
   for (;;) {
     const selector = (await input({ message: options.message, ...(options.default ? { default: options.default } : {}) })).trim();
     if (!selector) continue;
-    const preview = previewMatches(page, selector);
+    const preview = await previewMatches(page, selector);
     if (preview.error) {
       writeLine(ctx.stdout, c.red(preview.error));
       continue;

@@ -14,7 +14,16 @@ import {
 import { PagejsonError } from '../shared/index.js';
 import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
 import { loginOf, scraperByNumber, type Scraper } from '../fetch/index.js';
-import { candidateSections, compileStructure, dataJsonSchema, isEmptyValue, parseHtml, selectSection } from '../extract/index.js';
+import {
+  candidateSections,
+  compileStructure,
+  dataJsonSchema,
+  DEFAULT_DOCUMENT_LIMITS,
+  isEmptyValue,
+  parseHtml,
+  selectSection,
+  type DocumentLimits,
+} from '../extract/index.js';
 import { paginationProposal, type NextLinkProposal } from './next-link.js';
 
 /**
@@ -47,6 +56,8 @@ export interface GenerateDeps {
   modelFor(name: string): Promise<Model>;
   now?: () => Date;
   signal?: AbortSignal;
+  /** The document limits the page is parsed within (extraction.maxDepth, maxElements; default theirs). */
+  limits?: DocumentLimits;
 }
 
 export interface GenerateResult {
@@ -73,10 +84,12 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
       ...loginOf({ apiId, login: request.login }),
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
-  const sectionHtml = sectionOf(page, selector);
+  // The first parse is within the limits: a page past them stops here, before any model reads it.
+  const limits = deps.limits ?? DEFAULT_DOCUMENT_LIMITS;
+  const sectionHtml = sectionOf(page, selector, limits);
   const model = await deps.modelFor(request.model);
   const proposal = await model.generate({ sectionHtml, pageHtml: page.html, pageUrl: page.finalUrl, selector, rule: request.rule });
-  const { structure, doc } = proposedStructure(proposal.structure, request, selector, page);
+  const { structure, doc } = proposedStructure(proposal.structure, request, selector, page, limits);
   proposal.structure = structure;
   const { sample, usage } = await sampleOf(proposal, { request, model, selector, sectionHtml, doc, pageUrl: page.finalUrl });
   const description = describeGenerated(page.html, request.rule);
@@ -133,10 +146,10 @@ function checkRequest(request: GenerateRequest): { url: string; apiId: string; t
 }
 
 /** The section's HTML; a selector that matches nothing is refused with the sections the page has. */
-function sectionOf(page: { html: string; finalUrl: string }, selector: string): string {
-  const { sectionHtml, matched } = selectSection(page.html, selector);
+function sectionOf(page: { html: string; finalUrl: string }, selector: string, limits: DocumentLimits): string {
+  const { sectionHtml, matched } = selectSection(page.html, selector, limits);
   if (matched > 0) return sectionHtml;
-  const offered = candidateSections(parseHtml(page.html).children);
+  const offered = candidateSections(parseHtml(page.html, limits).children);
   const list = offered.map((candidate) => `"${candidate.selector}" (${candidate.items} × ${candidate.item})`).join(', ');
   throw new PagejsonError('USAGE', `the section selector "${selector}" matches nothing on ${page.finalUrl}`, {
     context: { selector, url: page.finalUrl, candidates: offered },
@@ -156,6 +169,7 @@ function proposedStructure(
   request: GenerateRequest,
   selector: string,
   page: { html: string; finalUrl: string },
+  limits: DocumentLimits,
 ): { structure: Field[]; doc: ReturnType<typeof parseHtml> } {
   const pageUrl = page.finalUrl;
   if (proposed.length === 0) {
@@ -165,7 +179,7 @@ function proposedStructure(
     });
   }
   // One parse of the page for this check and the sample.
-  const doc = parseHtml(page.html);
+  const doc = parseHtml(page.html, limits);
   const structure = isNarrowed(selector) ? insideSection(proposed, selector, doc, pageUrl) : proposed;
   if (structure.length === 0) {
     throw new PagejsonError('EXTRACTION_EMPTY', `model ${request.model} found nothing to extract inside "${selector}" on ${pageUrl}`, {

@@ -8,4 +8,4 @@ export {
   type GenerateRequest,
   type GenerateResult,
 } from './generate.js';
-export { generateIsolated, type IsolatedGenerateDeps } from './isolated.js';
+export { generateIsolated, generationBudgetMs, type IsolatedGenerateDeps } from './isolated.js';

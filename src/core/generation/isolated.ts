@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ProjectSettings, ScraperNumber } from '../config/index.js';
+import type { DocumentLimits } from '../extract/index.js';
 import { PagejsonError } from '../shared/index.js';
 import type { GenerateRequest, GenerateResult } from './generate.js';
 import type { Scraper } from '../fetch/index.js';
@@ -22,6 +23,20 @@ export interface IsolatedGenerateDeps {
   /** Longest the whole generation may take, fetch included; past it the thread is ended. */
   budgetMs: number;
   now?: () => Date;
+  /** The document limits the page is parsed within (extraction.maxDepth, maxElements). */
+  limits?: DocumentLimits;
+}
+
+/**
+ * fetch.timeoutMs + 4 × extraction.timeoutMs; with a model to ask, two of its calls (`modelTimeoutMs` each,
+ * fetch.timeoutMs in the daemon) and 60 s more for its answer.
+ */
+export function generationBudgetMs(
+  settings: { fetch: { timeoutMs: number }; extraction: { timeoutMs: number } },
+  model: string,
+  modelTimeoutMs = settings.fetch.timeoutMs,
+): number {
+  return settings.fetch.timeoutMs + settings.extraction.timeoutMs * 4 + (model === 'heuristic' ? 0 : modelTimeoutMs * 2 + 60_000);
 }
 
 /** The built worker; under the test runner (TypeScript sources) the one under dist/. */
@@ -40,6 +55,7 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
     env: deps.env,
     modelTimeoutMs: deps.modelTimeoutMs,
     now: (deps.now?.() ?? new Date()).toISOString(),
+    ...(deps.limits ? { limits: deps.limits } : {}),
   };
   const worker = new Worker(workerFile(), {
     workerData: job,

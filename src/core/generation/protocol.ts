@@ -1,4 +1,5 @@
 import type { ProjectSettings } from '../config/index.js';
+import type { DocumentLimits } from '../extract/index.js';
 import type { ErrorData } from '../shared/index.js';
 import type { GenerateRequest, GenerateResult } from './generate.js';
 import type { FetchRequest, FetchResult } from '../fetch/index.js';
@@ -11,11 +12,16 @@ export interface GenerationJob {
   modelTimeoutMs: number;
   /** The generation's timestamp (ISO), taken by the parent's clock. */
   now: string;
+  /** The document limits the page is parsed within (default: extraction's defaults). */
+  limits?: DocumentLimits;
 }
+
+export type ParentFetch = Omit<FetchRequest, 'signal' | 'steps' | 'loginSession'>;
 
 /** Worker → parent. */
 export type WorkerReply =
-  | { kind: 'fetch'; request: Pick<FetchRequest, 'url' | 'session' | 'access'> }
+  /** The fetch's data (url, session, access, login); its signal and steps stay with the thread that made them. */
+  | { kind: 'fetch'; request: ParentFetch }
   /** The page itself stays with the parent, which fetched it: not copied back. */
   | { kind: 'done'; result: Omit<GenerateResult, 'html'> }
   | { kind: 'failed'; error: ErrorData };

@@ -25,19 +25,19 @@ const viaParent: Scraper = {
   fetch: (request: FetchRequest) =>
     new Promise<FetchResult>((resolve, reject) => {
       pending = { resolve, reject };
-      port.postMessage({
-        kind: 'fetch',
-        request: {
-          url: request.url,
-          ...(request.session !== undefined ? { session: request.session } : {}),
-          ...(request.access ? { access: request.access } : {}),
-        },
-      } satisfies WorkerReply);
+      // Everything the parent's scraper needs (the CLI's generate runs here too, with --header, --proxy, --login).
+      const { signal: _signal, steps: _steps, loginSession: _session, ...data } = request;
+      port.postMessage({ kind: 'fetch', request: data } satisfies WorkerReply);
     }),
   close: async () => undefined,
 };
 
-generateConfig(job.request, { scraperFor: () => viaParent, modelFor: (name) => models.get(name), now: () => new Date(job.now) }).then(
+generateConfig(job.request, {
+  scraperFor: () => viaParent,
+  modelFor: (name) => models.get(name),
+  now: () => new Date(job.now),
+  ...(job.limits ? { limits: job.limits } : {}),
+}).then(
   (result) =>
     port.postMessage({
       kind: 'done',

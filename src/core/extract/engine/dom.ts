@@ -346,8 +346,12 @@ export function sectionRoots(doc: Document, selector: string): AnyNode[] {
 }
 
 /** Outer HTML of every (top-most) match of the selector, and how many there were. */
-export function selectSection(html: string, selector: string): { sectionHtml: string; matched: number } {
-  const doc = parseHtml(html);
+export function selectSection(
+  html: string,
+  selector: string,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): { sectionHtml: string; matched: number } {
+  const doc = parseHtml(html, limits);
   const roots = sectionRoots(doc, selector);
   if (roots.length === 1 && roots[0] === doc) return { sectionHtml: html, matched: 1 };
   return { sectionHtml: roots.map((root) => getOuterHTML(root)).join('\n'), matched: roots.length };

@@ -3,3 +3,5 @@ export { createWorkerPoolExtractor, type WorkerPoolOptions } from './worker-pool
 export type { ExtractionJob, ExtractionOutcome, ExtractionSettings, Extractor } from './types.js';
 export { builtWorkerFile, PAGE_THREAD_LIMITS, runInThread, type ThreadOptions, type ThreadReply } from './isolated-thread.js';
 export { extractionTimeout } from './errors.js';
+export { createPageProbe, type PageProbe, type PageProbeOptions } from './page-probe.js';
+export type { MatchSummary, SelectorPreview } from './page-probe-types.js';
