@@ -129,6 +129,14 @@ describe.each([
     expect(proxy.refused).toBe(0);
   });
 
+  it.skipIf(skip)('tunnels an https page through the proxy with CONNECT, and a TLS failure there is the page\'s', async () => {
+    // The fixture site speaks plain HTTP: the tunnel opens, then TLS with the page fails. Not a proxy failure.
+    const error = await rejection(fetch('/index.html', { proxy: authProxy() }, `https://127.0.0.1:${site.port}`));
+    expect(proxy.forwarded.filter((entry) => entry.method === 'CONNECT').map((entry) => entry.target)).toContain(`127.0.0.1:${site.port}`);
+    expect(proxy.refused).toBe(0);
+    expect(error.message).not.toMatch(/proxy/);
+  });
+
   it.skipIf(skip)('names a proxy that refuses the credentials without its password', async () => {
     const wrong: ProxySettings = { urls: [`http://${PROXY_USER}:wrong-password-1@127.0.0.1:${proxy.port}`], rotate: 'round-robin' };
     const error = await rejection(fetch('/access/bearer.html', { proxy: wrong }));

@@ -29,38 +29,60 @@ export function proxyStatusReason(status: number): string {
   return `it answered ${status} instead of opening the connection`;
 }
 
-const NETWORK_REASONS: Record<string, string> = {
+/** Failing to reach the proxy itself: the connection to it is the first thing a proxied request opens. */
+const CONNECT_REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection reset',
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'host not found',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   ETIMEDOUT: 'connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+/** Anything else that breaks a connection through a proxy (a reset, a TLS failure) may be the page's too. */
+const OTHER_REASONS: Record<string, string> = {
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
   UND_ERR_SOCKET: 'connection closed',
   ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate does not match its name',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
 };
 
-/**
- * A short reason for an error met while talking to a proxy, from its code or status only: the messages of
- * proxy clients can quote the proxy URL, credentials included, so they are never passed on.
- */
-export function proxyErrorReason(error: unknown): string {
+function codesOf(error: unknown): Array<{ code: string | undefined; message: string }> {
+  const chain: Array<{ code: string | undefined; message: string }> = [];
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
-    const message = current instanceof Error ? current.message : '';
+    chain.push({ code: typeof code === 'string' ? code : undefined, message: current instanceof Error ? current.message : '' });
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return chain;
+}
+
+/**
+ * Why a request failed at the proxy, if it did: the proxy could not be reached, or answered its CONNECT or
+ * absolute-form request with a refusal (407 for credentials). Undefined for anything that may be the page's
+ * (a reset, a TLS failure at the page's end of a tunnel). Built from codes and statuses only: the messages of
+ * proxy clients can quote the proxy URL, credentials included, so they are never passed on.
+ */
+export function proxyLevelReason(error: unknown): string | undefined {
+  for (const { code, message } of codesOf(error)) {
+    if (code && CONNECT_REASONS[code]) return CONNECT_REASONS[code];
     // undici's tunnel ("Proxy response (407) !== 200"), its absolute-form wrapper ("Proxy Authentication
     // Required (407)") and got-scraping's ("The proxy responded with 407 …").
     const status = /Proxy response \((\d{3})\)|proxy responded with (\d{3})|Proxy Authentication Required \((\d{3})\)/i.exec(message);
     if (status) return proxyStatusReason(Number(status[1] ?? status[2] ?? status[3]));
-    current = current instanceof Error ? current.cause : undefined;
   }
-  return 'the connection to it failed';
+  return undefined;
+}
+
+/** A reason fit to print for any error met while talking to a proxy (the guard proxy's upstream side). */
+export function proxyErrorReason(error: unknown): string {
+  const level = proxyLevelReason(error);
+  if (level) return level;
+  for (const { code } of codesOf(error)) if (code && OTHER_REASONS[code]) return OTHER_REASONS[code];
+  return 'the connection through it failed';
 }
 
 function allFailedError(failures: PagejsonError[]): PagejsonError {

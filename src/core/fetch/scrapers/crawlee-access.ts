@@ -1,7 +1,7 @@
 import type { CookieJar } from 'tough-cookie';
 import { isPagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
-import { proxyErrorReason, proxyFailure } from '../net/proxy-attempts.js';
+import { proxyFailure, proxyLevelReason } from '../net/proxy-attempts.js';
 import type { ProxyCandidate } from '../net/proxy-rotation.js';
 import { assertAllowedProxiedTarget } from '../net/proxy-target.js';
 import { mergeCookieHeader, type ResolvedAccess } from '../net/request-access.js';
@@ -54,13 +54,14 @@ export function crawleeAccessOptions(url: string, jar: CookieJar, via: CrawleeVi
   };
 }
 
-/** An error before any response came, through a proxy: the proxy's (unless it is ours or a deadline's). */
+/** An error before any response came, through a proxy: the proxy's when it is (proxy-attempts.ts). */
 export function asProxyFailure(error: unknown, via: CrawleeVia, signal: AbortSignal): unknown {
   if (!via.proxy || signal.aborted) return error;
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
-    if (isPagejsonError(current)) return error;
-    if ((current as { name?: unknown }).name === 'TimeoutError') return error;
+    // got's own timeout (the fetch's deadline) says ETIMEDOUT too, and is not the proxy's.
+    if (isPagejsonError(current) || (current as { name?: unknown }).name === 'TimeoutError') return error;
     current = current instanceof Error ? current.cause : undefined;
   }
-  return proxyFailure(via.proxy, proxyErrorReason(error));
+  const reason = proxyLevelReason(error);
+  return reason ? proxyFailure(via.proxy, reason) : error;
 }

@@ -10,7 +10,7 @@ import { createGuardedAgent } from '../net/guarded-agent.js';
 import { assertHtmlContentType, decodedStream, isIdentityEncoding, mediaType, notHtmlError, sniffsAsHtml } from '../net/html-response.js';
 import { statusFacts } from '../net/block-page.js';
 import { createSessionStore } from '../net/session-store.js';
-import { isProxyFailure, proxyErrorReason, proxyFailure, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
+import { isProxyFailure, proxyFailure, proxyLevelReason, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
 import { createProxyDispatchers } from '../net/proxy-dispatchers.js';
 import type { ProxyCandidate } from '../net/proxy-rotation.js';
 import { assertAllowedProxiedTarget } from '../net/proxy-target.js';
@@ -84,8 +84,8 @@ export function createHttpScraper(options: ScraperOptions): Scraper {
     try {
       response = await request(url, { dispatcher: proxied.for(context.proxy), method: 'GET', headers, signal: context.signal });
     } catch (error) {
-      if (context.signal.aborted || isProxyFailure(error)) throw error;
-      throw proxyFailure(context.proxy, proxyErrorReason(error));
+      const reason = context.signal.aborted || isProxyFailure(error) ? undefined : proxyLevelReason(error);
+      throw reason ? proxyFailure(context.proxy, reason) : error;
     }
     if (response.statusCode !== 407) return response;
     await discard(response.body);
