@@ -185,6 +185,19 @@ describe.each([
     }
   });
 
+  it.skipIf(skip)('goes through fetch.proxy of pagejson.json for every endpoint without a proxy of its own', async () => {
+    const projectWide = createScraperPool(scraperOptionsFromSettings({ ...FETCH, proxy: authProxy() }, ENV));
+    try {
+      await projectWide.get(number).fetch({ url: `${site.origin}/index.html` });
+      expect(proxy.countTo('/index.html')).toBeGreaterThanOrEqual(1);
+      proxy.reset();
+      await projectWide.get(number).fetch({ url: `${site.origin}/index.html`, access: { proxy: false } });
+      expect(proxy.forwarded).toHaveLength(0);
+    } finally {
+      await projectWide.close();
+    }
+  });
+
   it.skipIf(skip)('fails through an HTTP_PROXY on a dead port instead of going direct, naming it', async () => {
     const dead = await startForwardProxy();
     const deadUrl = dead.url;
