@@ -112,18 +112,30 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     );
   }
 
+  /** The refresh's result, a thrown error turned into a failed result. */
+  function refreshOrError(config: ApiConfig, values: MonitorTarget['values']): Promise<RefreshResult> {
+    return options.refresh(config, values).catch((error: unknown): RefreshResult => ({
+      ok: false,
+      error: isPagejsonError(error) ? `${error.code}: ${error.message}` : String(error),
+    }));
+  }
+
+  /** Tell the listener about a run; a listener's failure is not the run's. */
+  function notifyRun(outcome: MonitorRunOutcome): void {
+    try {
+      options.onEvent?.({ kind: 'monitor', outcome });
+    } catch {
+      // a listener's failure is not the run's
+    }
+  }
+
   /** `previous`: the run state when the caller has just read it (a scheduled slot), else read here. */
   async function runTarget(target: MonitorTarget, slot: string | null, known?: MonitorRunState): Promise<MonitorRunOutcome> {
     const { config, values, monitorId } = target;
     const apiId = config.apiId;
     const previous = known ?? (await store.getRun(monitorId));
     const runAt = new Date(options.now()).toISOString();
-    const result = await options
-      .refresh(config, values)
-      .catch((error: unknown): RefreshResult => ({
-        ok: false,
-        error: isPagejsonError(error) ? `${error.code}: ${error.message}` : String(error),
-      }));
+    const result = await refreshOrError(config, values);
     // The run's own health observation (made inside the retrieval path) is recorded before the run is.
     await Promise.allSettled([...observing]);
     const state: MonitorRunState = {
@@ -173,11 +185,7 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
       }
     }
     await store.putRun(state);
-    try {
-      options.onEvent?.({ kind: 'monitor', outcome });
-    } catch {
-      // a listener's failure is not the run's
-    }
+    notifyRun(outcome);
     return outcome;
   }
 
