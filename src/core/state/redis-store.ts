@@ -118,6 +118,123 @@ async function startHeartbeat(client: RedisClient, key: string): Promise<NodeJS.
   return heartbeat;
 }
 
+interface UsageContext {
+  client: RedisClient;
+  k: ReturnType<typeof redisKeys>;
+  now: () => Date;
+  retentionSeconds: number;
+  oldestHourKept: () => string;
+  guard: () => void;
+}
+
+/** The store's usage counters: daily (and recent hourly) hashes of counts per endpoint and key. */
+function usageMethods({
+  client,
+  k,
+  now,
+  retentionSeconds,
+  oldestHourKept,
+  guard,
+}: UsageContext): Pick<StateStore, 'recordUsage' | 'usage'> {
+  return {
+    recordUsage(event: UsageEvent): Promise<void> {
+      try {
+        guard();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const day = dayOf(event.at);
+      const hour = hourOf(event.at);
+      const multi = client.multi();
+      // An event older than the hourly retention (a clock step, a test) counts by the day only.
+      const keepHour = hour >= oldestHourKept();
+      const buckets: Array<readonly [string, number]> = [[k.usage(day), retentionSeconds]];
+      if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
+      for (const [hash, seconds] of buckets) {
+        const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
+        const count = eventCount(event);
+        if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, count);
+        if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, count);
+        if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, count);
+        if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
+        // Token fields exist only once a model spent tokens; rows without them read as 0.
+        const tokens = eventTokens(event);
+        if (tokens.promptTokens !== 0) multi.hIncrBy(hash, `${row}promptTokens`, tokens.promptTokens);
+        if (tokens.completionTokens !== 0) multi.hIncrBy(hash, `${row}completionTokens`, tokens.completionTokens);
+        multi.expire(hash, seconds);
+      }
+      multi.sAdd(k.usageDays, day);
+      if (keepHour) multi.sAdd(k.usageHours, hour);
+      return multi.exec().then(() => undefined);
+    },
+
+    async usage(query: UsageQuery): Promise<UsageRow[]> {
+      guard();
+      const hourly = query.unit === 'hour';
+      const cutoff = usageQueryCutoff(query, now());
+      const bucketSet = hourly ? k.usageHours : k.usageDays;
+      const buckets = (await client.sMembers(bucketSet)).filter((bucket) => cutoff === undefined || bucket >= cutoff);
+      const hashes = await Promise.all(buckets.map((bucket) => client.hGetAll(hourly ? k.usageHour(bucket) : k.usage(bucket))));
+      const rows = new Map<string, UsageRow>();
+      const expired: string[] = [];
+      buckets.forEach((bucket, index) => {
+        const fields = hashes[index] ?? {};
+        if (Object.keys(fields).length === 0) expired.push(bucket);
+        for (const [field, count] of Object.entries(fields)) {
+          const [apiId = '', keyId = '', counter] = field.split('\t');
+          if (!COUNTERS.includes(counter as (typeof COUNTERS)[number])) continue;
+          if (query.apiId !== undefined && apiId !== query.apiId) continue;
+          const key = keyId === '' ? null : keyId;
+          if (query.keyId !== undefined && key !== query.keyId) continue;
+          const id = `${bucket}\t${apiId}\t${keyId}`;
+          let found = rows.get(id);
+          if (!found) {
+            found = {
+              day: bucket.slice(0, 10),
+              ...(hourly ? { hour: bucket } : {}),
+              apiId,
+              keyId: key,
+              requests: 0,
+              errors: 0,
+              cacheHits: 0,
+              milliCredits: 0,
+              promptTokens: 0,
+              completionTokens: 0,
+            };
+            rows.set(id, found);
+          }
+          found[counter as (typeof COUNTERS)[number]] = Number(count);
+        }
+      });
+      // A bucket whose hash expired leaves its name in the set: tidy it so the set stays small.
+      if (expired.length > 0) await client.sRem(bucketSet, expired).catch(() => undefined);
+      return groupUsage([...rows.values()]);
+    },
+  };
+}
+
+/** The store's runtime status of each endpoint, one JSON entry per apiId. */
+function endpointStatusMethods(
+  client: RedisClient,
+  k: ReturnType<typeof redisKeys>,
+  guard: () => void,
+): Pick<StateStore, 'setEndpointStatus' | 'listEndpointStatus'> {
+  return {
+    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
+      guard();
+      await client.hSet(k.endpoints, status.apiId, JSON.stringify(status));
+    },
+
+    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
+      guard();
+      const all = await client.hGetAll(k.endpoints);
+      return Object.values(all)
+        .map((json) => JSON.parse(json) as EndpointRuntimeStatus)
+        .sort((a, b) => a.apiId.localeCompare(b.apiId));
+    },
+  };
+}
+
 export async function createRedisStore(
   options: RedisStoreOptions,
 ): Promise<StateStore & { readonly url: string; readonly prefix: string }> {
@@ -289,92 +406,9 @@ export async function createRedisStore(
       return pairs ? decodeKey(pairsToObject(pairs)) : undefined;
     },
 
-    recordUsage(event: UsageEvent): Promise<void> {
-      try {
-        guard();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const day = dayOf(event.at);
-      const hour = hourOf(event.at);
-      const multi = client.multi();
-      // An event older than the hourly retention (a clock step, a test) counts by the day only.
-      const keepHour = hour >= oldestHourKept();
-      const buckets: Array<readonly [string, number]> = [[k.usage(day), retentionSeconds]];
-      if (keepHour) buckets.push([k.usageHour(hour), HOURLY_USAGE_RETENTION_HOURS * 3_600]);
-      for (const [hash, seconds] of buckets) {
-        const row = `${event.apiId}\t${event.keyId ?? ''}\t`;
-        const count = eventCount(event);
-        if (event.outcome !== 'MODEL') multi.hIncrBy(hash, `${row}requests`, count);
-        if (event.outcome === 'ERROR') multi.hIncrBy(hash, `${row}errors`, count);
-        if (event.outcome === 'HIT' || event.outcome === 'STALE') multi.hIncrBy(hash, `${row}cacheHits`, count);
-        if (event.milliCredits !== 0) multi.hIncrBy(hash, `${row}milliCredits`, event.milliCredits);
-        // Token fields exist only once a model spent tokens; rows without them read as 0.
-        const tokens = eventTokens(event);
-        if (tokens.promptTokens !== 0) multi.hIncrBy(hash, `${row}promptTokens`, tokens.promptTokens);
-        if (tokens.completionTokens !== 0) multi.hIncrBy(hash, `${row}completionTokens`, tokens.completionTokens);
-        multi.expire(hash, seconds);
-      }
-      multi.sAdd(k.usageDays, day);
-      if (keepHour) multi.sAdd(k.usageHours, hour);
-      return multi.exec().then(() => undefined);
-    },
+    ...usageMethods({ client, k, now, retentionSeconds, oldestHourKept, guard }),
 
-    async usage(query: UsageQuery): Promise<UsageRow[]> {
-      guard();
-      const hourly = query.unit === 'hour';
-      const cutoff = usageQueryCutoff(query, now());
-      const bucketSet = hourly ? k.usageHours : k.usageDays;
-      const buckets = (await client.sMembers(bucketSet)).filter((bucket) => cutoff === undefined || bucket >= cutoff);
-      const hashes = await Promise.all(buckets.map((bucket) => client.hGetAll(hourly ? k.usageHour(bucket) : k.usage(bucket))));
-      const rows = new Map<string, UsageRow>();
-      const expired: string[] = [];
-      buckets.forEach((bucket, index) => {
-        const fields = hashes[index] ?? {};
-        if (Object.keys(fields).length === 0) expired.push(bucket);
-        for (const [field, count] of Object.entries(fields)) {
-          const [apiId = '', keyId = '', counter] = field.split('\t');
-          if (!COUNTERS.includes(counter as (typeof COUNTERS)[number])) continue;
-          if (query.apiId !== undefined && apiId !== query.apiId) continue;
-          const key = keyId === '' ? null : keyId;
-          if (query.keyId !== undefined && key !== query.keyId) continue;
-          const id = `${bucket}\t${apiId}\t${keyId}`;
-          let found = rows.get(id);
-          if (!found) {
-            found = {
-              day: bucket.slice(0, 10),
-              ...(hourly ? { hour: bucket } : {}),
-              apiId,
-              keyId: key,
-              requests: 0,
-              errors: 0,
-              cacheHits: 0,
-              milliCredits: 0,
-              promptTokens: 0,
-              completionTokens: 0,
-            };
-            rows.set(id, found);
-          }
-          found[counter as (typeof COUNTERS)[number]] = Number(count);
-        }
-      });
-      // A bucket whose hash expired leaves its name in the set: tidy it so the set stays small.
-      if (expired.length > 0) await client.sRem(bucketSet, expired).catch(() => undefined);
-      return groupUsage([...rows.values()]);
-    },
-
-    async setEndpointStatus(status: EndpointRuntimeStatus): Promise<void> {
-      guard();
-      await client.hSet(k.endpoints, status.apiId, JSON.stringify(status));
-    },
-
-    async listEndpointStatus(): Promise<EndpointRuntimeStatus[]> {
-      guard();
-      const all = await client.hGetAll(k.endpoints);
-      return Object.values(all)
-        .map((json) => JSON.parse(json) as EndpointRuntimeStatus)
-        .sort((a, b) => a.apiId.localeCompare(b.apiId));
-    },
+    ...endpointStatusMethods(client, k, guard),
 
     async flush(): Promise<void> {
       // Replies come back in order on one connection: once PING answers, every earlier command has been applied.
