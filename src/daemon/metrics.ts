@@ -56,20 +56,8 @@ function hotCounter<L extends string>(options: {
   };
 }
 
-export function createMetrics(runtime: Runtime): DaemonMetrics {
-  const registry = new Registry();
-  const requests = hotCounter({
-    name: 'pagejson_requests_total',
-    help: 'Retrieval requests by apiId and HTTP status',
-    labelNames: ['api_id', 'status'],
-    registers: [registry],
-  });
-  const cacheResults = hotCounter({
-    name: 'pagejson_cache_results_total',
-    help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)',
-    labelNames: ['result'],
-    registers: [registry],
-  });
+/** The metrics fed by the runtime's events (fetches, credits, answers' health, monitor runs, webhooks); returns the unsubscribe. */
+function subscribeEventMetrics(runtime: Runtime, registry: Registry, label: (apiId: string | undefined) => string): () => void {
   const fetchDuration = new Histogram({
     name: 'pagejson_fetch_duration_seconds',
     help: 'Fetch + extraction time of source pages',
@@ -110,6 +98,23 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
     registers: [registry],
   });
 
+  return runtime.subscribe((event) => {
+    if (event.kind === 'fetch')
+      fetchDuration.observe(
+        { api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' },
+        event.seconds,
+      );
+    else if (event.kind === 'debit') creditsDebited.inc(label(event.apiId), '', event.milliCredits / 1000);
+    else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
+    else if (event.kind === 'health') answersByHealth.inc(label(event.apiId), event.state);
+    else if (event.kind === 'monitor')
+      monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
+    else if (event.kind === 'webhook') webhookAttempts.inc({ type: event.type, outcome: event.outcome });
+  });
+}
+
+/** Whether the daemon can return freed memory to the system, and how often it did. */
+function registerAllocatorMetrics(registry: Registry): void {
   new Gauge({
     name: 'pagejson_allocator_trim_available',
     help: 'Whether the daemon can return freed memory to the system (1: the native/malloc-trim addon was built)',
@@ -127,22 +132,25 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
       this.inc(allocatorTrims().trims);
     },
   });
+}
 
-  const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
-
-  const unsubscribe = runtime.subscribe((event) => {
-    if (event.kind === 'fetch')
-      fetchDuration.observe(
-        { api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' },
-        event.seconds,
-      );
-    else if (event.kind === 'debit') creditsDebited.inc(label(event.apiId), '', event.milliCredits / 1000);
-    else if (event.kind === 'refund') creditsRefunded.inc({ api_id: label(event.apiId) }, event.milliCredits / 1000);
-    else if (event.kind === 'health') answersByHealth.inc(label(event.apiId), event.state);
-    else if (event.kind === 'monitor')
-      monitorRuns.inc({ api_id: label(event.outcome.apiId), outcome: event.outcome.outcome, changed: String(event.outcome.changed) });
-    else if (event.kind === 'webhook') webhookAttempts.inc({ type: event.type, outcome: event.outcome });
+export function createMetrics(runtime: Runtime): DaemonMetrics {
+  const registry = new Registry();
+  const requests = hotCounter({
+    name: 'pagejson_requests_total',
+    help: 'Retrieval requests by apiId and HTTP status',
+    labelNames: ['api_id', 'status'],
+    registers: [registry],
   });
+  const cacheResults = hotCounter({
+    name: 'pagejson_cache_results_total',
+    help: 'Retrieval answers by cache result (HIT, STALE, MISS, BYPASS)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
+  const unsubscribe = subscribeEventMetrics(runtime, registry, label);
+  registerAllocatorMetrics(registry);
 
   return {
     registry,
