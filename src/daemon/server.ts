@@ -1,5 +1,6 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Project } from '../core/config/project.js';
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
@@ -52,6 +53,38 @@ export interface RunningServer {
 export const LOCK_FILE = 'daemon.lock';
 export const ADMIN_SOCKET = 'admin.sock';
 
+/** A failure to listen in words: the port taken, a privileged port, an address this machine lacks. */
+function rethrowListenError(error: unknown, host: string, port: number): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    throw new PagejsonError('PORT_IN_USE', `port ${port} on ${host} is already in use`, {
+      context: { host, port },
+      hint: `stop what listens there, or pick another port: pagejson serve --port ${port + 1} (or server.port in pagejson.json)`,
+      cause: error,
+    });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+    throw new PagejsonError(
+      'PORT_IN_USE',
+      `cannot listen on ${host}:${port} (${code === 'EACCES' ? 'permission denied' : 'no such address on this machine'})`,
+      {
+        context: { host, port },
+        hint:
+          code === 'EACCES' ? 'ports below 1024 need privileges: use --port 8080' : 'use --host 127.0.0.1, or an address this machine has',
+        cause: error,
+      },
+    );
+  }
+  throw error;
+}
+
+/** The http:// URL of a bound TCP address (IPv6 in brackets), or undefined for a pipe or no address. */
+function httpUrlOf(bound: AddressInfo | string | null): string | undefined {
+  return typeof bound === 'object' && bound
+    ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`
+    : undefined;
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { project } = options;
   await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
@@ -79,36 +112,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     app = await buildApp(runtime, { ...options.app, ...(metricsToken ? { metricsToken } : {}) });
     const host = options.host ?? project.settings.server.host;
     const port = options.port ?? project.settings.server.port;
-    await app.listen({ host, port }).catch((error: unknown) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') {
-        throw new PagejsonError('PORT_IN_USE', `port ${port} on ${host} is already in use`, {
-          context: { host, port },
-          hint: `stop what listens there, or pick another port: pagejson serve --port ${port + 1} (or server.port in pagejson.json)`,
-          cause: error,
-        });
-      }
-      if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-        throw new PagejsonError(
-          'PORT_IN_USE',
-          `cannot listen on ${host}:${port} (${code === 'EACCES' ? 'permission denied' : 'no such address on this machine'})`,
-          {
-            context: { host, port },
-            hint:
-              code === 'EACCES'
-                ? 'ports below 1024 need privileges: use --port 8080'
-                : 'use --host 127.0.0.1, or an address this machine has',
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    });
-    const bound = app.server.address();
-    const publicUrl =
-      typeof bound === 'object' && bound
-        ? `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`
-        : undefined;
+    await app.listen({ host, port }).catch((error: unknown) => rethrowListenError(error, host, port));
+    const publicUrl = httpUrlOf(app.server.address());
     admin = ownsAdminSocket ? await listenAdmin(runtime, socketPath, publicUrl, app) : undefined;
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
