@@ -10,6 +10,7 @@ import { loggedInProbe } from '../../src/core/retrieval/login-probe.js';
 import { isPagejsonError, type PagejsonError } from '../../src/core/shared/errors.js';
 import { CHROMIUM_PATH, chromiumAvailable } from '../support/chromium.js';
 import { LOGIN_PASSWORD, loginStats } from '../support/site-routes/login.js';
+import { startForwardProxy } from '../support/forward-proxy.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**
@@ -50,6 +51,7 @@ describe('logins through the scraper pool', () => {
       perOriginConcurrency: 4,
       chromiumPath: CHROMIUM_PATH,
       actionsTimeoutMs: 3_000,
+      env: overrides.env ?? env,
       logins: { store: createFileSessionStore(dataDir), env: overrides.env ?? env, probe: loggedInProbe(extractor), now: () => now },
     });
     pools.push(made);
@@ -180,6 +182,54 @@ describe('logins through the scraper pool', () => {
     expect(
       (await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/challenge-200.html` }), 'd'))).code,
     ).toBe('SOURCE_BLOCKED');
+  });
+
+  it.each(chromiumAvailable ? ([1, 3] as const) : ([1] as const))(
+    'scraper %i: with a sticky proxy, the login goes through the proxy the fetches take',
+    async (scraper) => {
+      await freshDir();
+      const proxy = await startForwardProxy({ username: 'u', password: 'p' });
+      try {
+        const scrapers = pool({ env: { ...env, PROXY_PASS: 'p' } });
+        const settings =
+          scraper === 1
+            ? form()
+            : {
+                url: `${site.origin}/login/form`,
+                steps: [
+                  { type: 'form.login input[name="username"]', text: '${SITE_USER}' },
+                  { type: 'form.login input[name="password"]', text: '${SITE_PASSWORD}' },
+                  { click: 'form.login button[type="submit"]' },
+                ],
+              };
+        const page = await scrapers.get(scraper).fetch({
+          url: `${site.origin}/login/members.html`,
+          access: { endpoint: 'members', proxy: { urls: [proxy.url.replace('http://', 'http://u:${PROXY_PASS}@')], rotate: 'sticky' } },
+          login: { endpoint: 'members', settings },
+        });
+        expect(page.html).toContain('Gold');
+        expect(loginStats(site).logins).toBe(1);
+        expect(proxy.countTo('/login/form')).toBeGreaterThanOrEqual(1);
+        expect(proxy.countTo('/login/submit')).toBe(1);
+        expect(proxy.countTo('/login/members.html')).toBeGreaterThanOrEqual(1);
+        expect(proxy.refused).toBe(0);
+      } finally {
+        await proxy.close();
+      }
+    },
+    90_000,
+  );
+
+  it("never sends the credentials to another site than the login page's", async () => {
+    await freshDir();
+    site.resetHits();
+    const elsewhere = `http://localhost:${site.port}`;
+    const error = await failure(
+      fetchAs(pool(), '/login/members.html', form({ url: `${site.origin}/login/form-elsewhere?to=${elsewhere}` })),
+    );
+    expect(error.code).toBe('LOGIN_FAILED');
+    expect(error.message).toBe(`the login page posts its form to another site (localhost:${site.port}): the credentials were not sent`);
+    expect(site.hitCount('/login/submit')).toBe(0);
   });
 
   it('scraper 2 fetches with the session too', async () => {

@@ -14,7 +14,8 @@ import type { FixtureSite, RouteHandler } from '../site.js';
  * - the members' pages show their data to a member and otherwise redirect to the form (`members.html`), answer
  *   401 (`members-401.html`) or show a "please sign in" page with 200 (`members-soft.html`, only `loggedIn`
  *   tells it apart);
- * - `GET /login/expire` ends every session, as a site does when they time out.
+ * - `GET /login/expire` ends every session, as a site does when they time out;
+ * - `GET /login/form-elsewhere?to=<origin>` is a login page whose form posts to another site.
  *
  * `loginStats(site)` counts logins and refusals, so tests can prove how often pagejson signed in.
  */
@@ -114,6 +115,11 @@ export const loginRoutes: Record<string, RouteHandler> = {
     state.members.add(member);
     res.writeHead(303, { location: '/login/welcome', 'set-cookie': `member=${member}; Path=/; HttpOnly; SameSite=Lax` });
     res.end();
+  },
+  // A login page whose form posts elsewhere (`?to=<origin>`): a page taken over, or an open redirect's landing.
+  '/login/form-elsewhere': (req, res) => {
+    const to = new URL(req.url ?? '/', 'http://fixture').searchParams.get('to') ?? '';
+    send(res, 200, loginForm('token').replace('action="/login/submit"', `action="${to}/login/submit"`));
   },
   '/login/welcome': (req, res, site) =>
     send(

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
-import type { CookieJar } from 'tough-cookie';
+import { getPublicSuffix, type CookieJar } from 'tough-cookie';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { classifyPage, blockedError } from '../net/block-page.js';
 import { readBodyWithLimit } from '../net/body-limit.js';
@@ -107,7 +107,9 @@ async function follow(job: FormLoginJob, start: URL, first: Sent): Promise<Answe
       throw loginFailed('the login redirects more than 5 times', 'open the login url in a browser: it may loop until cookies are accepted');
     const next = new URL(location, url);
     next.hash = '';
-    sent = answer.status === 307 || answer.status === 308 ? sent : { method: 'GET', referer: url.href };
+    const keepsBody = answer.status === 307 || answer.status === 308;
+    if (keepsBody && sent.body !== undefined) assertSameSite(url, next, 'redirects the login form');
+    sent = keepsBody ? sent : { method: 'GET', referer: url.href };
     url = next;
   }
 }
@@ -143,6 +145,27 @@ async function pageOf(answer: Answer, job: FormLoginJob, what: string): Promise<
   return html;
 }
 
+/** The registrable domain of a host (`auth.example.com` → `example.com`), or the host itself (an IP, localhost). */
+function siteOf(host: string): string {
+  try {
+    return getPublicSuffix(host) ?? host;
+  } catch {
+    return host;
+  }
+}
+
+/**
+ * Credentials go to the login page's own site only: a form (or a redirect that repeats its body) that sends them
+ * to another site — a login page taken over, an open redirect — is refused (docs/security.md).
+ */
+function assertSameSite(from: URL, to: URL, what: string): void {
+  if (from.hostname === to.hostname || siteOf(from.hostname) === siteOf(to.hostname)) return;
+  throw loginFailed(
+    `the login page ${what} to another site (${to.host}): the credentials were not sent`,
+    "point login.url at the login page of the site itself: pagejson sends credentials only to the login page's site",
+  );
+}
+
 export async function formLogin(job: FormLoginJob): Promise<FormLoginResult> {
   const start = new URL(job.url);
   const landing = await follow(job, start, { method: 'GET' });
@@ -168,6 +191,7 @@ export async function formLogin(job: FormLoginJob): Promise<FormLoginResult> {
   const body = new URLSearchParams(formPayload(form, job.fields)).toString();
   const action = new URL(form.action && form.action.trim() !== '' ? form.action : landing.url, landing.url);
   action.hash = '';
+  assertSameSite(new URL(landing.url), action, 'posts its form');
   const sent: Sent = form.method === 'get' ? { method: 'GET', referer: landing.url } : { method: 'POST', body, referer: landing.url };
   if (form.method === 'get') action.search = body;
   const answer = await follow(job, action, sent);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { CookieJar } from 'tough-cookie';
-import { resolveSecretRecord, resolveSecrets, type Action, type LoginSettings } from '../../config/index.js';
+import { resolveSecretRecord, resolveSecrets, type Action, type LoginSettings, type ProxySettings } from '../../config/index.js';
 import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { startDeadline } from '../net/deadline.js';
 import type { FetchRequest, FetchResult } from '../scrapers/types.js';
@@ -30,6 +30,9 @@ export interface LoginTransport {
 
 export interface BrowserLoginJob {
   url: string;
+  /** The endpoint and its config's `proxy`: the steps leave through the proxy its fetches would take first. */
+  endpoint?: string | undefined;
+  proxy?: ProxySettings | undefined;
   /** The steps with `${NAME}` resolved. */
   steps: readonly Action[];
   signal: AbortSignal;
@@ -162,6 +165,8 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
         steps: resolveSteps(settings.steps, options.env, 'login.steps'),
         signal,
         deadlineAt: Date.now() + options.timeoutMs,
+        endpoint: request.login.endpoint,
+        proxy: request.access?.proxy,
       });
       return { id: newSessionId(), jar: await jarOfBrowserCookies(storage.cookies), origins: storage.origins };
     }

@@ -64,10 +64,13 @@ async function runSteps(page: Page, job: BrowserLoginJob, options: { maxBytes: n
 export async function signInWithSteps(
   browser: Browser,
   job: BrowserLoginJob,
-  options: { maxBytes: number; actionsTimeoutMs?: number | undefined },
+  options: { maxBytes: number; actionsTimeoutMs?: number | undefined; contextProxy?: string | undefined },
 ): Promise<BrowserStorage> {
   const started = Date.now();
-  const context = await browser.newContext({ acceptDownloads: false });
+  const context = await browser.newContext({
+    acceptDownloads: false,
+    ...(options.contextProxy ? { proxy: { server: options.contextProxy } } : {}),
+  });
   const closeContext = (): Promise<void> => context.close().catch(() => undefined);
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });

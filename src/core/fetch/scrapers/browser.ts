@@ -143,7 +143,10 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     async signIn(job) {
       if (closed) throw closedError();
       const { browser: chromium } = await untilAborted(browser(), job.signal);
-      return signInWithSteps(chromium, job, { maxBytes: options.maxBytes, actionsTimeoutMs: options.actionsTimeoutMs });
+      // Through the endpoint's proxy when it has one, as its fetches (sticky: the same exit).
+      const candidate = job.endpoint === undefined ? undefined : resolver.proxies.proxyFor(job.endpoint, job.proxy, new URL(job.url));
+      const contextProxy = candidate ? (await chained.for(candidate)).url : undefined;
+      return signInWithSteps(chromium, job, { maxBytes: options.maxBytes, actionsTimeoutMs: options.actionsTimeoutMs, contextProxy });
     },
     async close() {
       if (closed) return;
