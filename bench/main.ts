@@ -15,6 +15,7 @@ import { createScraperPool } from '../src/core/fetch/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
 import { browserActionFigures } from './browser-actions.js';
+import { paginationFigures } from './pagination.js';
 import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -328,6 +329,8 @@ async function main(): Promise<void> {
   }
   // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
   if (ONLY === 'scraper3') return browserActionFigures({ record }, QUICK);
+  // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
+  if (ONLY === 'pagination') return paginationFigures({ record }, QUICK);
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
   if (ONLY === 'scaling') {
     await scaling(source.match[1]!);
@@ -381,6 +384,7 @@ async function main(): Promise<void> {
   if (!LOAD_FIGURES_ONLY) {
     await scraperTwoLatency(sourceUrl);
     await browserActionFigures({ record }, QUICK);
+    await paginationFigures({ record }, QUICK);
     await heuristicGenerate();
     await cliWallTimes();
     // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.

@@ -14,6 +14,7 @@ import type { FixtureSite, RouteHandler } from '../site.js';
  *   past the last is: `404` (default), `empty` (a page without books), `first` (page 1's books again, no
  *   redirect) or `redirect` (a redirect to page 1).
  * - On every kind: `hang=N` (page N never answers: the time budget's test), `fail=N` (page N answers 500),
+ *   `delay=N` (every page answers N ms late, as across a network),
  *   `size=`, `pages=`.
  */
 const BOOK_TITLES = [
@@ -172,15 +173,21 @@ const bySegment = numberedPage((options, page) => `/pages/catalog/${page}${optio
 
 const bookPage: RouteHandler = (_req, res) => send(res, 'A book', '<p>One book.</p>');
 
+/** `delay=N` (ms, at most 2,000): every page answers that much later, as a site across a network does (the bench). */
+function delayed(handler: RouteHandler): RouteHandler {
+  return async (req, res, site) => {
+    const ms = Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('delay'));
+    if (Number.isInteger(ms) && ms > 0 && ms <= 2_000) await new Promise((resolve) => setTimeout(resolve, ms));
+    return handler(req, res, site);
+  };
+}
+
 export const paginationRoutes: Record<string, RouteHandler> = {
-  '/pages/next.html': nextPages,
-  '/pages/numbered': (req, res) => byQuery(req, res),
+  '/pages/next.html': delayed(nextPages),
+  '/pages/numbered': delayed((req, res) => byQuery(req, res)),
   // The path segment's page numbers, registered one by one (routes are exact pathnames).
   ...Object.fromEntries(
-    Array.from({ length: 30 }, (_, index) => [
-      `/pages/catalog/${index + 1}`,
-      ((req, res) => bySegment(req, res, index + 1)) as RouteHandler,
-    ]),
+    Array.from({ length: 30 }, (_, index) => [`/pages/catalog/${index + 1}`, delayed((req, res) => bySegment(req, res, index + 1))]),
   ),
   ...Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`/pages/book/${index + 1}`, bookPage])),
 };
