@@ -3,6 +3,8 @@ import type { ApiConfig } from '../core/config/schema.js';
 import type { Extractor } from '../core/extract/workers/types.js';
 import type { RetrieveResult } from '../core/retrieval/retrieve.js';
 import { accessOf } from '../core/fetch/net/access-of.js';
+import { loginOf } from '../core/fetch/login/login-of.js';
+import { cliLogins } from './login-sessions.js';
 
 /**
  * One-off retrievals in the CLI process (`run`, `snapshot`, `check`, `mcp`): the project's scrapers, models,
@@ -43,7 +45,7 @@ export async function createLocalRetriever(
     import('../core/fetch/scrapers/index.js'),
     import('../core/models/index.js'),
   ]);
-  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, env));
+  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, env), logins: await cliLogins(project, env) });
   const models = createModelResolver({ models: project.settings.models, env });
   // Threads start with the first page to extract: a fetch that fails (or `heal`, which only fetches) needs none.
   let started: Promise<Extractor> | undefined;
@@ -79,6 +81,7 @@ export async function createLocalRetriever(
           url: resolveSourceUrl(config, values),
           session: config.session && config.scraper === 1,
           ...accessOf(config),
+          ...loginOf(config),
           ...actionSteps(config, values),
         });
       return { html: page.html, finalUrl: page.finalUrl };

@@ -16,6 +16,8 @@ import { ProjectSettingsSchema, type ApiConfig, type ProjectSettings } from '../
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { displayPath } from './config-files.js';
 import { accessOf } from '../core/fetch/net/access-of.js';
+import { loginOf } from '../core/fetch/login/login-of.js';
+import { cliLogins } from './login-sessions.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
 import { escapeData, escapeProperty } from './github-annotations.js';
@@ -64,7 +66,10 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
       import('../core/config/url-template.js'),
       import('../core/config/action-text.js'),
     ]);
-  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
+  const pool = createScraperPool({
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    logins: await cliLogins(project, ctx.env),
+  });
   const problems: ConfigProblem[] = [];
   const progress = ctx.stderr.isTTY && ctx.interactive;
   let next = 0;
@@ -79,6 +84,7 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
             url: resolveSourceUrl(config, exampleValues(config)),
             session: config.session,
             ...accessOf(config),
+            ...loginOf(config),
             ...actionSteps(config, exampleValues(config)),
           });
         // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.

@@ -26,12 +26,15 @@ import { renderStructureTree } from '../tree.js';
 import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
 import type { GenerateFlags } from './generate.js';
 import { accessFromFlags } from './generate-access.js';
+import { loginFromFlags } from './generate-login.js';
+import { cliLogins } from '../login-sessions.js';
 
 /** The body of `pagejson generate`, loaded when the command runs (see generate.ts for the flags). */
 export async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags, command: Command, ctx: CliContext): Promise<void> {
   // The URL is checked before anything else is said or asked: a typo is not found after five questions.
   if (urlArgument !== undefined) checkSourceUrl(urlArgument);
   const access = accessFromFlags(flags);
+  const login = loginFromFlags(flags);
   const asking = ctx.interactive && !flags.yes;
   if (!ctx.interactive && !flags.yes) {
     throw new PagejsonError('USAGE', 'not on a terminal, so the generated structure cannot be reviewed', {
@@ -84,7 +87,10 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   // Refuse before the work when the balance cannot pay for it; the charge itself follows the user's "save".
   await ensureGenerationCredits(project, cost);
 
-  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
+  const pool = createScraperPool({
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    logins: await cliLogins(project, ctx.env),
+  });
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);
   let result: GenerateResult;
   try {
@@ -93,7 +99,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     const { generateIsolated, generationBudgetMs } = await import('../../core/generation/isolated.js');
     const { extraction } = project.settings;
     result = await generateIsolated(
-      { ...inputs, apiId, caching: flags.cache, ...access, vars: flags.var, paginate: flags.paginate !== false },
+      { ...inputs, apiId, caching: flags.cache, ...access, ...login, vars: flags.var, paginate: flags.paginate !== false },
       {
         scraperFor: (n) => announcing(pool.get(n), () => spinner.update(`generating a structure with ${inputs.model}`)),
         models: project.settings.models,

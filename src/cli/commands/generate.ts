@@ -17,6 +17,10 @@ export interface GenerateFlags {
   /** --header 'Name: value' and --proxy URL (docs/access.md), repeatable. */
   header: string[];
   proxy: string[];
+  /** --login URL|JSON, --login-field name=value (repeatable), --logged-in SELECTOR (docs/access.md, "Logins"). */
+  login?: string;
+  loginField: string[];
+  loggedIn?: string;
   yes?: boolean;
   force?: boolean;
   json?: boolean;
@@ -53,6 +57,17 @@ export function register(program: Command, ctx: CliContext): void {
       collectVar,
       [],
     )
+    .option(
+      '--login <url|json>',
+      'sign in before fetching: the login page, whose form is posted with --login-field values (or a whole login as JSON, e.g. with browser steps); kept in the config as typed',
+    )
+    .option(
+      '--login-field <name=value>',
+      "a field of the login form, e.g. 'password=${SITE_PASSWORD}' (${NAME} is read from the environment; repeatable)",
+      collectVar,
+      [],
+    )
+    .option('--logged-in <css>', 'an element only a signed-in visitor sees: its absence means the session ended')
     .option('-y, --yes', 'save without review (required when not on a terminal)')
     .option('--force', 'replace an existing config of that id (its revision is bumped)')
     .option('--json', 'print {apiId, file, revision, structure, sample}')

@@ -6,6 +6,8 @@ import { validateSelector } from '../../core/extract/engine/dom.js';
 import type { PageProbe } from '../../core/extract/workers/page-probe.js';
 import type { CliContext } from '../context.js';
 import { accessOf } from '../../core/fetch/net/access-of.js';
+import { loginOf } from '../../core/fetch/login/login-of.js';
+import { cliLogins } from '../login-sessions.js';
 import { startSpinner } from '../spinner.js';
 
 /**
@@ -37,12 +39,15 @@ export async function probePage(page: { html: string; finalUrl: string }, apiId:
 export async function loadSamplePage(config: ApiConfig, project: Project, ctx: CliContext): Promise<SamplePage> {
   const spinner = await startSpinner(ctx, `fetching ${config.apiId} for a live sample`);
   const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/fetch/scrapers/index.js');
-  const pool = createScraperPool(scraperOptionsFromSettings(project.settings.fetch, ctx.env));
+  const pool = createScraperPool({
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    logins: await cliLogins(project, ctx.env),
+  });
   try {
     const url = resolveSourceUrl(config, exampleValues(config));
     const result = await pool
       .get(config.scraper)
-      .fetch({ url, session: config.session, ...accessOf(config), ...actionSteps(config, exampleValues(config)) });
+      .fetch({ url, session: config.session, ...accessOf(config), ...loginOf(config), ...actionSteps(config, exampleValues(config)) });
     spinner.stop();
     return await probePage(result, config.apiId, project);
   } catch (error) {

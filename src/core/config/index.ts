@@ -122,3 +122,4 @@ export {
   type ActionVerb,
 } from './action-text.js';
 export { LOGIN_KINDS, LoginSchema, MAX_LOGIN_FIELDS, loginTexts, loginUrlProblem, type LoginSettings } from './login.js';
+export { LOGIN_MASK, describeLogin, displayLogin, withLoginShown } from './login-display.js';

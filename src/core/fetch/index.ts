@@ -14,3 +14,4 @@ export type { FetchLogin, LoggedInProbe, LoginSession } from './login/types.js';
 export { createFileSessionStore, createMemorySessionStore, type SessionStore } from './login/session-stores.js';
 export { createRedisSessionStore } from './login/session-redis.js';
 export { loginOf } from './login/login-of.js';
+export type { PoolLoginOptions } from './login/pool-logins.js';

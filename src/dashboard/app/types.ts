@@ -32,6 +32,8 @@ export interface Config {
   /** Browser steps (docs/actions.md), as in the config file. */
   actions?: Array<Record<string, unknown>>;
   pagination?: Pagination;
+  /** The login (docs/access.md), as served: templates kept, written-in credentials masked. */
+  login?: { url: string; form?: Record<string, string>; steps?: Array<Record<string, unknown>>; loggedIn?: string };
 }
 
 /** How the list is read over pages (docs/pagination.md), as in the config file. */
