@@ -74,6 +74,12 @@ describe('the daemon with logins and block pages', () => {
           ],
         },
         {
+          apiId: 'watched',
+          url: `${site.origin}/blocks/switch.html?watched=1`,
+          monitor: { every: '1d' },
+          structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+        },
+        {
           apiId: 'limited',
           url: `${site.origin}/blocks/rate-limited.html?after=90`,
           structure: [{ name: 'title', type: 'string', selector: 'h1' }],
@@ -160,6 +166,19 @@ describe('the daemon with logins and block pages', () => {
     expect(recovered.status).toBe(200);
     expect(recovered.body.data).toEqual({ title: 'Prices', summary: 'a summary' });
     expect((await server.runtime.store.listEndpointStatus()).find((status) => status.apiId === 'switch')?.health).toBe('healthy');
+  });
+
+  it('a monitor run that meets a block page records "blocked" and calls nothing a change', async () => {
+    site.state.delete('blocks');
+    const monitors = server.runtime.watch.monitors;
+    expect((await monitors.runNow('watched'))[0]).toMatchObject({ outcome: 'ok' });
+    site.state.set('blocks', 'denied');
+    const blocked = (await monitors.runNow('watched'))[0];
+    expect(blocked).toMatchObject({ outcome: 'blocked', changed: false });
+    expect(blocked?.error).toMatch(/^SOURCE_BLOCKED: /);
+    site.state.delete('blocks');
+    // Back to the page: the same data as before the block, so no change either.
+    expect((await monitors.runNow('watched'))[0]).toMatchObject({ outcome: 'ok', changed: false });
   });
 
   it('a 429 is 503 SOURCE_RATE_LIMITED with Retry-After, and the source is not asked again before then', async () => {
