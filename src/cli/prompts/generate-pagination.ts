@@ -14,13 +14,16 @@ export async function offerPagination(
   ctx: CliContext,
   options: { asking: boolean; json: boolean },
 ): Promise<ApiConfig> {
-  if (!nextLink || !config.pagination) return config;
+  // The proposal is in the config; `nextLink` (where it leads) only says more when the pipeline gave it.
+  const next = config.pagination?.next;
+  if (next === undefined) return config;
   const out = colors(ctx.stdout, ctx.env);
-  const pages = config.pagination.maxPages;
+  const pages = config.pagination!.maxPages;
   if (!options.json) {
+    const where = nextLink ? ` ${out.dim(`(page 2: ${nextLink.href})`)}` : '';
     writeLine(
       ctx.stdout,
-      `${out.bold('pagination')}  follow the next link ${out.cyan(nextLink.next)} ${out.dim(`(page 2: ${nextLink.href})`)}, up to ${pages} pages, each costing the price of a request`,
+      `${out.bold('pagination')}  follow the next link ${out.cyan(next)}${where}, up to ${pages} pages, each costing the price of a request`,
     );
     if (!options.asking) writeLine(ctx.stdout, out.dim('  (--no-paginate leaves it out)'));
     writeLine(ctx.stdout);

@@ -41,7 +41,13 @@ generateConfig(job.request, {
   (result) =>
     port.postMessage({
       kind: 'done',
-      result: { config: result.config, sample: result.sample, finalUrl: result.finalUrl, ...(result.usage ? { usage: result.usage } : {}) },
+      result: {
+        config: result.config,
+        sample: result.sample,
+        finalUrl: result.finalUrl,
+        ...(result.usage ? { usage: result.usage } : {}),
+        ...(result.nextLink ? { nextLink: result.nextLink } : {}),
+      },
     } satisfies WorkerReply),
   (error: unknown) =>
     port.postMessage({
