@@ -42,14 +42,12 @@ export function registerLoginRoutes(api: FastifyInstance, context: DashboardApiC
     if (problems.length > 0)
       throw new PagejsonError(problems[0]!.code, problems[0]!.message, { hint: 'give every variable of the endpoint an example' });
     try {
-      const page = await runtime.scrapers
-        .get(config.scraper)
-        .fetch({
-          url: resolveSourceUrl(config, values),
-          ...accessOf(config),
-          ...loginOf(config, { fresh: true }),
-          ...actionSteps(config, values),
-        });
+      const page = await runtime.scrapers.get(config.scraper).fetch({
+        url: resolveSourceUrl(config, values),
+        ...accessOf(config),
+        ...loginOf(config, { fresh: true }),
+        ...actionSteps(config, values),
+      });
       return { ok: true, finalUrl: page.finalUrl, status: page.status };
     } catch (error) {
       if (!isPagejsonError(error)) throw error;
