@@ -75,15 +75,13 @@ export async function createLocalRetriever(
         import('../core/config/url-template.js'),
         import('../core/config/action-text.js'),
       ]);
-      const page = await pool
-        .get(config.scraper)
-        .fetch({
-          url: resolveSourceUrl(config, values),
-          session: config.session && config.scraper === 1,
-          ...accessOf(config),
-          ...loginOf(config),
-          ...actionSteps(config, values),
-        });
+      const page = await pool.get(config.scraper).fetch({
+        url: resolveSourceUrl(config, values),
+        session: config.session && config.scraper === 1,
+        ...accessOf(config),
+        ...loginOf(config),
+        ...actionSteps(config, values),
+      });
       return { html: page.html, finalUrl: page.finalUrl };
     },
     close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),

@@ -78,15 +78,13 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
     while (next < targets.length) {
       const { file, config } = targets[next++]!;
       try {
-        const page = await pool
-          .get(config.scraper)
-          .fetch({
-            url: resolveSourceUrl(config, exampleValues(config)),
-            session: config.session,
-            ...accessOf(config),
-            ...loginOf(config),
-            ...actionSteps(config, exampleValues(config)),
-          });
+        const page = await pool.get(config.scraper).fetch({
+          url: resolveSourceUrl(config, exampleValues(config)),
+          session: config.session,
+          ...accessOf(config),
+          ...loginOf(config),
+          ...actionSteps(config, exampleValues(config)),
+        });
         // In a thread with the daemon's extraction budget and limits (issue 40): a costly page ends its check only.
         problems.push(...(await liveCheckIsolated(config, page, file, project.settings.extraction)));
       } catch (error) {

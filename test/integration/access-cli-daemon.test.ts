@@ -143,7 +143,16 @@ describe('the CLI', () => {
   });
 
   it('run sends the headers with every page of a pagination', async () => {
-    await project.write('configs/paged.json', JSON.stringify({ apiId: 'paged', url: `${site.origin}/access/paged.html?page=1`, request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } }, pagination: { next: 'a[rel=next]' }, structure: [{ name: 'invoices', type: 'array', selector: 'li.invoice .number', items: { type: 'string' } }] }));
+    await project.write(
+      'configs/paged.json',
+      JSON.stringify({
+        apiId: 'paged',
+        url: `${site.origin}/access/paged.html?page=1`,
+        request: { headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}' } },
+        pagination: { next: 'a[rel=next]' },
+        structure: [{ name: 'invoices', type: 'array', selector: 'li.invoice .number', items: { type: 'string' } }],
+      }),
+    );
     try {
       site.resetHits();
       const ran = await project.run(['run', 'paged'], { env: SECRETS });

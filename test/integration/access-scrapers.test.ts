@@ -129,7 +129,7 @@ describe.each([
     expect(proxy.refused).toBe(0);
   });
 
-  it.skipIf(skip)('tunnels an https page through the proxy with CONNECT, and a TLS failure there is the page\'s', async () => {
+  it.skipIf(skip)("tunnels an https page through the proxy with CONNECT, and a TLS failure there is the page's", async () => {
     // The fixture site speaks plain HTTP: the tunnel opens, then TLS with the page fails. Not a proxy failure.
     const error = await rejection(fetch('/index.html', { proxy: authProxy() }, `https://127.0.0.1:${site.port}`));
     expect(proxy.forwarded.filter((entry) => entry.method === 'CONNECT').map((entry) => entry.target)).toContain(`127.0.0.1:${site.port}`);

@@ -30,8 +30,14 @@ const ERROR_RESPONSES: Record<string, { description: string; only?: 'post' | 'dy
   '413': { description: 'The request body is over 16 KiB.', only: 'post' },
   '415': { description: 'A body was sent with a Content-Type other than application/json.', only: 'post' },
   '500': { description: 'An unexpected failure; details are in the daemon log under the X-Request-Id.' },
-  '502': { description: 'The source page could not be fetched, answered with a block page (a challenge, a captcha, access denied), its login failed, or nothing could be extracted from it.' },
-  '503': { description: 'The source answered 429 and is not asked again before the Retry-After header\'s seconds have passed (docs/block-pages.md), or the daemon is shutting down.' },
+  '502': {
+    description:
+      'The source page could not be fetched, answered with a block page (a challenge, a captcha, access denied), its login failed, or nothing could be extracted from it.',
+  },
+  '503': {
+    description:
+      "The source answered 429 and is not asked again before the Retry-After header's seconds have passed (docs/block-pages.md), or the daemon is shutting down.",
+  },
 };
 
 /** Rows the daemon answers around the retrieval (a malformed request, an unknown route): not an operation's own. */

@@ -75,15 +75,13 @@ export const DEFAULT_SELECTOR = 'body';
 
 export async function generateConfig(request: GenerateRequest, deps: GenerateDeps): Promise<GenerateResult> {
   const { url, apiId, template, selector } = checkRequest(request);
-  const page = await deps
-    .scraperFor(request.scraper)
-    .fetch({
-      url,
-      session: request.session,
-      access: { endpoint: apiId, ...request.access },
-      ...loginOf({ apiId, login: request.login }),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    });
+  const page = await deps.scraperFor(request.scraper).fetch({
+    url,
+    session: request.session,
+    access: { endpoint: apiId, ...request.access },
+    ...loginOf({ apiId, login: request.login }),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
   // The first parse is within the limits: a page past them stops here, before any model reads it.
   const limits = deps.limits ?? DEFAULT_DOCUMENT_LIMITS;
   const sectionHtml = sectionOf(page, selector, limits);

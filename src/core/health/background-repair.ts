@@ -71,15 +71,13 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected)
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
-    const page = await options
-      .scraperFor(config)
-      .fetch({
-        url: resolveSourceUrl(config, values),
-        session: config.session && config.scraper === 1,
-        signal,
-        ...accessOf(config),
-        ...actionSteps(config, values),
-      });
+    const page = await options.scraperFor(config).fetch({
+      url: resolveSourceUrl(config, values),
+      session: config.session && config.scraper === 1,
+      signal,
+      ...accessOf(config),
+      ...actionSteps(config, values),
+    });
     const proposal = await repairIsolated({ config, html: page.html, pageUrl: page.finalUrl, expected }, options.thread, closing.signal);
     if (proposal.changes.length === 0 || proposal.recovery.found === 0)
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });

@@ -104,16 +104,14 @@ async function fetchStep(page: PageContext): Promise<void> {
   const scraperNumber = options.scraper ?? config.scraper;
   // Session is a scraper-1 feature; a one-off override to another scraper simply fetches without it.
   const session = config.session && scraperByNumber(scraperNumber).supportsSession;
-  page.page = await page.deps
-    .scraperFor(scraperNumber)
-    .fetch({
-      url: page.sourceUrl,
-      session,
-      ...accessOf(config),
-      ...loginOf(config),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...browserStepsOf(page, page.deps.extractor ?? inProcess),
-    });
+  page.page = await page.deps.scraperFor(scraperNumber).fetch({
+    url: page.sourceUrl,
+    session,
+    ...accessOf(config),
+    ...loginOf(config),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...browserStepsOf(page, page.deps.extractor ?? inProcess),
+  });
   page.finalUrl = page.page.finalUrl;
   page.fetchedAt = new Date();
 }

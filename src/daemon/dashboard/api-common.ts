@@ -58,16 +58,14 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T 
 export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
   if (isPagejsonError(error)) {
     const problems = error.context.problems;
-    return reply
-      .code(statusOf(error.code))
-      .send({
-        error: {
-          code: error.code,
-          message: error.message,
-          ...(error.hint ? { hint: error.hint } : {}),
-          ...(Array.isArray(problems) ? { problems } : {}),
-        },
-      });
+    return reply.code(statusOf(error.code)).send({
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.hint ? { hint: error.hint } : {}),
+        ...(Array.isArray(problems) ? { problems } : {}),
+      },
+    });
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (status !== undefined && status >= 400 && status < 500)

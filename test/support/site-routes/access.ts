@@ -59,10 +59,15 @@ export const accessRoutes: Record<string, RouteHandler> = {
     res.writeHead(302, { location: '/access/bearer.html' }).end();
   },
   '/access/paged.html': (req, res, site) => {
-    if (req.headers.authorization !== `Bearer ${token(site)}`) return page(res, 401, '<!doctype html><title>Unauthorized</title><h1>Unauthorized</h1>');
+    if (req.headers.authorization !== `Bearer ${token(site)}`)
+      return page(res, 401, '<!doctype html><title>Unauthorized</title><h1>Unauthorized</h1>');
     const number = Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('page') ?? '1');
     const next = number < 3 ? `<a rel="next" href="/access/paged.html?page=${number + 1}">Next</a>` : '';
-    page(res, 200, `<!doctype html><html><head><title>Invoices, page ${number}</title></head><body><ul class="invoices"><li class="invoice"><span class="number">P${number}-A</span></li><li class="invoice"><span class="number">P${number}-B</span></li></ul>${next}</body></html>`);
+    page(
+      res,
+      200,
+      `<!doctype html><html><head><title>Invoices, page ${number}</title></head><body><ul class="invoices"><li class="invoice"><span class="number">P${number}-A</span></li><li class="invoice"><span class="number">P${number}-B</span></li></ul>${next}</body></html>`,
+    );
   },
   '/access/echo.html': (req, res) => {
     page(
