@@ -232,6 +232,21 @@ describe('logins through the scraper pool', () => {
     expect(site.hitCount('/login/submit')).toBe(0);
   });
 
+  it('a login page that answers 429 pauses its origin: SOURCE_RATE_LIMITED, not a failed login', async () => {
+    await freshDir();
+    const scrapers = pool();
+    site.resetHits();
+    const error = await failure(
+      fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/rate-limited.html?after=120` }), 'limited'),
+    );
+    expect(error.code).toBe('SOURCE_RATE_LIMITED');
+    expect(error.context.retryAfterSeconds).toBe(120);
+    // The origin is left alone: another endpoint's login there is not even tried.
+    expect((await failure(fetchAs(scrapers, '/login/members.html', form(), 'other'))).code).toBe('SOURCE_RATE_LIMITED');
+    expect(site.hitCount('/login/form')).toBe(0);
+    expect(site.hitCount('/blocks/rate-limited.html')).toBe(1);
+  });
+
   it('scraper 2 fetches with the session too', async () => {
     await freshDir();
     expect((await fetchAs(pool(), '/login/members.html', form(), 'members', 2)).html).toContain('Gold');

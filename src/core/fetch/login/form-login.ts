@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { getPublicSuffix, type CookieJar } from 'tough-cookie';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
-import { classifyPage, blockedError } from '../net/block-page.js';
+import { classifyPage, blockedError, statusFacts } from '../net/block-page.js';
+import { PagejsonError } from '../../shared/index.js';
 import { readBodyWithLimit } from '../net/body-limit.js';
 import { decodeHtmlBody } from '../net/charset.js';
 import { decodedStream } from '../net/html-response.js';
@@ -114,6 +115,12 @@ async function follow(job: FormLoginJob, start: URL, first: Sent): Promise<Answe
   }
 }
 
+/** A body nobody reads any more: undici emits an AbortError on it when destroyed, which must not go uncaught. */
+function drop(body: Readable): void {
+  if (body.listenerCount('error') === 0) body.on('error', () => undefined);
+  body.destroy();
+}
+
 async function readText(answer: Answer, maxBytes: number): Promise<string> {
   const headers = answer.headers;
   const stream: Readable = decodedStream(answer.body, one(headers['content-encoding']));
@@ -121,7 +128,8 @@ async function readText(answer: Answer, maxBytes: number): Promise<string> {
     const bytes = await readBodyWithLimit(stream, Math.min(maxBytes, MAX_LOGIN_PAGE_BYTES));
     return decodeHtmlBody(bytes, one(headers['content-type'])).text;
   } catch (error) {
-    stream.destroy();
+    drop(stream);
+    drop(answer.body);
     throw error;
   }
 }
@@ -129,7 +137,10 @@ async function readText(answer: Answer, maxBytes: number): Promise<string> {
 /** A page read as a login step sees it: an error status or a block page ends the login. */
 async function pageOf(answer: Answer, job: FormLoginJob, what: string): Promise<string> {
   if (answer.status >= 400) {
-    answer.body.destroy();
+    drop(answer.body);
+    // The site asked to be left alone: a pause of its origin (net/source-screen.ts), not a failed login.
+    if (answer.status === 429)
+      throw new PagejsonError('FETCH_STATUS', 'HTTP 429', { context: { status: 429, url: answer.url, ...statusFacts(answer.headers) } });
     throw loginFailed(
       `${what} answered HTTP ${answer.status}`,
       answer.status === 401 || answer.status === 403

@@ -79,11 +79,21 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
       name,
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
-        // A fetch of an endpoint with a login goes with its session (fetch/login/login-manager.ts).
-        if (request.login && !request.loginSession)
-          return logins.fetch({ ...request, login: request.login }, (inner) => scraper.fetch(inner));
         const origin = originOf(request.url);
         screen.before(origin, request.url);
+        // A fetch of an endpoint with a login goes with its session (fetch/login/login-manager.ts); a 429 of the
+        // login page pauses the origin like any other.
+        if (request.login && !request.loginSession) {
+          return logins
+            .fetch({ ...request, login: request.login }, (inner) => scraper.fetch(inner))
+            .catch((error: unknown) => {
+              throw screen.failed(
+                error,
+                originOf(isPagejsonError(error) && typeof error.context.url === 'string' ? error.context.url : request.url),
+                request.url,
+              );
+            });
+        }
         // One deadline for waiting in the origin queue and fetching: a burst at a slow site must not keep a
         // request waiting past fetch.timeoutMs before its fetch has even started.
         const { deadline, signal, dispose } = startDeadline(options.timeoutMs, request.signal);
