@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +245,23 @@ describe('logins through the scraper pool', () => {
     expect((await failure(fetchAs(scrapers, '/login/members.html', form(), 'other'))).code).toBe('SOURCE_RATE_LIMITED');
     expect(site.hitCount('/login/form')).toBe(0);
     expect(site.hitCount('/blocks/rate-limited.html')).toBe(1);
+  });
+
+  it('never follows a link in place of the sessions folder: the session is not written where it points', async () => {
+    await freshDir();
+    const elsewhere = await mkdtemp(join(tmpdir(), 'pagejson-elsewhere-'));
+    try {
+      await chmod(elsewhere, 0o755);
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      await symlink(elsewhere, join(dataDir, 'logins'));
+      const error = await failure(fetchAs(pool(), '/login/members.html', form()));
+      expect(error.code).toBe('DATA_DIR_UNSAFE');
+      expect(error.message).toContain('is a symbolic link');
+      expect(await readdir(elsewhere)).toEqual([]);
+      expect((await stat(elsewhere)).mode & 0o777).toBe(0o755);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('scraper 2 fetches with the session too', async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkDataDir, PagejsonError, readNoFollow } from '../../shared/index.js';
+import { checkDataDir, linkRefused, PagejsonError, readNoFollow } from '../../shared/index.js';
 import type { StoredSession } from './types.js';
 
 /**
@@ -100,6 +100,9 @@ export function createFileSessionStore(dataDir: string): SessionStore {
       await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'EEXIST') throw error;
       });
+      // A link (or a file) in its place is refused, never followed: chmod and writes would go where it points.
+      const info = await lstat(dir);
+      if (info.isSymbolicLink() || !info.isDirectory()) throw linkRefused(dir);
       await chmod(dir, 0o700);
     })().catch((error: unknown) => {
       ready = undefined;
