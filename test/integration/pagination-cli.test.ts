@@ -94,6 +94,30 @@ describe('validate', () => {
   });
 });
 
+describe('validate --live', () => {
+  it('warns when the page has no next link the selector finds, and says nothing when it has one', async () => {
+    temp = await makeProject([
+      paged('good', '/pages/next.html?page=1', { next: 'a[rel=next]' }),
+      paged('wrong', '/pages/next.html?page=1', { next: 'a.older' }),
+      paged('last', '/pages/next.html?page=3', { next: 'a[rel=next]' }),
+    ]);
+    const result = await cli('validate', '--live', '--format', 'json');
+    expect(result.exitCode, result.stdout).toBe(0);
+    const problems = (JSON.parse(result.stdout) as { problems: Array<{ file: string; path: string; message: string; severity: string }> })
+      .problems;
+    expect(problems.filter((problem) => problem.file.endsWith('good.json'))).toEqual([]);
+    expect(problems.find((problem) => problem.file.endsWith('wrong.json'))).toMatchObject({
+      path: '$.pagination.next',
+      severity: 'warning',
+      message: expect.stringContaining('"a.older" finds no next-page link'),
+    });
+    expect(problems.find((problem) => problem.file.endsWith('last.json'))).toMatchObject({
+      path: '$.pagination.next',
+      severity: 'warning',
+    });
+  });
+});
+
 describe('edit, show, list, openapi', () => {
   it('sets and removes pagination with --set, refusing what validate refuses', async () => {
     temp = await makeProject([paged('shelf', '/pages/next.html?page=1', undefined)]);

@@ -1,5 +1,6 @@
 import { jsonPath, type ApiConfig, type ConfigProblem, type Field } from '../config/index.js';
 import { candidateSections, fieldContexts, fieldMatches, parseHtml, sectionRoots, type DocumentLimits } from '../extract/index.js';
+import { livePaginationProblems } from './pagination-live.js';
 
 /**
  * `validate --live`: a config checked against its page as fetched now. A section selector that matches
@@ -59,5 +60,6 @@ export function liveProblems(config: ApiConfig, html: string, pageUrl: string, f
     });
   };
   walk(config.structure, [], ['structure']);
+  problems.push(...livePaginationProblems(config, doc, pageUrl, file));
   return problems;
 }
