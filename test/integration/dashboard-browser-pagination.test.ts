@@ -114,4 +114,24 @@ describe.skipIf(skip)("the endpoint page's pagination", () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('generating from a page with a next link proposes the pagination, shown in words and saved with the endpoint', async () => {
+    const { page, problems } = await signedIn();
+    await page.goto(`${serve.url}/ui/generate`);
+    await page.getByLabel('Page URL').fill(`${site.origin}/pages/next.html?page=1`);
+    await page.getByLabel(/^API id/).fill('generated');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await page.getByRole('heading', { name: 'Proposal: generated' }).waitFor({ timeout: 30_000 });
+    const section = page.getByRole('region', { name: 'Pagination' });
+    await section
+      .getByText('Reads the list over pages: follow the next link "a[rel~="next"]" (at most 10 pages).', { exact: false })
+      .waitFor();
+    await page.screenshot({ path: join(SHOTS, 'dashboard-generate-pagination.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Save as generated' }).click();
+    await page.getByText(/Saved .*configs\/generated\.json/).waitFor();
+    const saved = JSON.parse(await readFile(join(temp.root, 'configs/generated.json'), 'utf8')) as { pagination?: unknown };
+    expect(saved.pagination).toEqual({ next: 'a[rel~="next"]', maxPages: 10 });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -127,11 +127,11 @@ export function describePagination(pagination: PaginationInput): string {
   const keyed = pagination.key ? `, items told apart by ${pagination.key}` : '';
   const how =
     kind === 'next'
-      ? `follow the next link ${JSON.stringify(pagination.next)}`
+      ? `follow the next link "${pagination.next}"`
       : kind === 'variable'
         ? `count {{ ${pagination.variable} }} up from ${pageStartOf(pagination)}`
         : kind === 'loadMore'
-          ? `click ${JSON.stringify(pagination.loadMore)} until nothing new appears`
+          ? `click "${pagination.loadMore}" until nothing new appears`
           : 'scroll to the end until nothing new appears';
   return `${how} (${limits.join(', ')}${into}${keyed})`;
 }

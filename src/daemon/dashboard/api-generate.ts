@@ -25,6 +25,7 @@ import { validateSelector } from '../../core/extract/engine/index.js';
 import { parse, type DashboardApiContext, shownProblems } from './api-common.js';
 import { Operations } from './api-endpoints.js';
 import type { SampledPage } from './page-sampler.js';
+import { paginationView } from './pagination-view.js';
 
 /**
  * Generation from the dashboard: the same pipeline and the same credits as `pagejson generate`. The balance
@@ -152,6 +153,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
         config: result.config,
         sample: result.sample,
         places: urlPlaces(result.config)?.places ?? [],
+        ...paginationView(result.config),
         milliCredits: cost,
         exists: existsSync(file),
         file: relative(runtime.project.root, file),
@@ -170,7 +172,8 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     const problems = shownProblems(runtime, problemsOf(file, config, runtime.settings));
     const sample = problems.length === 0 ? (await context.pages.sample(config, proposal.page)).data : undefined;
     const places = urlPlaces(config)?.places ?? [];
-    if (!body.save || problems.length > 0) return { config, problems, places, written: false, ...(sample ? { sample } : {}) };
+    if (!body.save || problems.length > 0)
+      return { config, problems, places, ...paginationView(config), written: false, ...(sample ? { sample } : {}) };
 
     const existing = runtime.configs.get(config.apiId);
     if ((existing || existsSync(file)) && !body.overwrite) {

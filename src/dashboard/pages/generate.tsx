@@ -4,6 +4,7 @@ import { api, ApiError, credits } from '../app/api';
 import type { Config, EditAnswer, UrlPlace } from '../app/types';
 import { useEdits } from '../app/use-edits';
 import { StructureEditor } from '../components/structure-editor';
+import { PaginationEditor } from '../components/pagination-editor';
 import { UrlPlaces } from '../components/url-places';
 import { Busy, ErrorBox, JsonView, PageTitle, Section } from '../components/ui';
 
@@ -29,6 +30,7 @@ interface Proposal {
   milliCredits: number;
   exists: boolean;
   file: string;
+  paginationText?: string | null;
 }
 
 export function GeneratePage() {
@@ -224,6 +226,13 @@ export function GeneratePage() {
               <JsonView value={draft?.sample ?? proposal.sample} label="What the proposal extracts from the page" />
             </div>
           </div>
+          <PaginationEditor
+            key={`pagination-${pending.length}`}
+            config={config}
+            text={(draft ?? proposal).paginationText}
+            disabled={busy !== undefined}
+            onOperation={change}
+          />
           {draft && draft.problems.length > 0 ? (
             <div class="error" role="alert">
               <strong>Not valid yet:</strong>
