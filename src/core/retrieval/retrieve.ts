@@ -160,6 +160,9 @@ async function paginateStep(page: PageContext, values: Record<string, unknown>, 
     const next = { ...page, sourceUrl: url, fillsModelFields: false, options: { ...page.options, signal } } as PageContext;
     await fetchStep(next);
     await extractStep(next);
+    // Up to maxPages pages are held until the answer is made: a caller that never reads their text (the daemon)
+    // keeps none of it (scraper 3's pages are text, not bytes handed to the extraction thread).
+    if (page.options.handOverPage) next.page = withoutText(next.page);
     return next;
   };
   const paged = await paginate(config, values, { url: page.sourceUrl, page }, load, {
@@ -268,6 +271,19 @@ async function fillModelFields(
       cause: error,
     });
   }
+}
+
+/** A fetched page whose text is let go: reading it is a mistake of the caller that said it would not. */
+function withoutText(fetched: FetchResult): FetchResult {
+  const { finalUrl, status, headers } = fetched;
+  return {
+    finalUrl,
+    status,
+    headers,
+    get html(): string {
+      throw new Error('the page was handed over (handOverPage): its text is not kept');
+    },
+  };
 }
 
 /** What the result says of a paginated config's pages: how many, whether cut short, and the pages after the first. */
