@@ -162,6 +162,19 @@ describe('a paginated endpoint on the wire', () => {
     expect(await posted.json()).toEqual({ data: null, errors: [{ message: 'unknown variable: page', code: 'VARIABLE_UNKNOWN' }] });
   });
 
+  it('lists a paginated endpoint with its price per page and its maxPages', async () => {
+    const running = await start([
+      paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]', maxPages: 4 }),
+      { apiId: 'plain', url: `${site.origin}/pages/next.html?page=1`, structure: STRUCTURE },
+    ]);
+    const { key } = await issueKey(running.runtime.store, { freeCredits: 10 });
+    const listed = (await (await fetch(`${running.url}/external`, { headers: { apikey: key } })).json()) as {
+      data: Array<{ apiId: string; credits: string; maxPages?: number }>;
+    };
+    expect(listed.data.endpoints.find((entry) => entry.apiId === 'shelf')).toMatchObject({ credits: '0.4', maxPages: 4 });
+    expect(listed.data.endpoints.find((entry) => entry.apiId === 'plain')?.maxPages).toBeUndefined();
+  });
+
   it('sends no pages header for an endpoint without pagination', async () => {
     const running = await start([{ apiId: 'plain', url: `${site.origin}/pages/next.html?page=1`, structure: STRUCTURE }]);
     const { key } = await issueKey(running.runtime.store, { freeCredits: 10 });

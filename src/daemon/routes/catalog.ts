@@ -28,6 +28,8 @@ interface Listed {
   variables: Array<{ name: string; example: string | null; pattern: string | null }>;
   cached: boolean;
   credits: string;
+  /** A paginated endpoint (docs/pagination.md): `credits` is the price per page, at most this many pages. */
+  maxPages?: number;
   schema: string;
 }
 
@@ -45,6 +47,7 @@ function listing(config: ApiConfig, sourceUrls: boolean): Listed {
     })),
     cached: config.caching,
     credits: formatCredits(retrievalCost(config.scraper)),
+    ...(config.pagination ? { maxPages: config.pagination.maxPages } : {}),
     schema: `/external/${config.apiId}/schema`,
   };
 }
