@@ -169,7 +169,7 @@ describe('a paginated endpoint on the wire', () => {
     ]);
     const { key } = await issueKey(running.runtime.store, { freeCredits: 10 });
     const listed = (await (await fetch(`${running.url}/external`, { headers: { apikey: key } })).json()) as {
-      data: Array<{ apiId: string; credits: string; maxPages?: number }>;
+      data: { endpoints: Array<{ apiId: string; credits: string; maxPages?: number }> };
     };
     expect(listed.data.endpoints.find((entry) => entry.apiId === 'shelf')).toMatchObject({ credits: '0.4', maxPages: 4 });
     expect(listed.data.endpoints.find((entry) => entry.apiId === 'plain')?.maxPages).toBeUndefined();

@@ -235,6 +235,8 @@ describe('a zombie daemon counts as gone', () => {
     parent = spawn('sh', ['-c', 'sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'pipe', 'ignore'] });
     const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
     const zombiePid = Number.parseInt(line.toString(), 10);
+    // Kill it only once the shell has become sleep: a shell still running would reap its child.
+    await vi.waitFor(() => expect(readFileSync(`/proc/${parent!.pid}/comm`, 'utf8')).toBe('sleep\n'), { timeout: 10_000, interval: 10 });
     process.kill(zombiePid, 'SIGKILL');
     await vi.waitFor(() => expect(readFileSync(`/proc/${zombiePid}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 10_000, interval: 20 });
     return { zombiePid, parentPid: parent.pid! };
