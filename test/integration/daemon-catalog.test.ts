@@ -1,10 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { REPO_ROOT } from '../support/build-once.js';
-import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
+import { launchTestChromium, skipBrowserTests } from '../support/chromium.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
@@ -150,17 +149,7 @@ describe('endpoint listing and schemas on the wire', () => {
 
   it.skipIf(skipBrowserTests())('renders /docs in Chromium, offline, with every operation (screenshot kept)', async () => {
     const server = await start();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await launchTestChromium();
     try {
       const page = await browser.newPage();
       // Offline: any request leaving the daemon fails the test.

@@ -1,11 +1,12 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, ensureBuilt, REPO_ROOT } from '../support/build-once.js';
-import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
+import { launchTestChromium, skipBrowserTests } from '../support/chromium.js';
 import { paginationBook } from '../support/site-routes/pagination.js';
+import { signInToDashboard } from '../support/dashboard-session.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, spawnServe, type ServeProcess, type TempProject } from './daemon-support.js';
 
@@ -38,17 +39,7 @@ beforeAll(async () => {
     },
   ]);
   serve = await spawnServe(temp.root);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchTestChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -59,19 +50,8 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
-async function signedIn(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  const link = await execa(process.execPath, [CLI_BIN, 'dashboard', '--json'], { cwd: temp.root, reject: false });
-  expect(link.exitCode).toBe(0);
-  await page.goto((JSON.parse(link.stdout) as { url: string }).url);
-  await page.waitForURL(`${serve.url}/ui/`);
-  return { page, problems };
+function signedIn(): Promise<{ page: Page; problems: string[] }> {
+  return signInToDashboard(browser, { projectRoot: temp.root, serveUrl: serve.url, height: 900 });
 }
 
 describe.skipIf(skip)("the endpoint page's pagination", () => {

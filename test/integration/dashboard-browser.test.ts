@@ -2,10 +2,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, ensureBuilt, REPO_ROOT } from '../support/build-once.js';
-import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
+import { launchTestChromium, skipBrowserTests } from '../support/chromium.js';
 import { XSS_TEXT } from '../support/site-routes/dashboard.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, spawnServe, type ServeProcess, type TempProject } from './daemon-support.js';
@@ -63,17 +63,7 @@ beforeAll(async () => {
     { credits: { enabled: true, freeCredits: 10 } },
   );
   serve = await spawnServe(temp.root);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchTestChromium();
 });
 
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import type { Browser } from 'playwright-core';
 import { isExecutable, skipWithoutBinary } from './required-binary.js';
 
 /**
@@ -41,4 +42,20 @@ export async function chromiumChildren(): Promise<number[]> {
     }
   }
   return rows.filter((row) => row.pid !== process.pid && descendants.has(row.pid) && /chrom/i.test(row.comm)).map((row) => row.pid);
+}
+
+/** The system Chromium as every browser test drives it: headless, quiet, no first-run work. */
+export async function launchTestChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }
