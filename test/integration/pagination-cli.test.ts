@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiConfigInput } from '../../src/core/config/schema.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { skipBrowserTests } from '../support/chromium.js';
-import { paginationBook } from '../support/site-routes/pagination.js';
+import { PAGINATED_BOOKS_STRUCTURE, paginationTitlesUpTo } from '../support/site-routes/pagination.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
@@ -16,25 +16,14 @@ import { makeProject, type TempProject } from './daemon-support.js';
 let site: FixtureSite;
 let temp: TempProject | undefined;
 
-const STRUCTURE: ApiConfigInput['structure'] = [
-  { name: 'heading', type: 'string', selector: 'h1' },
-  {
-    name: 'books',
-    type: 'array',
-    selector: 'li.book',
-    fields: [
-      { name: 'title', type: 'string', selector: 'a.title' },
-      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
-    ],
-  },
-];
+const STRUCTURE = PAGINATED_BOOKS_STRUCTURE;
 const paged = (
   apiId: string,
   url: string,
   pagination: ApiConfigInput['pagination'],
   extra: Partial<ApiConfigInput> = {},
 ): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, ...(pagination ? { pagination } : {}), ...extra });
-const titlesUpTo = (count: number) => Array.from({ length: count }, (_, index) => paginationBook(index + 1).title);
+const titlesUpTo = paginationTitlesUpTo;
 const cli = (...args: string[]) =>
   execa(process.execPath, [CLI_BIN, ...args], {
     cwd: temp!.root,

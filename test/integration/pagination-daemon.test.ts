@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiConfigInput } from '../../src/core/config/schema.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
-import { paginationBook } from '../support/site-routes/pagination.js';
+import { PAGINATED_BOOKS_STRUCTURE, paginationTitlesUpTo } from '../support/site-routes/pagination.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, type TempProject } from './daemon-support.js';
 
@@ -15,25 +15,14 @@ let site: FixtureSite;
 let temp: TempProject | undefined;
 let server: RunningServer | undefined;
 
-const STRUCTURE: ApiConfigInput['structure'] = [
-  { name: 'heading', type: 'string', selector: 'h1' },
-  {
-    name: 'books',
-    type: 'array',
-    selector: 'li.book',
-    fields: [
-      { name: 'title', type: 'string', selector: 'a.title' },
-      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
-    ],
-  },
-];
+const STRUCTURE = PAGINATED_BOOKS_STRUCTURE;
 const paged = (
   apiId: string,
   url: string,
   pagination: ApiConfigInput['pagination'],
   extra: Partial<ApiConfigInput> = {},
 ): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, pagination, ...extra });
-const titlesUpTo = (count: number) => Array.from({ length: count }, (_, index) => paginationBook(index + 1).title);
+const titlesUpTo = paginationTitlesUpTo;
 
 async function start(configs: ApiConfigInput[], fetch: { timeoutMs?: number } = {}): Promise<RunningServer> {
   temp = await makeProject(configs, { fetch });

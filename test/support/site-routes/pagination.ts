@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiConfigInput } from '../../../src/core/config/schema.js';
 import type { FixtureSite, RouteHandler } from '../site.js';
 
 /**
@@ -181,6 +182,24 @@ function delayed(handler: RouteHandler): RouteHandler {
     return handler(req, res, site);
   };
 }
+
+/** The structure the paginated catalogue pages are read with: a heading and the list of books. */
+export const PAGINATED_BOOKS_STRUCTURE: ApiConfigInput['structure'] = [
+  { name: 'heading', type: 'string', selector: 'h1' },
+  {
+    name: 'books',
+    type: 'array',
+    selector: 'li.book',
+    fields: [
+      { name: 'title', type: 'string', selector: 'a.title' },
+      { name: 'url', type: 'url', selector: 'a.title', attribute: 'href' },
+    ],
+  },
+];
+
+/** The titles of the catalogue's first `count` books, in order. */
+export const paginationTitlesUpTo = (count: number): string[] =>
+  Array.from({ length: count }, (_, index) => paginationBook(index + 1).title);
 
 export const paginationRoutes: Record<string, RouteHandler> = {
   '/pages/next.html': delayed(nextPages),
