@@ -42,6 +42,7 @@ export {
   unmarkVariable,
 } from './url-template.js';
 export { CONFIG_SCHEMA_REF, serializeConfig, writeConfigFile } from './write.js';
+export { DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MODEL_MAX_RETRIES } from './model-endpoint.js';
 export { type Project } from './project.js';
 export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, webhookSecretProblems } from './webhook-secret.js';
 export {

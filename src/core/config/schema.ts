@@ -12,6 +12,7 @@ import { PaginationSchema } from './pagination.js';
 import { LoginSchema } from './login.js';
 import { ProxySchema } from './proxy.js';
 import { RequestSchema } from './request.js';
+import { ModelEndpointSchema } from './model-endpoint.js';
 
 export * from './constants.js';
 
@@ -126,14 +127,8 @@ export type ApiConfigInput = z.input<typeof ApiConfigSchema>;
 export type ApiConfig = z.output<typeof ApiConfigSchema>;
 export type ScraperNumber = ApiConfig['scraper'];
 
-export const ModelEndpointSchema = z
-  .object({
-    baseURL: z.string().url(),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().optional().describe('Name of the environment variable that holds the API key'),
-  })
-  .strict();
-export type ModelEndpoint = z.infer<typeof ModelEndpointSchema>;
+// A `models` entry (docs/models.md): its own file, model-endpoint.ts.
+export { ModelEndpointSchema, type ModelEndpoint } from './model-endpoint.js';
 
 /** What a webhook subscriber can be told (docs/monitors.md). */
 export const WEBHOOK_EVENTS = ['data.changed', 'endpoint.degraded', 'endpoint.broken', 'endpoint.recovered', 'heal.proposed'] as const;
