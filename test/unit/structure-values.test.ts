@@ -152,6 +152,14 @@ describe('json paths', () => {
     expect(resolveJsonPath(doc, parseJsonPath('Event.name'))).toBeUndefined();
   });
 
+  test('a leading type matches whatever its case or prefix (pages write `product`, `schema:Product`)', () => {
+    const lower = { '@type': 'product', offers: { '@type': 'offer', price: '12.50' } };
+    expect(resolveJsonPath(lower, parseJsonPath('Product.offers.price'))).toBe('12.50');
+    expect(resolveJsonPath([{ '@type': 'schema:Product', sku: 'A1' }], parseJsonPath('Product.sku'))).toBe('A1');
+    expect(resolveJsonPath({ '@type': 'http://schema.org/PRODUCT', sku: 'B2' }, parseJsonPath('product.sku'))).toBe('B2');
+    expect(resolveJsonPath({ '@type': 'ProductGroup', sku: 'C3' }, parseJsonPath('Product.sku'))).toBeUndefined();
+  });
+
   test('malformed paths are rejected', () => {
     expect(() => parseJsonPath('a..b')).toThrow(/empty segment/);
     expect(() => parseJsonPath('a.')).toThrow(/empty segment/);

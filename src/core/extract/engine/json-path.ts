@@ -4,7 +4,7 @@
  * A name applied to an array looks into its elements (JSON-LD writes `offers` as an object or an array).
  * The first segment may name a schema.org type instead of a key (`Product.offers.price`): then the first
  * object of that `@type` anywhere in the value (`@graph`, arrays, nesting) for which the rest of the path
- * resolves is used.
+ * resolves is used; the type matches whatever its case or prefix (`product`, `schema:Product`).
  */
 
 export type JsonPath = string[];
@@ -89,8 +89,13 @@ function* objectsOfType(value: unknown, typeName: string, depth = 0): Generator<
   for (const child of Object.values(record)) yield* objectsOfType(child, typeName, depth + 1);
 }
 
+/**
+ * Pages write types as they please (`product`, `schema:Product`, `http://schema.org/Product`): the name is
+ * compared case-insensitively with the type's last segment.
+ */
 function hasType(type: unknown, name: string): boolean {
   if (Array.isArray(type)) return type.some((entry) => hasType(entry, name));
   if (typeof type !== 'string') return false;
-  return type === name || type.endsWith(`/${name}`) || type.endsWith(`:${name}`) || type.endsWith(`#${name}`);
+  const last = type.trim().replace(/^.*[/:#]/, '');
+  return last.toLowerCase() === name.toLowerCase();
 }
