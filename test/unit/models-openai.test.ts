@@ -68,7 +68,7 @@ describe('OpenAI-compatible model against the fake server', () => {
     llm.requests.length = 0;
   });
   const model = () =>
-    createOpenAiModel({ name: 'local', baseURL: llm.baseURL, apiKey: 'test-key', model: 'fake-1', maxRetries: 0, maxHtmlChars: 4000 });
+    createOpenAiModel({ name: 'local', baseURL: llm.baseURL, apiKey: 'test-key', model: 'fake-1', maxRetries: 0, maxInputTokens: 1500 });
   const input = {
     sectionHtml: section,
     pageHtml: `<html><body>${section}</body></html>`,
@@ -77,7 +77,7 @@ describe('OpenAI-compatible model against the fake server', () => {
     rule: 'only lamps and their prices',
   };
 
-  it('sends cleaned, bounded HTML, the rule and a strict JSON Schema, and verifies every selector', async () => {
+  it('sends the heuristic proposal and cleaned regions within the budget, the rule and a strict JSON Schema, and verifies every selector', async () => {
     llm.script([{ json: proposed, usage: { prompt_tokens: 1234, completion_tokens: 56 } }]);
     const output = await model().generate(input);
 
@@ -95,7 +95,7 @@ describe('OpenAI-compatible model against the fake server', () => {
     expect(sent).not.toContain('onclick');
     expect(sent).not.toContain('color: red');
     expect(sent).toContain('more similar <article class="card"> elements left out');
-    expect(sent.length).toBeLessThan(4000 + 500);
+    expect(sent.length).toBeLessThan(1500 * 3);
 
     // nulls dropped; a top-level field matching nothing is a model field; a nested one matching nothing is dropped
     expect(output.structure).toEqual([

@@ -1,5 +1,6 @@
-import { didYouMean, PagejsonError } from '../shared/index.js';
-import type { ModelEndpoint } from '../config/index.js';
+import { didYouMean, isPagejsonError, PagejsonError } from '../shared/index.js';
+import { resolveSecretRecord, type ModelEndpoint } from '../config/index.js';
+import { createFormatMemory } from './openai-formats.js';
 import type { Model } from './types.js';
 
 export type { Model, GenerateInput, GenerateOutput, FillInput, FillOutput, TokenUsage } from './types.js';
@@ -17,9 +18,11 @@ export const OPENAI_PREFIX = 'openai:';
 export interface ModelResolverOptions {
   models: Record<string, ModelEndpoint>;
   env: Record<string, string | undefined>;
-  /** Timeout of one model call; tests make it short. */
+  /** Timeout of one model call when the model's entry sets none; tests make it short. */
   timeoutMs?: number;
   maxRetries?: number;
+  /** The project's data dir: what each server accepted as a response format is remembered there. */
+  dataDir?: string | undefined;
 }
 
 export interface ModelResolver {
@@ -31,8 +34,46 @@ export interface ModelResolver {
 // Local servers (Ollama, LM Studio, vLLM) accept any key, but the openai client refuses an empty one.
 const PLACEHOLDER_API_KEY = 'not-needed';
 
+interface OpenAiEndpoint {
+  name: string;
+  baseURL: string | undefined;
+  model: string;
+  apiKey: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  temperature?: number | undefined;
+  maxInputTokens?: number | undefined;
+}
+
+/** A `models` entry's own settings; its headers' `${NAME}` resolved here (an unset one named, its value never). */
+function entrySettings(
+  name: string,
+  entry: ModelEndpoint,
+  env: Record<string, string | undefined>,
+): Omit<OpenAiEndpoint, 'name' | 'baseURL' | 'model' | 'apiKey'> {
+  let headers: Record<string, string> | undefined;
+  try {
+    headers = entry.headers ? resolveSecretRecord(entry.headers, env, `models.${name}.headers`) : undefined;
+  } catch (error) {
+    if (!isPagejsonError(error)) throw error;
+    throw new PagejsonError('MODEL_NOT_FOUND', `model ${name}: ${error.message}`, {
+      context: error.context,
+      ...(error.hint ? { hint: error.hint } : {}),
+    });
+  }
+  return {
+    ...(headers ? { headers } : {}),
+    timeoutMs: entry.timeoutMs,
+    maxRetries: entry.maxRetries,
+    temperature: entry.temperature,
+    maxInputTokens: entry.maxInputTokens,
+  };
+}
+
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const created = new Map<string, Promise<Model>>();
+  const formats = createFormatMemory(options.dataDir);
 
   function choices(): string[] {
     return [HEURISTIC_MODEL, ...Object.keys(options.models).sort(), `${OPENAI_PREFIX}<model>`];
@@ -56,7 +97,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
         }
         apiKey = value;
       }
-      return openAiModel({ name, baseURL: entry.baseURL, model: entry.model, apiKey });
+      return openAiModel({ name, baseURL: entry.baseURL, model: entry.model, apiKey, ...entrySettings(name, entry, options.env) });
     }
     if (name.startsWith(OPENAI_PREFIX) && name.length > OPENAI_PREFIX.length) {
       const baseURL = options.env.OPENAI_BASE_URL || undefined;
@@ -75,9 +116,14 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     });
   }
 
-  async function openAiModel(endpoint: { name: string; baseURL: string | undefined; model: string; apiKey: string }): Promise<Model> {
+  async function openAiModel(endpoint: OpenAiEndpoint): Promise<Model> {
     const { createOpenAiModel } = await import('./openai.js');
-    return createOpenAiModel({ ...endpoint, timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
+    return createOpenAiModel({
+      ...endpoint,
+      timeoutMs: endpoint.timeoutMs ?? options.timeoutMs,
+      maxRetries: endpoint.maxRetries ?? options.maxRetries,
+      formats,
+    });
   }
 
   return {

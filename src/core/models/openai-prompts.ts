@@ -43,22 +43,30 @@ export const STRUCTURE_RESPONSE_SCHEMA = {
 } as const;
 
 export const GENERATE_SYSTEM_PROMPT = [
-  'You design JSON APIs for web pages. You receive the cleaned HTML of one section of a page and propose the JSON',
-  'structure of the data it holds, with a CSS selector per field that extracts the value from that HTML.',
+  'You design JSON APIs for web pages. You receive a proposal made by a heuristic analysis of one section of a page',
+  '(fields with CSS selectors, each verified on the page) and the regions of the page it found (lists, tables, blocks,',
+  'headings and labels), each with the selector that reaches it and a compact sample of its HTML. Start from the',
+  'proposal: choose the fields the user wants, name them well, complete them with what the samples show and the',
+  'proposal missed, and reply with the whole structure of the JSON, with a CSS selector per field.',
   'Rules:',
   '- Field types: string, number, integer, boolean, url, date, object, array.',
   '- A repeated region (list items, cards, table rows) is an array whose selector matches each item and whose',
   '  `fields` have selectors relative to one item. An array of plain values uses `items` instead of `fields`.',
-  '- Top-level selectors are matched inside the section. Prefer stable classes and ids over positions.',
+  "- Top-level selectors are matched inside the section. Keep the proposal's selectors unless a sample shows a better one;",
+  '  prefer stable classes and ids over positions.',
   '- `attribute` reads an attribute (href for links, src for images, datetime, content); null reads the text.',
   '- `transform` is a list from: trim, number, integer, boolean, absoluteUrl, date, regex:<pattern with one group>,',
   '  json:<dotted.path>. Use number for prices, absoluteUrl for links and images.',
   '- Use a null selector only for a value that no element holds (it will be filled by a model later).',
   '- Field names are camelCase, unique within their level. Follow the extraction rule when one is given.',
+  '- Reply with one JSON object {"structure": [...]} and nothing else: no prose, no code fence, not the schema itself.',
 ].join('\n');
 
 export interface GeneratePromptInput {
-  cleanedHtml: string;
+  /** The heuristic's verified proposal, as JSON. */
+  proposal: string;
+  /** The regions of the page, within the budget (page-regions.ts). */
+  regions: string;
   pageUrl: string;
   selector: string;
   rule: string | null;
@@ -69,8 +77,20 @@ export function generateUserPrompt(input: GeneratePromptInput): string {
     `Page URL: ${input.pageUrl}`,
     `Section selector: ${input.selector}`,
     `Extraction rule: ${input.rule ?? '(none: propose the data a user of this page would want)'}`,
-    'Section HTML:',
-    input.cleanedHtml,
+    'Proposal (verified on the page):',
+    input.proposal,
+    'Regions of the page:',
+    input.regions,
+  ].join('\n');
+}
+
+/** Without structured outputs (json_object, plain prompt), the schema the reply must follow is said in the prompt. */
+export function schemaInstruction(schema: Record<string, unknown>): string {
+  return [
+    'Your reply must be one JSON object valid against this JSON Schema (an answer, not the schema):',
+    '```json',
+    JSON.stringify(schema),
+    '```',
   ].join('\n');
 }
 
@@ -95,11 +115,14 @@ export function retryPrompt(problem: string): string {
   return `Your reply was not valid: ${problem}. Reply again with only the JSON object, following the schema exactly.`;
 }
 
+/** A reply repeated in the correction is cut here: the correction must stay within the token budget. */
+export const MAX_ECHOED_REPLY_CHARS = 2_000;
+
 /** Strict output carries nulls for absent values; the config format leaves them out. */
 export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    const out = Object.create(null) as Record<string, unknown>;
     for (const [key, inner] of Object.entries(value)) if (inner !== null) out[key] = dropNulls(inner);
     return out;
   }

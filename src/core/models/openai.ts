@@ -1,102 +1,111 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type OpenAI from 'openai';
-import { z } from 'zod';
-import { FieldSchema, type Field } from '../config/index.js';
-import { PagejsonError } from '../shared/index.js';
+import { DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MODEL_MAX_RETRIES, type Field } from '../config/index.js';
+import { isPagejsonError, PagejsonError } from '../shared/index.js';
 import { webUrlsIn } from '../extract/index.js';
-import { cleanHtml, DEFAULT_MAX_HTML_CHARS } from './html-cleaner.js';
+import { cleanHtml } from './html-cleaner.js';
+import { proposeStructure } from './heuristic/index.js';
+import { createModelCaller, type ChatMessage, type ResponseFormat } from './openai-call.js';
+import { createFormatMemory, isFormatRefusal, nextFormat, type FormatMemory, type FormatMode } from './openai-formats.js';
 import {
-  dropNulls,
   FILL_SYSTEM_PROMPT,
   fillUserPrompt,
   GENERATE_SYSTEM_PROMPT,
   generateUserPrompt,
+  MAX_ECHOED_REPLY_CHARS,
   retryPrompt,
+  schemaInstruction,
   STRUCTURE_RESPONSE_SCHEMA,
 } from './openai-prompts.js';
+import { ECHOED_SCHEMA_PROBLEM, isEchoedSchema, parseJson, parseStructureReply, type Checked } from './openai-replies.js';
+import { pageRegions, regionsWithin } from './page-regions.js';
 import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model, TokenUsage } from './types.js';
 import { verifySelectors } from './verify-selectors.js';
 
 /**
- * A model behind any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio,
- * OpenRouter). The `openai` package is imported on the first call, never at import time: most runs of the
- * CLI never talk to a model.
+ * A model behind any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio, llama.cpp,
+ * OpenRouter and proxies in front of them): docs/models.md. Every request stays within `maxInputTokens`;
+ * the response format degrades from json_schema to json_object to a plain prompt as the server refuses them
+ * (openai-formats.ts); an invalid reply is corrected once with its problem said.
  */
 export interface OpenAiModelOptions {
   /** The name configs refer to: a key of pagejson.json `models`, or `openai:<model>`. */
   name: string;
-  baseURL?: string;
+  baseURL?: string | undefined;
   apiKey: string;
   model: string;
-  timeoutMs?: number;
-  /** Retries of failed HTTP calls inside the client (429, 5xx, connection), separate from the invalid-output retry. */
-  maxRetries?: number;
-  maxHtmlChars?: number;
+  timeoutMs?: number | undefined;
+  /** Retries of failed HTTP calls inside the client (429, 5xx, connection, timeout), separate from the invalid-output retry. */
+  maxRetries?: number | undefined;
+  temperature?: number | undefined;
+  /** Resolved header values (secrets in), sent with every call. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  maxInputTokens?: number | undefined;
+  /** What each server accepted as a response format (default: this process's memory only). */
+  formats?: FormatMemory | undefined;
 }
 
-type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
-type ResponseFormat = { type: 'json_schema'; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } };
+/** Tokens are estimated at 3 characters each: HTML and JSON tokenize denser than prose (about 3 to 4). */
+export const CHARS_PER_TOKEN = 3;
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** Room kept for the correction turn (the reply repeated, cut, and the problem). */
+const CORRECTION_RESERVE_CHARS = MAX_ECHOED_REPLY_CHARS + 600;
 
-const StructureReplySchema = z.object({ structure: z.array(FieldSchema).min(1, 'the structure needs at least one field') });
+interface Ask<T> {
+  system: string;
+  user: string;
+  schemaName: string;
+  schema: Record<string, unknown>;
+  strict: boolean;
+  check: (reply: string) => Checked<T>;
+}
 
 export function createOpenAiModel(options: OpenAiModelOptions): Model {
-  let client: OpenAI | undefined;
+  const caller = createModelCaller({
+    name: options.name,
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    model: options.model,
+    timeoutMs: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES,
+    temperature: options.temperature ?? 0,
+    headers: options.headers,
+  });
+  const formats = options.formats ?? createFormatMemory(undefined);
+  const server = options.baseURL ?? 'https://api.openai.com/v1';
+  const budgetChars = (options.maxInputTokens ?? DEFAULT_MAX_INPUT_TOKENS) * CHARS_PER_TOKEN;
   const validators = new WeakMap<object, ValidateFunction>();
-  const maxHtmlChars = options.maxHtmlChars ?? DEFAULT_MAX_HTML_CHARS;
 
-  async function getClient(): Promise<OpenAI> {
-    if (!client) {
-      const { default: OpenAIClient } = await import('openai');
-      client = new OpenAIClient({
-        apiKey: options.apiKey,
-        baseURL: options.baseURL,
-        timeout: options.timeoutMs ?? 120_000,
-        maxRetries: options.maxRetries ?? 2,
-      });
-    }
-    return client;
-  }
+  /** Characters the user message may take: the budget less the system prompt, the schema and the correction's room. */
+  const userRoom = (system: string, schema: Record<string, unknown>): number =>
+    Math.max(1_000, budgetChars - system.length - JSON.stringify(schema).length - schemaInstruction({}).length - CORRECTION_RESERVE_CHARS);
 
-  /** One completion: returns the reply text and adds its token usage to `usage`. */
-  async function complete(messages: ChatMessage[], format: ResponseFormat, usage: TokenUsage): Promise<string> {
-    const openai = await getClient();
-    let completion;
-    try {
-      completion = await openai.chat.completions.create({ model: options.model, messages, response_format: format, temperature: 0 });
-    } catch (error) {
-      const status = (error as { status?: number }).status;
-      throw new PagejsonError(
-        'MODEL_FAILED',
-        `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${(error as Error).message}`,
-        {
-          context: { model: options.name, status },
-          hint: "check the model's baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)",
-          cause: error,
-        },
-      );
-    }
-    usage.promptTokens += completion.usage?.prompt_tokens ?? 0;
-    usage.completionTokens += completion.usage?.completion_tokens ?? 0;
-    return completion.choices[0]?.message?.content ?? '';
-  }
-
-  /**
-   * Asks, checks, and asks once more with the problem when the reply is invalid: models do produce broken
-   * JSON now and then, and one correction usually fixes it; a second failure is reported, not looped on.
-   */
-  async function askWithRetry<T>(
-    messages: ChatMessage[],
-    format: ResponseFormat,
-    check: (reply: string) => { ok: true; value: T } | { ok: false; problem: string },
-  ): Promise<{ value: T; usage: TokenUsage }> {
+  async function ask<T>(request: Ask<T>): Promise<{ value: T; usage: TokenUsage }> {
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    let mode: FormatMode = (await formats.get(server, options.model)) ?? 'json_schema';
+    let correction: ChatMessage[] = [];
     let problem = '';
-    for (let attempt = 1; attempt <= 2; attempt += 1) {
-      const reply = await complete(messages, format, usage);
-      const checked = check(reply);
+    for (let attempt = 1; attempt <= 2;) {
+      let reply: string;
+      try {
+        reply = await caller.complete(messagesFor(request, mode, correction), formatFor(request, mode), usage);
+      } catch (error) {
+        const next = nextFormat(mode);
+        // A refused format costs no tokens and is no attempt: the next format down is asked at once.
+        if (next && isPagejsonError(error) && isFormatRefusal(error.cause)) {
+          mode = next;
+          continue;
+        }
+        throw withUsage(error, usage);
+      }
+      await formats.set(server, options.model, mode);
+      const checked = request.check(reply);
       if (checked.ok) return { value: checked.value, usage };
       problem = checked.problem;
-      messages = [...messages, { role: 'assistant', content: reply }, { role: 'user', content: retryPrompt(problem) }];
+      correction = [
+        { role: 'assistant', content: reply.length > MAX_ECHOED_REPLY_CHARS ? `${reply.slice(0, MAX_ECHOED_REPLY_CHARS)}…` : reply },
+        { role: 'user', content: retryPrompt(problem) },
+      ];
+      attempt += 1;
     }
     throw new PagejsonError('MODEL_FAILED', `model ${options.name} gave an invalid answer twice: ${problem}`, {
       context: { model: options.name, problem, usage },
@@ -105,45 +114,67 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
   }
 
   async function generate(input: GenerateInput): Promise<GenerateOutput> {
-    const cleanedHtml = cleanHtml(input.sectionHtml, { maxChars: maxHtmlChars });
-    const messages: ChatMessage[] = [
-      { role: 'system', content: GENERATE_SYSTEM_PROMPT },
-      { role: 'user', content: generateUserPrompt({ cleanedHtml, pageUrl: input.pageUrl, selector: input.selector, rule: input.rule }) },
-    ];
-    const format: ResponseFormat = {
-      type: 'json_schema',
-      json_schema: { name: 'pagejson_structure', strict: true, schema: STRUCTURE_RESPONSE_SCHEMA as unknown as Record<string, unknown> },
-    };
-    const { value, usage } = await askWithRetry(messages, format, parseStructureReply);
+    // The heuristic's analysis, made once: its proposal is where the model starts, its regions what it sees.
+    const proposal = proposeStructure({ ...input, rule: null }).structure;
+    const system = GENERATE_SYSTEM_PROMPT;
+    const schema = STRUCTURE_RESPONSE_SCHEMA as unknown as Record<string, unknown>;
+    const header = generateUserPrompt({ proposal: '', regions: '', pageUrl: input.pageUrl, selector: input.selector, rule: input.rule });
+    const room = userRoom(system, schema) - header.length;
+    const proposalText = proposalWithin(proposal, Math.floor(room / 3));
+    const regions = pageRegions(input, proposal);
+    const regionsText =
+      regions.length > 0
+        ? regionsWithin(regions, room - proposalText.length)
+        : cleanHtml(input.sectionHtml, { maxChars: room - proposalText.length });
+    const user = generateUserPrompt({
+      proposal: proposalText,
+      regions: regionsText,
+      pageUrl: input.pageUrl,
+      selector: input.selector,
+      rule: input.rule,
+    });
+    const { value, usage } = await ask({
+      system,
+      user,
+      schemaName: 'pagejson_structure',
+      schema,
+      strict: true,
+      check: (reply) => parseStructureReply(reply, schema),
+    });
     // Selectors are checked against the uncleaned section: that is what retrieval will see.
     const { structure } = verifySelectors(value, input.sectionHtml);
     return { structure, usage };
   }
 
   async function fill(input: FillInput): Promise<FillOutput> {
-    const cleanedHtml = cleanHtml(input.sectionHtml, { maxChars: maxHtmlChars });
     let validate = validators.get(input.jsonSchema);
     if (!validate) {
       validate = new Ajv2020({ strict: false, allErrors: true, coerceTypes: false, removeAdditional: false }).compile(input.jsonSchema);
       validators.set(input.jsonSchema, validate);
     }
     const checker = validate;
-    const messages: ChatMessage[] = [
-      { role: 'system', content: FILL_SYSTEM_PROMPT },
-      { role: 'user', content: fillUserPrompt({ cleanedHtml, pageUrl: input.pageUrl, fields: input.fields, rule: input.rule }) },
-    ];
-    const format: ResponseFormat = { type: 'json_schema', json_schema: { name: 'pagejson_fill', strict: false, schema: input.jsonSchema } };
-    const { value, usage } = await askWithRetry(messages, format, (reply) => {
-      const parsed = parseJson(reply);
-      if (!parsed.ok) return parsed;
-      // A `url` that is not http(s) (a page can make the model answer `javascript:…`) is null, as it is when
-      // extracted, rather than a reason to ask again and fail the retrieval (docs/security.md, `url` values).
-      const values = webUrlsIn(input.fields, parsed.value, input.pageUrl);
-      if (!checker(values)) {
-        const first = checker.errors?.[0];
-        return { ok: false, problem: `${first?.instancePath || '/'} ${first?.message ?? 'does not match the schema'}` };
-      }
-      return { ok: true, value: values as Record<string, unknown> };
+    const header = fillUserPrompt({ cleanedHtml: '', pageUrl: input.pageUrl, fields: input.fields, rule: input.rule });
+    const cleanedHtml = cleanHtml(input.sectionHtml, { maxChars: userRoom(FILL_SYSTEM_PROMPT, input.jsonSchema) - header.length });
+    const names = input.fields.map((field) => field.name);
+    const { value, usage } = await ask({
+      system: FILL_SYSTEM_PROMPT,
+      user: fillUserPrompt({ cleanedHtml, pageUrl: input.pageUrl, fields: input.fields, rule: input.rule }),
+      schemaName: 'pagejson_fill',
+      schema: input.jsonSchema,
+      strict: false,
+      check: (reply): Checked<Record<string, unknown>> => {
+        const parsed = parseJson(reply);
+        if (!parsed.ok) return parsed;
+        if (isEchoedSchema(parsed.value, input.jsonSchema, names)) return { ok: false, problem: ECHOED_SCHEMA_PROBLEM };
+        // A `url` that is not http(s) (a page can make the model answer `javascript:…`) is null, as it is when
+        // extracted, rather than a reason to ask again and fail the retrieval (docs/security.md, `url` values).
+        const values = webUrlsIn(input.fields, parsed.value, input.pageUrl);
+        if (!checker(values)) {
+          const first = checker.errors?.[0];
+          return { ok: false, problem: `${first?.instancePath || '/'} ${first?.message ?? 'does not match the schema'}` };
+        }
+        return { ok: true, value: values as Record<string, unknown> };
+      },
     });
     return { values: value, usage };
   }
@@ -151,50 +182,31 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
   return { name: options.name, generate, fill };
 }
 
-function parseJson(reply: string): { ok: true; value: unknown } | { ok: false; problem: string } {
-  // Some servers wrap JSON in a code fence even in JSON mode.
-  const text = reply.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, problem: `not JSON (${(error as Error).message})` };
-  }
+/** The messages of one call: without structured outputs, the schema is said in the system prompt. */
+function messagesFor(request: Ask<unknown>, mode: FormatMode, correction: ChatMessage[]): ChatMessage[] {
+  const system = mode === 'json_schema' ? request.system : `${request.system}\n\n${schemaInstruction(request.schema)}`;
+  return [{ role: 'system', content: system }, { role: 'user', content: request.user }, ...correction];
 }
 
-export function parseStructureReply(reply: string): { ok: true; value: Field[] } | { ok: false; problem: string } {
-  const parsed = parseJson(reply);
-  if (!parsed.ok) return parsed;
-  const result = StructureReplySchema.safeParse(normalizeReply(dropNulls(parsed.value)));
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    return { ok: false, problem: `${issue?.path.join('.') || 'reply'}: ${issue?.message ?? 'does not match the schema'}` };
-  }
-  const shapeProblem = result.data.structure.map((field) => containerProblem(field, field.name)).find(Boolean);
-  if (shapeProblem) return { ok: false, problem: shapeProblem };
-  return { ok: true, value: result.data.structure };
+function formatFor(request: Ask<unknown>, mode: FormatMode): ResponseFormat | undefined {
+  if (mode === 'json_schema')
+    return { type: 'json_schema', json_schema: { name: request.schemaName, strict: request.strict, schema: request.schema } };
+  return mode === 'json_object' ? { type: 'json_object' } : undefined;
 }
 
-/** Empty transform lists mean "none"; the config format leaves them out. */
-function normalizeReply(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalizeReply);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (key === 'transform' && Array.isArray(inner) && inner.length === 0) continue;
-      out[key] = normalizeReply(inner);
-    }
-    return out;
-  }
-  return value;
+/** The tokens spent before a call failed go with its error: usage records them though nothing is charged. */
+function withUsage(error: unknown, usage: TokenUsage): unknown {
+  if (isPagejsonError(error)) error.context.usage = usage;
+  return error;
 }
 
-/** Arrays need `fields` or `items`, objects need `fields`: rules zod's field schema leaves to config validation. */
-function containerProblem(field: Field, path: string): string | undefined {
-  if (field.type === 'array' && !field.fields && !field.items) return `${path}: an array needs fields or items`;
-  if (field.type === 'object' && !field.fields) return `${path}: an object needs fields`;
-  for (const child of field.fields ?? []) {
-    const problem = containerProblem(child, `${path}.${child.name}`);
-    if (problem) return problem;
+/** The heuristic's proposal as JSON, its first fields only when the whole does not fit in `maxChars`. */
+function proposalWithin(proposal: Field[], maxChars: number): string {
+  const kept: Field[] = [];
+  for (const field of proposal) {
+    if (JSON.stringify({ structure: [...kept, field] }).length > maxChars) break;
+    kept.push(field);
   }
-  return undefined;
+  const text = JSON.stringify({ structure: kept });
+  return kept.length < proposal.length ? `${text}\n(${proposal.length - kept.length} more proposed fields left out)` : text;
 }

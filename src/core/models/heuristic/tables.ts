@@ -1,5 +1,5 @@
 import type { Field } from '../../config/index.js';
-import { attr, elementChildren, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
+import { attr, elementChildren, isCleanNumber, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromText, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -53,15 +53,6 @@ function isHeaderRow(row: Element, cells: Cell[]): boolean {
   if (cells.length === 0) return false;
   const inThead = parentElement(row)?.name === 'thead';
   return inThead || cells.every((cell) => cell.element.name === 'th');
-}
-
-/** A number as the text says it, nothing lost: no leading zeros, no marks, no units. */
-export function isCleanNumber(text: string): boolean {
-  const value = text.trim().replace(/^[−–]/, '-');
-  // Thousands grouped with `,` `.` `'` or spaces, one decimal part with `.` or `,` (1,379 · 1.234,50 · 12 000).
-  if (!/^[-+]?(\d{1,3}([,.'\s\u00a0\u202f]\d{3})+|\d+)([.,]\d+)?%?$/.test(value)) return false;
-  // `01`, `007`: an identifier or a padded rank, which a number would not keep.
-  return !/^[-+]?0\d/.test(value);
 }
 
 /** A first row of plain cells that reads as a header: short labels, no numbers, no two alike. */

@@ -1,0 +1,94 @@
+import type OpenAI from 'openai';
+import { PagejsonError } from '../shared/index.js';
+import type { TokenUsage } from './types.js';
+
+/**
+ * One Chat Completions call through the `openai` client, with its own timeout and retries (the client's
+ * options: a call that does not answer within `timeoutMs` is retried `maxRetries` times, then fails), the
+ * model entry's headers, and the tokens of every answered call added to the caller's usage. The `openai`
+ * package is imported on the first call, never at import time: most runs of the CLI never talk to a model.
+ */
+export interface ModelCallOptions {
+  /** The name configs refer to (errors say it). */
+  name: string;
+  baseURL?: string | undefined;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+  maxRetries: number;
+  temperature: number;
+  /** Resolved already (secrets in): sent with every call, never written into an error or a log. */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+export type ResponseFormat =
+  { type: 'json_schema'; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } } | { type: 'json_object' };
+
+export interface ModelCaller {
+  /** The reply's text; its tokens are added to `usage` (also when the caller then finds the reply invalid). */
+  complete(messages: ChatMessage[], format: ResponseFormat | undefined, usage: TokenUsage): Promise<string>;
+}
+
+export function createModelCaller(options: ModelCallOptions): ModelCaller {
+  let client: Promise<OpenAI> | undefined;
+  const getClient = (): Promise<OpenAI> =>
+    (client ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          apiKey: options.apiKey,
+          baseURL: options.baseURL,
+          timeout: options.timeoutMs,
+          maxRetries: options.maxRetries,
+          ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
+        }),
+    ));
+
+  return {
+    async complete(messages, format, usage) {
+      const openai = await getClient();
+      let completion;
+      try {
+        completion = await openai.chat.completions.create({
+          model: options.model,
+          messages,
+          ...(format ? { response_format: format } : {}),
+          temperature: options.temperature,
+        });
+      } catch (error) {
+        throw callError(error, options);
+      }
+      usage.promptTokens += nonNegative(completion.usage?.prompt_tokens);
+      usage.completionTokens += nonNegative(completion.usage?.completion_tokens);
+      return completion.choices[0]?.message?.content ?? '';
+    },
+  };
+}
+
+/** A server's usage is outside input: a count that is not a whole non-negative number counts as none. */
+function nonNegative(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+/** The failure in words; the status kept, so that a refused response format is recognised by the caller. */
+function callError(error: unknown, options: ModelCallOptions): PagejsonError {
+  const status = (error as { status?: number }).status;
+  if ((error as Error).name === 'APIConnectionTimeoutError') {
+    const tries = options.maxRetries + 1;
+    return new PagejsonError(
+      'MODEL_FAILED',
+      `model ${options.name} timed out: no answer within ${options.timeoutMs} ms (${tries} ${tries === 1 ? 'try' : 'tries'})`,
+      {
+        context: { model: options.name, timedOut: true, timeoutMs: options.timeoutMs, tries },
+        hint: `check that the model server at its baseURL is running, or raise models.${options.name}.timeoutMs in pagejson.json for a slow model`,
+        cause: error,
+      },
+    );
+  }
+  const message = String((error as Error).message ?? error).slice(0, 500);
+  return new PagejsonError('MODEL_FAILED', `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${message}`, {
+    context: { model: options.name, ...(status ? { status } : {}) },
+    hint: "check the model's baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)",
+    cause: error,
+  });
+}

@@ -1,0 +1,118 @@
+import { DomUtils } from 'htmlparser2';
+import type { Field } from '../config/index.js';
+import type { AnyNode } from 'domhandler';
+import { candidateSections, fieldMatches, parseHtml, sectionRoots, type Element } from '../extract/index.js';
+import { cleanHtml } from './html-cleaner.js';
+import { isNarrowed } from './heuristic/verify.js';
+
+/**
+ * What a model is shown of a page instead of its first N characters (docs/models.md, "What the model sees"):
+ * the regions the heuristic's analysis found (its verified proposal: repeated groups, tables, the product
+ * block, headings and labels) and the page's other repeated groups (`candidateSections`, the list `generate`
+ * offers for a selector that matches nothing), each with the selector that reaches it and a compact sample of
+ * its HTML. The section a user named with `--selector` comes first. A list at the end of a 3 MB page is
+ * found by the analysis wherever it sits, so it is shown wherever it sits.
+ */
+export interface PageRegion {
+  /** What it is, in words: `the section you chose`, `list of 30 items`, `table`, `page facts`. */
+  what: string;
+  /** The selector reaching it (top-level selectors are matched inside the section). */
+  selector: string;
+  /** The field of the heuristic's proposal it became, when it became one. */
+  proposedAs?: string;
+  /** Cleaned HTML: the first items of a list, the element of a block, the elements of page facts. */
+  sample: string;
+}
+
+/** Samples are cut here before the budget shares them out: no single region takes the whole prompt. */
+const SAMPLE_ITEMS = 2;
+const MAX_ITEM_CHARS = 2_500;
+const MAX_FACT_CHARS = 300;
+const MAX_SECTION_SAMPLE_CHARS = 6_000;
+
+const outer = (element: Element): string => DomUtils.getOuterHTML(element as never, { decodeEntities: true, encodeEntities: 'utf8' });
+const compact = (html: string, maxChars: number): string => cleanHtml(html, { maxChars, keepRepeated: 3, maxTextChars: 200 });
+
+/** The regions of the page, most useful first: the named section, the proposal's regions in its order, other groups. */
+export function pageRegions(input: { pageHtml: string; sectionHtml: string; selector: string }, proposal: Field[]): PageRegion[] {
+  const doc = parseHtml(input.pageHtml || input.sectionHtml);
+  let roots: AnyNode[] = sectionRoots(doc, input.selector);
+  if (roots.length === 0) roots = parseHtml(input.sectionHtml).children;
+  const regions: PageRegion[] = [];
+  if (isNarrowed(input.selector))
+    regions.push({ what: 'the section you chose', selector: input.selector, sample: compact(input.sectionHtml, MAX_SECTION_SAMPLE_CHARS) });
+  const facts: string[] = [];
+  for (const field of proposal) {
+    const region = regionOf(field, roots);
+    if (region && 'fact' in region) facts.push(region.fact);
+    else if (region) regions.push(region);
+  }
+  if (facts.length > 0)
+    regions.push({ what: 'page facts (headings, labels, metadata)', selector: '(per field)', sample: facts.join('\n') });
+  const shown = new Set(regions.map((region) => region.selector));
+  for (const group of candidateSections(roots, 8)) {
+    if (shown.has(group.selector) || proposal.some((field) => field.selector?.startsWith(`${group.selector} `))) continue;
+    const [container] = fieldMatches(roots, group.selector).elements;
+    if (!container) continue;
+    const items = container.children.filter((child): child is Element => 'attribs' in child).slice(0, SAMPLE_ITEMS);
+    const sample = items.map((item) => compact(outer(item), MAX_ITEM_CHARS)).join('\n');
+    regions.push({ what: `repeated group of ${group.items} × ${group.item}`, selector: group.selector, sample });
+  }
+  return regions;
+}
+
+/** A field of the proposal as a region (lists, tables, blocks) or as one line of page facts (scalars). */
+function regionOf(field: Field, roots: AnyNode[]): PageRegion | { fact: string } | undefined {
+  if (field.selector === undefined) return undefined;
+  let found;
+  try {
+    found = fieldMatches(roots, field.selector, { all: field.type === 'array' });
+  } catch {
+    return undefined;
+  }
+  const [first] = found.elements;
+  if (!first) return undefined;
+  if (field.type === 'array') {
+    const sample = found.elements
+      .slice(0, SAMPLE_ITEMS)
+      .map((item) => compact(outer(item), MAX_ITEM_CHARS))
+      .join('\n');
+    return { what: `list of ${found.elements.length} items`, selector: field.selector, proposedAs: field.name, sample };
+  }
+  if (field.type === 'object') {
+    return { what: 'block', selector: field.selector, proposedAs: field.name, sample: compact(outer(first), MAX_ITEM_CHARS * 2) };
+  }
+  const attribute = field.attribute ? ` (@${field.attribute})` : '';
+  return { fact: `${field.name}: \`${field.selector}\`${attribute} → ${compact(outer(first), MAX_FACT_CHARS)}` };
+}
+
+/** One region as the prompt shows it. */
+export function regionText(region: PageRegion, index: number): string {
+  const proposed = region.proposedAs ? `, proposed as \`${region.proposedAs}\`` : '';
+  return `### ${index + 1}. ${region.what}: \`${region.selector}\`${proposed}\n${region.sample}`;
+}
+
+/**
+ * The regions that fit in `budgetChars`, in order: a region that does not fit whole is shown with its sample
+ * cut to the room left (when that room is worth it), and the rest are named in one line as left out.
+ */
+export function regionsWithin(regions: PageRegion[], budgetChars: number): string {
+  const parts: string[] = [];
+  let used = 0;
+  let left = 0;
+  for (const region of regions) {
+    let text = regionText(region, parts.length);
+    if (used + text.length + 1 > budgetChars) {
+      const room = budgetChars - used - (text.length - region.sample.length) - 1;
+      if (room < 400) {
+        left += 1;
+        continue;
+      }
+      text = regionText({ ...region, sample: compact(region.sample, room) }, parts.length);
+    }
+    parts.push(text);
+    used += text.length + 1;
+  }
+  if (left > 0) parts.push(`(${left} more region${left === 1 ? '' : 's'} left out to stay within the token budget)`);
+  return parts.join('\n');
+}
