@@ -54,7 +54,13 @@ export const REFUSAL_BODIES = {
     },
   },
   /** vLLM and other FastAPI-based servers. */
-  vllm: { object: 'error', message: "1 validation error: response_format.type: Input should be 'text' or 'json_object'", type: 'BadRequestError', param: null, code: 400 },
+  vllm: {
+    object: 'error',
+    message: "1 validation error: response_format.type: Input should be 'text' or 'json_object'",
+    type: 'BadRequestError',
+    param: null,
+    code: 400,
+  },
   /** llama.cpp's server. */
   llamacpp: { error: { code: 400, message: "response_format type must be one of 'text' or 'json_object'", type: 'invalid_request_error' } },
   /** LM Studio refuses json_object (it takes json_schema or text), its error a bare string. */
@@ -106,7 +112,8 @@ function schemaOf(body: ChatRequestBody): string {
 
 function refusalFor(body: ChatRequestBody, behaviour: FakeBehaviour): unknown {
   const type = body.response_format?.type;
-  const refused = (type === 'json_schema' && behaviour.jsonSchema === 'refuse') || (type === 'json_object' && behaviour.jsonObject === 'refuse');
+  const refused =
+    (type === 'json_schema' && behaviour.jsonSchema === 'refuse') || (type === 'json_object' && behaviour.jsonObject === 'refuse');
   if (!refused) return undefined;
   return REFUSAL_BODIES[behaviour.refusal ?? (type === 'json_schema' ? 'openai' : 'lmstudio')];
 }
