@@ -1,7 +1,7 @@
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldType } from '../../core/config/constants.js';
 import type { ApiConfig, Field } from '../../core/config/schema.js';
 import type { EditOperation } from '../../core/edit/operations.js';
-import { parseLocaleNumber, validateSelector } from '../../core/extract/engine/index.js';
+import { isCleanAmount, validateSelector } from '../../core/extract/engine/index.js';
 import type { MatchSummary } from '../../core/extract/workers/page-probe-types.js';
 import { writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -141,11 +141,15 @@ async function askAttribute(matches: MatchSummary | undefined, current?: string)
   ).trim();
 }
 
-function suggestedType(matches: MatchSummary | undefined, attribute: string): FieldType {
+/**
+ * The type the values suggest: a number only when every value is a clean number (a price with its currency
+ * sign is one); a name holding a number ("Model 1250") or a padded code ("007") stays a string.
+ */
+export function suggestedType(matches: Pick<MatchSummary, 'values'> | undefined, attribute: string): FieldType {
   if (['href', 'src', 'data-src'].includes(attribute)) return 'url';
   if (attribute === 'datetime') return 'date';
   const values = matches?.values ?? [];
-  if (values.length > 0 && values.every((value) => parseLocaleNumber(value) !== null)) return 'number';
+  if (values.length > 0 && values.every(isCleanAmount)) return 'number';
   return 'string';
 }
 

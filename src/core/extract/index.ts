@@ -13,7 +13,7 @@ export {
   type HtmlDocument,
 } from './engine/index.js';
 export { webUrlsIn, webUrlsOnly } from './engine/index.js';
-export { parseLocaleNumber } from './engine/numbers.js';
+export { isCleanAmount, isCleanNumber, parseLocaleNumber } from './engine/numbers.js';
 export { isUnreadElement } from './engine/reading.js';
 export { candidateSections } from './engine/sections.js';
 export { selectorCostProblem } from './engine/selector-cost.js';

@@ -32,6 +32,6 @@ export {
   type TransformContext,
 } from './transforms.js';
 export { webUrlsIn, webUrlsOnly } from './model-values.js';
-export { parseLocaleNumber } from './numbers.js';
+export { isCleanAmount, isCleanNumber, parseLocaleNumber } from './numbers.js';
 export { parseDateToIso } from './dates.js';
 export { parseJsonPath, parseLooseJson, resolveJsonPath } from './json-path.js';

@@ -75,3 +75,21 @@ function splitOnce(text: string, separator: string): [string, string] {
   const index = text.indexOf(separator);
   return [text.slice(0, index) || '0', text.slice(index + 1)];
 }
+
+/** A number as the text says it, nothing lost: no leading zeros, no marks, no units (1,379 · 1.234,50 · 12 000). */
+export function isCleanNumber(text: string): boolean {
+  const value = text.trim().replace(/^[−–]/, '-');
+  // Thousands grouped with `,` `.` `'` or spaces, one decimal part with `.` or `,`.
+  if (!/^[-+]?(\d{1,3}([,.'\s\u00a0\u202f]\d{3})+|\d+)([.,]\d+)?%?$/.test(value)) return false;
+  // `01`, `007`: an identifier or a padded rank, which a number would not keep.
+  return !/^[-+]?0\d/.test(value);
+}
+
+/** A clean number with at most a currency sign or code around it (`£51.77`, `1.234,50 €`, `USD 12`). */
+export function isCleanAmount(text: string): boolean {
+  const bare = text
+    .trim()
+    .replace(/^(?:\p{Sc}|[A-Z]{3}(?![a-z]))\s?/u, '')
+    .replace(/\s?(?:\p{Sc}|[A-Z]{3})$/u, '');
+  return isCleanNumber(bare);
+}

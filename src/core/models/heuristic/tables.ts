@@ -1,5 +1,14 @@
 import type { Field } from '../../config/index.js';
-import { attr, elementChildren, isCleanNumber, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
+import {
+  attr,
+  elementChildren,
+  isCleanNumber,
+  parentElement,
+  selectIn,
+  textOf,
+  uniqueSelector,
+  type Element,
+} from '../../extract/index.js';
 import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromText, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
