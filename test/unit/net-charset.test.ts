@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { charsetFromContentType, charsetFromMeta, decodeHtmlBody } from '../../src/core/fetch/net/charset.js';
+import { charsetFromContentType, charsetFromMeta, decodeHtmlBody, sniffUndeclared } from '../../src/core/fetch/net/charset.js';
 
 const latin1Bytes = (text: string) => Buffer.from(text, 'latin1');
 
@@ -19,13 +19,13 @@ describe('charset decoding', () => {
     expect(charsetFromMeta(latin1Bytes('<p>charset=utf-16 in text is not a declaration</p>'))).toBeUndefined();
   });
 
-  it('uses the header first, then the meta tag, then UTF-8', () => {
+  it('uses the header first, then the meta tag, then a detection', () => {
     const bytes = Buffer.concat([latin1Bytes('<meta charset="shift_jis"><p>'), Buffer.from([0xe9]), latin1Bytes('</p>')]);
     expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252')).toMatchObject({ charset: 'windows-1252', source: 'header' });
     expect(decodeHtmlBody(bytes, 'text/html; charset=windows-1252').text).toContain('<p>é</p>');
     expect(decodeHtmlBody(bytes, 'text/html')).toMatchObject({ charset: 'shift_jis', source: 'meta' });
     const plain = decodeHtmlBody(Buffer.from('<p>naïve</p>'), undefined);
-    expect(plain).toMatchObject({ text: '<p>naïve</p>', charset: 'utf-8', source: 'default' });
+    expect(plain).toMatchObject({ text: '<p>naïve</p>', charset: 'utf-8', source: 'detected' });
   });
 
   it('skips labels the platform does not know and falls through to the next source', () => {
@@ -46,6 +46,46 @@ describe('charset decoding', () => {
       charset: 'utf-8',
       text: '<meta charset="utf-16"><p>ü</p>',
     });
+  });
+});
+
+describe('pages that declare no charset (WHATWG sniffing, then a detection)', () => {
+  const menu = '<html><head><title>Carta</title></head><body><h1>Menú café</h1><p>Crème brûlée – 5 €</p></body></html>';
+
+  it('reads an undeclared windows-1252 page as windows-1252, not as broken UTF-8, and says it guessed', () => {
+    const bytes = Buffer.from(new Uint8Array([...menu].map((char) => (char === '–' ? 0x96 : char === '€' ? 0x80 : char.charCodeAt(0)))));
+    for (const contentType of [undefined, 'text/html']) {
+      const read = decodeHtmlBody(bytes, contentType);
+      expect(read).toMatchObject({ charset: 'windows-1252', source: 'detected' });
+      expect(read.text).toBe(menu);
+      expect(read.text).not.toContain('\ufffd');
+    }
+    expect(sniffUndeclared(bytes, 'text/html')).toEqual({
+      charset: { encoding: 'windows-1252', source: 'guessed' },
+      contentType: 'text/html; charset=windows-1252',
+    });
+  });
+
+  it('reads undeclared valid UTF-8 as UTF-8 (a detection too), and plain ASCII as UTF-8 without a guess', () => {
+    expect(decodeHtmlBody(Buffer.from(menu), undefined)).toMatchObject({ text: menu, charset: 'utf-8', source: 'detected' });
+    expect(sniffUndeclared(Buffer.from(menu), undefined).charset).toEqual({ encoding: 'utf-8', source: 'guessed' });
+    expect(decodeHtmlBody(Buffer.from('<p>plain</p>'), undefined)).toMatchObject({ charset: 'utf-8', source: 'default' });
+    expect(sniffUndeclared(Buffer.from('<p>plain</p>'), 'text/html').charset).toEqual({ encoding: 'utf-8', source: 'declared' });
+  });
+
+  it('finds a meta declaration past comments and other tags as the prescan does, and only in markup', () => {
+    const page = latin1Bytes(
+      `<!-- <meta charset="koi8-r"> --><html><head><meta name="x" content="y"><meta charset="iso-8859-2"><p>\xb1</p>`,
+    );
+    expect(decodeHtmlBody(page, undefined)).toMatchObject({ charset: 'iso-8859-2', source: 'meta' });
+    expect(decodeHtmlBody(page, undefined).text).toContain('<p>ą</p>');
+    expect(sniffUndeclared(page, undefined).charset).toEqual({ encoding: 'iso-8859-2', source: 'declared' });
+  });
+
+  it('leaves a declared header charset and a byte order mark alone (no sniffing, no note)', () => {
+    expect(sniffUndeclared(Buffer.from(menu), 'text/html; charset=utf-8')).toEqual({ contentType: 'text/html; charset=utf-8' });
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(menu)]);
+    expect(sniffUndeclared(bom, undefined)).toEqual({ contentType: undefined });
   });
 });
 
@@ -96,8 +136,8 @@ describe('UTF-8 pages of any length read exactly as TextDecoder reads them', () 
       Buffer.from(' £ '),
       Buffer.from([0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xff]),
     ]);
-    expect(decodeHtmlBody(truncated, undefined).text).toBe(decoder.decode(truncated));
-    expect(decodeHtmlBody(truncated, undefined).text).toContain('\ufffd');
+    expect(decodeHtmlBody(truncated, 'text/html; charset=utf-8').text).toBe(decoder.decode(truncated));
+    expect(decodeHtmlBody(truncated, 'text/html; charset=utf-8').text).toContain('\ufffd');
   });
 
   it('a long page with a byte order mark still loses the mark', () => {

@@ -12,7 +12,7 @@ import { checkSourceUrl, defaultApiId, type GenerateResult } from '../../core/ge
 import { API_ID_PATTERN } from '../../core/config/constants.js';
 import { createModelResolver, HEURISTIC_MODEL } from '../../core/models/index.js';
 import { createScraperPool, scraperOptionsFromSettings } from '../../core/fetch/scrapers/index.js';
-import type { Scraper } from '../../core/fetch/scrapers/types.js';
+import type { FetchResult, Scraper } from '../../core/fetch/scrapers/types.js';
 import { validateSelector } from '../../core/extract/engine/index.js';
 import { displayPath } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -92,6 +92,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     logins: await cliLogins(project, ctx.env),
   });
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);
+  const fetched: FetchedNotes = {};
   let result: GenerateResult;
   try {
     // In a thread of its own with a budget and the project's document limits, as the dashboard's generation
@@ -101,7 +102,11 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     result = await generateIsolated(
       { ...inputs, apiId, caching: flags.cache, ...access, ...login, vars: flags.var, paginate: flags.paginate !== false },
       {
-        scraperFor: (n) => announcing(pool.get(n), () => spinner.update(`generating a structure with ${inputs.model}`)),
+        scraperFor: (n) =>
+          announcing(pool.get(n), (page) => {
+            noteFetched(fetched, page);
+            spinner.update(`generating a structure with ${inputs.model}`);
+          }),
         models: project.settings.models,
         env: ctx.env,
         modelTimeoutMs: CLI_MODEL_TIMEOUT_MS,
@@ -122,6 +127,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     writeLine(ctx.stdout, renderStructureTree(config.structure, result.sample, { name: out.cyan, dim: out.dim, value: out.green }));
     writeLine(ctx.stdout);
   }
+  await writeFetchNotes(ctx, fetched, inputs);
   config = await offerPagination(config, result.nextLink, ctx, { asking, json: Boolean(flags.json) });
   // The review: nothing is written or charged until the user saves.
   while (asking) {
@@ -194,8 +200,27 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
 const CLI_MODEL_TIMEOUT_MS = 120_000;
 
 /** The scraper, telling `then` once its page has come (the spinner moves on to the model). */
-function announcing(scraper: Scraper, then: () => void): Scraper {
-  return { name: scraper.name, close: () => scraper.close(), fetch: (request) => scraper.fetch(request).then((page) => (then(), page)) };
+function announcing(scraper: Scraper, then: (page: FetchResult) => void): Scraper {
+  return {
+    name: scraper.name,
+    close: () => scraper.close(),
+    fetch: (request) => scraper.fetch(request).then((page) => (then(page), page)),
+  };
+}
+
+/** The first page fetched (a pagination probe fetches more): what it says about itself is told after the tree. */
+interface FetchedNotes {
+  page?: FetchResult;
+}
+
+function noteFetched(notes: FetchedNotes, page: FetchResult): void {
+  notes.page ??= page;
+}
+
+async function writeFetchNotes(ctx: CliContext, notes: FetchedNotes, inputs: Required<GenerateInputs>): Promise<void> {
+  if (!notes.page) return;
+  const { writePageNotes } = await import('../page-notes.js');
+  writePageNotes(ctx, notes.page, inputs.scraper, `\`pagejson generate ${inputs.url} --scraper 3\``);
 }
 
 function cancelled(ctx: CliContext): void {

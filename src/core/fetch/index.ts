@@ -1,8 +1,9 @@
 export { assertAllowedUrlHost } from './net/address-guard.js';
 export { decodeHtmlBody } from './net/charset.js';
+export { scriptBuiltSignal, type ScriptBuiltSignal } from './net/script-built.js';
 export { startDeadline } from './net/deadline.js';
 export { createGuardedAgent } from './net/guarded-agent.js';
-export { scraperByNumber, type FetchRequest, type FetchResult, type PageBody, type Scraper } from './scrapers/types.js';
+export { scraperByNumber, type FetchRequest, type FetchResult, type PageBody, type PageCharset, type Scraper } from './scrapers/types.js';
 export { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
 export { accessOf, mergeCookieHeader, resolveAccess, type FetchAccess, type ResolvedAccess } from './net/request-access.js';
 export { createProxyChooser, type ProxyCandidate, type ProxyChoice, type ProxyChooser } from './net/proxy-rotation.js';

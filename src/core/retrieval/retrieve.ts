@@ -1,7 +1,7 @@
 import { resolveSourceUrl, type ApiConfig, type Field, type ScraperNumber } from '../config/index.js';
 import { forgetJsonText, isPagejsonError, PagejsonError, wireText } from '../shared/index.js';
 import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
-import { accessOf, loginOf, scraperByNumber, type FetchResult, type Scraper } from '../fetch/index.js';
+import { accessOf, loginOf, scraperByNumber, type FetchResult, type PageCharset, type Scraper } from '../fetch/index.js';
 import {
   createInProcessExtractor,
   dataJsonSchema,
@@ -64,6 +64,8 @@ export interface RetrieveResult {
   partial?: PartialReason;
   /** The pages after the first whose items the data holds, in order (a snapshot keeps them). */
   morePages?: ReadonlyArray<{ url: string; finalUrl: string; readonly html: string }>;
+  /** The page declared no charset and its encoding was guessed from its bytes (a fetch detail `run` shows). */
+  charset?: PageCharset;
 }
 
 export const EXTRACTION_EMPTY_MESSAGE = wireText('EXTRACTION_EMPTY');
@@ -244,6 +246,7 @@ export async function retrieve(
     fetchedAt: page.fetchedAt,
     health,
     ...(page.usage ? { usage: page.usage } : {}),
+    ...(fetched.charset ? { charset: fetched.charset } : {}),
     ...pagesOf(config, page.paged),
   };
   // The page's text is decoded only if a caller reads it (a snapshot does; the daemon does not).

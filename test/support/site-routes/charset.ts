@@ -33,6 +33,8 @@ export const charsetRoutes: Record<string, RouteHandler> = {
   // No charset in the header: the decoder has to find it in the document.
   '/charset/meta-charset.html': servePage('meta-charset.html', { 'content-type': 'text/html' }),
   '/charset/meta-http-equiv.html': servePage('meta-http-equiv.html', { 'content-type': 'text/html' }),
+  // No charset anywhere (header, BOM or meta): browsers guess windows-1252 from its bytes, and so must we.
+  '/charset/undeclared.html': servePage('undeclared-windows-1252.html', { 'content-type': 'text/html' }),
   // A UTF-16LE page whose header lies (says utf-8): the byte order mark wins, as in browsers.
   '/charset/bom-utf16le.html': servePage('bom-utf16le.html', { 'content-type': 'text/html; charset=utf-8' }),
   // No Content-Type at all: accepted only because the body sniffs as HTML.

@@ -30,7 +30,30 @@ window.addEventListener('load', () => {
 </body></html>
 `;
 
+/**
+ * A single-page app as frameworks ship one: an empty mount point and a script file that builds the catalogue
+ * into it. Scraper 1 reads only the page's title; the CLI recognises the shell and suggests scraper 3.
+ */
+const APP_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Widget shop</title><link rel="stylesheet" href="/js/app.css"></head>
+<body><div id="root"></div><script src="/js/app.js"></script></body></html>
+`;
+const APP_SCRIPT = `
+const root = document.getElementById('root');
+root.innerHTML = '<h1>Widget shop</h1><ul class="products">' +
+  ${JSON.stringify(JS_ITEMS)}.map((name, i) => '<li class="product"><span class="name">' + name + '</span> <span class="price">' + (9.5 + i) + '</span></li>').join('') +
+  '</ul>';
+`;
+
 export const jsRoutes: Record<string, RouteHandler> = {
+  '/js/app.html': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(APP_PAGE);
+  },
+  '/js/app.js': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+    res.end(APP_SCRIPT);
+  },
   '/js/rendered.html': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(RENDERED_PAGE);

@@ -1,15 +1,19 @@
 /**
- * Decoding a page's bytes into text the way browsers do (WHATWG "encoding sniffing", simplified): a byte
- * order mark wins, then the charset of the Content-Type header, then a `<meta charset>` or
- * `<meta http-equiv="content-type">` near the top of the document, then UTF-8. Node ships full ICU, so
- * `TextDecoder` knows windows-1252, Shift_JIS, EUC-KR, GBK and the rest by their WHATWG labels.
+ * Decoding a page's bytes into text the way browsers do (the WHATWG encoding sniffing algorithm): a byte
+ * order mark wins, then the charset of the Content-Type header, then the prescan of the document's start for
+ * `<meta charset>`, `<meta http-equiv="content-type">` or an XML declaration (encoding-sniffer, fb55), then a
+ * detection: bytes that are valid UTF-8 are UTF-8, others windows-1252, as browsers guess for an undeclared
+ * Western page (docs/decisions.md, "Pages that declare no charset"). Node ships full ICU, so `TextDecoder`
+ * knows windows-1252, Shift_JIS, EUC-KR, GBK and the rest by their WHATWG labels.
  */
 import { isAscii, isUtf8, transcode } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import type { PageBody } from '../scrapers/types.js';
+import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
+import type { PageBody, PageCharset } from '../scrapers/types.js';
 import { PagejsonError } from '../../shared/index.js';
 
-export type CharsetSource = 'bom' | 'header' | 'meta' | 'default';
+/** `detected`: the page declares no charset and its bytes decided (a guess, noted in the fetch's details). */
+export type CharsetSource = 'bom' | 'header' | 'meta' | 'detected' | 'default';
 
 export interface DecodedBody {
   text: string;
@@ -20,6 +24,8 @@ export interface DecodedBody {
 
 /** Browsers look at the first 1024 bytes; pages with long head comments push the tag further, so allow more. */
 const META_PRESCAN_BYTES = 4096;
+/** The encoding guessed for bytes that are not UTF-8: the WHATWG default for Western locales, as browsers there use. */
+const UNDECLARED_LEGACY_ENCODING = 'windows-1252';
 
 export function charsetFromContentType(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;
@@ -35,11 +41,25 @@ function charsetFromBom(bytes: Uint8Array): { charset: string; length: number } 
   return undefined;
 }
 
+/**
+ * The encoding the document's start declares (a meta tag or an XML declaration), by the WHATWG prescan of
+ * its first bytes; undefined when it declares none.
+ */
 export function charsetFromMeta(bytes: Uint8Array): string | undefined {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, META_PRESCAN_BYTES)).toString('latin1');
-  // One pattern covers both `<meta charset="x">` and `<meta http-equiv=... content="text/html; charset=x">`.
-  const match = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head);
-  return match?.[1];
+  const sniffer = new Sniffer({ maxBytes: META_PRESCAN_BYTES });
+  sniffer.write(bytes.subarray(0, META_PRESCAN_BYTES));
+  const declared = sniffer.resultType === ResultType.META_TAG || sniffer.resultType === ResultType.XML_ENCODING;
+  return declared ? sniffer.encoding.toLowerCase() : undefined;
+}
+
+/**
+ * The encoding of a page that declares none (no BOM, header charset or meta tag): plain ASCII reads alike in
+ * every ASCII-compatible encoding (UTF-8, no guess); valid UTF-8 is UTF-8 (a legacy text that happens to be
+ * valid UTF-8 is rare); anything else is windows-1252, the default browsers of Western locales use.
+ */
+function undeclaredCharset(bytes: Uint8Array): { label: string; source: CharsetSource } {
+  if (isAscii(bytes)) return { label: 'utf-8', source: 'default' };
+  return { label: isUtf8(bytes) ? 'utf-8' : UNDECLARED_LEGACY_ENCODING, source: 'detected' };
 }
 
 /**
@@ -94,17 +114,37 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
     const decoder = new TextDecoder(bom.charset, { ignoreBOM: true });
     return { text: decoder.decode(bytes.subarray(bom.length)), charset: decoder.encoding, source: 'bom' };
   }
-  const candidates: Array<[CharsetSource, string | undefined]> = [
-    ['header', charsetFromContentType(contentType)],
-    ['meta', charsetFromMeta(bytes)],
-  ];
-  for (const [source, label] of candidates) {
-    if (!label) continue;
-    const decoder = decoderFor(label, source);
-    if (decoder) return { text: decodeWith(decoder, bytes), charset: decoder.encoding, source };
-  }
-  const utf8 = new TextDecoder('utf-8');
-  return { text: decodeUtf8(utf8, bytes), charset: utf8.encoding, source: 'default' };
+  const { decoder, source } = chooseDecoder(bytes, contentType);
+  return { text: decodeWith(decoder, bytes), charset: decoder.encoding, source };
+}
+
+/** The decoder of a page without a BOM: its header's charset (the hot path: nothing else is read), else as sniffed. */
+function chooseDecoder(bytes: Uint8Array, contentType: string | undefined): { decoder: TextDecoder; source: CharsetSource } {
+  const header = charsetFromContentType(contentType);
+  const fromHeader = header === undefined ? undefined : decoderFor(header, 'header');
+  if (fromHeader) return { decoder: fromHeader, source: 'header' };
+  const meta = charsetFromMeta(bytes);
+  const fromMeta = meta === undefined ? undefined : decoderFor(meta, 'meta');
+  if (fromMeta) return { decoder: fromMeta, source: 'meta' };
+  const { label, source } = undeclaredCharset(bytes);
+  return { decoder: new TextDecoder(label), source };
+}
+
+/**
+ * How a page's bytes were read, for the fetch's details. Decided once, where the page is fetched, and only
+ * for a page whose header declares no charset (a declared one costs nothing here): the charset is then
+ * written into the body's Content-Type, so the extraction thread decodes by it without sniffing again.
+ */
+export function sniffUndeclared(
+  bytes: Uint8Array,
+  contentType: string | undefined,
+): { charset?: PageCharset; contentType: string | undefined } {
+  if (charsetFromContentType(contentType) !== undefined) return { contentType };
+  const bom = charsetFromBom(bytes);
+  if (bom) return { contentType };
+  const { decoder, source } = chooseDecoder(bytes, undefined);
+  const declared = `${contentType?.split(';')[0]?.trim() || 'text/html'}; charset=${decoder.encoding}`;
+  return { charset: { encoding: decoder.encoding, source: source === 'detected' ? 'guessed' : 'declared' }, contentType: declared };
 }
 
 /**
@@ -115,9 +155,10 @@ export function decodeHtmlBody(bytes: Uint8Array, contentType: string | undefine
 export function pageFromBytes<T extends object>(
   fields: T,
   bytes: Uint8Array,
-  contentType: string | undefined,
-): T & { readonly html: string; body: PageBody } {
+  received: string | undefined,
+): T & { readonly html: string; body: PageBody; charset?: PageCharset } {
   let html: string | undefined;
+  const { charset, contentType } = sniffUndeclared(bytes, received);
   const body: PageBody = { bytes, contentType };
   const length = bytes.byteLength;
   const text = (): string => {
@@ -128,8 +169,10 @@ export function pageFromBytes<T extends object>(
       });
     return decodeHtmlBody(bytes, contentType).text;
   };
-  return Object.defineProperty({ ...fields, body }, 'html', { enumerable: true, get: () => (html ??= text()) }) as T & {
+  const page = { ...fields, body, ...(charset?.source === 'guessed' ? { charset } : {}) };
+  return Object.defineProperty(page, 'html', { enumerable: true, get: () => (html ??= text()) }) as T & {
     readonly html: string;
     body: PageBody;
+    charset?: PageCharset;
   };
 }

@@ -10,7 +10,8 @@ import { retryWaitMs, waitForBackoff } from './crawlee-common.js';
 import { isRetryableStatus, pageCrashedError, statusError, toFetchError } from './crawlee-errors.js';
 import type { BrowserStorage } from '../login/session-codec.js';
 import type { PageSteps } from './page-steps.js';
-import type { FetchResult } from './types.js';
+import type { FetchResult, PageCharset } from './types.js';
+import { charsetFromContentType, sniffUndeclared } from '../net/charset.js';
 
 /**
  * One scraper-3 fetch: a browser context of its own (no cookies, storage or cache shared with other fetches),
@@ -103,7 +104,30 @@ async function readPage(
   // With steps, the page is read after them (browser-steps.ts).
   const html = job.steps ? '' : await Promise.race([page.content(), early]);
   if (Buffer.byteLength(html) > job.maxBytes) throw tooLargeError(job.maxBytes);
-  return { finalUrl: page.url(), status, headers, html };
+  const charset = await Promise.race([guessedCharset(page, response), early]);
+  return { finalUrl: page.url(), status, headers, html, ...(charset ? { charset } : {}) };
+}
+
+/**
+ * Chromium decodes the page itself; when the header named no charset, the document's own bytes say whether
+ * a BOM or meta tag declared one (the same prescan as scrapers 1 and 2) or Chromium guessed, and in what.
+ * A declared header charset costs nothing here.
+ */
+async function guessedCharset(page: Page, response: Response): Promise<PageCharset | undefined> {
+  const contentType = response.headers()['content-type'];
+  if (charsetFromContentType(contentType) !== undefined) return undefined;
+  try {
+    const sniffed = sniffUndeclared(await response.body(), contentType).charset;
+    if (sniffed?.source !== 'guessed') return undefined;
+    // A string, as the core is compiled without the DOM's types; the page could redefine the getter, so bounded.
+    const encoding = String(await page.evaluate('document.characterSet'))
+      .slice(0, 40)
+      .toLowerCase();
+    return { encoding, source: 'guessed' };
+  } catch {
+    // The body is gone (the page navigated on) or the page closed: no note rather than a failed fetch.
+    return undefined;
+  }
 }
 
 /** One navigation of the fetch's page, watched over DevTools for the byte cap and a failed document. */

@@ -28,7 +28,7 @@ export interface FetchResult {
   finalUrl: string;
   status: number;
   headers: Record<string, string>;
-  /** Decoded text (by header charset, BOM or meta tag, never assumed UTF-8). */
+  /** Decoded text (by BOM, header charset or meta tag; when none, detected from the bytes as browsers do). */
   readonly html: string;
   /**
    * The body as received (decompressed) with its Content-Type, when the scraper read the bytes itself (1, 2).
@@ -37,6 +37,15 @@ export interface FetchResult {
   body?: PageBody;
   /** How a fetch with rounds (request.steps.rounds) ended; the pages themselves went to its onPage. */
   rounds?: RoundsOutcome;
+  /** Set when the page declared no charset and its encoding was guessed from its bytes, as browsers do. */
+  charset?: PageCharset;
+}
+
+/** The encoding a page was read in, and whether the page said so or it was guessed. */
+export interface PageCharset {
+  /** The WHATWG name, e.g. `windows-1252`, `utf-8`. */
+  encoding: string;
+  source: 'declared' | 'guessed';
 }
 
 export interface PageBody {
