@@ -136,6 +136,35 @@ describe('booleans, urls and coercion', () => {
   });
 });
 
+describe('the availability transform', () => {
+  test('schema.org values become their schema.org name, whatever the prefix or case', () => {
+    expect(run('https://schema.org/InStock', ['availability'])).toBe('InStock');
+    expect(run('http://schema.org/OutOfStock', ['availability'])).toBe('OutOfStock');
+    expect(run('schema:PreOrder', ['availability'])).toBe('PreOrder');
+    expect(run('instock', ['availability'])).toBe('InStock');
+    expect(run(true, ['availability'])).toBe('InStock');
+  });
+
+  test("a shop's words in its language are read, a negation before the word it negates", () => {
+    expect(run('In stock (22 available)', ['availability'])).toBe('InStock');
+    expect(run('Auf Lager', ['availability'])).toBe('InStock');
+    expect(run('Disponível', ['availability'])).toBe('InStock');
+    expect(run('Nicht lieferbar', ['availability'])).toBe('OutOfStock');
+    expect(run('Agotado', ['availability'])).toBe('OutOfStock');
+    expect(run('No disponible', ['availability'])).toBe('OutOfStock');
+    expect(run('Currently unavailable.', ['availability'])).toBe('OutOfStock');
+    expect(run('Нет в наличии', ['availability'])).toBe('OutOfStock');
+    expect(run('Pre-order now', ['availability'])).toBe('PreOrder');
+    expect(run('Only 3 left in stock', ['availability'])).toBe('LimitedAvailability');
+  });
+
+  test('text that says nothing about stock is null, not a guess', () => {
+    expect(run('Check in-store stock', ['availability'])).toBeNull();
+    expect(run('Hayes, United Kingdom', ['availability'])).toBeNull();
+    expect(run('', ['availability'])).toBeNull();
+  });
+});
+
 describe('json paths', () => {
   const doc = {
     '@graph': [
@@ -185,6 +214,7 @@ describe('validation of selectors and transforms', () => {
       'boolean',
       'absoluteUrl',
       'date',
+      'availability',
       'regex:(\\d+)',
       'regex:(?:x)(y)',
       'json:Product.offers.price',

@@ -52,6 +52,7 @@ const TRANSFORMS = [
   { value: 'boolean', description: 'yes/no, in stock/out of stock → true/false' },
   { value: 'absoluteUrl', description: 'resolve a relative link against the page' },
   { value: 'date', description: 'read a date as ISO 8601' },
+  { value: 'availability', description: 'a product\'s availability as its schema.org name: "Auf Lager" → InStock' },
 ];
 
 function describeMatches(matches: MatchSummary, parent: string, c: ReturnType<typeof colors>): string {

@@ -18,7 +18,10 @@ export * from './constants.js';
 
 const Transform = z
   .string()
-  .regex(TRANSFORM_PATTERN, 'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, regex:<pattern> or json:<path>');
+  .regex(
+    TRANSFORM_PATTERN,
+    'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern> or json:<path>',
+  );
 
 /** Items of an array of scalars: each element the array's selector matches yields one value. */
 export const ScalarItemsSchema = z

@@ -1,4 +1,5 @@
 import { compileSafePattern, PatternProblem, type SafePattern, type ScalarType } from '../../config/index.js';
+import { toAvailability } from './availability.js';
 import { parseDateToIso } from './dates.js';
 import { parseJsonPath, resolveJsonPath } from './json-path.js';
 import { parseLocaleNumber } from './numbers.js';
@@ -52,8 +53,12 @@ export function compileTransform(transform: string): CompiledTransform {
       return (value, context) => toAbsoluteUrl(value, context.baseUrl());
     case 'date':
       return (value) => parseDateToIso(value);
+    case 'availability':
+      return (value) => toAvailability(value);
     default:
-      throw new Error('unknown transform: use trim, number, integer, boolean, absoluteUrl, date, regex:<pattern> or json:<path>');
+      throw new Error(
+        'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern> or json:<path>',
+      );
   }
 }
 

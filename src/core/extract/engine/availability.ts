@@ -1,0 +1,54 @@
+/**
+ * The `availability` transform: a product's availability as its schema.org name (`InStock`, `OutOfStock`,
+ * `PreOrder`, …), from a schema.org value (`https://schema.org/InStock`, `instock`, `OutOfStock`) or from the
+ * words a shop writes in its own language ("Auf Lager", "Agotado", "Disponível", "Only 3 left"). Anything
+ * else ("Check in-store stock", a shipping place) is null: not knowing is better than a wrong answer.
+ */
+
+const SCHEMA_NAMES = [
+  'InStock',
+  'OutOfStock',
+  'PreOrder',
+  'PreSale',
+  'BackOrder',
+  'Discontinued',
+  'InStoreOnly',
+  'OnlineOnly',
+  'LimitedAvailability',
+  'SoldOut',
+  'Reserved',
+  'MadeToOrder',
+];
+const BY_LOWER_NAME = new Map(SCHEMA_NAMES.map((name) => [name.toLowerCase(), name]));
+
+/** Words, in the order tried: a negation ("not available") must be read before the word it negates. */
+const PHRASES: Array<[RegExp, string]> = [
+  [
+    /\b(out[\s-]?of[\s-]?stock|sold[\s-]?out|unavailable|not (currently )?available|no longer available|currently unavailable)\b|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar|auf lager|vorr[äa]tig)|vergriffen|[ée]puis[ée]|rupture de stock|indisponible|non disponible|agotado|sin (stock|existencias)|no disponible|esgotado|indispon[íi]vel|esaurito|non disponibile|niet (op voorraad|leverbaar|beschikbaar)|uitverkocht|brak w magazynie|niedost[ęe]pny|wyprzedany|t[üu]kendi|stokta yok|нет в наличии|распродан|在庫(切れ|なし)|品切れ|売り切れ|缺货|售罄/i,
+    'OutOfStock',
+  ],
+  [/\bpre[\s-]?order|\bvorbestell|pr[ée][\s-]?commande|pre[\s-]?venta|preventa|pr[ée][\s-]?venda|予約/i, 'PreOrder'],
+  [/\bback[\s-]?order|nachbestell|sur commande|bajo pedido|su ordinazione/i, 'BackOrder'],
+  [/\bdiscontinued\b|nicht mehr im sortiment|descatalogado|fuori produzione/i, 'Discontinued'],
+  [
+    /\b(only|just) \d+ left\b|\blow stock\b|\blimited (stock|availability)\b|nur noch \d+|plus que \d+|quedan \d+|[úu]ltimas? unidades/i,
+    'LimitedAvailability',
+  ],
+  [/\bin[\s-]?store only\b|nur im (laden|markt|gesch[äa]ft)|uniquement en magasin|solo en tienda/i, 'InStoreOnly'],
+  [
+    /\b(in[\s-]?stock|available( now| online)?|ready to ship|ships (today|within|in)|auf lager|lieferbar|verf[üu]gbar|vorr[äa]tig|en stock|disponible|en existencia|disponivel|disponível|em estoque|disponibile|op voorraad|leverbaar|dost[ęe]pny|w magazynie|stokta( var)?)\b|в наличии|有货|在庫あり/i,
+    'InStock',
+  ],
+];
+
+export function toAvailability(value: unknown): string | null {
+  if (typeof value === 'boolean') return value ? 'InStock' : 'OutOfStock';
+  if (typeof value !== 'string') return null;
+  const text = value.trim().slice(0, 200);
+  // A schema.org value: the last segment of a URL or a prefixed name, or the bare name.
+  const last = text.replace(/^.*[/#:]/, '').replace(/[\s_-]+/g, '');
+  const named = BY_LOWER_NAME.get(last.toLowerCase());
+  if (named) return named;
+  for (const [pattern, name] of PHRASES) if (pattern.test(text)) return name;
+  return null;
+}
