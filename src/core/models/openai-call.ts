@@ -30,6 +30,41 @@ export interface ModelCaller {
   complete(messages: ChatMessage[], format: ResponseFormat | undefined, usage: TokenUsage): Promise<string>;
 }
 
+/**
+ * The bodies of the 400 and 422 answers, by the answer's headers (what the client's error keeps): vLLM and
+ * FastAPI-based servers put their message at the top of the body, where the client does not look, so the
+ * error it throws says only "400 status code (no body)". A refused response format is recognised by the body.
+ */
+const errorBodies = new WeakMap<object, string>();
+const MAX_ERROR_BODY_CHARS = 4_000;
+
+async function fetchKeepingErrorBodies(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.status === 400 || response.status === 422) {
+    const text = await response
+      .clone()
+      .text()
+      .catch(() => '');
+    errorBodies.set(response.headers, text.slice(0, MAX_ERROR_BODY_CHARS));
+  }
+  return response;
+}
+
+/** What the server said in a refused call's body: its message, wherever the server put it. */
+function serverMessage(error: unknown): string | undefined {
+  const headers = (error as { headers?: unknown }).headers;
+  const body = headers && typeof headers === 'object' ? errorBodies.get(headers) : undefined;
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown; error?: unknown; detail?: unknown };
+    const inner = parsed.error && typeof parsed.error === 'object' ? (parsed.error as { message?: unknown }).message : parsed.error;
+    const found = [parsed.message, inner, parsed.detail].find((value) => value !== undefined && value !== null);
+    return typeof found === 'string' ? found : JSON.stringify(found ?? parsed);
+  } catch {
+    return body;
+  }
+}
+
 export function createModelCaller(options: ModelCallOptions): ModelCaller {
   let client: Promise<OpenAI> | undefined;
   const getClient = (): Promise<OpenAI> =>
@@ -40,6 +75,7 @@ export function createModelCaller(options: ModelCallOptions): ModelCaller {
           baseURL: options.baseURL,
           timeout: options.timeoutMs,
           maxRetries: options.maxRetries,
+          fetch: fetchKeepingErrorBodies,
           ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
         }),
     ));
@@ -73,7 +109,7 @@ function nonNegative(value: unknown): number {
 /** The failure in words; the status kept, so that a refused response format is recognised by the caller. */
 function callError(error: unknown, options: ModelCallOptions): PagejsonError {
   const status = (error as { status?: number }).status;
-  if ((error as Error).name === 'APIConnectionTimeoutError') {
+  if ((error as Error | undefined)?.constructor?.name === 'APIConnectionTimeoutError') {
     const tries = options.maxRetries + 1;
     return new PagejsonError(
       'MODEL_FAILED',
@@ -85,7 +121,7 @@ function callError(error: unknown, options: ModelCallOptions): PagejsonError {
       },
     );
   }
-  const message = String((error as Error).message ?? error).slice(0, 500);
+  const message = (serverMessage(error) ?? String((error as Error).message ?? error)).slice(0, 500);
   return new PagejsonError('MODEL_FAILED', `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${message}`, {
     context: { model: options.name, ...(status ? { status } : {}) },
     hint: "check the model's baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)",

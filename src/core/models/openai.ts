@@ -91,7 +91,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       } catch (error) {
         const next = nextFormat(mode);
         // A refused format costs no tokens and is no attempt: the next format down is asked at once.
-        if (next && isPagejsonError(error) && isFormatRefusal(error.cause)) {
+        if (next && isPagejsonError(error) && isFormatRefusal({ status: error.context.status, message: error.message })) {
           mode = next;
           continue;
         }

@@ -36,33 +36,44 @@ const compact = (html: string, maxChars: number): string => cleanHtml(html, { ma
 /** The regions of the page, most useful first: the named section, the proposal's regions in its order, other groups. */
 export function pageRegions(input: { pageHtml: string; sectionHtml: string; selector: string }, proposal: Field[]): PageRegion[] {
   const doc = parseHtml(input.pageHtml || input.sectionHtml);
-  let roots: AnyNode[] = sectionRoots(doc, input.selector);
+  const narrowed = isNarrowed(input.selector);
+  // The whole page, as the engine reads a body section's top-level fields (the title in the head included).
+  let roots: AnyNode[] = narrowed ? sectionRoots(doc, input.selector) : [doc];
   if (roots.length === 0) roots = parseHtml(input.sectionHtml).children;
   const regions: PageRegion[] = [];
-  if (isNarrowed(input.selector))
+  if (narrowed)
     regions.push({ what: 'the section you chose', selector: input.selector, sample: compact(input.sectionHtml, MAX_SECTION_SAMPLE_CHARS) });
   const facts: string[] = [];
+  const sampled = new Set<Element>();
   for (const field of proposal) {
-    const region = regionOf(field, roots);
+    const region = regionOf(field, roots, sampled);
     if (region && 'fact' in region) facts.push(region.fact);
     else if (region) regions.push(region);
   }
   if (facts.length > 0)
     regions.push({ what: 'page facts (headings, labels, metadata)', selector: '(per field)', sample: facts.join('\n') });
-  const shown = new Set(regions.map((region) => region.selector));
+  return [...regions, ...otherGroups(roots, sampled)];
+}
+
+/** The page's repeated groups the proposal left out (menus, link lists, a list it did not recognise). */
+function otherGroups(roots: AnyNode[], sampled: Set<Element>): PageRegion[] {
+  const regions: PageRegion[] = [];
   for (const group of candidateSections(roots, 8)) {
-    if (shown.has(group.selector) || proposal.some((field) => field.selector?.startsWith(`${group.selector} `))) continue;
     const [container] = fieldMatches(roots, group.selector).elements;
     if (!container) continue;
-    const items = container.children.filter((child): child is Element => 'attribs' in child).slice(0, SAMPLE_ITEMS);
-    const sample = items.map((item) => compact(outer(item), MAX_ITEM_CHARS)).join('\n');
+    const items = container.children.filter((child): child is Element => 'attribs' in child);
+    if (items.some((item) => sampled.has(item))) continue;
+    const sample = items
+      .slice(0, SAMPLE_ITEMS)
+      .map((item) => compact(outer(item), MAX_ITEM_CHARS))
+      .join('\n');
     regions.push({ what: `repeated group of ${group.items} × ${group.item}`, selector: group.selector, sample });
   }
   return regions;
 }
 
 /** A field of the proposal as a region (lists, tables, blocks) or as one line of page facts (scalars). */
-function regionOf(field: Field, roots: AnyNode[]): PageRegion | { fact: string } | undefined {
+function regionOf(field: Field, roots: AnyNode[], sampled: Set<Element>): PageRegion | { fact: string } | undefined {
   if (field.selector === undefined) return undefined;
   let found;
   try {
@@ -73,6 +84,7 @@ function regionOf(field: Field, roots: AnyNode[]): PageRegion | { fact: string }
   const [first] = found.elements;
   if (!first) return undefined;
   if (field.type === 'array') {
+    for (const item of found.elements) sampled.add(item);
     const sample = found.elements
       .slice(0, SAMPLE_ITEMS)
       .map((item) => compact(outer(item), MAX_ITEM_CHARS))
@@ -80,6 +92,7 @@ function regionOf(field: Field, roots: AnyNode[]): PageRegion | { fact: string }
     return { what: `list of ${found.elements.length} items`, selector: field.selector, proposedAs: field.name, sample };
   }
   if (field.type === 'object') {
+    sampled.add(first);
     return { what: 'block', selector: field.selector, proposedAs: field.name, sample: compact(outer(first), MAX_ITEM_CHARS * 2) };
   }
   const attribute = field.attribute ? ` (@${field.attribute})` : '';

@@ -1,5 +1,5 @@
 import type { Field, ScalarType } from '../../config/index.js';
-import { rawText, selectIn } from '../../extract/index.js';
+import { parseLooseJson, rawText, selectIn } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -17,20 +17,28 @@ interface PropertySpec {
   type: ScalarType;
   /** A list of scalars (recipeIngredient): an array field whose items are the list's entries. */
   list?: boolean;
+  /** Transforms after the json path (availability URLs become their schema.org name). */
+  then?: string[];
+  /** Text a reader reads: a value holding HTML tags or entities is left to the page's own description. */
+  plainText?: boolean;
 }
 
 const PRODUCT: PropertySpec[] = [
   { name: 'name', paths: ['name'], type: 'string' },
-  { name: 'price', paths: ['offers.price', 'offers.lowPrice', 'offers.0.price', 'offers.priceSpecification.price'], type: 'number' },
-  { name: 'currency', paths: ['offers.priceCurrency', 'offers.0.priceCurrency'], type: 'string' },
-  { name: 'availability', paths: ['offers.availability', 'offers.0.availability'], type: 'string' },
-  { name: 'sku', paths: ['sku', 'mpn'], type: 'string' },
-  { name: 'brand', paths: ['brand.name', 'brand'], type: 'string' },
-  { name: 'gtin', paths: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'gtin8'], type: 'string' },
+  {
+    name: 'price',
+    paths: ['offers.price', 'offers.lowPrice', 'offers.priceSpecification.price', 'offers.itemOffered.offers.price'],
+    type: 'number',
+  },
+  { name: 'currency', paths: ['offers.priceCurrency', 'offers.priceSpecification.priceCurrency'], type: 'string' },
+  { name: 'availability', paths: ['offers.availability'], type: 'string', then: ['availability'] },
+  { name: 'sku', paths: ['sku', 'mpn', 'productID'], type: 'string' },
+  { name: 'gtin', paths: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'gtin8', 'isbn'], type: 'string' },
+  { name: 'brand', paths: ['brand.name', 'brand', 'manufacturer.name'], type: 'string' },
   { name: 'rating', paths: ['aggregateRating.ratingValue'], type: 'number' },
   { name: 'reviewCount', paths: ['aggregateRating.reviewCount', 'aggregateRating.ratingCount'], type: 'integer' },
-  { name: 'image', paths: ['image', 'image.0', 'image.url'], type: 'url' },
-  { name: 'description', paths: ['description'], type: 'string' },
+  { name: 'image', paths: ['image.url', 'image.contentUrl', 'image'], type: 'url' },
+  { name: 'description', paths: ['description'], type: 'string', plainText: true },
 ];
 
 const ARTICLE: PropertySpec[] = [
@@ -57,11 +65,18 @@ const RECIPE: PropertySpec[] = [
 
 const KNOWN_TYPES: Record<string, PropertySpec[]> = {
   Product: PRODUCT,
+  IndividualProduct: PRODUCT,
+  ProductModel: PRODUCT,
+  ProductGroup: PRODUCT,
   Article: ARTICLE,
   NewsArticle: ARTICLE,
   BlogPosting: ARTICLE,
   Recipe: RECIPE,
 };
+/** Known type names by their lower-case form: pages write `product` and `schema:Product` too. */
+const KNOWN_BY_LOWER = new Map(Object.keys(KNOWN_TYPES).map((name) => [name.toLowerCase(), name]));
+/** The schema.org types of a product page's product: one `product` object, whichever of them the page uses. */
+export const PRODUCT_TYPES = new Set(['Product', 'IndividualProduct', 'ProductModel', 'ProductGroup']);
 
 /** Page furniture: offered only when nothing else is described. */
 const FURNITURE_TYPES = new Set([
@@ -76,28 +91,37 @@ const FURNITURE_TYPES = new Set([
   'ItemList',
 ]);
 
+/**
+ * The entity's type as a schema.org name: the last segment of a URL or prefixed name (`schema:Product`,
+ * `http://schema.org/Product`), a known type whatever its case (`product`); the first of several, unless a
+ * later one is known (`["Thing", "Product"]`).
+ */
 export function typeOf(value: JsonObject): string | null {
-  const type = value['@type'];
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type) && typeof type[0] === 'string') return type[0];
-  return null;
+  const raw = value['@type'];
+  const types = (Array.isArray(raw) ? raw : [raw]).filter((type): type is string => typeof type === 'string' && type.trim() !== '');
+  const names = types.map((type) => type.trim().replace(/^.*[/:#]/, ''));
+  const known = names.map((name) => KNOWN_BY_LOWER.get(name.toLowerCase())).find((name) => name !== undefined);
+  return known ?? names[0] ?? null;
 }
+
+const MAX_ENTITIES = 500;
 
 /** Top-level entities of every JSON-LD script: the objects themselves, array members, `@graph` members. */
 export function jsonLdEntities(context: DetectContext): JsonObject[] {
   const entities: JsonObject[] = [];
   for (const script of selectIn(JSON_LD_SELECTOR, context.page)) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(rawText(script));
-    } catch {
-      continue;
-    }
-    const queue: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-    for (const item of queue) {
+    // Read as the engine reads it (comment and CDATA wrappers, raw newlines in strings).
+    const parsed = parseLooseJson(rawText(script));
+    const queue: unknown[] = Array.isArray(parsed) ? [...parsed] : [parsed];
+    for (let index = 0; index < queue.length && index < MAX_ENTITIES; index++) {
+      const item = queue[index];
+      if (Array.isArray(item)) queue.push(...item);
       if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
-      const graph = (item as JsonObject)['@graph'];
-      if (Array.isArray(graph)) queue.push(...graph);
+      // `@graph` members, and the page's main entity (`WebPage.mainEntity: {Product}`).
+      for (const key of ['@graph', 'mainEntity']) {
+        const inner = (item as JsonObject)[key];
+        if (inner && typeof inner === 'object') queue.push(inner);
+      }
       if (typeOf(item as JsonObject)) entities.push(item as JsonObject);
     }
   }
@@ -117,6 +141,11 @@ export function valueAtPath(root: unknown, path: string): unknown {
 
 function isScalar(value: unknown): value is string | number | boolean {
   return (typeof value === 'string' && value.trim().length > 0) || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** Text without HTML tags or character references: JSON-LD keeps them raw, and a reader never sees them. */
+function isPlainText(value: unknown): boolean {
+  return typeof value !== 'string' || !/<\/?[a-z][^>]*>|&(#\d+|#x[\da-f]+|[a-z]{2,8});/i.test(value);
 }
 
 function isScalarList(value: unknown): boolean {
@@ -149,9 +178,9 @@ export function detectJsonLd(context: DetectContext): Proposal[] {
     const fields: Field[] = [];
     for (const spec of KNOWN_TYPES[type] ?? genericSpecs(entity)) {
       const path = spec.paths.find((candidate) => (spec.list ? isScalarList : isScalar)(valueAtPath(entity, candidate)));
-      if (!path) continue;
+      if (!path || (spec.plainText && !isPlainText(valueAtPath(entity, path)))) continue;
       const name = names.take(camelCase(splitWords(spec.name)) || 'value');
-      const transform = [`json:${type}.${path}`];
+      const transform = [`json:${type}.${path}`, ...(spec.then ?? [])];
       fields.push(
         spec.list
           ? { name, type: 'array', selector: JSON_LD_SELECTOR, transform, items: { type: spec.type } }

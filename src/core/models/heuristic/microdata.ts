@@ -10,7 +10,7 @@ import type { DetectContext, Proposal } from './types.js';
  */
 
 const NESTED_NAMES: Record<string, Record<string, string>> = {
-  offers: { price: 'price', lowPrice: 'price', priceCurrency: 'currency', availability: 'availability' },
+  offers: { price: 'price', lowPrice: 'price', priceCurrency: 'currency', availability: 'availability', itemCondition: 'condition' },
   aggregateRating: { ratingValue: 'rating', reviewCount: 'reviewCount', ratingCount: 'reviewCount' },
   brand: { name: 'brand' },
   author: { name: 'author' },
@@ -51,38 +51,60 @@ function scalarFieldFor(prop: string, value: string, attribute: string | undefin
   if (NUMBER_PROPS.has(prop)) type = 'number';
   else if (INTEGER_PROPS.has(prop)) type = 'integer';
   else if (attribute === 'href' || attribute === 'src' || /^(url|image)$/.test(prop)) type = 'url';
+  if (prop === 'availability') return { type, transform: ['availability'] };
   const transform = type === 'number' && !/^[\d.]+$/.test(value) ? ['number'] : type === 'url' ? ['absoluteUrl'] : undefined;
   return transform ? { type, transform } : { type };
+}
+
+/**
+ * The itemprop of the property item holding an element's scope, when that scope lies inside `item` through
+ * property items only (`Product > offers > offers`), at most four deep; else null.
+ */
+function propertyItemOf(scope: Element | null, item: Element): string | null {
+  if (!scope || !scope.attribs.itemprop) return null;
+  let current: Element | null = scope;
+  for (let depth = 0; current && current !== item && depth < 4; depth++) {
+    if (current.attribs.itemprop === undefined) return null;
+    current = nearestScope(current);
+  }
+  return current === item ? scope.attribs.itemprop.trim().split(/\s+/)[0]! : null;
 }
 
 /** Fields of one item, with selectors relative to the item element. */
 function itemFields(item: Element): Field[] {
   const names = new NameSet();
+  const taken = new Set<string>();
   const fields: Field[] = [];
   for (const element of selectIn('[itemprop]', item)) {
     if (element === item) continue;
     const scope = nearestScope(element);
     const prop = (element.attribs.itemprop ?? '').trim().split(/\s+/)[0] ?? '';
-    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(prop)) continue;
+    // Items that are properties (offers, brand) are read through their own properties.
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(prop) || element.attribs.itemscope !== undefined) continue;
     let selector: string;
     let name: string;
     if (scope === item) {
-      if (element.attribs.itemscope !== undefined) continue; // read through its own properties below
       selector = `[itemprop=${quoteAttributeValue(prop)}]`;
       // The first match inside the item must be this very property, not a namesake in a nested item
       // (the brand's `name` before the product's): then exclude what sits inside nested property items.
       if (selectIn(selector, item).find((match) => match !== item) !== element) selector = `${selector}:not([itemscope][itemprop] *)`;
       if (selectIn(selector, item).find((match) => match !== item) !== element) continue;
       name = prop;
-    } else if (scope && nearestScope(scope) === item && scope.attribs.itemprop) {
-      const parentProp = scope.attribs.itemprop.trim().split(/\s+/)[0]!;
+    } else {
+      // A property of an item nested in the item (offers, an offer inside the offers, aggregateRating): read
+      // from the innermost property item, named as users expect (`price`, not `offersPrice`).
+      const parentProp = propertyItemOf(scope, item);
+      if (!parentProp) continue;
       selector = `[itemprop=${quoteAttributeValue(parentProp)}] [itemprop=${quoteAttributeValue(prop)}]`;
       if (selectIn(selector, item)[0] !== element) continue;
-      name = NESTED_NAMES[parentProp]?.[prop] ?? `${parentProp} ${prop}`;
-    } else continue;
+      name = NESTED_NAMES[parentProp]?.[prop] ?? (NESTED_NAMES[parentProp] ? prop : `${parentProp} ${prop}`);
+    }
     const { value, attribute } = microdataValue(element);
-    if (!value) continue;
-    const field: Field = { name: names.take(camelCase(splitWords(name))), ...scalarFieldFor(prop, value, attribute), selector };
+    const wanted = camelCase(splitWords(name));
+    // One field per property: the first occurrence (the offer's price, not a second offer's) names it.
+    if (!value || taken.has(wanted)) continue;
+    taken.add(wanted);
+    const field: Field = { name: names.take(wanted), ...scalarFieldFor(prop, value, attribute), selector };
     if (attribute) field.attribute = attribute;
     fields.push(field);
   }
