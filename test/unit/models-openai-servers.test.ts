@@ -6,7 +6,7 @@ import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createOpenAiModel, type OpenAiModelOptions } from '../../src/core/models/openai.js';
 import { FORMATS_FILE, forgetFormats } from '../../src/core/models/openai-formats.js';
 import { createModelResolver } from '../../src/core/models/index.js';
-import { REFUSAL_BODIES, startFakeLlm, userContent, type FakeLlm, type RecordedRequest } from '../support/fake-llm.js';
+import { startFakeLlm, userContent, type FakeLlm, type RecordedRequest } from '../support/fake-llm.js';
 
 /**
  * The OpenAI-compatible model against the fake server misbehaving as real servers do (docs/models.md): formats
