@@ -1,7 +1,9 @@
 import type { Project } from '../core/config/project.js';
 import type { ApiConfig } from '../core/config/schema.js';
 import type { Extractor } from '../core/extract/workers/types.js';
+import type { FetchResult, Scraper } from '../core/fetch/scrapers/types.js';
 import type { RetrieveResult } from '../core/retrieval/retrieve.js';
+import type { HealthBaseline } from '../core/state/types.js';
 import { accessOf } from '../core/fetch/net/access-of.js';
 import { loginOf } from '../core/fetch/login/login-of.js';
 import { cliLogins } from './login-sessions.js';
@@ -15,10 +17,12 @@ export interface LocalRetriever {
   retrieve(
     config: ApiConfig,
     values: Record<string, string>,
-    options?: { expected?: unknown; scraper?: 1 | 2 | 3 },
+    options?: { baseline?: HealthBaseline; scraper?: 1 | 2 | 3 },
   ): Promise<RetrieveResult>;
   /** The page alone (decoded HTML and final URL), for a repair: it must work when nothing extracts. */
   fetchPage(config: ApiConfig, values: Record<string, string>): Promise<{ html: string; finalUrl: string }>;
+  /** The first page a retrieval fetched (also when nothing extracted from it): what `run` says about it (page-notes.ts). */
+  firstPage(): FetchResult | undefined;
   close(): Promise<void>;
 }
 
@@ -47,6 +51,12 @@ export async function createLocalRetriever(
   ]);
   const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, env), logins: await cliLogins(project, env) });
   const models = createModelResolver({ models: project.settings.models, env });
+  let firstPage: FetchResult | undefined;
+  const noting = (scraper: Scraper): Scraper => ({
+    name: scraper.name,
+    close: () => scraper.close(),
+    fetch: (request) => scraper.fetch(request).then((page) => ((firstPage ??= page), page)),
+  });
   // Threads start with the first page to extract: a fetch that fails (or `heal`, which only fetches) needs none.
   let started: Promise<Extractor> | undefined;
   const extractor: Extractor = {
@@ -60,14 +70,14 @@ export async function createLocalRetriever(
         config,
         values,
         {
-          scraperFor: (n) => pool.get(n),
+          scraperFor: (n) => noting(pool.get(n)),
           modelFor: (name) => models.get(name),
           extractor,
           pages: { budgetMs: project.settings.fetch.timeoutMs, concurrency: project.settings.fetch.perOriginConcurrency },
         },
         {
           ...(options.scraper ? { scraper: options.scraper } : {}),
-          ...(options.expected !== undefined ? { expected: options.expected } : {}),
+          ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
         },
       ),
     async fetchPage(config, values) {
@@ -84,6 +94,7 @@ export async function createLocalRetriever(
       });
       return { html: page.html, finalUrl: page.finalUrl };
     },
+    firstPage: () => firstPage,
     close: () => Promise.all([pool.close(), extractor.close()]).then(() => undefined),
   };
 }

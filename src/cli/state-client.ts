@@ -124,6 +124,8 @@ function remoteClient(client: Client, driver: string): StateClient {
     charge: (account, milliCredits, tokens) => call('POST', '/credits/charge', { account, milliCredits, ...tokens }),
     usage: (q: UsageQuery) => call('GET', `/usage${query({ apiId: q.apiId, keyId: q.keyId, days: q.days })}`),
     status: () => call('GET', '/status'),
+    endpointStates: () => call('GET', '/endpoints/state'),
+    observe: (observations) => call<{ ok: boolean }>('POST', '/endpoints/observations', observations).then(() => undefined),
     close: () => client.close(),
   };
 }

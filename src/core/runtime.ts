@@ -5,10 +5,17 @@ import type { ApiConfig, Project, ProjectSettings, ScraperNumber } from './confi
 import { createModelResolver, type ModelResolver } from './models/index.js';
 import { createWorkerPoolExtractor, type Extractor } from './extract/index.js';
 import { createWatch, type MonitorStore, type Watch, type WatchEvent } from './monitor/index.js';
-import { createBackgroundRepair, type BackgroundRepair, type HealthState, type RepairEvent } from './health/index.js';
+import { createBackgroundRepair, readSnapshots, type BackgroundRepair, type HealthState, type RepairEvent } from './health/index.js';
 import { createRetrievalService, keptLogins, retrieve, type RetrievalEvent, type RetrievalService } from './retrieval/index.js';
 import { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './fetch/index.js';
-import { createLowdbStore, createRedisStore, resolveRedisUrl, type EndpointRuntimeStatus, type StateStore } from './state/index.js';
+import {
+  createLowdbStore,
+  createRedisStore,
+  resolveRedisUrl,
+  type EndpointRuntimeStatus,
+  type HealthBaseline,
+  type StateStore,
+} from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
 
 /**
@@ -186,16 +193,23 @@ function pageDrivers(
 /** What the store knows of every endpoint at start: its last fetch, its health since when, its latest repair. */
 async function knownEndpoints(store: StateStore) {
   const lastFetchAt: Record<string, string> = {};
-  const healthAtStart: Record<string, { state: HealthState; since: string; failing: string[] }> = {};
+  const healthAtStart: Record<string, { state: HealthState; since: string; failing: string[]; findings?: string[] }> = {};
+  const baselinesAtStart: Record<string, HealthBaseline> = {};
   const repairs = new Map<string, NonNullable<EndpointRuntimeStatus['repair']>>();
   for (const status of await store.listEndpointStatus()) {
     if (status.lastFetchAt) lastFetchAt[status.apiId] = status.lastFetchAt;
     // A block page is no health of the fields (retrieval/blocked.ts): the health before it stands.
     if (status.health && status.health !== 'blocked' && status.healthSince)
-      healthAtStart[status.apiId] = { state: status.health, since: status.healthSince, failing: status.failingFields ?? [] };
+      healthAtStart[status.apiId] = {
+        state: status.health,
+        since: status.healthSince,
+        failing: status.failingFields ?? [],
+        ...(status.findings ? { findings: status.findings } : {}),
+      };
+    if (status.baseline) baselinesAtStart[status.apiId] = status.baseline;
     if (status.repair) repairs.set(status.apiId, status.repair);
   }
-  return { lastFetchAt, healthAtStart, repairs };
+  return { lastFetchAt, healthAtStart, baselinesAtStart, repairs };
 }
 
 /** Repairs of endpoints whose pages changed, worked out in the background (pagejson.json `heal`), kept in each endpoint's status. */
@@ -252,6 +266,7 @@ function retrievalService(
     known: Awaited<ReturnType<typeof knownEndpoints>>;
     repairs: BackgroundRepair;
     watch: () => Watch | undefined;
+    configsDir: string;
   },
 ): RetrievalService {
   const { settings, emit } = base;
@@ -268,11 +283,15 @@ function retrievalService(
     repairOf: (apiId) => parts.known.repairs.get(apiId),
     lastFetchAt: parts.known.lastFetchAt,
     healthAtStart: parts.known.healthAtStart,
+    baselinesAtStart: parts.known.baselinesAtStart,
+    // Until an endpoint has a learned baseline, its snapshots' data is what good data looks like.
+    goodDataOf: (config) => readSnapshots(parts.configsDir, config.apiId).then((all) => all.map((snapshot) => snapshot.record.data)),
     configs: parts.configs,
     store: parts.store,
     cache: parts.cache,
     // The daemon never reads a retrieval's page text: its bytes go to the extraction thread as they are.
-    load: (config: ApiConfig, values, sourceUrl) => retrieve(config, values, pipeline, { handOverPage: true, sourceUrl }),
+    load: (config: ApiConfig, values, sourceUrl, baseline) =>
+      retrieve(config, values, pipeline, { handOverPage: true, sourceUrl, ...(baseline ? { baseline } : {}) }),
     failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
     failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
     credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
@@ -330,7 +349,16 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
   const orphaned = await store.releaseOrphanedHolds();
   const known = await knownEndpoints(store);
   const repairs = backgroundRepairs(project, base, { store, drivers, repairs: known.repairs, watch: currentWatch });
-  const retrieval = retrievalService(base, { configs, store, cache, drivers, known, repairs, watch: currentWatch });
+  const retrieval = retrievalService(base, {
+    configs,
+    store,
+    cache,
+    drivers,
+    known,
+    repairs,
+    watch: currentWatch,
+    configsDir: project.configsDir,
+  });
   try {
     watch = await startWatch(project, options, base, { configs, retrieval, redisUrl });
   } catch (error) {

@@ -4,7 +4,8 @@ import { API_ID_PATTERN } from '../core/config/constants.js';
 import { KEY_ID_PATTERN } from '../core/access/keys.js';
 import { isPagejsonError, PagejsonError, type ErrorCode } from '../core/shared/errors.js';
 import { createStateService } from '../core/access/state-service.js';
-import type { StateStore, UsageQuery } from '../core/state/types.js';
+import type { EndpointObservation, StateStore, UsageQuery } from '../core/state/types.js';
+import { parseObservations } from '../core/state/observation.js';
 import type { Watch } from '../core/monitor/watch.js';
 import { registerMonitorRoutes } from './admin-monitors.js';
 
@@ -26,6 +27,8 @@ export interface AdminAppOptions {
   now?: () => Date;
   /** Monitors and webhooks of the daemon (absent: those routes are not served). */
   watch?: Watch;
+  /** Records a CLI command's retrieval in the daemon's endpoint status (absent: written to the store directly). */
+  observe?: (observation: EndpointObservation) => Promise<void>;
   /** A one-time dashboard sign-in link; undefined when the dashboard is off (absent: no daemon app). */
   dashboardLoginLink?: () => { url: string; expiresAt: string } | undefined;
 }
@@ -164,6 +167,14 @@ export function buildAdminApp(options: AdminAppOptions): FastifyInstance {
     return service.usage(query);
   });
   app.get('/status', async () => service.status());
+  app.get('/endpoints/state', async () => service.endpointStates());
+  // `pagejson run` and `check` while the daemon runs: their health, last fetch and learned baseline, through the daemon's own view.
+  app.post('/endpoints/observations', async (request) => {
+    const observations = parseObservations(request.body);
+    if (options.observe) for (const observation of observations) await options.observe(observation);
+    else await service.observe(observations);
+    return { ok: true, recorded: observations.length };
+  });
   // Only the daemon's user can reach this socket (0600): asking for a link is what proves who signs in.
   app.post('/dashboard/login-link', async () => {
     const link = options.dashboardLoginLink?.();

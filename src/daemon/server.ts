@@ -179,6 +179,7 @@ async function listenAdmin(runtime: Runtime, socketPath: string, publicUrl: stri
   const admin = buildAdminApp({
     store: runtime.store,
     listConfigs: () => runtime.configs.list(),
+    observe: (observation) => runtime.retrieval.observe(observation),
     settings: runtime.settings,
     now: runtime.now,
     publicUrl: () => publicUrl,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
-import { assessHealth, compareData, snapshotName } from '../../src/core/health/index.js';
+import { compareData, judgeHealth, seedBaseline, snapshotName } from '../../src/core/health/index.js';
 
 const structure: Field[] = [
   { name: 'title', type: 'string', selector: 'h1' },
@@ -16,34 +16,50 @@ const structure: Field[] = [
 ];
 const sample = { title: 'Books', books: [{ name: 'a' }, { name: 'b' }], shop: { phone: '1', email: 'x@y' } };
 
-describe('field health', () => {
+const judge = (data: Record<string, unknown>, good: unknown[] = [sample]) => judgeHealth(structure, data, seedBaseline(structure, good));
+
+describe('field health (the one judgement)', () => {
   it('is healthy when every field that had a value still has one', () => {
-    const health = assessHealth(structure, { title: 'Books', books: [{ name: 'c' }], shop: { phone: '2', email: 'z@y' } }, sample);
-    expect(health).toMatchObject({ state: 'healthy', failing: [] });
+    const health = judge({ title: 'Books', books: [{ name: 'c' }], shop: { phone: '2', email: 'z@y' } });
+    expect(health).toMatchObject({ state: 'healthy', failing: [], findings: [] });
+    // One item where there were two is not a break: lists vary (below half the fewest is).
     expect(health.fields.find((f) => f.path === 'books')).toEqual({ path: 'books', matched: true, items: 1, expectedItems: 2 });
   });
 
-  it('is degraded when an array that had items is empty, naming the field', () => {
-    const health = assessHealth(structure, { title: 'Books', books: [], shop: { phone: '2', email: 'z@y' } }, sample);
+  it('is degraded when an array that had items is empty, naming the field and what changed', () => {
+    const health = judge({ title: 'Books', books: [], shop: { phone: '2', email: 'z@y' } });
     expect(health).toMatchObject({ state: 'degraded', failing: ['books'] });
     expect(health.fields.find((f) => f.path === 'books')).toMatchObject({ problem: 'array-emptied', items: 0, expectedItems: 2 });
+    expect(health.findings).toEqual(['books: empty (had at least 2 items in every good observation)']);
   });
 
-  it('is degraded when most fields that had values are empty, healthy when only one of four is', () => {
-    expect(assessHealth(structure, { title: null, books: [{ name: 'a' }], shop: { phone: null, email: null } }, sample)).toMatchObject({
-      state: 'degraded',
-      failing: ['title', 'shop.phone', 'shop.email'],
-    });
-    expect(assessHealth(structure, { title: 'Books', books: [{ name: 'a' }], shop: { phone: null, email: 'x@y' } }, sample)).toMatchObject({
-      state: 'healthy',
-      failing: ['shop.phone'],
+  it('names one emptied field of many: a field filled in every good observation is a finding on its own', () => {
+    const health = judge({ title: 'Books', books: [{ name: 'a' }], shop: { phone: null, email: 'x@y' } }, [sample, sample, sample]);
+    expect(health).toMatchObject({ state: 'degraded', failing: ['shop.phone'] });
+    expect(health.findings).toEqual(['shop.phone: empty in 1 of 1 (was filled in 3 of 3)']);
+  });
+
+  it('names an item field empty in every item, and a list shrunk below half of its fewest', () => {
+    const many = { ...sample, books: Array.from({ length: 10 }, (_, i) => ({ name: `b${i}` })) };
+    const emptied = judge({ ...many, books: many.books.map(() => ({ name: null })) }, [many]);
+    expect(emptied.findings).toEqual(['books[].name: empty in 10 of 10 items (was filled in 1 of 1)']);
+    const shrunk = judge({ ...many, books: many.books.slice(0, 4) }, [many]);
+    expect(shrunk).toMatchObject({ state: 'degraded', failing: ['books'] });
+    expect(shrunk.findings).toEqual(['books: 4 items (had at least 10 in every good observation)']);
+    expect(judge({ ...many, books: many.books.slice(0, 5) }, [many]).state).toBe('healthy');
+  });
+
+  it('is broken when nothing at all came out, or a required field has a finding', () => {
+    expect(judge({ title: null, books: [], shop: { phone: null, email: null } }).state).toBe('broken');
+    const required = structure.map((field) => (field.name === 'title' ? { ...field, required: true } : field));
+    expect(judgeHealth(required, { title: null, books: [{ name: 'a' }], shop: { phone: '1', email: 'x' } })).toMatchObject({
+      state: 'broken',
+      findings: ['title: empty in 1 of 1 (a required field)'],
     });
   });
 
-  it('is broken when nothing at all came out; without an expectation, most fields empty is degraded', () => {
-    expect(assessHealth(structure, { title: null, books: [], shop: { phone: null, email: null } }, sample).state).toBe('broken');
-    expect(assessHealth(structure, { title: 'x', books: [], shop: { phone: null, email: null } }).state).toBe('degraded');
-    expect(assessHealth(structure, { title: 'x', books: [{ name: 'a' }], shop: { phone: '1', email: null } }).state).toBe('healthy');
+  it('without a baseline judges only required fields on being filled (a new field is not a break)', () => {
+    expect(judgeHealth(structure, { title: 'x', books: [], shop: { phone: null, email: null } }).state).toBe('healthy');
   });
 });
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { assessHealth, healStructure, recoveryOf } from '../../src/core/health/index.js';
+import { healStructure, judgeHealth, recoveryOf, seedBaseline } from '../../src/core/health/index.js';
 import { createHeuristicModel } from '../../src/core/models/heuristic/index.js';
 import { compileStructure, selectSection } from '../../src/core/extract/engine/index.js';
 import { redesign } from '../support/redesign.js';
@@ -39,7 +39,7 @@ describe('repair quality on redesigned pages', () => {
       const changed = redesign(html);
       const stale = compileStructure(config).extract(changed, url).data;
       const staleRecovery = recoveryOf(before, stale);
-      const health = assessHealth(structure, stale, before);
+      const health = judgeHealth(structure, stale, seedBaseline(structure, [before]));
       // Broken = the old config lost most of its values; it must never look healthy. (A partial loss, a few
       // fields of many, is reported in `failing` but may stay healthy, as the health rules say.)
       const broken = staleRecovery.found * 2 < staleRecovery.total;

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { exampleValues } from '../../core/config/url-template.js';
 import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
-import type { FieldHealth, HealthState } from '../../core/health/index.js';
+import type { FieldHealth, HealthState } from '../../core/health/field-health.js';
+import type { EndpointObservation } from '../../core/state/types.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
@@ -21,8 +22,12 @@ interface Checked {
   url: string;
   state: HealthState | 'unreachable';
   failing: string[];
+  /** What changed, field by field, in words. */
+  findings: string[];
   fields: FieldHealth[];
   message?: string;
+  /** Whether `heal` has last good values to repair from. */
+  healable: boolean;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -43,36 +48,48 @@ export function register(program: Command, ctx: CliContext): void {
       const configs = [...set.configs.values()]
         .filter((config) => (apiIds.length > 0 ? apiIds.includes(config.apiId) : config.status === 'active'))
         .sort((a, b) => a.apiId.localeCompare(b.apiId));
-      const [{ createLocalRetriever }, { readSnapshots }] = await Promise.all([
+      const [{ createLocalRetriever }, { loadBaselines, observationOf, recordObservations }] = await Promise.all([
         import('../local-retriever.js'),
-        import('../../core/health/index.js'),
+        import('../endpoint-health.js'),
       ]);
+      // The endpoint's baseline as the daemon judges with it (its status, else its snapshots and sample).
+      const baselines = await loadBaselines(project, configs);
       // A thread per endpoint checked at once: a job's wait for a thread would count against its budget.
       const retriever = await createLocalRetriever(project, ctx.env, { threads: Math.min(CONCURRENCY, configs.length) || 1 });
       const progress = ctx.stderr.isTTY && ctx.interactive && !options.json;
       const results: Checked[] = [];
+      const observations: EndpointObservation[] = [];
       let done = 0;
       const checkOne = async (config: ApiConfig): Promise<Checked> => {
         const values = exampleValues(config);
-        const snapshot = (await readSnapshots(project.configsDir, config.apiId).catch(() => [])).at(0);
+        const baseline = baselines.of(config);
+        const healable = baseline !== undefined;
         try {
-          const result = await retriever.retrieve(config, values, snapshot ? { expected: snapshot.record.data } : {});
-          return {
-            apiId: config.apiId,
-            url: result.sourceUrl,
-            state: result.health.state,
-            failing: result.health.failing,
-            fields: result.health.fields,
-          };
+          const result = await retriever.retrieve(config, values, baseline ? { baseline } : {});
+          observations.push(await observationOf(config, result, baseline));
+          const { state, failing, findings, fields } = result.health;
+          return { apiId: config.apiId, url: result.sourceUrl, state, failing, findings, fields, healable };
         } catch (error) {
           const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
+          const context = broken ? error.context : {};
+          const findings = Array.isArray(context.findings) ? (context.findings as string[]) : [];
+          const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : (error as Error).message;
+          observations.push(
+            await observationOf(config, { error: message, ...(broken ? { health: 'broken' as const, findings } : {}) }, baseline),
+          );
           return {
             apiId: config.apiId,
             url: config.url,
             state: broken ? 'broken' : 'unreachable',
-            failing: broken ? config.structure.map((field) => field.name) : [],
+            failing: broken
+              ? Array.isArray(context.missingRequired)
+                ? (context.missingRequired as string[])
+                : config.structure.map((field) => field.name)
+              : [],
+            findings,
             fields: [],
-            message: (error as Error).message,
+            message: findings.length > 0 ? findings.join('; ') : (error as Error).message,
+            healable,
           };
         } finally {
           done += 1;
@@ -86,6 +103,8 @@ export function register(program: Command, ctx: CliContext): void {
         await retriever.close();
         if (progress) ctx.stderr.write('\r\u001b[K');
       }
+      // The last fetch, the health and the learned baseline go into each endpoint's status (the dashboard's "last fetch").
+      if (baselines.stateRead) await recordObservations(project, observations, ctx);
       if (results.some((result) => result.state !== 'healthy')) ctx.exitCode = 1;
       if (options.json) return writeJson(ctx.stdout, { ok: ctx.exitCode !== 1, endpoints: results });
       if (results.length === 0) return writeLine(ctx.stdout, 'no active endpoints to check');
@@ -99,7 +118,7 @@ export function register(program: Command, ctx: CliContext): void {
           results.map((result) => [
             result.apiId,
             paint(result.state),
-            result.message ?? (result.state === 'healthy' ? '' : describeFailing(result.fields)),
+            result.message ?? (result.state === 'healthy' ? '' : describeFailing(result)),
             result.url,
           ]),
         ),
@@ -111,10 +130,17 @@ export function register(program: Command, ctx: CliContext): void {
           ? c.green(`${results.length} endpoint${results.length === 1 ? '' : 's'} healthy`)
           : c.red(`${unhealthy.length} of ${results.length} endpoint${results.length === 1 ? '' : 's'} not healthy`),
       );
-      if (unhealthy.length > 0)
-        writeLine(
-          ctx.stdout,
-          `${c.dim('hint:')} the site may have changed: compare with \`pagejson run <apiId>\`, then fix the selectors with \`pagejson edit <apiId>\``,
-        );
+      if (unhealthy.length > 0) writeLine(ctx.stdout, `${c.dim('hint:')} ${checkHint(unhealthy)}`);
     });
+}
+
+/** The way out: `heal` for endpoints it can repair (they have last good values), `edit` for the others. */
+function checkHint(unhealthy: Checked[]): string {
+  const healable = unhealthy.filter((result) => result.healable && result.state !== 'unreachable').map((result) => result.apiId);
+  if (healable.length > 0)
+    return `the site may have changed: repair the selectors with ${healable
+      .slice(0, 3)
+      .map((apiId) => `\`pagejson heal ${apiId}\``)
+      .join(', ')}${healable.length > 3 ? ' (and the others)' : ''}; or fix them by hand with \`pagejson edit <apiId>\``;
+  return 'the site may have changed: compare with `pagejson run <apiId>`, then fix the selectors with `pagejson edit <apiId>` (take a `pagejson snapshot` while it works, so `heal` can repair it next time)';
 }

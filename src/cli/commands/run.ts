@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import { checkVariableValues, exampleValues, callerVariableNames } from '../../core/config/url-template.js';
-import { PagejsonError } from '../../core/shared/errors.js';
+import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
+import type { RetrieveResult } from '../../core/retrieval/retrieve.js';
+import type { EndpointObservation } from '../../core/state/types.js';
 import { collectVar, loadProjectConfigs, parseScraperNumber, parseVarAssignments, requireConfig } from '../config-files.js';
 import { writeJson, type CliContext } from '../context.js';
+import type { PageCharset } from '../../core/fetch/scrapers/types.js';
 
 interface RunOptions {
   var: string[];
@@ -43,36 +46,57 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const scraperNumber = options.scraper ?? config.scraper;
       // Loaded here, not at the top: `pagejson --help` and `validate` should not pay for parsers and scrapers.
-      const { createLocalRetriever } = await import('../local-retriever.js');
+      const [{ createLocalRetriever }, { loadBaselines, observationOf, recordObservations }] = await Promise.all([
+        import('../local-retriever.js'),
+        import('../endpoint-health.js'),
+      ]);
+      // Judged as the daemon judges it: against the endpoint's baseline (its status, else its snapshots and sample).
+      const baselines = await loadBaselines(project, [config]);
+      const baseline = baselines.of(config);
       const retriever = await createLocalRetriever(project, ctx.env);
       const spinner = await startSpinner(ctx, `fetching ${apiId} with scraper ${scraperNumber}`);
+      let observation: EndpointObservation | undefined;
       try {
-        const result = await retriever.retrieve(config, values, { scraper: scraperNumber });
+        const result = await retriever.retrieve(config, values, { scraper: scraperNumber, ...(baseline ? { baseline } : {}) });
         spinner?.stop();
-        if (options.json) {
-          writeJson(ctx.stdout, {
-            data: result.data,
-            sourceUrl: result.sourceUrl,
-            finalUrl: result.finalUrl,
-            fetchedAt: result.fetchedAt.toISOString(),
-            scraper: scraperNumber,
-            health: result.health,
-            ...pagesOf(result),
-          });
-        } else {
-          writeJson(ctx.stdout, result.data);
-          if (result.pages !== undefined) ctx.stderr.write(`${describePages(result)}\n`);
-          // Drift: the data still comes, but fields that used to extract no longer do.
-          if (result.health.state !== 'healthy') {
-            ctx.stderr.write(`health: ${result.health.state}: ${describeFailing(result.health.fields)}\n`);
-            ctx.stderr.write(`hint: the page may have changed; \`pagejson check ${apiId}\` compares every endpoint with the live site\n`);
-          }
+        // Only the config's own page and scraper say how the endpoint is (a one-off --var or --scraper does not).
+        if (options.var.length === 0 && options.scraper === undefined) observation = await observationOf(config, result, baseline);
+        printResult(ctx, apiId, scraperNumber, result, options.json === true);
+        await notePage(ctx, result, scraperNumber, apiId);
+      } catch (error) {
+        if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY' && options.var.length === 0 && options.scraper === undefined) {
+          const findings = Array.isArray(error.context.findings) ? (error.context.findings as string[]) : [];
+          observation = await observationOf(config, { error: `${error.code}: ${error.message}`, health: 'broken', findings }, baseline);
         }
+        throw error;
       } finally {
         spinner?.stop();
         await retriever.close();
+        // The endpoint's last fetch and health, as the dashboard and `status` show them.
+        if (observation && baselines.stateRead) await recordObservations(project, [observation], ctx);
       }
     });
+}
+
+function printResult(ctx: CliContext, apiId: string, scraperNumber: number, result: RetrieveResult, json: boolean): void {
+  if (json) {
+    return writeJson(ctx.stdout, {
+      data: result.data,
+      sourceUrl: result.sourceUrl,
+      finalUrl: result.finalUrl,
+      fetchedAt: result.fetchedAt.toISOString(),
+      scraper: scraperNumber,
+      health: result.health,
+      ...pagesOf(result),
+    });
+  }
+  writeJson(ctx.stdout, result.data);
+  if (result.pages !== undefined) ctx.stderr.write(`${describePages(result)}\n`);
+  // Drift: the data still comes, but fields that used to extract no longer do.
+  if (result.health.state !== 'healthy') {
+    ctx.stderr.write(`health: ${result.health.state}: ${describeFailing(result.health)}\n`);
+    ctx.stderr.write(`hint: the page may have changed; \`pagejson heal ${apiId}\` repairs the selectors from the last good values\n`);
+  }
 }
 
 /** A paginated config's pages (docs/pagination.md): how many, whether cut short, and their addresses. */
@@ -100,6 +124,17 @@ function describePages(result: { pages?: number; partial?: string }): string {
   return `pages: ${result.pages}${cut}`;
 }
 
+/** A guessed charset, a page built by scripts read without a browser (page-notes.ts). */
+async function notePage(
+  ctx: CliContext,
+  page: { charset?: PageCharset; readonly html: string },
+  scraper: 1 | 2 | 3,
+  apiId: string,
+): Promise<void> {
+  const { writePageNotes } = await import('../page-notes.js');
+  writePageNotes(ctx, page, scraper, `\`pagejson run ${apiId} --scraper 3\`, then \`pagejson edit ${apiId}\` to keep it`);
+}
+
 /** A spinner on a terminal only: pipes and CI logs get nothing but the result. */
 async function startSpinner(ctx: CliContext, text: string): Promise<{ stop(): void } | undefined> {
   if (!ctx.stderr.isTTY || !ctx.interactive) return undefined;
@@ -107,18 +142,7 @@ async function startSpinner(ctx: CliContext, text: string): Promise<{ stop(): vo
   return ora({ text, stream: ctx.stderr }).start();
 }
 
-/** `books emptied (had 20 items), title emptied`: the failing fields in words. */
-export function describeFailing(fields: Array<{ path: string; problem?: string; expectedItems?: number }>): string {
-  return (
-    fields
-      .filter((field) => field.problem !== undefined)
-      .map((field) =>
-        field.problem === 'array-emptied'
-          ? `${field.path} emptied (had ${field.expectedItems} items)`
-          : field.problem === 'required-empty'
-            ? `${field.path} (required) empty`
-            : `${field.path} emptied`,
-      )
-      .join(', ') || 'most fields came out empty'
-  );
+/** The findings in words (`price: empty in 1 of 1 (was filled in 5 of 5)`), one judgement's (health/field-health.ts). */
+export function describeFailing(health: { findings?: string[] }): string {
+  return (health.findings ?? []).join('; ') || 'most fields came out empty';
 }

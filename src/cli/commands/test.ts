@@ -18,6 +18,8 @@ interface Outcome {
   snapshot: string;
   ok: boolean;
   differences: Array<{ path: string; kind: string; before?: unknown; after?: unknown }>;
+  /** The same judgement as the daemon's, against the baseline the snapshots teach (what changed, in words). */
+  health?: { state: string; findings: string[] };
   error?: string;
 }
 
@@ -44,11 +46,8 @@ export function register(program: Command, ctx: CliContext): void {
             hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}`,
           });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData }, { createCliExtractor }, { replaySnapshot }] = await Promise.all([
-        import('../../core/health/index.js'),
-        import('../local-retriever.js'),
-        import('../snapshot-replay.js'),
-      ]);
+      const [{ readSnapshots, compareData, updateSnapshotData, baselineFor, judgeHealth }, { createCliExtractor }, { replaySnapshot }] =
+        await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js'), import('../snapshot-replay.js')]);
       // The daemon's budget and limits: a costly selector on a committed snapshot fails its test, not the CI job.
       const extractor = await createCliExtractor(project);
       const outcomes: Outcome[] = [];
@@ -59,17 +58,24 @@ export function register(program: Command, ctx: CliContext): void {
           .sort((a, b) => a.apiId.localeCompare(b.apiId))) {
           const snapshots = await readSnapshots(project.configsDir, config.apiId);
           if (snapshots.length === 0) without.push(config.apiId);
+          const baseline = baselineFor(
+            config,
+            undefined,
+            snapshots.map((snapshot) => snapshot.record.data),
+          );
           for (const snapshot of snapshots) {
             try {
               // Every page the snapshot keeps, through the same page loop as a retrieval (snapshot-replay.ts).
               const data = await replaySnapshot(config, snapshot, extractor);
               const differences = compareData(snapshot.record.data, data);
+              const { state, findings } = judgeHealth(config.structure, data, baseline);
               if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, data, config.revision);
               outcomes.push({
                 apiId: config.apiId,
                 snapshot: snapshot.name,
                 ok: differences.length === 0 || options.update === true,
                 differences,
+                health: { state, findings },
               });
             } catch (error) {
               outcomes.push({ apiId: config.apiId, snapshot: snapshot.name, ok: false, differences: [], error: (error as Error).message });
@@ -124,7 +130,9 @@ function report(outcomes: Outcome[], without: string[], format: string, updated:
   if (format === 'github') {
     for (const outcome of outcomes.filter((o) => !o.ok)) {
       const file = relative(ctx.cwd, `${configsDir}/${outcome.apiId}.json`);
-      const lines = outcome.error ? [outcome.error] : outcome.differences.slice(0, 20).map(describe);
+      const lines = outcome.error
+        ? [outcome.error]
+        : [...(outcome.health?.findings ?? []), ...outcome.differences.slice(0, 20).map(describe)];
       writeLine(
         ctx.stdout,
         `::error file=${escapeProperty(file)},title=${escapeProperty(`pagejson test ${outcome.apiId}/${outcome.snapshot}`)}::${escapeData(lines.join('\n'))}`,
@@ -140,6 +148,8 @@ function report(outcomes: Outcome[], without: string[], format: string, updated:
       `${mark} ${outcome.apiId}/${outcome.snapshot}${outcome.differences.length > 0 ? ` (${outcome.differences.length} difference${outcome.differences.length === 1 ? '' : 's'}${updated ? ', updated' : ''})` : ''}`,
     );
     if (outcome.error) writeLine(ctx.stdout, `    ${c.red(outcome.error)}`);
+    if (outcome.health && outcome.health.state !== 'healthy')
+      writeLine(ctx.stdout, `    ${c.yellow(`${outcome.health.state}: ${outcome.health.findings.join('; ')}`)}`);
     for (const difference of outcome.differences.slice(0, 20)) writeLine(ctx.stdout, `    ${describe(difference)}`);
     if (outcome.differences.length > 20) writeLine(ctx.stdout, `    … and ${outcome.differences.length - 20} more`);
   }

@@ -12,7 +12,14 @@ import {
 } from './key-service.js';
 import { toMilli } from '../shared/index.js';
 import { scraperByNumber } from '../fetch/index.js';
-import type { StateStore, UsageQuery, UsageRow } from '../state/index.js';
+import {
+  withObservation,
+  type EndpointObservation,
+  type EndpointRuntimeStatus,
+  type StateStore,
+  type UsageQuery,
+  type UsageRow,
+} from '../state/index.js';
 
 /**
  * Everything the state commands (`keys`, `credits`, `usage`, `status`) and `generate`'s charge can ask of the
@@ -34,6 +41,10 @@ export interface StateOperations {
   charge(account: string | undefined, milliCredits: number, tokens?: GenerationTokens): Promise<AccountBalance>;
   usage(query: UsageQuery): Promise<UsageRow[]>;
   status(): Promise<EndpointStatusView[]>;
+  /** Each endpoint's status as stored, its health baseline included (`run` and `check` judge with it). */
+  endpointStates(): Promise<EndpointRuntimeStatus[]>;
+  /** Record retrievals made outside the daemon (`run`, `check`): last fetch, health, findings, the baseline learned. */
+  observe(observations: EndpointObservation[]): Promise<void>;
 }
 
 export interface GenerationTokens {
@@ -60,6 +71,8 @@ export interface EndpointStatusView {
   health: 'healthy' | 'degraded' | 'broken' | 'blocked' | null;
   failingFields: string[];
   healthSince: string | null;
+  /** What changed, field by field, in words, when not healthy. */
+  findings: string[];
   /** The daemon's latest repair: a proposal waiting for `pagejson heal`, or one it applied. */
   repair: { outcome: 'proposed' | 'applied'; file: string; revision: number; at: string } | null;
   usage: { requests: number; errors: number; cacheHits: number; milliCredits: number; promptTokens: number; completionTokens: number };
@@ -107,6 +120,15 @@ export function createStateService(options: StateServiceOptions): StateOperation
     },
     usage: (query) => store.usage(query),
     status: async () => endpointStatus(store, await options.listConfigs()),
+    endpointStates: () => store.listEndpointStatus(),
+    async observe(observations) {
+      const known = new Map((await store.listEndpointStatus()).map((status) => [status.apiId, status]));
+      for (const observation of observations) {
+        const status = withObservation(known.get(observation.apiId), observation);
+        known.set(observation.apiId, status);
+        await store.setEndpointStatus(status);
+      }
+    },
   };
 }
 
@@ -144,6 +166,7 @@ export async function endpointStatus(store: StateStore, configs: ApiConfig[]): P
         health: run?.health ?? null,
         failingFields: run?.failingFields ?? [],
         healthSince: run?.healthSince ?? null,
+        findings: run?.health && run.health !== 'healthy' ? (run.findings ?? []) : [],
         // A proposal for a revision that is no longer the file's is stale: not shown.
         repair: run?.repair && run.repair.revision === config.revision + (run.repair.outcome === 'proposed' ? 1 : 0) ? run.repair : null,
         usage: total,

@@ -1,29 +1,39 @@
 import type { Field } from '../config/index.js';
-import { isEmptyValue } from '../extract/index.js';
+import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
+import { carryBaseline, readFields, seedBaseline, type FieldReading } from './baseline.js';
+import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
 
 /**
- * Field health (drift): what an extraction yielded, field by field, compared with what the config expects
- * (its `generated.sample`, or the data of its latest snapshot). Compiled selectors are why retrieval is fast
- * and free; they are also why an endpoint breaks silently the day its site is redesigned. Health makes that
- * visible at every retrieval:
+ * The one judgement of health (issue 33): `run`, `check`, `test`, `heal`, the daemon's loads and therefore
+ * monitors, `status` and the dashboard all call `judgeHealth` with the endpoint's baseline (baseline.ts), so
+ * they cannot disagree about the same data. Not healthy is:
  *
- * - `healthy`: every field that had a value still has one;
- * - `degraded`: a required field is empty, an array that had items is now empty, or most of the fields that
- *   had values are now empty: served, flagged, never cached;
- * - `broken`: nothing could be extracted at all (the EXTRACTION_EMPTY error).
+ * - a field filled in (nearly) every good observation and now empty everywhere (in every item of a list);
+ * - an array emptied, or shrunk below half the fewest items a good observation had (lists vary; a page of
+ *   12 results where there were 20 is not a break, a page of 3 is);
+ * - values whose kind changed: a number that no longer parses, a price that became words, a URL that is
+ *   not one, a date that is not one (labels and free text are never judged: they vary on healthy pages).
+ *
+ * A finding on a `required` field makes it `broken` (the daemon's 502, EXTRACTION_EMPTY); any other makes it
+ * `degraded` (served, marked, never cached). A field without a baseline is new: judged only on being filled
+ * when required. Each finding names the field and what changed.
  */
 export type HealthState = 'healthy' | 'degraded' | 'broken';
 
+export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'kind-changed';
+
 export interface FieldHealth {
-  /** Dotted path (`books`, `product.price`). */
+  /** Dotted path (`books`, `books.price`, `product.price`). */
   path: string;
-  /** The field yielded a value (arrays: at least one item). */
+  /** The field yielded a value (arrays: at least one item; item fields: in some item). */
   matched: boolean;
-  /** Items of an array field now, and in the expectation. */
+  /** Arrays outside items: items now, and the fewest a good observation had. */
   items?: number;
   expectedItems?: number;
   /** Why the field counts against the health, when it does. */
-  problem?: 'required-empty' | 'array-emptied' | 'emptied';
+  problem?: FieldProblem;
+  /** The finding in words ("price: empty in 1 of 1 (was filled in 5 of 5)"). */
+  message?: string;
 }
 
 export interface Health {
@@ -31,58 +41,124 @@ export interface Health {
   fields: FieldHealth[];
   /** Paths of the fields with a problem, in structure order. */
   failing: string[];
+  /** The findings in words, one per failing field. */
+  findings: string[];
 }
 
-function valueAt(record: unknown, name: string): unknown {
-  return record !== null && typeof record === 'object' && !Array.isArray(record) && Object.hasOwn(record, name)
-    ? (record as Record<string, unknown>)[name]
-    : undefined;
+/** A field is expected filled when it was in at least this share of the good observations. */
+const FILLED_SHARE = 0.9;
+/** A strict kind is the field's when at least this share of its good values had it... */
+const KIND_SHARE = 0.9;
+/** ...and it changed when fewer than this share of its values now fit it. */
+const KIND_KEPT = 0.5;
+
+const whole = (value: number) => String(Math.round(value));
+const quote = (value: unknown) => {
+  const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : JSON.stringify(value);
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 39)}…` : text);
+};
+
+function expectsFilled(entry: FieldBaseline | undefined): entry is FieldBaseline {
+  return entry !== undefined && Number.isFinite(entry.seen) && entry.seen > 0 && entry.filled / entry.seen >= FILLED_SHARE;
 }
 
-function collect(fields: Field[], data: unknown, expected: unknown, prefix: string, out: FieldHealth[]): void {
-  for (const field of fields) {
-    const path = prefix ? `${prefix}.${field.name}` : field.name;
-    const value = valueAt(data, field.name);
-    const before = valueAt(expected, field.name);
-    // Objects without their own selector are groups: their fields are what is healthy or not.
-    if (field.type === 'object' && field.fields && field.fields.length > 0) {
-      collect(field.fields, value, before, path, out);
-      continue;
-    }
-    const entry: FieldHealth = { path, matched: !isEmptyValue(value) };
-    if (field.type === 'array') {
-      entry.items = Array.isArray(value) ? value.length : 0;
-      if (Array.isArray(before)) entry.expectedItems = before.length;
-    }
-    if (!entry.matched) {
-      if (field.required === true) entry.problem = 'required-empty';
-      else if (field.type === 'array' && (entry.expectedItems ?? 0) > 0) entry.problem = 'array-emptied';
-      else if (before !== undefined && !isEmptyValue(before)) entry.problem = 'emptied';
-    }
-    out.push(entry);
+/** The fewest items a good observation had (0 when none is known). */
+function fewestItems(entry: FieldBaseline | undefined): number {
+  const counts = (entry?.counts ?? []).filter((count) => Number.isFinite(count) && count > 0);
+  return counts.length === 0 ? 0 : Math.min(...counts);
+}
+
+/** The strict kind (number, price, URL, date) nearly all of the field's good values had, if any. */
+function strictKind(entry: FieldBaseline | undefined): ValueKind | undefined {
+  const kinds = entry?.kinds;
+  if (!kinds || typeof kinds !== 'object') return undefined;
+  const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
+  if (total <= 0) return undefined;
+  for (const kind of STRICT_KINDS) {
+    const share = STRICT_KINDS.filter((other) => fitsKind(kind, other)).reduce(
+      (sum, other) => sum + (Object.hasOwn(kinds, other) && Number.isFinite(kinds[other]) ? kinds[other]! : 0),
+      0,
+    );
+    if (share / total >= KIND_SHARE) return kind;
   }
+  return undefined;
+}
+
+function judgeField(reading: FieldReading, entry: FieldBaseline | undefined): FieldHealth {
+  const { path, field } = reading;
+  const health: FieldHealth = { path, matched: reading.filled };
+  // The fields of a list with no items are not judged: the list is.
+  if (reading.ofItems === 0) return health;
+  const fewest = fewestItems(entry);
+  if (reading.count !== undefined) {
+    health.items = reading.count;
+    if (fewest > 0) health.expectedItems = fewest;
+  }
+  const was = entry ? `was filled in ${whole(entry.filled)} of ${whole(entry.seen)}` : 'a required field';
+  const label = reading.inItems ? `${path.replace(/\.([^.]+)$/, '[].$1')}` : path;
+  if (!reading.filled && (field.required === true || expectsFilled(entry))) {
+    health.problem = field.required === true ? 'required-empty' : reading.count !== undefined ? 'array-emptied' : 'emptied';
+    health.message =
+      reading.count !== undefined
+        ? `${label}: empty${fewest > 0 ? ` (had at least ${fewest} items in every good observation)` : ` (${was})`}`
+        : reading.inItems
+          ? `${label}: empty in ${reading.emptyIn ?? reading.ofItems} of ${reading.ofItems} items (${was})`
+          : `${label}: empty in 1 of 1 (${was})`;
+    return health;
+  }
+  if (reading.count !== undefined && fewest > 0 && reading.count * 2 < fewest) {
+    health.problem = 'shrunk';
+    health.message = `${label}: ${reading.count} item${reading.count === 1 ? '' : 's'} (had at least ${fewest} in every good observation)`;
+    return health;
+  }
+  const kind = strictKind(entry);
+  if (kind !== undefined) {
+    const present = reading.values.slice(0, 200).filter((value) => valueKind(value) !== undefined);
+    const off = present.filter((value) => !fitsKind(kind, valueKind(value)));
+    if (present.length > 0 && present.length - off.length < present.length * KIND_KEPT) {
+      health.problem = 'kind-changed';
+      health.message = `${label}: ${KIND_WORDS[kind]} became ${valueKind(off[0]) === 'text' || valueKind(off[0]) === 'label' ? 'words' : 'text'} such as ${quote(off[0])}`;
+    }
+  }
+  return health;
 }
 
 /**
- * The health of one extraction. `expected` is the data the config was known to extract (sample or snapshot);
- * without one, only required fields and "most fields empty" can say degraded.
+ * The health of one extraction against the endpoint's baseline (already carried onto this structure, or
+ * stored as it was: it is carried here again, which is idempotent).
  */
-export function assessHealth(structure: Field[], data: Record<string, unknown>, expected?: unknown): Health {
-  const fields: FieldHealth[] = [];
-  collect(structure, data, expected, '', fields);
-  const failing = fields.filter((field) => field.problem !== undefined).map((field) => field.path);
-  const hardProblem = fields.some((field) => field.problem === 'required-empty' || field.problem === 'array-emptied');
-  // "Most fields empty": of the fields known to have had values (all fields without an expectation).
-  const known = expected === undefined ? fields : fields.filter((field) => field.problem === 'emptied' || field.matched);
-  const emptied =
-    expected === undefined ? fields.filter((field) => !field.matched).length : fields.filter((field) => field.problem === 'emptied').length;
-  const most = known.length > 0 && emptied * 2 > known.length;
-  if (fields.every((field) => !field.matched)) return { state: 'broken', fields, failing: fields.map((field) => field.path) };
-  return { state: hardProblem || most ? 'degraded' : 'healthy', fields, failing };
+export function judgeHealth(structure: Field[], data: Record<string, unknown>, baseline?: HealthBaseline): Health {
+  const carried = carryBaseline(baseline, structure);
+  const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
+  const readings = readFields(structure, data);
+  const fields = readings.map((reading) => judgeField(reading, entries.get(reading.path)));
+  const failing = fields.filter((field) => field.problem !== undefined);
+  const required = new Set(readings.filter((reading) => reading.field.required === true).map((reading) => reading.path));
+  const selected = readings.filter((reading) => reading.field.selector !== undefined);
+  const nothing = selected.length > 0 && selected.every((reading) => !reading.filled);
+  const broken = nothing || failing.some((field) => required.has(field.path));
+  return {
+    state: broken ? 'broken' : failing.length > 0 ? 'degraded' : 'healthy',
+    fields,
+    failing: failing.map((field) => field.path),
+    findings: failing.map((field) => field.message!),
+  };
 }
 
-/** What the config expects: the sample its generation saw (snapshots override it where they exist). */
+/** The last good data the config itself holds: the sample its generation saw. */
 export function expectedData(config: { generated?: { sample?: unknown } | undefined }): unknown {
   const sample = config.generated?.sample;
   return sample !== null && typeof sample === 'object' && !Array.isArray(sample) ? sample : undefined;
+}
+
+/**
+ * The baseline to judge with: the stored one carried onto the structure, else one learned from the project's
+ * last good data (snapshots' data, then the generated sample).
+ */
+export function baselineFor(
+  config: { structure: Field[]; generated?: { sample?: unknown } | undefined },
+  stored: HealthBaseline | undefined,
+  snapshotData: unknown[] = [],
+): HealthBaseline | undefined {
+  return carryBaseline(stored, config.structure) ?? seedBaseline(config.structure, [...snapshotData, expectedData(config)]);
 }

@@ -1,4 +1,14 @@
-export { assessHealth, expectedData, type FieldHealth, type Health, type HealthState } from './field-health.js';
+export {
+  baselineFor,
+  expectedData,
+  judgeHealth,
+  type FieldHealth,
+  type FieldProblem,
+  type Health,
+  type HealthState,
+} from './field-health.js';
+export { carryBaseline, learnBaseline, readFields, seedBaseline } from './baseline.js';
+export { valueKind } from './value-kind.js';
 export {
   compareData,
   readSnapshots,

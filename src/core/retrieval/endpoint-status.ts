@@ -1,92 +1,150 @@
 import type { ApiConfig } from '../config/index.js';
 import { isPagejsonError } from '../shared/index.js';
-import type { HealthState } from '../health/index.js';
+import { baselineFor, carryBaseline, learnBaseline, type Health, type HealthState } from '../health/index.js';
+import { withObservation, type EndpointObservation, type EndpointRuntimeStatus, type HealthBaseline } from '../state/index.js';
 import type { RetrievalDeps } from './types.js';
 import { createBlockedMarks, isBlocked } from './blocked.js';
 
 /**
- * Each endpoint's status as the store keeps it (last fetch, last error, health and since when, the latest
- * repair), written after every load, a request's or a background refresh's. Health changes are told to the
- * monitors (onHealth) and degraded or broken extractions to the background repair (onUnhealthy).
+ * Each endpoint's status as the store keeps it (last fetch, last error, health since when with its findings,
+ * the health baseline, the latest repair), written after every load, a request's or a background refresh's,
+ * and after every observation a CLI command reports (`run`, `check`). Health changes are told to the monitors
+ * (onHealth) and degraded or broken extractions to the background repair (onUnhealthy). The baseline learns
+ * from every healthy load; until one is stored it is learned from the endpoint's snapshots and sample.
  */
 export interface EndpointStatus {
-  /** A load succeeded at `fetchedAt` with this health. */
-  loaded(config: ApiConfig, values: Record<string, unknown>, fetchedAt: Date, state: HealthState, failing: string[]): void;
+  /** The baseline a load of this config is judged against. */
+  baselineOf(config: ApiConfig): Promise<HealthBaseline | undefined>;
+  /** A load succeeded at `fetchedAt` with this health; a healthy one teaches the baseline. */
+  loaded(config: ApiConfig, values: Record<string, unknown>, fetchedAt: Date, health: Health, data: Record<string, unknown>): void;
   /** A load failed; an empty extraction makes the endpoint broken, any other failure keeps its health. */
   failed(config: ApiConfig, values: Record<string, unknown>, error: unknown): void;
+  /** An observation made outside this daemon's loads (`pagejson run`, `check`), recorded as its own. */
+  observed(observation: EndpointObservation): Promise<void>;
   /** The failing fields of the endpoint's current health. */
   failingOf(apiId: string): string[];
+  /** Resolves once every status change made so far is handed to the store (close waits for it). */
+  idle(): Promise<void>;
 }
 
-type Known = { state: HealthState; since: string; failing: string[] };
+type Known = { state: HealthState; since: string; failing: string[]; findings?: string[] };
+
+/** How many endpoints' seeded baselines (from snapshots) are remembered: one per config revision. */
+const SEEDS_KEPT = 10_000;
 
 export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
   const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   // When each endpoint entered its current health (kept across restarts through the store).
   const healthOf = new Map<string, Known>(Object.entries(deps.healthAtStart ?? {}));
+  const baselines = new Map<string, HealthBaseline>(Object.entries(deps.baselinesAtStart ?? {}));
+  const seeds = new Map<string, Promise<HealthBaseline | undefined>>();
   const blocked = createBlockedMarks();
 
   const repairField = (apiId: string) => {
     const repair = deps.repairOf?.(apiId);
     return repair ? { repair } : {};
   };
-  const previousHealth = (apiId: string) => {
+  const stored = (apiId: string): EndpointRuntimeStatus => {
     const previous = healthOf.get(apiId);
-    return previous ? { health: previous.state, healthSince: previous.since, failingFields: previous.failing } : {};
+    const baseline = baselines.get(apiId);
+    return {
+      apiId,
+      lastFetchAt: lastFetchAt.get(apiId) ?? null,
+      lastError: null,
+      lastErrorAt: null,
+      ...(previous ? { health: previous.state, healthSince: previous.since, failingFields: previous.failing } : {}),
+      ...(previous?.findings && previous.findings.length > 0 ? { findings: previous.findings } : {}),
+      ...(baseline ? { baseline } : {}),
+      ...repairField(apiId),
+    };
   };
-  const healthFields = (config: ApiConfig, state: HealthState, failing: string[]) => {
+  const write = (status: EndpointRuntimeStatus) => deps.store.setEndpointStatus(status).catch(() => undefined);
+  // Status changes apply in the order loads ended: a healthy load still learning its baseline is not overtaken.
+  let order: Promise<unknown> = Promise.resolve();
+  const inOrder = (change: () => Promise<unknown>): Promise<void> => {
+    const next = order.then(change).catch(() => undefined);
+    order = next;
+    return next.then(() => undefined);
+  };
+  const remember = (status: EndpointRuntimeStatus) => {
+    if (status.lastFetchAt) lastFetchAt.set(status.apiId, status.lastFetchAt);
+    if (status.health && status.health !== 'blocked' && status.healthSince)
+      healthOf.set(status.apiId, {
+        state: status.health,
+        since: status.healthSince,
+        failing: status.failingFields ?? [],
+        ...(status.findings ? { findings: status.findings } : {}),
+      });
+    if (status.baseline) baselines.set(status.apiId, status.baseline);
+  };
+  const tell = (config: ApiConfig, state: HealthState, failing: string[]) => {
     // Every extraction, not only changes this daemon sees: another daemon may have seen the endpoint break.
     try {
       deps.onHealth?.(config, state, failing);
     } catch {
       // a listener's failure is not the retrieval's
     }
-    const previous = healthOf.get(config.apiId);
-    const since = previous && previous.state === state ? previous.since : deps.now().toISOString();
-    healthOf.set(config.apiId, { state, since, failing });
-    return { health: state, failingFields: failing, healthSince: since };
   };
 
+  async function baselineOf(config: ApiConfig): Promise<HealthBaseline | undefined> {
+    const carried = carryBaseline(baselines.get(config.apiId), config.structure);
+    if (carried) return carried;
+    const key = `${config.apiId}@${config.revision}`;
+    let seeded = seeds.get(key);
+    if (!seeded) {
+      if (seeds.size >= SEEDS_KEPT) seeds.delete(seeds.keys().next().value!);
+      seeded = (deps.goodDataOf?.(config) ?? Promise.resolve([])).catch(() => []).then((data) => baselineFor(config, undefined, data));
+      seeds.set(key, seeded);
+    }
+    return seeded;
+  }
+
   return {
-    loaded(config, values, fetchedAt, state, failing) {
+    baselineOf,
+    loaded(config, values, fetchedAt, health, data) {
       const at = fetchedAt.toISOString();
-      lastFetchAt.set(config.apiId, at);
       blocked.clear(config.apiId);
-      const health = healthFields(config, state, failing);
-      void deps.store
-        .setEndpointStatus({
-          apiId: config.apiId,
-          lastFetchAt: at,
-          lastError: null,
-          lastErrorAt: null,
-          ...health,
-          ...repairField(config.apiId),
-        })
-        .catch(() => undefined);
-      if (state === 'degraded') deps.onUnhealthy?.(config, values);
+      tell(config, health.state, health.failing);
+      const learned =
+        health.state === 'healthy'
+          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data))
+          : Promise.resolve(undefined);
+      const observation = { apiId: config.apiId, at, health: health.state, failingFields: health.failing, findings: health.findings };
+      void inOrder(async () => {
+        const baseline = await learned;
+        const status = withObservation(stored(config.apiId), { ...observation, ...(baseline ? { baseline } : {}) });
+        remember(status);
+        await write(status);
+      });
+      if (health.state === 'degraded') deps.onUnhealthy?.(config, values);
     },
     failed(config, values, error) {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
       const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
-      const missing =
-        broken && Array.isArray(error.context.missingRequired) && error.context.missingRequired.length > 0
-          ? (error.context.missingRequired as string[])
-          : config.structure.map((field) => field.name);
-      const health = broken ? healthFields(config, 'broken', missing) : isBlocked(error) ? blocked.mark(config.apiId, deps.now()) : {};
-      if (broken) deps.onUnhealthy?.(config, values);
-      // The last good fetch time is kept (seeded from the store at start, so it survives restarts).
-      const status = {
-        apiId: config.apiId,
-        lastFetchAt: lastFetchAt.get(config.apiId) ?? null,
-        lastError: message,
-        lastErrorAt: deps.now().toISOString(),
-      };
-      void deps.store
-        .setEndpointStatus({ ...status, ...previousHealth(config.apiId), ...health, ...repairField(config.apiId) })
-        .catch(() => undefined);
+      const context = broken ? error.context : {};
+      const listed = (value: unknown) => (Array.isArray(value) && value.length > 0 ? (value as string[]) : undefined);
+      const failing = listed(context.missingRequired) ?? config.structure.map((field) => field.name);
+      const findings = listed(context.findings) ?? ['nothing could be extracted'];
+      let status: EndpointRuntimeStatus = { ...stored(config.apiId), lastError: message, lastErrorAt: deps.now().toISOString() };
+      if (broken) {
+        tell(config, 'broken', failing);
+        const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
+        status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
+        remember(status);
+        deps.onUnhealthy?.(config, values);
+      } else if (isBlocked(error)) status = { ...status, ...blocked.mark(config.apiId, deps.now()) };
+      void inOrder(() => write(status));
+    },
+    observed(observation) {
+      return inOrder(async () => {
+        const status = withObservation(stored(observation.apiId), observation);
+        remember(status);
+        await write(status);
+      });
     },
     failingOf(apiId) {
       return healthOf.get(apiId)?.failing ?? [];
     },
+    idle: () => inOrder(async () => undefined),
   };
 }

@@ -34,10 +34,11 @@ export async function loadEndpoint(
   const fetched = (ok: boolean) =>
     env.emit({ kind: 'fetch', apiId: config.apiId, scraper: config.scraper, seconds: (performance.now() - started) / 1000, ok });
   try {
-    const result = await env.deps.load(config, values, sourceUrl);
+    // The one judgement (health/field-health.ts) against the endpoint's baseline, inside the page pipeline.
+    const result = await env.deps.load(config, values, sourceUrl, await env.endpoints.baselineOf(config));
     fetched(true);
     const { state, failing } = result.health;
-    env.endpoints.loaded(config, values, result.fetchedAt, state, failing);
+    env.endpoints.loaded(config, values, result.fetchedAt, result.health, result.data);
     const usage = result.usage;
     const tokens = usage && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : undefined;
     return { data: result.data, health: state, failing, tokens, ...pagesOutcome(result) };

@@ -28,8 +28,9 @@ export function createRetrievalService(deps: RetrievalDeps): RetrievalService {
   return {
     retrieve: (request) => runRetrieval(request, env),
     refresh: (config, values) => refresh(env, config, values),
+    observe: (observation) => env.endpoints.observed(observation),
     flushUsage: env.usage.flush,
-    close: env.usage.close,
+    close: () => env.endpoints.idle().then(() => env.usage.close()),
   };
 }
 

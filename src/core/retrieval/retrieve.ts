@@ -10,7 +10,8 @@ import {
   webUrlsOnly,
   type Extractor,
 } from '../extract/index.js';
-import { assessHealth, expectedData, type Health } from '../health/index.js';
+import { baselineFor, judgeHealth, type Health } from '../health/index.js';
+import type { HealthBaseline } from '../state/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
 import { browserStepsOf, takeRounds, type RoundsCollector } from './browser-rounds.js';
 
@@ -36,8 +37,11 @@ export interface RetrieveOptions {
   signal?: AbortSignal;
   /** Use this scraper instead of the config's, for one retrieval (`pagejson run --scraper`). */
   scraper?: ScraperNumber;
-  /** What the config is known to extract (a snapshot's data); default: its `generated.sample`. */
-  expected?: unknown;
+  /**
+   * What good data of each field looks like (the endpoint's stored baseline, or one learned from its snapshots):
+   * the health is judged against it (health/field-health.ts). Default: learned from `generated.sample`.
+   */
+  baseline?: HealthBaseline;
   /**
    * The caller never reads the result's `html`: the page's bytes may move to the extraction thread instead of
    * being copied there (the daemon). Reading `html` afterwards is an error.
@@ -204,20 +208,35 @@ async function fillStep(page: PageContext): Promise<void> {
   page.usage = usage;
 }
 
-/** assess: nothing (or a required field missing) is a failure, EXTRACTION_EMPTY; else the data's health against what is expected. */
+/**
+ * assess: nothing (or a required field missing) is a failure, EXTRACTION_EMPTY; else the data is judged against
+ * the endpoint's baseline, and a broken judgement (a required field's data gone or changed) fails the same way.
+ */
 function assessStep(page: PageContext): Health {
   const { config, assessment } = page;
+  const failure = (missingRequired: string[], findings: string[], hint: string) =>
+    new PagejsonError('EXTRACTION_EMPTY', EXTRACTION_EMPTY_MESSAGE, {
+      context: { apiId: config.apiId, sourceUrl: page.sourceUrl, finalUrl: page.page.finalUrl, missingRequired, findings },
+      hint,
+    });
   if (assessment.empty || assessment.missingRequired.length > 0) {
     const { missingRequired } = assessment;
-    throw new PagejsonError('EXTRACTION_EMPTY', EXTRACTION_EMPTY_MESSAGE, {
-      context: { apiId: config.apiId, sourceUrl: page.sourceUrl, finalUrl: page.page.finalUrl, missingRequired },
-      hint:
-        missingRequired.length > 0
-          ? `required field(s) ${missingRequired.join(', ')} came out empty: check their selectors with \`pagejson show ${config.apiId}\` and \`pagejson edit ${config.apiId}\``
-          : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
-    });
+    throw failure(
+      missingRequired,
+      missingRequired.map((path) => `${path}: empty (a required field)`),
+      missingRequired.length > 0
+        ? `required field(s) ${missingRequired.join(', ')} came out empty: check their selectors with \`pagejson show ${config.apiId}\` and \`pagejson edit ${config.apiId}\``
+        : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
+    );
   }
-  return assessHealth(config.structure, page.data, page.options.expected ?? expectedData(config));
+  const health = judgeHealth(config.structure, page.data, page.options.baseline ?? baselineFor(config, undefined));
+  if (health.state === 'broken')
+    throw failure(
+      health.failing,
+      health.findings,
+      `${health.findings.join('; ')}: the page may have changed; \`pagejson heal ${config.apiId}\` repairs the selectors`,
+    );
+  return health;
 }
 
 export async function retrieve(

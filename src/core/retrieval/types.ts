@@ -1,6 +1,6 @@
 import type { ConfigRegistry } from '../registry/index.js';
 import type { ApiConfig } from '../config/index.js';
-import type { EndpointRuntimeStatus, StateStore } from '../state/index.js';
+import type { EndpointObservation, EndpointRuntimeStatus, HealthBaseline, StateStore } from '../state/index.js';
 import type { CacheState, ResponseCache } from '../cache/index.js';
 import type { HealthState } from '../health/index.js';
 import type { TokenUsage } from '../models/index.js';
@@ -78,7 +78,7 @@ export interface RetrievalDeps {
   store: StateStore;
   cache: ResponseCache;
   /** The page pipeline: fetch + extract one config with these variable values, at the URL already resolved from them. */
-  load(config: ApiConfig, values: Record<string, unknown>, sourceUrl: string): Promise<RetrieveResult>;
+  load(config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, baseline?: HealthBaseline): Promise<RetrieveResult>;
   credits: { enabled: boolean; freeMilliCredits: number };
   now(): Date;
   /** The same clock in ms (default: from `now`); the daemon passes Date.now, so a hit makes no Date. */
@@ -87,7 +87,11 @@ export interface RetrievalDeps {
   /** Last successful fetch per apiId as the store knows it at start (endpoint status keeps it on errors). */
   lastFetchAt?: Record<string, string>;
   /** Health per apiId as the store knows it at start, so "since when" survives restarts. */
-  healthAtStart?: Record<string, { state: HealthState; since: string; failing: string[] }>;
+  healthAtStart?: Record<string, { state: HealthState; since: string; failing: string[]; findings?: string[] }>;
+  /** The health baseline per apiId as the store knows it at start (health/baseline.ts). */
+  baselinesAtStart?: Record<string, HealthBaseline>;
+  /** An endpoint's last good data the project keeps (its snapshots' data): its baseline until one is learned. */
+  goodDataOf?: (config: ApiConfig) => Promise<unknown[]>;
   /**
    * The request's one deadline: the longest it waits for its data (fetch, extraction, model fill). Past it the
    * request fails as a 502 timeout and its credits are refunded; the load itself may finish and fill the cache
@@ -124,6 +128,8 @@ export type RefreshOutcome =
 export interface RetrievalService {
   retrieve(request: RetrievalRequest): Promise<RetrievalAnswer>;
   refresh(config: ApiConfig, values: Record<string, unknown>): Promise<RefreshOutcome>;
+  /** Record a retrieval made outside the daemon (`pagejson run`, `check` over the admin socket) in the endpoint's status. */
+  observe(observation: EndpointObservation): Promise<void>;
   /** Hand buffered usage counters to the store (done every `usageFlushMs` and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;

@@ -101,6 +101,49 @@ export interface EndpointRuntimeStatus {
   healthSince?: string;
   /** The daemon's last repair of this endpoint (heal: propose or apply). */
   repair?: { outcome: 'proposed' | 'applied'; file: string; revision: number; at: string };
+  /** What changed, field by field, in words ("price: empty in 1 of 1 (was filled in 5 of 5)"), when not healthy. */
+  findings?: string[];
+  /** What good data of each field looks like, learned from healthy observations (src/core/health/baseline.ts). */
+  baseline?: HealthBaseline;
+}
+
+/** The kinds a value is read as (src/core/health/value-kind.ts). */
+export type ValueKind = 'number' | 'price' | 'url' | 'date' | 'identifier' | 'label' | 'text' | 'boolean';
+
+/**
+ * One field's baseline. `path` is dotted (`books.price` for the price of each item of `books`); selector,
+ * attribute and type say which field it was learned for, so that a field renamed or moved keeps it
+ * (the baseline belongs to the field, not its name). Counts decay: the latest observations weigh most.
+ */
+export interface FieldBaseline {
+  path: string;
+  selector?: string;
+  attribute?: string;
+  type: string;
+  /** Good observations, and those in which the field had a value (arrays: an item; item fields: in some item). */
+  seen: number;
+  filled: number;
+  /** Arrays: item counts of the latest good observations (newest last, at most 10). */
+  counts?: number[];
+  /** Values by kind over the good observations. */
+  kinds?: Partial<Record<ValueKind, number>>;
+}
+
+export interface HealthBaseline {
+  version: 1;
+  fields: FieldBaseline[];
+}
+
+/** A retrieval made outside the daemon's own loads (`run`, `check`): what the endpoint's status records of it. */
+export interface EndpointObservation {
+  apiId: string;
+  at: string;
+  /** Absent: the page could not be fetched (`error` says why); the health stays as it was. */
+  health?: 'healthy' | 'degraded' | 'broken';
+  failingFields?: string[];
+  findings?: string[];
+  baseline?: HealthBaseline;
+  error?: string;
 }
 
 export interface StateStore {
