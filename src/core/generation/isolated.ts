@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ProjectSettings, ScraperNumber } from '../config/index.js';
+import { DEFAULT_MODEL_MAX_RETRIES, type ModelEndpoint, type ProjectSettings, type ScraperNumber } from '../config/index.js';
 import type { DocumentLimits } from '../extract/index.js';
 import { PagejsonError } from '../shared/index.js';
 import type { GenerateRequest, GenerateResult } from './generate.js';
@@ -18,8 +18,10 @@ export interface IsolatedGenerateDeps {
   scraperFor(number: ScraperNumber): Scraper;
   models: ProjectSettings['models'];
   env: Record<string, string | undefined>;
-  /** One model call's timeout. */
+  /** One model call's timeout, when the model's entry in pagejson.json sets none. */
   modelTimeoutMs: number;
+  /** The project's data dir (docs/models.md: response formats each server accepted are remembered there). */
+  dataDir?: string;
   /** Longest the whole generation may take, fetch included; past it the thread is ended. */
   budgetMs: number;
   now?: () => Date;
@@ -28,16 +30,26 @@ export interface IsolatedGenerateDeps {
 }
 
 /**
- * fetch.timeoutMs + 4 × extraction.timeoutMs; with a model to ask, two of its calls (`modelTimeoutMs` each,
- * fetch.timeoutMs in the daemon) and 60 s more for its answer.
+ * fetch.timeoutMs + 4 × extraction.timeoutMs; with a model to ask, two of its calls, each as long as the
+ * client may take over it (the model's timeoutMs, `modelTimeoutMs` when its entry sets none, for every try,
+ * with the client's back-off between tries), and 60 s more for its answer. A model that hangs thus fails with
+ * its own "timed out" before the generation's budget ends.
  */
 export function generationBudgetMs(
-  settings: { fetch: { timeoutMs: number }; extraction: { timeoutMs: number } },
+  settings: { fetch: { timeoutMs: number }; extraction: { timeoutMs: number }; models?: Record<string, ModelEndpoint> },
   model: string,
   modelTimeoutMs = settings.fetch.timeoutMs,
 ): number {
-  return settings.fetch.timeoutMs + settings.extraction.timeoutMs * 4 + (model === 'heuristic' ? 0 : modelTimeoutMs * 2 + 60_000);
+  const base = settings.fetch.timeoutMs + settings.extraction.timeoutMs * 4;
+  if (model === 'heuristic') return base;
+  const entry = settings.models && Object.hasOwn(settings.models, model) ? settings.models[model] : undefined;
+  const retries = entry?.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES;
+  const oneCall = (entry?.timeoutMs ?? modelTimeoutMs) * (retries + 1) + retries * CLIENT_BACKOFF_MS;
+  return base + oneCall * 2 + 60_000;
 }
+
+/** The longest the openai client waits between two tries of a call. */
+const CLIENT_BACKOFF_MS = 8_000;
 
 /** The built worker; under the test runner (TypeScript sources) the one under dist/. */
 function workerFile(): string {
@@ -54,6 +66,7 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
     models: deps.models,
     env: deps.env,
     modelTimeoutMs: deps.modelTimeoutMs,
+    ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
     now: (deps.now?.() ?? new Date()).toISOString(),
     ...(deps.limits ? { limits: deps.limits } : {}),
   };

@@ -10,6 +10,8 @@ export interface GenerationJob {
   models: ProjectSettings['models'];
   env: Record<string, string | undefined>;
   modelTimeoutMs: number;
+  /** The project's data dir: what each model server accepted as a response format is remembered there. */
+  dataDir?: string;
   /** The generation's timestamp (ISO), taken by the parent's clock. */
   now: string;
   /** The document limits the page is parsed within (default: extraction's defaults). */

@@ -11,7 +11,7 @@ import { errorFromData, errorToData, type GenerationJob, type GenerationMessage,
  */
 const job = workerData as GenerationJob;
 const port = parentPort!;
-const models = createModelResolver({ models: job.models, env: job.env, timeoutMs: job.modelTimeoutMs });
+const models = createModelResolver({ models: job.models, env: job.env, timeoutMs: job.modelTimeoutMs, dataDir: job.dataDir });
 
 let pending: { resolve: (page: FetchResult) => void; reject: (error: unknown) => void } | undefined;
 port.on('message', (message: GenerationMessage) => {

@@ -115,7 +115,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
 
   async function generate(input: GenerateInput): Promise<GenerateOutput> {
     // The heuristic's analysis, made once: its proposal is where the model starts, its regions what it sees.
-    const proposal = proposeStructure({ ...input, rule: null }).structure;
+    const proposal = heuristicProposal(input);
     const system = GENERATE_SYSTEM_PROMPT;
     const schema = STRUCTURE_RESPONSE_SCHEMA as unknown as Record<string, unknown>;
     const header = generateUserPrompt({ proposal: '', regions: '', pageUrl: input.pageUrl, selector: input.selector, rule: input.rule });
@@ -198,6 +198,18 @@ function formatFor(request: Ask<unknown>, mode: FormatMode): ResponseFormat | un
 function withUsage(error: unknown, usage: TokenUsage): unknown {
   if (isPagejsonError(error)) error.context.usage = usage;
   return error;
+}
+
+/**
+ * The heuristic's proposal for the page (all it finds: the rule is the model's to apply). Should the analysis
+ * fail on a page, the model is shown the cleaned section instead, as before there was one to start from.
+ */
+function heuristicProposal(input: GenerateInput): Field[] {
+  try {
+    return proposeStructure({ ...input, rule: null }).structure;
+  } catch {
+    return [];
+  }
 }
 
 /** The heuristic's proposal as JSON, its first fields only when the whole does not fit in `maxChars`. */

@@ -15,7 +15,7 @@ import { keepRevision } from '../../core/edit/revisions.js';
 import { generationCost } from '../../core/access/credits.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { checkSourceUrl, defaultApiId } from '../../core/generation/generate.js';
-import { generateIsolated } from '../../core/generation/isolated.js';
+import { generateIsolated, generationBudgetMs } from '../../core/generation/isolated.js';
 import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
 import { HEURISTIC_MODEL } from '../../core/models/index.js';
 import type { TokenUsage } from '../../core/models/types.js';
@@ -62,6 +62,12 @@ const ProposalEditBody = z
   .object({ operations: Operations, save: z.boolean().default(false), overwrite: z.boolean().default(false) })
   .strict();
 
+/** Longer than the longest generation's own budget (the slowest model's), so that budget ends it first. */
+function generationHandlerTimeoutMs(settings: DashboardApiContext['runtime']['settings']): number {
+  const budgets = [HEURISTIC_MODEL, ...Object.keys(settings.models)].map((model) => generationBudgetMs(settings, model));
+  return Math.max(settings.fetch.timeoutMs * 3 + settings.extraction.timeoutMs * 4 + 120_000, ...budgets.map((budget) => budget + 10_000));
+}
+
 export function registerGenerateRoutes(api: FastifyInstance, context: DashboardApiContext): void {
   const { runtime } = context;
   // Bounded by count and by the pages they hold (a page may be up to fetch.maxBytes): the oldest go first.
@@ -98,68 +104,65 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
 
   // A generation fetches a page and may call a model: longer than a retrieval's handler budget (its own
   // budget, below, ends it first).
-  api.post(
-    '/generate',
-    { handlerTimeout: runtime.settings.fetch.timeoutMs * 3 + runtime.settings.extraction.timeoutMs * 4 + 120_000 },
-    async (request) => {
-      const body = parse(GenerateBody, request.body, 'generate');
-      const url = checkSourceUrl(body.url);
-      const selectorProblem = validateSelector(body.selector.trim() || 'body');
-      if (selectorProblem)
-        throw new PagejsonError('USAGE', `the section selector "${body.selector}" is not valid: ${selectorProblem}`, {
-          hint: 'use a CSS selector such as main, #content or .results',
-        });
-      const cost = generationCost(body.scraper as ScraperNumber);
-      if (runtime.settings.credits.enabled) {
-        const balance = await context.state.credits(DEFAULT_ACCOUNT);
-        if (balance.milliCredits < cost) throw noCreditsError(balance.account, balance.milliCredits, cost);
-      }
-      const apiId = body.apiId ?? defaultApiId(url);
-      // A model the project cannot reach is a mistake in what was asked: said before any fetch.
-      await runtime.models.get(body.model);
-      // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
-      const { fetch, extraction } = runtime.settings;
-      const result = await generateIsolated(
-        {
-          url,
-          apiId,
-          scraper: body.scraper as ScraperNumber,
-          session: body.session,
-          model: body.model,
-          selector: body.selector,
-          rule: body.rule?.trim() || null,
-          caching: body.caching,
-          vars: [],
-        },
-        {
-          scraperFor: (number) => runtime.scrapers.get(number),
-          models: runtime.settings.models,
-          env: runtime.env,
-          modelTimeoutMs: fetch.timeoutMs,
-          budgetMs: fetch.timeoutMs + extraction.timeoutMs * 4 + (body.model === HEURISTIC_MODEL ? 0 : fetch.timeoutMs * 2 + 60_000),
-          now: runtime.now,
-        },
-      );
-      const id = randomBytes(16).toString('base64url');
-      proposals.set(id, {
-        config: result.config,
-        page: { html: result.html, finalUrl: result.finalUrl },
-        cost,
-        ...(result.usage ? { usage: result.usage } : {}),
+  api.post('/generate', { handlerTimeout: generationHandlerTimeoutMs(runtime.settings) }, async (request) => {
+    const body = parse(GenerateBody, request.body, 'generate');
+    const url = checkSourceUrl(body.url);
+    const selectorProblem = validateSelector(body.selector.trim() || 'body');
+    if (selectorProblem)
+      throw new PagejsonError('USAGE', `the section selector "${body.selector}" is not valid: ${selectorProblem}`, {
+        hint: 'use a CSS selector such as main, #content or .results',
       });
-      const file = fileFor(result.config.apiId);
-      return {
-        proposalId: id,
-        config: result.config,
-        sample: result.sample,
-        places: urlPlaces(result.config)?.places ?? [],
-        ...paginationView(result.config),
-        milliCredits: cost,
-        exists: existsSync(file),
-        file: relative(runtime.project.root, file),
-      };
-    },
-  );
+    const cost = generationCost(body.scraper as ScraperNumber);
+    if (runtime.settings.credits.enabled) {
+      const balance = await context.state.credits(DEFAULT_ACCOUNT);
+      if (balance.milliCredits < cost) throw noCreditsError(balance.account, balance.milliCredits, cost);
+    }
+    const apiId = body.apiId ?? defaultApiId(url);
+    // A model the project cannot reach is a mistake in what was asked: said before any fetch.
+    await runtime.models.get(body.model);
+    // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
+    const { fetch } = runtime.settings;
+    const result = await generateIsolated(
+      {
+        url,
+        apiId,
+        scraper: body.scraper as ScraperNumber,
+        session: body.session,
+        model: body.model,
+        selector: body.selector,
+        rule: body.rule?.trim() || null,
+        caching: body.caching,
+        vars: [],
+      },
+      {
+        scraperFor: (number) => runtime.scrapers.get(number),
+        models: runtime.settings.models,
+        env: runtime.env,
+        modelTimeoutMs: fetch.timeoutMs,
+        budgetMs: generationBudgetMs(runtime.settings, body.model, fetch.timeoutMs),
+        dataDir: runtime.project.dataDir,
+        now: runtime.now,
+      },
+    );
+    const id = randomBytes(16).toString('base64url');
+    proposals.set(id, {
+      config: result.config,
+      page: { html: result.html, finalUrl: result.finalUrl },
+      cost,
+      ...(result.usage ? { usage: result.usage } : {}),
+    });
+    const file = fileFor(result.config.apiId);
+    return {
+      proposalId: id,
+      config: result.config,
+      sample: result.sample,
+      places: urlPlaces(result.config)?.places ?? [],
+      ...paginationView(result.config),
+      milliCredits: cost,
+      exists: existsSync(file),
+      file: relative(runtime.project.root, file),
+    };
+  });
 
   api.post('/generate/:id/edits', async (request) => {
     const { id } = parse(ProposalParam, request.params, 'proposal');
