@@ -50,7 +50,7 @@ export async function createLocalRetriever(
     import('../core/models/index.js'),
   ]);
   const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, env), logins: await cliLogins(project, env) });
-  const models = createModelResolver({ models: project.settings.models, env });
+  const models = createModelResolver({ models: project.settings.models, env, dataDir: project.dataDir });
   let firstPage: FetchResult | undefined;
   const noting = (scraper: Scraper): Scraper => ({
     name: scraper.name,

@@ -176,7 +176,7 @@ function pageDrivers(
     logins: keptLogins({ ...sessions, extractor: () => extractor }),
   });
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.
-  const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs });
+  const models = createModelResolver({ models: settings.models, env, timeoutMs: settings.fetch.timeoutMs, dataDir: sessions.dataDir });
   // Parsing and selecting run off the event loop, each with its budget (hardening: a hostile page or
   // selector must never stop the daemon from answering).
   const { timeoutMs: extractionMs, maxDepth, maxElements, threads } = settings.extraction;

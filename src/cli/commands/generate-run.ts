@@ -110,6 +110,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
         models: project.settings.models,
         env: ctx.env,
         modelTimeoutMs: CLI_MODEL_TIMEOUT_MS,
+        dataDir: project.dataDir,
         budgetMs: generationBudgetMs(project.settings, inputs.model, CLI_MODEL_TIMEOUT_MS),
         limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
       },
