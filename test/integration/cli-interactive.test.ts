@@ -120,7 +120,7 @@ describe('pagejson edit on a terminal', () => {
     const before = await configText();
     pty = spawnCliOnPty(['edit', 'jobs'], { cwd: root });
     await pty.waitFor('What next?');
-    await pty.press(...Array<string>(8).fill(KEY.up), KEY.enter); // Status: active (toggle), eighth from the end
+    await pty.press(...Array<string>(10).fill(KEY.up), KEY.enter); // Status: active (toggle), tenth from the end
     await pty.waitFor('Status: inactive');
     await pty.press(KEY.escape);
     await pty.waitFor('You have unsaved changes');

@@ -10,6 +10,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { runInteractiveEdit } from '../../src/cli/prompts/edit-session.js';
 import { ensureBuilt } from '../support/build-once.js';
 import { exampleConfigText } from '../support/example-configs.js';
+import { PAGINATED_BOOKS_STRUCTURE } from '../support/site-routes/pagination.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 // The real prompts of @inquirer/prompts run against inquirer's test screen (its documented testing
@@ -51,7 +52,7 @@ async function answer(prompt: string, text: string): Promise<void> {
 }
 
 // Positions in the main menu of a scraper-1 config (session toggle shown).
-const MENU = { add: 0, url: 9, caching: 10, save: 18, quit: 19 };
+const MENU = { add: 0, url: 9, caching: 10, scraper: 13, pagination: 18, actions: 19, save: 20, quit: 21 };
 
 beforeAll(async () => {
   // The page's selector tries run in a worker thread, which loads the built files.
@@ -127,6 +128,106 @@ describe('interactive edit', () => {
     await choose('You have unsaved changes', 1); // Discard them
     expect((await session).outcome).toBe('quit');
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+});
+
+describe('interactive edit of pagination and browser actions (issue 34)', () => {
+  async function catalogue(): Promise<string> {
+    const config = join(dir, 'configs/catalogue.json');
+    await writeFile(
+      config,
+      JSON.stringify({ apiId: 'catalogue', url: `${site.origin}/pages/next.html?pages=3`, structure: PAGINATED_BOOKS_STRUCTURE }),
+    );
+    return config;
+  }
+
+  it('sets pagination by a next link tried on the page, with its limits, and saves it as the flags would', async () => {
+    const config = await catalogue();
+    const project = await loadProject({ cwd: dir });
+    const session = runInteractiveEdit(await openConfigForEdit(config), project, context());
+    await choose('What next?', MENU.pagination);
+    await choose('Pagination (now: off, one page)', 0); // Follow the next-page link
+    await answer('CSS selector of the next-page link', ''); // the proposed a[rel=next]
+    await waitForScreen('Use this selector?');
+    // The selector was tried on the page: the one next link of page 1.
+    expect(output).toMatch(/1 match on the page: "next"/);
+    screen.keypress('enter');
+    await waitForScreen('Pages (or rounds of click/scroll) at most');
+    screen.keypress('backspace');
+    screen.keypress('backspace');
+    await answer('Pages (or rounds of click/scroll) at most', '0'); // refused: 1-100
+    await waitForScreen('a whole number from 1 to 100');
+    screen.keypress('backspace');
+    await answer('Pages (or rounds of click/scroll) at most', '3');
+    await answer('Stop at this many items', '25');
+    await choose('What next? (unsaved changes', MENU.save);
+    await waitForScreen('Save revision 2?');
+    expect(output).toContain('pagination added: follow the next link "a[rel=next]"');
+    screen.keypress('enter');
+    expect((await session).outcome).toBe('saved');
+    const saved = JSON.parse(await readFile(config, 'utf8'));
+    expect(saved.pagination).toEqual({ next: 'a[rel=next]', maxPages: 3, maxItems: 25 });
+  });
+
+  it('offers only the URL variables for counting pages, and says what to do when there is none', async () => {
+    const config = await catalogue();
+    const project = await loadProject({ cwd: dir });
+    const session = runInteractiveEdit(await openConfigForEdit(config), project, context());
+    await choose('What next?', MENU.pagination);
+    await choose('Pagination (now: off, one page)', 1); // Count a URL variable up
+    await waitForScreen('What next?');
+    expect(output).toContain('the URL has no variable to count: make the page number a variable first (Dynamic variables in the menu)');
+    await choose('What next?', MENU.quit);
+    expect((await session).outcome).toBe('quit');
+  });
+
+  it('builds browser actions step by step (a consent wall, a search typed from a variable), warns off scraper 3, and removes a step', async () => {
+    const config = await catalogue();
+    const project = await loadProject({ cwd: dir });
+    const session = runInteractiveEdit(await openConfigForEdit(config), project, context());
+    await choose('What next?', MENU.actions);
+    await waitForScreen('Actions (0 of at most 50)');
+    expect(output).toContain('validate will refuse this until the scraper is 3');
+    screen.keypress('enter'); // Add a step at the end
+    await choose('Which step?', 7); // ifExists
+    await answer('CSS selector that must be there', '#consent');
+    await waitForScreen('Use this selector?');
+    expect(output).toContain('0 matches on the page');
+    screen.type('y');
+    screen.keypress('enter');
+    await choose('Which step?', 0); // click
+    await answer('CSS selector of the element to click', '#consent button');
+    await waitForScreen('Use this selector?');
+    screen.type('y');
+    screen.keypress('enter');
+    await answer('Another step if "#consent" is there?', 'n');
+    await choose('Actions (1 of at most 50)', 0); // Add a step at the end
+    await choose('Which step?', 3); // type
+    await answer('CSS selector of the field', 'h1');
+    await waitForScreen('Use this selector?');
+    screen.keypress('enter');
+    await answer('Text to type', '{{ q }}');
+    await choose('Actions (2 of at most 50)', 0);
+    await choose('Which step?', 2); // waitMs
+    await answer('Milliseconds', '');
+    await choose('Actions (3 of at most 50)', 1); // Remove a step
+    await choose('Remove which step?', 2); // the wait
+    await choose('Actions (2 of at most 50)', 3); // Done
+    await answer('Example value of {{ q }}', 'light');
+    await choose('What next? (unsaved changes', MENU.scraper);
+    await choose('plain HTTP (session capable)', 2); // 3  headless Chromium
+    // Off scraper 1 the menu has no session toggle: Save is one up.
+    await choose('What next? (unsaved changes', MENU.save - 1);
+    await waitForScreen('Save revision 2?');
+    screen.keypress('enter');
+    expect((await session).outcome).toBe('saved');
+    const saved = JSON.parse(await readFile(config, 'utf8'));
+    expect(saved.scraper).toBe(3);
+    expect(saved.actions).toEqual([
+      { ifExists: '#consent', then: [{ click: '#consent button' }] },
+      { type: 'h1', text: '{{ q }}' },
+    ]);
+    expect(saved.variables).toEqual({ q: { example: 'light' } });
   });
 });
 

@@ -68,6 +68,36 @@ describe('edit operations', () => {
   });
 });
 
+describe('variables by name (the text of browser actions)', () => {
+  const set = (key: string, value: string): EditOperation => ({ kind: 'set', key, value });
+  const edit = (config: ApiConfig, ops: EditOperation[]): ApiConfig => applyEdits(config, ops).config;
+
+  it('declares a variable with its example and pattern, changes it, and removes it', () => {
+    const declared = edit(base, [set('variables.q.example', 'light'), set('variables.q.pattern', '[a-z ]{1,40}')]);
+    expect(declared.variables).toEqual({ q: { example: 'light', pattern: '[a-z ]{1,40}' } });
+    const changed = edit(declared, [set('variables.q.pattern', '')]);
+    expect(changed.variables).toEqual({ q: { example: 'light' } });
+    expect(edit(changed, [set('variables.q', 'off')]).variables).toEqual({});
+  });
+
+  it('refuses what names nothing, a property before the example, and removing a variable of the URL', () => {
+    expect(() => edit(base, [set('variables.q.pattern', 'x')])).toThrow(/variables\.q has no example yet/);
+    expect(() => edit(base, [set('variables.q.colour', 'x')])).toThrow(/unknown property/);
+    expect(() => edit(base, [set('variables.q', 'light')])).toThrow(/set by its parts or removed with off/);
+    const dynamic = edit(base, [{ kind: 'var', spec: 'query:page', name: 'page' }]);
+    expect(() => edit(dynamic, [set('variables.page', 'off')])).toThrow(/part of the URL.*|unvar/);
+  });
+
+  it('keeps outside names out of the prototype', () => {
+    expect(() => edit(base, [set('variables.__proto__.example', 'x')])).toThrow(/is not a variable name/);
+    expect(() => edit(base, [set('variables.constructor.example', 'x')])).not.toThrow();
+    const made = edit(base, [set('variables.constructor.example', 'x')]);
+    expect(Object.getPrototypeOf(made.variables)).toBe(Object.prototype);
+    expect(Object.hasOwn(made.variables, 'constructor')).toBe(true);
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+});
+
 describe('describing changes in words', () => {
   it('names added, removed, renamed, moved and changed fields, settings and variables', () => {
     const { config } = applyEdits(base, [

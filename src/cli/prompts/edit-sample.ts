@@ -4,7 +4,9 @@ import { actionSteps } from '../../core/config/action-text.js';
 import { resolveSourceUrl, exampleValues } from '../../core/config/url-template.js';
 import { validateSelector } from '../../core/extract/engine/dom.js';
 import type { PageProbe } from '../../core/extract/workers/page-probe.js';
-import type { CliContext } from '../context.js';
+import { writeLine, type CliContext } from '../context.js';
+import { colors } from '../output.js';
+import { confirm, input } from './ask.js';
 import { accessOf } from '../../core/fetch/net/access-of.js';
 import { loginOf } from '../../core/fetch/login/login-of.js';
 import { cliLogins } from '../login-sessions.js';
@@ -87,5 +89,24 @@ export async function previewMatches(
     return await page.probe.preview(selector, attribute);
   } catch (error) {
     return { count: 0, values: [], error: `the selector could not be tried on the page: ${(error as Error).message}` };
+  }
+}
+
+/** Ask for a selector (the section, a next link, a button) and show what it matches on the page before it is accepted. */
+export async function askSelector(page: SamplePage, ctx: CliContext, options: { message: string; default?: string }): Promise<string> {
+  const c = colors(ctx.stdout, ctx.env);
+  for (;;) {
+    const selector = (await input({ message: options.message, ...(options.default ? { default: options.default } : {}) })).trim();
+    if (!selector) continue;
+    const preview = await previewMatches(page, selector);
+    if (preview.error) {
+      writeLine(ctx.stdout, c.red(preview.error));
+      continue;
+    }
+    writeLine(
+      ctx.stdout,
+      `${c.cyan(`${preview.count} match${preview.count === 1 ? '' : 'es'} on the page`)}${preview.values.length ? `: ${preview.values.map((v) => JSON.stringify(v)).join(', ')}` : ''}`,
+    );
+    if (page.error || (await confirm({ message: 'Use this selector?', default: preview.count > 0 }))) return selector;
   }
 }

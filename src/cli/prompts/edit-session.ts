@@ -1,6 +1,8 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Project } from '../../core/config/project.js';
 import { FIELD_TYPES } from '../../core/config/constants.js';
+import { countActions } from '../../core/config/action-text.js';
+import { describePagination } from '../../core/config/pagination.js';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { describeChanges } from '../../core/edit/describe-changes.js';
 import { problemsOf, saveEditedConfig, textOf, type EditableConfig } from '../../core/edit/config-file.js';
@@ -11,7 +13,8 @@ import { colors } from '../output.js';
 import { renderStructureTree } from '../tree.js';
 import { backChoice, confirm, GoBack, input, select } from './ask.js';
 import { addField, changeAttribute, changeSelector, changeTransforms, fieldPaths, pickField, validName } from './edit-fields.js';
-import { loadSamplePage, previewMatches, sampleData, type SamplePage } from './edit-sample.js';
+import { askSelector, loadSamplePage, sampleData, type SamplePage } from './edit-sample.js';
+import { editActions, editPagination } from './edit-pages.js';
 import { editUrlVariables } from './edit-url.js';
 
 /**
@@ -206,6 +209,12 @@ async function editLoop(
           if (problem) writeLine(ctx.stdout, c.yellow(`validate will refuse this schedule: ${problem}`));
           break;
         }
+        case 'pagination':
+          for (const op of await editPagination(config, page, ctx)) apply(op);
+          break;
+        case 'actions':
+          for (const op of await editActions(config, page, ctx)) apply(op);
+          break;
         case 'save': {
           const saved = await trySave();
           if (saved) return saved;
@@ -256,6 +265,8 @@ function menu(config: ApiConfig, draft: boolean): Array<{ value: string; name: s
     { value: 'section', name: `Section selector: ${config.selector}` },
     { value: 'rule', name: `Rule: ${config.rule ?? '(none)'}` },
     { value: 'monitor', name: `Monitor: ${config.monitor ? `every ${config.monitor.every}` : 'off'}` },
+    { value: 'pagination', name: `Pagination: ${config.pagination ? describePagination(config.pagination) : 'off'}` },
+    { value: 'actions', name: `Browser actions: ${config.actions?.length ? `${countActions(config.actions)} steps` : 'none'}` },
     { value: 'save', name: draft ? 'Save this endpoint' : 'Save' },
     { value: 'quit', name: draft ? 'Cancel' : 'Quit' },
   ];
@@ -282,25 +293,6 @@ async function chooseMove(config: ApiConfig, path: string): Promise<EditOperatio
             }),
           );
   return { kind: 'move', path, position };
-}
-
-/** Ask for the section selector and show what it matches on the page before it is accepted. */
-async function askSelector(page: SamplePage, ctx: CliContext, options: { message: string; default?: string }): Promise<string> {
-  const c = colors(ctx.stdout, ctx.env);
-  for (;;) {
-    const selector = (await input({ message: options.message, ...(options.default ? { default: options.default } : {}) })).trim();
-    if (!selector) continue;
-    const preview = await previewMatches(page, selector);
-    if (preview.error) {
-      writeLine(ctx.stdout, c.red(preview.error));
-      continue;
-    }
-    writeLine(
-      ctx.stdout,
-      `${c.cyan(`${preview.count} match${preview.count === 1 ? '' : 'es'} on the page`)}${preview.values.length ? `: ${preview.values.map((v) => JSON.stringify(v)).join(', ')}` : ''}`,
-    );
-    if (page.error || (await confirm({ message: 'Use this selector?', default: preview.count > 0 }))) return selector;
-  }
 }
 
 /** generate's draft: checked as `validate` would, then handed back to be charged and written once. */

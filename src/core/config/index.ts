@@ -1,4 +1,4 @@
-export { type FieldType } from './constants.js';
+export { type FieldType, VARIABLE_NAME_PATTERN } from './constants.js';
 export { jsonSyntaxProblems, locateProblems } from './locate.js';
 export { monitorProblems } from './monitor-rules.js';
 export { formatZodIssues, jsonPath, type ConfigProblem } from './problems.js';
@@ -16,6 +16,7 @@ export {
   type ScalarItems,
   type ScalarType,
   type ScraperNumber,
+  type Variable,
   type WebhookEventType,
   type WebhookSubscriber,
 } from './schema.js';

@@ -4,6 +4,7 @@ import { PAGINATION_SETTERS } from './pagination-edit.js';
 import { setActions } from './actions-edit.js';
 import { ACCESS_SETTERS, accessSetter } from './access-edit.js';
 import { LOGIN_SETTERS, loginSetter } from './login-edit.js';
+import { variableSetter } from './variables-edit.js';
 
 /**
  * Edits of a config as pure functions: each takes a config and returns a new one (never mutating), so the
@@ -231,14 +232,16 @@ function setKey(config: ApiConfig, operation: OperationOf<'set'>): ApiConfig {
   // The key comes from outside (a flag, the dashboard): only own entries, never `constructor` and the like.
   const topLevel = Object.hasOwn(TOP_LEVEL_SETTERS, operation.key) ? TOP_LEVEL_SETTERS[operation.key] : undefined;
   if (topLevel) return topLevel(config, operation.value);
-  const access = accessSetter(operation.key) ?? loginSetter(operation.key);
+  // `variables.NAME…` names a variable unless the structure has a field called `variables` (its PATH.property).
+  const variable = config.structure.some((field) => field.name === 'variables') ? undefined : variableSetter(operation.key);
+  const access = accessSetter(operation.key) ?? loginSetter(operation.key) ?? variable;
   if (access) return access(config, operation.value);
   const at = operation.key.lastIndexOf('.');
   const property = operation.key.slice(at + 1) as (typeof FIELD_PROPERTIES)[number];
   if (at > 0 && FIELD_PROPERTIES.includes(property)) return setFieldProperty(config, operation.key.slice(0, at), property, operation.value);
   throw usage(
     `cannot set "${operation.key}"`,
-    `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, or PATH.${FIELD_PROPERTIES.join('|')}`,
+    `settable: ${Object.keys(TOP_LEVEL_SETTERS).join(', ')}, variables.NAME.example|pattern|description, or PATH.${FIELD_PROPERTIES.join('|')}`,
   );
 }
 
