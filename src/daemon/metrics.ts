@@ -113,6 +113,38 @@ function subscribeEventMetrics(runtime: Runtime, registry: Registry, label: (api
   });
 }
 
+/**
+ * Model tokens as usage holds them (docs/models.md, "Tokens"): every call's prompt and completion tokens,
+ * retrieval fills and generations alike (retries and format fallbacks included), per endpoint. Read from the
+ * state at scrape time (as `pagejson usage` reads it), so tokens recorded by another process on the same state
+ * (a CLI `run`, another daemon on Redis) count too; rows older than the state's retention drop out.
+ */
+function registerTokenMetrics(runtime: Runtime, registry: Registry, label: (apiId: string | undefined) => string): void {
+  new Counter({
+    name: 'pagejson_model_tokens_total',
+    help: 'Model tokens recorded in usage, by endpoint and type (prompt, completion)',
+    labelNames: ['api_id', 'type'],
+    registers: [registry],
+    async collect() {
+      const rows = await runtime.store.usage({}).catch(() => []);
+      const sums = new Map<string, { prompt: number; completion: number }>();
+      for (const row of rows) {
+        if (row.promptTokens === 0 && row.completionTokens === 0) continue;
+        const id = label(row.apiId);
+        const sum = sums.get(id) ?? { prompt: 0, completion: 0 };
+        sum.prompt += row.promptTokens;
+        sum.completion += row.completionTokens;
+        sums.set(id, sum);
+      }
+      this.reset();
+      for (const [id, sum] of sums) {
+        this.inc({ api_id: id, type: 'prompt' }, sum.prompt);
+        this.inc({ api_id: id, type: 'completion' }, sum.completion);
+      }
+    },
+  });
+}
+
 /** Whether the daemon can return freed memory to the system, and how often it did. */
 function registerAllocatorMetrics(registry: Registry): void {
   new Gauge({
@@ -151,6 +183,7 @@ export function createMetrics(runtime: Runtime): DaemonMetrics {
   const label = (apiId: string | undefined): string => (apiId !== undefined && runtime.configs.get(apiId) ? apiId : UNKNOWN_API);
   const unsubscribe = subscribeEventMetrics(runtime, registry, label);
   registerAllocatorMetrics(registry);
+  registerTokenMetrics(runtime, registry, label);
 
   return {
     registry,

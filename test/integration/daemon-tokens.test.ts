@@ -12,6 +12,8 @@ import { issueKey, makeProject, type TempProject } from './daemon-support.js';
  */
 let site: FixtureSite;
 let llm: FakeLlm;
+/** A server that refuses json_schema (OpenAI's 400) and counts tokens: fills go through the format fallback. */
+let picky: FakeLlm;
 let temp: TempProject;
 let runtime: Runtime;
 let app: DaemonApp;
@@ -28,12 +30,14 @@ const structure = [
 beforeAll(async () => {
   site = await startFixtureSite();
   llm = await startFakeLlm();
+  picky = await startFakeLlm([], { jsonSchema: 'refuse', usage: 'counted' });
   temp = await makeProject(
     [
       { apiId: 'product', url: `${site.origin}/product.html`, model: 'local', caching: true, structure },
       { apiId: 'live', url: `${site.origin}/product.html`, model: 'local', caching: false, structure },
+      { apiId: 'picky', url: `${site.origin}/product.html`, model: 'picky', caching: false, structure },
     ],
-    { models: { local: { baseURL: llm.baseURL, model: 'fake-model' } } },
+    { models: { local: { baseURL: llm.baseURL, model: 'fake-model' }, picky: { baseURL: picky.baseURL, model: 'small', maxRetries: 0 } } },
   );
   runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock) });
   app = await buildApp(runtime, { logger: false });
@@ -43,6 +47,7 @@ afterAll(async () => {
   await app?.close();
   await runtime?.close();
   await llm?.close();
+  await picky?.close();
   await site?.close();
   await temp?.cleanup();
 });
@@ -98,5 +103,23 @@ describe('daemon: model tokens in usage', () => {
     }
     await runtime.retrieval.flushUsage();
     expect(await runtime.store.usage({ apiId: 'live' })).toMatchObject([{ keyId: id, requests: 2, promptTokens: 20, completionTokens: 4 }]);
+  });
+
+  it('records the tokens of every call of a fill (a refused format, a correction) in usage and /metrics', async () => {
+    const { key, id } = await issueKey(runtime.store);
+    picky.script(['The product is a lamp.', { json: { summary: 'A lamp.' } }]);
+    const response = await app.inject({ method: 'GET', url: '/external/picky', headers: { apikey: key } });
+    expect(response.json()).toMatchObject({ data: { summary: 'A lamp.' } });
+    // json_schema refused (no tokens), prose corrected in json_object mode: two answered calls.
+    expect(picky.requests.map((request) => request.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+    expect(picky.reported.promptTokens).toBeGreaterThan(0);
+    await runtime.retrieval.flushUsage();
+    expect(await runtime.store.usage({ apiId: 'picky' })).toMatchObject([
+      { keyId: id, requests: 1, promptTokens: picky.reported.promptTokens, completionTokens: picky.reported.completionTokens },
+    ]);
+    const metrics = await app.metrics.registry.metrics();
+    expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="prompt"} ${picky.reported.promptTokens}`);
+    expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="completion"} ${picky.reported.completionTokens}`);
+    expect(metrics).toMatch(/pagejson_model_tokens_total\{api_id="product",type="prompt"\} 371/);
   });
 });

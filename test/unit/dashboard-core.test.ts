@@ -54,9 +54,9 @@ describe('urlPlaces', () => {
 });
 
 describe('usageSeries', () => {
-  it('makes one point per bucket, empty ones included, credits split by keyed and keyless rows', () => {
+  it('makes one point per bucket, empty ones included, credits split by keyed and keyless rows, model tokens summed', () => {
     const now = new Date('2026-11-23T15:30:00Z');
-    const row = (hour: string, keyId: string | null, requests: number, milliCredits: number) => ({
+    const row = (hour: string, keyId: string | null, requests: number, milliCredits: number, tokens = 0) => ({
       day: hour.slice(0, 10),
       hour,
       apiId: 'a',
@@ -65,13 +65,13 @@ describe('usageSeries', () => {
       errors: 0,
       cacheHits: 0,
       milliCredits,
-      promptTokens: 0,
-      completionTokens: 0,
+      promptTokens: tokens,
+      completionTokens: tokens / 10,
     });
     const points = usageSeries(
       [
-        row('2026-11-23T15:00Z', 'k_1', 2, 800),
-        row('2026-11-23T15:00Z', null, 0, 250),
+        row('2026-11-23T15:00Z', 'k_1', 2, 800, 100),
+        row('2026-11-23T15:00Z', null, 0, 250, 1_000),
         row('2026-11-23T13:00Z', 'k_1', 1, 400),
         row('2026-11-20T13:00Z', 'k_1', 9, 9),
       ],
@@ -80,9 +80,36 @@ describe('usageSeries', () => {
       now,
     );
     expect(points).toEqual([
-      { at: '2026-11-23T13:00:00.000Z', requests: 1, errors: 0, cacheHits: 0, retrievalMilliCredits: 400, generationMilliCredits: 0 },
-      { at: '2026-11-23T14:00:00.000Z', requests: 0, errors: 0, cacheHits: 0, retrievalMilliCredits: 0, generationMilliCredits: 0 },
-      { at: '2026-11-23T15:00:00.000Z', requests: 2, errors: 0, cacheHits: 0, retrievalMilliCredits: 800, generationMilliCredits: 250 },
+      {
+        at: '2026-11-23T13:00:00.000Z',
+        requests: 1,
+        errors: 0,
+        cacheHits: 0,
+        retrievalMilliCredits: 400,
+        generationMilliCredits: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      {
+        at: '2026-11-23T14:00:00.000Z',
+        requests: 0,
+        errors: 0,
+        cacheHits: 0,
+        retrievalMilliCredits: 0,
+        generationMilliCredits: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      {
+        at: '2026-11-23T15:00:00.000Z',
+        requests: 2,
+        errors: 0,
+        cacheHits: 0,
+        retrievalMilliCredits: 800,
+        generationMilliCredits: 250,
+        promptTokens: 1_100,
+        completionTokens: 110,
+      },
     ]);
     expect(usageSeries([], 'day', 30, now)).toHaveLength(30);
   });

@@ -13,6 +13,9 @@ export interface UsagePoint {
   cacheHits: number;
   retrievalMilliCredits: number;
   generationMilliCredits: number;
+  /** Model tokens of every call (retrieval fills and generations, retries and format fallbacks included). */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface UsageTotals {
@@ -21,19 +24,31 @@ export interface UsageTotals {
   cacheHits: number;
   retrievalMilliCredits: number;
   generationMilliCredits: number;
+  promptTokens: number;
+  completionTokens: number;
 }
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 export function emptyTotals(): UsageTotals {
-  return { requests: 0, errors: 0, cacheHits: 0, retrievalMilliCredits: 0, generationMilliCredits: 0 };
+  return {
+    requests: 0,
+    errors: 0,
+    cacheHits: 0,
+    retrievalMilliCredits: 0,
+    generationMilliCredits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+  };
 }
 
 export function addRow(totals: UsageTotals, row: UsageRow): UsageTotals {
   totals.requests += row.requests;
   totals.errors += row.errors;
   totals.cacheHits += row.cacheHits;
+  totals.promptTokens += row.promptTokens;
+  totals.completionTokens += row.completionTokens;
   if (row.keyId === null) totals.generationMilliCredits += row.milliCredits;
   else totals.retrievalMilliCredits += row.milliCredits;
   return totals;

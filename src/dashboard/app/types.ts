@@ -61,6 +61,9 @@ export interface Totals {
   cacheHits: number;
   retrievalMilliCredits: number;
   generationMilliCredits: number;
+  /** Model tokens (docs/models.md, "Tokens"). */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 export interface EndpointStatus {

@@ -4,7 +4,7 @@ import type { EndpointRow, KeyView, Totals, UsagePoint } from '../app/types';
 import { TimeChart } from '../components/chart';
 import { ErrorBox, PageTitle, Section } from '../components/ui';
 
-/** Requests, cache hits, errors and credits over time (hours or days), per endpoint and per key. */
+/** Requests, cache hits, errors, credits and model tokens over time (hours or days), per endpoint and per key. */
 interface UsageAnswer {
   unit: 'hour' | 'day';
   points: UsagePoint[];
@@ -47,6 +47,13 @@ export function UsagePage() {
     () => [
       { label: 'Retrieval credits', values: (usage?.points ?? []).map((point) => point.retrievalMilliCredits / 1000), color: '#7c3aed' },
       { label: 'Generation credits', values: (usage?.points ?? []).map((point) => point.generationMilliCredits / 1000), color: '#ea580c' },
+    ],
+    [usage],
+  );
+  const tokenSeries = useMemo(
+    () => [
+      { label: 'Prompt tokens', values: (usage?.points ?? []).map((point) => point.promptTokens), color: '#0891b2' },
+      { label: 'Completion tokens', values: (usage?.points ?? []).map((point) => point.completionTokens), color: '#be185d' },
     ],
     [usage],
   );
@@ -96,6 +103,8 @@ export function UsagePage() {
             <Stat label="Errors" value={String(usage.totals.errors)} id="stat-errors" />
             <Stat label="Credits on retrieval" value={credits(usage.totals.retrievalMilliCredits)} id="stat-retrieval" />
             <Stat label="Credits on generation" value={credits(usage.totals.generationMilliCredits)} id="stat-generation" />
+            <Stat label="Model prompt tokens" value={String(usage.totals.promptTokens)} id="stat-prompt-tokens" />
+            <Stat label="Model completion tokens" value={String(usage.totals.completionTokens)} id="stat-completion-tokens" />
             <Stat
               label={`Balance (${usage.balance.account})`}
               value={usage.creditsEnabled ? credits(usage.balance.milliCredits) : 'credits off'}
@@ -107,6 +116,9 @@ export function UsagePage() {
           </Section>
           <Section title="Credits" id="credits-chart">
             <TimeChart title={`Credits, ${span}`} times={times} series={creditSeries} unit={unit} />
+          </Section>
+          <Section title="Model tokens" id="tokens-chart">
+            <TimeChart title={`Model tokens, ${span}`} times={times} series={tokenSeries} unit={unit} />
           </Section>
           <div class="split">
             <Breakdown title="Per endpoint" rows={usage.byEndpoint} />
@@ -155,6 +167,9 @@ function Breakdown({ title, rows }: { title: string; rows: Array<{ id: string; t
               <th scope="col" class="number">
                 Credits
               </th>
+              <th scope="col" class="number">
+                Model tokens (prompt / completion)
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -167,6 +182,9 @@ function Breakdown({ title, rows }: { title: string; rows: Array<{ id: string; t
                 <td class="number">{row.totals.cacheHits}</td>
                 <td class="number">{row.totals.errors}</td>
                 <td class="number">{credits(row.totals.retrievalMilliCredits + row.totals.generationMilliCredits)}</td>
+                <td class="number">
+                  {row.totals.promptTokens} / {row.totals.completionTokens}
+                </td>
               </tr>
             ))}
           </tbody>
