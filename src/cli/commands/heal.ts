@@ -36,10 +36,13 @@ export function register(program: Command, ctx: CliContext): void {
         });
       }
       const stored = await health.readProposal(project.configsDir, apiId, config.revision);
-      const [{ createLocalRetriever }, { repairIsolated }] = await Promise.all([
+      const [{ createLocalRetriever }, { repairIsolated }, { loadBaselines }] = await Promise.all([
         import('../local-retriever.js'),
         import('../../core/health/isolated-repair.js'),
+        import('../endpoint-health.js'),
       ]);
+      // The endpoint is healthy afterwards or not by the one judgement, against its baseline (issue 33).
+      const baseline = (await loadBaselines(project, [config])).of(config);
       const retriever = await createLocalRetriever(project, ctx.env);
       let page;
       try {
@@ -65,6 +68,14 @@ export function register(program: Command, ctx: CliContext): void {
         !nothingToDo &&
         proposal.recovery.found > 0 &&
         (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
+      // What the endpoint serves once this command is done: the repair if written (or nothing changed), else the config as it is.
+      const kept = write || nothingToDo;
+      const after = health.judgeHealth(
+        kept ? proposal.config.structure : config.structure,
+        kept ? proposal.data : proposal.before,
+        baseline,
+      );
+      if (after.state !== 'healthy') ctx.exitCode = 1;
       if (!options.json) {
         const c = colors(ctx.stdout, ctx.env);
         writeLine(
@@ -74,6 +85,12 @@ export function register(program: Command, ctx: CliContext): void {
         for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
         if (proposal.unrepaired.length > 0)
           writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
+        const repairedHealth = health.judgeHealth(proposal.config.structure, proposal.data, baseline);
+        if (!nothingToDo)
+          writeLine(
+            ctx.stdout,
+            `  with the repair: ${repairedHealth.state === 'healthy' ? c.green('healthy') : c.yellow(`${repairedHealth.state}: ${repairedHealth.findings.join('; ')}`)}`,
+          );
       }
       if (write) {
         const { openConfigForEdit, saveEditedConfig } = await import('../../core/edit/config-file.js');
@@ -92,10 +109,16 @@ export function register(program: Command, ctx: CliContext): void {
           unrepaired: proposal.unrepaired,
           changes: proposal.changes,
           written: write,
+          health: { state: after.state, failing: after.failing, findings: after.findings },
         });
       }
       if (nothingToDo)
-        return writeLine(ctx.stdout, 'nothing to repair: the selectors already find the last good values (or nothing better was found)');
+        return writeLine(
+          ctx.stdout,
+          after.state === 'healthy'
+            ? 'nothing to repair: the selectors already find the last good values'
+            : `no repair found, and ${apiId} is ${after.state}: ${after.findings.join('; ')}; fix it with \`pagejson edit ${apiId}\``,
+        );
       if (proposal.recovery.found === 0) {
         ctx.exitCode = 1;
         return writeLine(

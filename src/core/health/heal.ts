@@ -1,5 +1,6 @@
 import type { AnyNode } from 'domhandler';
 import type { ApiConfig, Field } from '../config/index.js';
+import { readsFirst, shareRepairedSelectors, withGuards } from './heal-shared.js';
 import {
   allElements,
   compileStructure,
@@ -190,7 +191,10 @@ function healScalar(field: Field, value: unknown, path: string, context: Context
     if (value !== null && value !== undefined && field.selector !== undefined) context.unrepaired.push(path);
     return field;
   }
-  const selector = uniqueSelector(found, context.index.roots);
+  const roots = context.index.roots;
+  const selector = withGuards(field.selector, uniqueSelector(found, roots), (candidate) =>
+    readsFirst(candidate, [{ root: roots, element: found }]),
+  );
   if (selector !== field.selector) context.repaired.push(path);
   return { ...field, selector };
 }
@@ -248,16 +252,20 @@ function healObjects(field: Field, value: unknown, path: string, context: Contex
       return sub;
     }
     const candidates = slots[0]!.element === slots[0]!.item ? [':scope'] : relativeCandidates(slots[0]!.element, slots[0]!.item);
-    const selector = relativeSelector(slots, candidates);
-    if (!selector) {
+    const relative = relativeSelector(slots, candidates);
+    if (!relative) {
       context.unrepaired.push(`${path}.${sub.name}`);
       return sub;
     }
+    const places = slots.map(({ item, element }) => ({ root: item, element }));
+    const selector = withGuards(sub.selector, relative, (candidate) => readsFirst(candidate, places));
     if (selector !== sub.selector) context.repaired.push(`${path}.${sub.name}`);
     return { ...sub, selector };
   });
   if (itemSelector !== field.selector) context.repaired.push(path);
-  return { ...field, selector: itemSelector, fields };
+  // Fields of an item that read one element before read the repaired one (a link's title and url).
+  const shared = shareRepairedSelectors(subfields, fields, (sub) => `${path}.${sub.name}`, context);
+  return { ...field, selector: itemSelector, fields: shared };
 }
 
 function healScalars(field: Field, value: unknown, path: string, context: Context): Field {
@@ -271,17 +279,21 @@ function healScalars(field: Field, value: unknown, path: string, context: Contex
     return field;
   }
   const { items, selector: pathSelector } = itemsFrom(elements.length >= 2 ? elements : [elements[0]!], context.index.roots);
-  const selector = pathSelector ?? groupSelector(items.length >= 2 ? items : elements, context.index.roots);
-  if (!selector) {
+  const grouped = pathSelector ?? groupSelector(items.length >= 2 ? items : elements, context.index.roots);
+  if (!grouped) {
     context.unrepaired.push(path);
     return field;
   }
+  const selector = withGuards(field.selector, grouped, (candidate) => {
+    const guarded = selectIn(candidate, context.index.roots);
+    return elements.every((element) => guarded.includes(element));
+  });
   if (selector !== field.selector) context.repaired.push(path);
   return { ...field, selector };
 }
 
 function healFields(fields: Field[], expected: Record<string, unknown>, prefix: string, context: Context): Field[] {
-  return fields.map((field) => {
+  const healed = fields.map((field) => {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const value = expected[field.name];
     if (field.type === 'object' && field.fields && field.selector === undefined)
@@ -292,6 +304,8 @@ function healFields(fields: Field[], expected: Record<string, unknown>, prefix: 
     if (field.type === 'object') return field;
     return healScalar(field, value, path, context);
   });
+  // Fields that read one element before read the repaired one (a product's currency from its price).
+  return shareRepairedSelectors(fields, healed, (field) => (prefix ? `${prefix}.${field.name}` : field.name), context);
 }
 
 function leaves(value: unknown, out: string[] = []): string[] {

@@ -7,11 +7,11 @@ import type { RepairProposal } from './repair.js';
 /** One repair of isolated-repair.ts in this thread: the parent ends the thread when its budget runs out. */
 async function repair(task: RepairThreadTask): Promise<RepairProposal> {
   const { config, html, pageUrl, expected, stored } = task;
-  const [{ recoveryOf }, { proposeRepair }] = await Promise.all([import('./heal.js'), import('./repair.js')]);
+  const [{ recoveryOf }, { proposeRepair, extractedBy }] = await Promise.all([import('./heal.js'), import('./repair.js')]);
   if (stored) {
     // The daemon's proposal, measured again on the page as it is now.
-    const [{ compileStructure }, { describeChanges }] = await Promise.all([import('../extract/index.js'), import('../edit/index.js')]);
-    const data = compileStructure({ selector: stored.selector, structure: stored.structure }).extract(html, pageUrl).data;
+    const { describeChanges } = await import('../edit/index.js');
+    const data = extractedBy(stored, html, pageUrl);
     return {
       apiId: config.apiId,
       fromRevision: config.revision,
@@ -21,6 +21,8 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
       recovery: recoveryOf(expected, data),
       by: 'the daemon (stored proposal)',
       changes: describeChanges(config, stored),
+      data,
+      before: extractedBy(config, html, pageUrl),
     };
   }
   const { createModelResolver, HEURISTIC_MODEL } = await import('../models/index.js');

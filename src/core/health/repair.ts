@@ -1,7 +1,7 @@
 import type { ApiConfig, Field } from '../config/index.js';
 import { describeChanges, type ConfigChange } from '../edit/index.js';
 import { HEURISTIC_MODEL, type Model } from '../models/index.js';
-import { selectSection } from '../extract/index.js';
+import { compileStructure, selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
 import { pageExpectation } from './paged-expectation.js';
 
@@ -22,6 +22,9 @@ export interface RepairProposal {
   /** Who proposed the selectors: `heuristic`, or the model's name (with the heuristic filling in). */
   by: string;
   changes: ConfigChange[];
+  /** What the repaired config extracts from the page, and what the config as it is extracts (health is judged on both). */
+  data: Record<string, unknown>;
+  before: Record<string, unknown>;
 }
 
 export interface RepairInput {
@@ -81,7 +84,6 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     });
     // Field by field: the model's selector where it brings that field's values back, the heuristic's elsewhere.
     const modelStructure = mergeModelSelectors(config.structure, output.structure);
-    const { compileStructure } = await import('../extract/index.js');
     const pick = modelStructure.map((field, index) => {
       const expected = { [field.name]: input.expected[field.name] };
       const tryField = (candidate: Field) => {
@@ -114,7 +116,18 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     recovery: result.recovery,
     by,
     changes: describeChanges(config, repaired),
+    data: result.data,
+    before: extractedBy(config, input.html, input.pageUrl),
   };
+}
+
+/** What a config extracts from a page (nothing when its selectors do not compile). */
+export function extractedBy(config: Pick<ApiConfig, 'selector' | 'structure'>, html: string, pageUrl: string): Record<string, unknown> {
+  try {
+    return compileStructure({ selector: config.selector, structure: config.structure }).extract(html, pageUrl).data;
+  } catch {
+    return {};
+  }
 }
 
 function pathValue(value: unknown, path: string): unknown {

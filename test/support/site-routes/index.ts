@@ -7,6 +7,7 @@ import { charsetRoutes } from './charset.js';
 import { daemonRoutes } from './daemon.js';
 import { dashboardRoutes } from './dashboard.js';
 import { driftRoutes } from './drift.js';
+import { healthRoutes } from './health.js';
 import { watchRoutes } from './watch.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
@@ -29,6 +30,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...daemonRoutes,
   ...dashboardRoutes,
   ...driftRoutes,
+  ...healthRoutes,
   ...watchRoutes,
   ...faultRoutes,
   ...fingerprintRoutes,
