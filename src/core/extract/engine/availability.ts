@@ -27,6 +27,7 @@ const PHRASES: Array<[RegExp, string]> = [
     /\b(out[\s-]?of[\s-]?stock|sold[\s-]?out|unavailable|not (currently )?available|no longer available|currently unavailable)\b|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar|auf lager|vorr[äa]tig)|vergriffen|[ée]puis[ée]|rupture de stock|indisponible|non disponible|agotado|sin (stock|existencias)|no disponible|esgotado|indispon[íi]vel|esaurito|non disponibile|niet (op voorraad|leverbaar|beschikbaar)|uitverkocht|brak w magazynie|niedost[ęe]pny|wyprzedany|t[üu]kendi|stokta yok|нет в наличии|распродан|在庫(切れ|なし)|品切れ|売り切れ|缺货|售罄/i,
     'OutOfStock',
   ],
+  [/\bnotify me\b|benachrichtig|m'avertir|av[íi]same|avisar-me|avvisami|powiadom mnie/i, 'OutOfStock'],
   [/\bpre[\s-]?order|\bvorbestell|pr[ée][\s-]?commande|pre[\s-]?venta|preventa|pr[ée][\s-]?venda|予約/i, 'PreOrder'],
   [/\bback[\s-]?order|nachbestell|sur commande|bajo pedido|su ordinazione/i, 'BackOrder'],
   [/\bdiscontinued\b|nicht mehr im sortiment|descatalogado|fuori produzione/i, 'Discontinued'],
@@ -37,6 +38,11 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bin[\s-]?store only\b|nur im (laden|markt|gesch[äa]ft)|uniquement en magasin|solo en tienda/i, 'InStoreOnly'],
   [
     /\b(in[\s-]?stock|available( now| online)?|ready to ship|ships (today|within|in)|auf lager|lieferbar|verf[üu]gbar|vorr[äa]tig|en stock|disponible|en existencia|disponivel|disponível|em estoque|disponibile|op voorraad|leverbaar|dost[ęe]pny|w magazynie|stokta( var)?)\b|в наличии|有货|在庫あり/i,
+    'InStock',
+  ],
+  // The shop's buy button: a product it offers to put in the cart is one it sells now.
+  [
+    /\b(add to (cart|bag|basket|trolley)|buy now|buy it now|in den (warenkorb|einkaufswagen)|ajouter au panier|a[ñn]adir al carrito|adicionar ao carrinho|aggiungi al carrello|in winkelwagen|do koszyka|sepete ekle)\b|в корзину|カートに入れる|加入购物车/i,
     'InStock',
   ],
 ];

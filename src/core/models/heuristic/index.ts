@@ -6,6 +6,8 @@ import { detectKeyValues } from './key-values.js';
 import { detectMainPrice } from './main-price.js';
 import { detectMetadata } from './metadata.js';
 import { detectMicrodata } from './microdata.js';
+import { mergeProductSources } from './product.js';
+import { detectProductSources } from './product-sources.js';
 import { rankProposals } from './rank.js';
 import { detectRepeatedItems } from './repeated-items.js';
 import { detectTables } from './tables.js';
@@ -31,32 +33,22 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
   if (sectionRoots.length === 0) sectionRoots = page.children.filter(isElement);
   const context: DetectContext = { page, sectionRoots, sectionElements: sectionRoots, pageUrl: input.pageUrl };
 
+  const markup = [...detectJsonLd(context), ...detectMicrodata(context), ...detectProductSources(context)];
+  const productPage = markup.some((proposal) => proposal.productSource !== undefined);
   const proposals: Proposal[] = [
     ...detectMetadata(context),
     ...detectHeadings(context),
-    ...detectMainPrice(context),
-    ...detectJsonLd(context),
-    ...detectMicrodata(context),
+    ...detectMainPrice(context, { productPage }),
+    ...markup,
     ...detectRepeatedItems(context),
     ...detectTables(context),
     ...detectKeyValues(context),
   ];
   // Page furniture is offered only when the page has no real content to describe.
   const hasContent = proposals.some((proposal) => ['jsonld', 'microdata', 'table', 'items'].includes(proposal.kind) && !proposal.weak);
-  // schema.org data states the price of the page's product better than a price found on the page; the
-  // price as the page shows it (`priceText`) stays, since it is what a reader sees.
-  const hasSchemaPrice = proposals.some(
-    (proposal) =>
-      ['jsonld', 'microdata'].includes(proposal.kind) &&
-      proposal.field.type === 'object' &&
-      proposal.field.fields?.some((child) => child.name === 'price'),
-  );
-  const useful = proposals.filter(
-    (proposal) =>
-      !(hasContent && proposal.weak && !proposal.trailing) &&
-      !(hasSchemaPrice && proposal.kind === 'heading' && ['price', 'currency', 'oldPrice'].includes(proposal.field.name)),
-  );
-  const verified = verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector);
+  const useful = proposals.filter((proposal) => !(hasContent && proposal.weak && !proposal.trailing));
+  // The product's facts from every source become one `product` object (product.ts), once each is verified.
+  const verified = mergeProductSources(verifyProposals(dropDuplicateRegions(useful), page, input.pageUrl, selector), page, input.pageUrl);
   const structure = uniqueTopLevelNames(rankProposals(verified, input.rule));
   if (structure.length > 0) return { structure };
   // Nothing recognisable (a bare text page): the section's text is still better than no structure at all.

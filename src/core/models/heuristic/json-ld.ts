@@ -195,6 +195,7 @@ export function detectJsonLd(context: DetectContext): Proposal[] {
       field: { name, type: 'object', fields },
       score: (known ? 100 : 20) + fields.length,
       hints: `${type} ${fields.map((field) => field.name).join(' ')}`,
+      ...(PRODUCT_TYPES.has(type) ? { productSource: 0 } : {}),
     });
   }
   return proposals;

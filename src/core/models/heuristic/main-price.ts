@@ -11,6 +11,7 @@ import {
   type Element,
 } from '../../extract/index.js';
 import { CURRENCY, looksLikePrice } from './naming.js';
+import { productFacts } from './product-facts.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -74,7 +75,11 @@ interface Candidate {
   score: number;
 }
 
-export function detectMainPrice(context: DetectContext): Proposal[] {
+/**
+ * `productPage`: the page states a product in its markup (JSON-LD, microdata…); then its facts on the page
+ * (SKU, brand, availability) are read even when no price is found beside the title.
+ */
+export function detectMainPrice(context: DetectContext, options: { productPage?: boolean } = {}): Proposal[] {
   const elements = allElements(context.sectionRoots);
   const inRepeatedRegion = createRegionCheck();
   const titleIndex = elements.findIndex((element) => element.name === 'h1');
@@ -86,7 +91,37 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
         ['button', 'a', 'input'].includes(element.name) &&
         BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`),
     );
+  const candidates = priceCandidates(elements, titleIndex, { struck, buttons, inRepeatedRegion });
+  if (candidates.length === 0 && !options.productPage) return [];
+  const fields: Field[] = [];
+  const main = candidates.sort((a, b) => b.score - a.score || a.index - b.index)[0];
+  if (main) {
+    const selector = uniqueSelector(main.element, context.sectionRoots);
+    fields.push({ name: 'price', type: 'number', selector, transform: ['number'] }, { name: 'priceText', type: 'string', selector });
+    // The currency as an ISO code, when the price names one (`EUR 14,43`); a sign alone ($) says too little.
+    const code = ISO_CODE.exec(textOf(main.element))?.[1];
+    if (code) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(?:^|[^A-Za-z])(${code})(?:[^A-Za-z]|$)`] });
+    const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
+    if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
+  }
+  const buyButton = buttons.find(({ index }) => index > titleIndex - BEFORE_TITLE && index < titleIndex + AFTER_TITLE)?.element ?? null;
+  fields.push(...productFacts({ elements, titleIndex, context, inRepeatedRegion, buyButton }));
+  return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}`, productSource: PAGE_SOURCE }));
+}
 
+/** Product facts read from the page itself: the least trusted source of product.ts. */
+export const PAGE_SOURCE = 4;
+const ISO_CODE =
+  /(?:^|[^A-Za-z])(USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|INR|PKR|BRL|MXN|ARS|CLP|COP|PEN|ZAR|TRY|AED|SAR|CNY|HKD|SGD|MYR|IDR|THB|VND|PHP|KRW|RUB|UAH|ILS|EGP|NGN|KES)(?:[^A-Za-z]|$)/;
+
+interface Around {
+  struck: Element[];
+  buttons: Array<{ element: Element; index: number }>;
+  inRepeatedRegion: (element: Element) => boolean;
+}
+
+/** Prices that may be the product's: innermost priced elements near the title, not struck out, not per unit. */
+function priceCandidates(elements: Element[], titleIndex: number, { struck, buttons, inRepeatedRegion }: Around): Candidate[] {
   // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass).
   const rawLength = rawTextLengths(elements);
   const priced = elements
@@ -99,10 +134,8 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
   for (const { element } of priced)
     for (let parent = parentElement(element); parent && !holdsPricedElement.has(parent); parent = parentElement(parent))
       holdsPricedElement.add(parent);
-  const innermost = priced.filter(({ element }) => !holdsPricedElement.has(element));
-
   const candidates: Candidate[] = [];
-  for (const { element, index, text } of innermost) {
+  for (const { element, index, text } of priced.filter(({ element }) => !holdsPricedElement.has(element))) {
     if (NOT_THE_PRICE.test(text)) continue;
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''} ${parentElement(element)?.attribs.class ?? ''}`;
     if (OLD_PRICE.test(names)) continue;
@@ -118,64 +151,7 @@ export function detectMainPrice(context: DetectContext): Proposal[] {
     if (nearestButton <= 60) score += 0.5;
     candidates.push({ element, index, score });
   }
-  if (candidates.length === 0) return [];
-  candidates.sort((a, b) => b.score - a.score || a.index - b.index);
-  const main = candidates[0]!;
-  const selector = uniqueSelector(main.element, context.sectionRoots);
-  const fields: Field[] = [
-    { name: 'price', type: 'number', selector, transform: ['number'] },
-    { name: 'priceText', type: 'string', selector },
-  ];
-  const currency = CURRENCY.exec(textOf(main.element))?.[0];
-  if (currency) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(${escapeRegex(currency)})`] });
-  const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
-  if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
-  fields.push(...productFacts(elements, titleIndex, context, inRepeatedRegion));
-  return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}` }));
-}
-
-/** Facts a product page shows beside its price, found by what their element is called (class, id, itemprop). */
-const FACTS: Array<{ name: string; names: RegExp; text: RegExp }> = [
-  { name: 'brand', names: /(^|[-_\s])(brand|manufacturer|marque|marca|marke)([-_\s]|name|$)/i, text: /^[^\n]{2,40}$/ },
-  {
-    name: 'sku',
-    names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn|ref)([-_\s]|$)/i,
-    text: /^[^\n]{0,30}[A-Za-z0-9][-A-Za-z0-9_./]{2,30}$/,
-  },
-  {
-    name: 'availability',
-    names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i,
-    text: /^[^\n]{2,40}$/,
-  },
-];
-const SKU_LABEL = /^(sku|r[eé]f([eé]rence)?|art(ikel)?\.?-?(nr|no|number)?|item|model|code|mpn|product code|cod(igo|ice))\s*[:#.]?\s*/i;
-
-function productFacts(
-  elements: Element[],
-  titleIndex: number,
-  context: DetectContext,
-  inRepeatedRegion: (element: Element) => boolean,
-): Field[] {
-  if (titleIndex < 0) return [];
-  const fields: Field[] = [];
-  const near = elements.slice(Math.max(0, titleIndex - BEFORE_TITLE), titleIndex + AFTER_TITLE);
-  for (const fact of FACTS) {
-    const found = near.find((element) => {
-      const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
-      const text = textOf(element);
-      return fact.names.test(names) && fact.text.test(text) && elementChildren(element).length <= 3 && !inRepeatedRegion(element);
-    });
-    if (!found) continue;
-    const selector = uniqueSelector(found, context.sectionRoots);
-    const label = fact.name === 'sku' ? SKU_LABEL.exec(textOf(found)) : null;
-    fields.push({
-      name: fact.name,
-      type: 'string',
-      selector,
-      ...(label && label[0].length > 0 ? { transform: [`regex:^${escapeRegex(label[0].trim())}\\s*(.+)$`] } : {}),
-    });
-  }
-  return fields;
+  return candidates;
 }
 
 /** Length of the raw text under each element, computed bottom-up over document-ordered elements. */
@@ -191,8 +167,4 @@ function rawTextLengths(elements: Element[]): Map<Element, number> {
     lengths.set(element, length);
   }
   return lengths;
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

@@ -18,6 +18,9 @@ const NESTED_NAMES: Record<string, Record<string, string>> = {
   location: { name: 'location' },
 };
 
+/** Properties of the item itself named as users expect: one `gtin`, whichever length the page writes. */
+const OWN_NAMES: Record<string, string> = { gtin8: 'gtin', gtin12: 'gtin', gtin13: 'gtin', gtin14: 'gtin', ratingValue: 'rating' };
+
 const NUMBER_PROPS = new Set(['price', 'lowPrice', 'highPrice', 'ratingValue']);
 const INTEGER_PROPS = new Set(['reviewCount', 'ratingCount']);
 
@@ -89,7 +92,7 @@ function itemFields(item: Element): Field[] {
       // (the brand's `name` before the product's): then exclude what sits inside nested property items.
       if (selectIn(selector, item).find((match) => match !== item) !== element) selector = `${selector}:not([itemscope][itemprop] *)`;
       if (selectIn(selector, item).find((match) => match !== item) !== element) continue;
-      name = prop;
+      name = OWN_NAMES[prop] ?? prop;
     } else {
       // A property of an item nested in the item (offers, an offer inside the offers, aggregateRating): read
       // from the innermost property item, named as users expect (`price`, not `offersPrice`).
@@ -139,6 +142,7 @@ export function detectMicrodata(context: DetectContext): Proposal[] {
         field: { name: topNames.take(baseName), type: 'object', fields },
         score: 100 + fields.length,
         hints: `${type} ${fields.map((f) => f.name).join(' ')}`,
+        ...(/^(Individual)?Product(Model|Group)?$/.test(type) ? { productSource: 1 } : {}),
       });
       continue;
     }

@@ -31,4 +31,9 @@ export interface Proposal {
    * before the page's own data.
    */
   trailing?: boolean;
+  /**
+   * A source of the page's product facts, by trust: 0 JSON-LD, 1 microdata, 2 RDFa, 3 OpenGraph tags, 4 the page
+   * itself. product.ts merges them into one `product` object, one field per attribute (see PRODUCT_SOURCE).
+   */
+  productSource?: number;
 }

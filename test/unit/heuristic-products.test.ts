@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import type { Field } from '../../src/core/config/schema.js';
+import { generateWithHeuristic, htmlPage } from '../support/heuristic-generate.js';
+
+/**
+ * Product pages (issue 36 item 1): structured data first and read leniently, then the page; one `product`
+ * object with one field per attribute, named as users expect, no two fields that disagree. Each page is
+ * written for the rule it shows.
+ */
+const URL_ = 'https://shop.example/p/1';
+const page = (body: string, head = '<title>Shop</title>') => htmlPage(body, head);
+const ld = (value: unknown) => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
+const generate = (html: string) => generateWithHeuristic(html, URL_);
+
+/** Every field name anywhere in the structure, with its path. */
+function names(fields: Field[], prefix = ''): string[] {
+  return fields.flatMap((field) => [`${prefix}${field.name}`, ...names(field.fields ?? [], `${prefix}${field.name}.`)]);
+}
+
+describe('product pages: structured data read leniently', () => {
+  it('reads a lower-case `product` type with offers, availability and rating, ignoring the visible "Check in-store stock"', async () => {
+    const html = page(
+      `<h1>Trail Shoe</h1><p class="stock">Check in-store stock</p><span class="price">$89.00</span><button>Add to cart</button>`,
+      `<title>Trail Shoe</title>${ld({
+        '@context': 'https://schema.org',
+        '@type': 'product',
+        name: 'Trail Shoe',
+        sku: 'TS-9',
+        brand: { '@type': 'brand', name: 'Hike' },
+        offers: { '@type': 'offer', price: '89.00', priceCurrency: 'USD', availability: 'http://schema.org/InStock' },
+        aggregateRating: { '@type': 'AggregateRating', ratingValue: '4.6', reviewCount: '31' },
+      })}`,
+    );
+    const { structure, data } = await generate(html);
+    expect(data.product).toMatchObject({
+      name: 'Trail Shoe',
+      price: 89,
+      currency: 'USD',
+      availability: 'InStock',
+      sku: 'TS-9',
+      brand: 'Hike',
+      rating: 4.6,
+      reviewCount: 31,
+    });
+    // One field per attribute: no top-level price or availability beside the product's.
+    expect(structure.map((field) => field.name)).not.toContain('price');
+    expect(structure.map((field) => field.name)).not.toContain('availability');
+  });
+
+  it("reads prefixed types (`schema:Product`), a product that is the page's main entity, and leaves raw HTML descriptions to the page", async () => {
+    const html = page(
+      '<h1>Kettle</h1>',
+      `<meta name="description" content="A kettle & more">${ld({
+        '@type': 'WebPage',
+        mainEntity: {
+          '@type': ['schema:Product'],
+          name: 'Kettle',
+          gtin13: '4006381333931',
+          description: '<p>Boils water &amp; more</p>',
+          offers: [{ '@type': 'Offer', price: 25, priceCurrency: 'EUR' }],
+        },
+      })}`,
+    );
+    const { data } = await generate(html);
+    expect(data.product).toEqual({ name: 'Kettle', price: 25, currency: 'EUR', gtin: '4006381333931' });
+    expect(data.description).toBe('A kettle & more');
+  });
+
+  it('reads an offer nested in an offer (microdata), naming each property once, as users expect', async () => {
+    const html = page(`
+      <div itemscope itemtype="https://schema.org/Product">
+        <h1 itemprop="name">Angel Bear</h1>
+        <div itemprop="offers" itemscope itemtype="https://schema.org/Offer">
+          <div itemprop="itemCondition">New</div>
+          <div itemprop="offers" itemscope itemtype="https://schema.org/Offer">
+            <span itemprop="price" content="12.99">GBP 12,99</span>
+            <span itemprop="availability" content="https://schema.org/InStock"></span>
+            <span itemprop="priceCurrency" content="GBP"></span>
+          </div>
+        </div>
+        <span itemprop="gtin13">5012345678900</span>
+      </div>`);
+    const { structure, data } = await generate(html);
+    expect(data.product).toMatchObject({
+      name: 'Angel Bear',
+      price: 12.99,
+      currency: 'GBP',
+      availability: 'InStock',
+      gtin: '5012345678900',
+    });
+    expect(names(structure).filter((name) => /\d$/.test(name))).toEqual([]);
+    expect(names(structure)).not.toContain('product.offersOffers');
+  });
+
+  it('reads RDFa and OpenGraph product tags', async () => {
+    const rdfa = page(`
+      <div vocab="https://schema.org/" typeof="Product">
+        <h1 property="name">Desk Lamp</h1>
+        <div property="offers" typeof="Offer"><span property="price" content="39.90">39,90 €</span><meta property="priceCurrency" content="EUR"></div>
+        <span property="sku">DL-1</span>
+      </div>`);
+    expect((await generate(rdfa)).data.product).toMatchObject({ name: 'Desk Lamp', price: 39.9, currency: 'EUR', sku: 'DL-1' });
+    const og = page(
+      '<h1>Mug</h1><p>Nice mug.</p>',
+      `<meta property="og:type" content="product"><meta property="product:price:amount" content="7.50"><meta property="product:price:currency" content="CHF"><meta property="product:availability" content="out of stock"><meta property="product:brand" content="Potter">`,
+    );
+    expect((await generate(og)).data.product).toMatchObject({ price: 7.5, currency: 'CHF', availability: 'OutOfStock', brand: 'Potter' });
+  });
+
+  it('takes the markup price and drops what the page shows beside another price (a converted price), so nothing disagrees', async () => {
+    const html = page(
+      `<h1>Teddy</h1><div class="price-box"><span class="price">EUR 14,43</span></div><button>Buy now</button>`,
+      `<title>Teddy</title>${ld({ '@type': 'Product', name: 'Teddy', offers: { price: '12.99', priceCurrency: 'GBP' } })}`,
+    );
+    const { structure, data } = await generate(html);
+    expect(data.product).toMatchObject({ name: 'Teddy', price: 12.99, currency: 'GBP' });
+    expect(names(structure).filter((name) => /price/i.test(name))).toEqual(['product.price']);
+  });
+});
+
+describe('product pages: facts read from the page', () => {
+  it("reads facts by their labels in the page's language, an SKU as the code in its text, availability from the buy button", async () => {
+    const html = page(`
+      <main>
+        <h1>Akkuschrauber GSR 12V</h1>
+        <div class="buy"><span class="price">129,00 €</span><button class="cta">In den Warenkorb</button></div>
+        <p class="code">Artikelnummer: 763127 Versandfertig</p>
+        <table class="specs"><tr><td>Marke:</td><td>Bosch</td></tr><tr><td>Gewicht:</td><td>1 kg</td></tr></table>
+      </main>`);
+    const { data } = await generate(html);
+    expect(data).toMatchObject({ price: 129, sku: '763127', brand: 'Bosch', availability: 'InStock' });
+  });
+
+  it('offers no availability for words that say nothing about stock', async () => {
+    const html = page(`<h1>Lamp</h1><span class="price">$20</span><span class="availability">Ships from Hayes, UK</span>`);
+    const { data } = await generate(html);
+    expect(data.price).toBe(20);
+    expect(data.availability).toBeUndefined();
+  });
+});
