@@ -41,7 +41,10 @@ export async function runValidate(
   const format = parseFormat(formatOption);
   const checked = files.length > 0 ? await checkFiles(files.map((f) => resolve(ctx.cwd, f))) : await checkProject(ctx, projectDir);
   if (options.live) checked.problems.push(...(await checkLive(checked, projectDir, ctx)));
-  checked.problems = await withPositions(checked.problems);
+  // Errors first: a config that fails must not be buried under the warnings of optional fields.
+  checked.problems = (await withPositions(checked.problems)).sort(
+    (a, b) => Number(a.severity === 'warning') - Number(b.severity === 'warning'),
+  );
   // Warnings are told, not failed on: an optional field may well be absent on the page as it is today.
   if (checked.problems.some((problem) => problem.severity !== 'warning')) ctx.exitCode = 1;
   report(checked, format, ctx);
