@@ -89,7 +89,7 @@ describe('snapshot and test', () => {
     expect(failing.stdout).toContain('books[0].price: 51.77 → null');
     const github = await cli('test', '--format', 'github');
     expect(github.stdout).toMatch(
-      /^::error file=configs\/books\.json,title=pagejson test books\/default::books\[0\]\.price: 51\.77 → null%0A/m,
+      /^::error file=configs\/books\.json,title=pagejson test books\/default::books\[\]\.price: empty in 4 of 4 items \(was filled in 2 of 2\)%0Abooks\[0\]\.price: 51\.77 → null%0A/m,
     );
     const json = JSON.parse((await cli('test', '--format', 'json')).stdout) as { ok: boolean; outcomes: Array<{ differences: unknown[] }> };
     expect(json.ok).toBe(false);
@@ -112,10 +112,13 @@ describe('field health, live', () => {
     const degraded = await cli('check');
     expect(degraded.exitCode).toBe(1);
     expect(degraded.stdout).toMatch(/books\s+│?\s*degraded/);
-    expect(degraded.stdout).toContain('books emptied (had 2 items)');
+    expect(degraded.stdout).toContain('books: empty (had at least 2 items in every good observation)');
+    // The way out names heal (issue 33 item 5).
+    expect(degraded.stdout).toContain('`pagejson heal books`');
     const run = await cli('run', 'books');
     expect(run.exitCode).toBe(0);
-    expect(run.stderr).toContain('health: degraded: books emptied (had 2 items)');
+    expect(run.stderr).toContain('health: degraded: books: empty (had at least 2 items in every good observation)');
+    expect(run.stderr).toContain('`pagejson heal books`');
   });
 
   it('the daemon serves a degraded answer flagged and uncached, records since when, and counts answers by health', async () => {

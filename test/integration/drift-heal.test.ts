@@ -81,7 +81,8 @@ describe('pagejson heal', () => {
     site.state.set('drift', '2');
     const before = await readFile(configFile(), 'utf8');
     const shown = await cli('heal', 'books', '--json');
-    expect(shown.exitCode).toBe(0);
+    // Nothing written: the endpoint is still not healthy, so heal exits 1 (issue 33).
+    expect(shown.exitCode).toBe(1);
     const proposal = JSON.parse(shown.stdout) as {
       written: boolean;
       toRevision: number;
@@ -89,8 +90,9 @@ describe('pagejson heal', () => {
       unrepaired: string[];
       changes: Array<{ text: string }>;
       by: string;
+      health: { state: string };
     };
-    expect(proposal).toMatchObject({ written: false, toRevision: 2, by: 'heuristic', unrepaired: [] });
+    expect(proposal).toMatchObject({ written: false, toRevision: 2, by: 'heuristic', unrepaired: [], health: { state: 'broken' } });
     expect(proposal.recovery.found).toBe(proposal.recovery.total);
     expect(proposal.changes.map((c) => c.text).join('\n')).toContain('books');
     expect(await readFile(configFile(), 'utf8')).toBe(before);
@@ -98,8 +100,10 @@ describe('pagejson heal', () => {
     const human = await cli('heal', 'books');
     expect(human.stdout).toMatch(/books: repair by heuristic, recovers 7 of 7 last good values \(100%\)/);
     expect(human.stdout).toContain('nothing written: run `pagejson heal books --yes` to save it');
+    expect(human.stdout).toContain('  with the repair: healthy');
 
     const saved = await cli('heal', 'books', '--yes');
+    expect(saved.exitCode).toBe(0);
     expect(saved.stdout).toContain('saved configs/books.json, revision 2');
     expect((await cli('validate')).exitCode).toBe(0);
     const run = JSON.parse((await cli('run', 'books', '--json')).stdout) as {
