@@ -234,6 +234,7 @@ function backgroundRepairs(
       env: base.env,
       fetchTimeoutMs: base.settings.fetch.timeoutMs,
       extractionTimeoutMs: base.settings.extraction.timeoutMs,
+      limits: { maxDepth: base.settings.extraction.maxDepth, maxElements: base.settings.extraction.maxElements },
     },
     timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {

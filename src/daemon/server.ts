@@ -12,6 +12,7 @@ import { startAllocatorTrimmer } from './allocator-trim.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { acquireDaemonLock, type DaemonLock } from './lock.js';
 import { listenMetrics, type MetricsListener } from './metrics-listener.js';
+import { settingsOnReload, type SettingsReload } from './settings-reload.js';
 
 /**
  * startServer: the running daemon. Takes the data-dir lock (one writer of the embedded state), wires the
@@ -44,8 +45,8 @@ export interface RunningServer {
   lockPath: string;
   /** Where /metrics is served (undefined: not served on a listener of its own). */
   metricsUrl: string | undefined;
-  /** SIGHUP: re-read every config file. */
-  reload(): Promise<void>;
+  /** SIGHUP: re-read every config file, and say which settings of pagejson.json changed (each needs a restart). */
+  reload(): Promise<SettingsReload>;
   /** Graceful stop; idempotent. */
   close(): Promise<void>;
 }
@@ -143,7 +144,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port,
     socketPath,
     lockPath,
-    reload: () => live.runtime.configs.reload(),
+    reload: async () => {
+      await live.runtime.configs.reload();
+      return settingsOnReload(project, options.env ?? {});
+    },
     close() {
       closing ??= (async () => {
         live.app.startDraining();

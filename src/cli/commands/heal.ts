@@ -60,6 +60,7 @@ export function register(program: Command, ctx: CliContext): void {
         env: ctx.env,
         fetchTimeoutMs: fetch.timeoutMs,
         extractionTimeoutMs: extraction.timeoutMs,
+        limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
       });
       const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;

@@ -125,7 +125,14 @@ export function register(program: Command, ctx: CliContext): void {
         await server.close();
       });
       process.on('SIGHUP', () => {
-        void server.reload().then(() => server.app.log.info({ configs: server.runtime.configs.list().length }, 'configs reloaded'));
+        void server.reload().then(async (settings) => {
+          server.app.log.info({ configs: server.runtime.configs.list().length }, 'configs reloaded');
+          const { describeSettingsReload } = await import('../../daemon/settings-reload.js');
+          for (const line of describeSettingsReload(settings)) {
+            server.app.log.warn(line);
+            ctx.stderr.write(`${line}\n`);
+          }
+        });
       });
 
       const store = server.runtime.store as { name: string; url?: string };

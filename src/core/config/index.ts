@@ -3,6 +3,7 @@ export { jsonSyntaxProblems, locateProblems } from './locate.js';
 export { monitorProblems } from './monitor-rules.js';
 export { formatZodIssues, jsonPath, type ConfigProblem } from './problems.js';
 export { parseSchedule, type Schedule } from './schedule.js';
+export { changedSettings } from './settings-changes.js';
 export {
   API_ID_PATTERN,
   ApiConfigSchema,

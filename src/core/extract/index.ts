@@ -1,4 +1,4 @@
-export { DEFAULT_DOCUMENT_LIMITS, sectionRoots, type DocumentLimits } from './engine/dom.js';
+export { DEFAULT_DOCUMENT_LIMITS, sectionRoots, useDocumentLimits, type DocumentLimits } from './engine/dom.js';
 export { fieldContexts, fieldMatches } from './engine/field-context.js';
 export {
   compileSelector,

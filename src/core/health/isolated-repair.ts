@@ -1,5 +1,5 @@
 import type { ApiConfig, ModelEndpoint } from '../config/index.js';
-import { builtWorkerFile, runInThread } from '../extract/index.js';
+import { builtWorkerFile, runInThread, type DocumentLimits } from '../extract/index.js';
 import { PagejsonError } from '../shared/index.js';
 import type { RepairProposal } from './repair.js';
 
@@ -28,6 +28,8 @@ export interface IsolatedRepairSettings {
   fetchTimeoutMs: number;
   /** extraction.timeoutMs: the budget is four of them. */
   extractionTimeoutMs: number;
+  /** extraction.maxDepth and maxElements: every parse of the page in the thread is within them. */
+  limits?: DocumentLimits;
 }
 
 /** What crosses into the thread. */
@@ -35,6 +37,7 @@ export interface RepairThreadTask extends IsolatedRepairRequest {
   models: Record<string, ModelEndpoint>;
   env: Record<string, string | undefined>;
   modelTimeoutMs: number;
+  limits?: DocumentLimits;
 }
 
 /** 4 × extraction.timeoutMs; with a model to ask, 2 × fetch.timeoutMs and 60 s more for its answer. */
@@ -66,7 +69,13 @@ export function repairIsolated(
     new URL('../../../dist/src/core/health/repair-worker.js', import.meta.url),
     'the repair worker',
   );
-  const task: RepairThreadTask = { ...request, models: settings.models, env: settings.env, modelTimeoutMs: settings.fetchTimeoutMs };
+  const task: RepairThreadTask = {
+    ...request,
+    models: settings.models,
+    env: settings.env,
+    modelTimeoutMs: settings.fetchTimeoutMs,
+    ...(settings.limits ? { limits: settings.limits } : {}),
+  };
   return runInThread<RepairProposal>(file, task, {
     budgetMs,
     timeout: () => repairTimeout(budgetMs, request.config.apiId, withModel),

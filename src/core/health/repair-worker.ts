@@ -7,6 +7,8 @@ import type { RepairProposal } from './repair.js';
 /** One repair of isolated-repair.ts in this thread: the parent ends the thread when its budget runs out. */
 async function repair(task: RepairThreadTask): Promise<RepairProposal> {
   const { config, html, pageUrl, expected, stored } = task;
+  // The project's document limits for every parse the repair makes (extraction.maxDepth, maxElements).
+  if (task.limits) (await import('../extract/index.js')).useDocumentLimits(task.limits);
   const [{ recoveryOf }, { proposeRepair, extractedBy }] = await Promise.all([import('./heal.js'), import('./repair.js')]);
   if (stored) {
     // The daemon's proposal, measured again on the page as it is now.

@@ -121,7 +121,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     // A model the project cannot reach is a mistake in what was asked: said before any fetch.
     await runtime.models.get(body.model);
     // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
-    const { fetch } = runtime.settings;
+    const { fetch, extraction } = runtime.settings;
     const result = await generateIsolated(
       {
         url,
@@ -140,6 +140,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
         env: runtime.env,
         modelTimeoutMs: fetch.timeoutMs,
         budgetMs: generationBudgetMs(runtime.settings, body.model, fetch.timeoutMs),
+        limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
         dataDir: runtime.project.dataDir,
         now: runtime.now,
       },

@@ -31,6 +31,16 @@ export interface DocumentLimits {
 
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxDepth: 512, maxElements: 200_000 };
 
+/**
+ * The limits a parse without its own uses in this thread: the defaults, or the project's, set once by a thread
+ * that works for one project (the repair thread: its heuristics parse the page in many places).
+ */
+let threadLimits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS;
+
+export function useDocumentLimits(limits: DocumentLimits): void {
+  threadLimits = { maxDepth: limits.maxDepth, maxElements: limits.maxElements };
+}
+
 /** Thrown while parsing a page past its limits (EXTRACTION_LIMIT), wherever the page is parsed. */
 export class DocumentLimitError extends PagejsonError {
   constructor(
@@ -43,7 +53,7 @@ export class DocumentLimitError extends PagejsonError {
       `extraction stopped: ${limit === 'maxDepth' ? `the page nests elements deeper than ${value} levels` : `the page has more than ${value} elements`} (${setting} in pagejson.json)`,
       {
         context: { limit, value },
-        hint: `a real page stays far below this; if this source really is that large, raise ${setting}`,
+        hint: `a real page stays far below this; if this source really is that large, raise ${setting} in pagejson.json (a running \`pagejson serve\` takes it when restarted)`,
       },
     );
     this.name = 'DocumentLimitError';
@@ -83,7 +93,7 @@ class BoundedHandler extends DomHandler {
  */
 const documentsWithoutBase = new WeakSet<Document>();
 
-export function parseHtml(html: string, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): Document {
+export function parseHtml(html: string, limits: DocumentLimits = threadLimits): Document {
   const handler = new BoundedHandler(limits);
   new Parser(handler, parserOptions()).end(html);
   const doc = handler.root;
@@ -349,7 +359,7 @@ export function sectionRoots(doc: Document, selector: string): AnyNode[] {
 export function selectSection(
   html: string,
   selector: string,
-  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+  limits: DocumentLimits = threadLimits,
 ): { sectionHtml: string; matched: number } {
   const doc = parseHtml(html, limits);
   const roots = sectionRoots(doc, selector);

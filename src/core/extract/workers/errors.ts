@@ -8,7 +8,7 @@ export function extractionError(reply: Extract<ExtractionReply, { ok: false }>, 
     const setting = context.limit === 'maxDepth' ? 'extraction.maxDepth' : 'extraction.maxElements';
     return new PagejsonError('EXTRACTION_LIMIT', message, {
       context: { ...context, apiId },
-      hint: `a real page stays far below this; if this source really is that large, raise ${setting}`,
+      hint: `a real page stays far below this; if this source really is that large, raise ${setting} in pagejson.json (a running \`pagejson serve\` takes it when restarted)`,
     });
   }
   return new PagejsonError('EXTRACTION_FAILED', `extraction failed: ${message}`, {
