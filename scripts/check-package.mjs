@@ -114,7 +114,17 @@ async function installGlobally(tarball, prefix) {
   const result = await mustRun(
     'npm install -g',
     'npm',
-    ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', `--allow-scripts=sqlite3,@scarf/scarf,${tarball}`, tarball],
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      `--allow-scripts=sqlite3,@scarf/scarf,${tarball}`,
+      tarball,
+    ],
     { env, timeoutMs: 15 * 60_000 },
   );
   refuseWarnings('npm install -g', `${result.stdout}\n${result.stderr}`);
