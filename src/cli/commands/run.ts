@@ -62,7 +62,6 @@ export function register(program: Command, ctx: CliContext): void {
         // Only the config's own page and scraper say how the endpoint is (a one-off --var or --scraper does not).
         if (options.var.length === 0 && options.scraper === undefined) observation = await observationOf(config, result, baseline);
         printResult(ctx, apiId, scraperNumber, result, options.json === true);
-        await notePage(ctx, result, scraperNumber, apiId);
       } catch (error) {
         if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY' && options.var.length === 0 && options.scraper === undefined) {
           const findings = Array.isArray(error.context.findings) ? (error.context.findings as string[]) : [];
@@ -71,6 +70,9 @@ export function register(program: Command, ctx: CliContext): void {
         throw error;
       } finally {
         spinner?.stop();
+        // Also when nothing extracted: a page built by scripts is why, often (page-notes.ts).
+        const page = retriever.firstPage();
+        if (page) await notePage(ctx, page, scraperNumber, apiId);
         await retriever.close();
         // The endpoint's last fetch and health, as the dashboard and `status` show them.
         if (observation && baselines.stateRead) await recordObservations(project, [observation], ctx);
@@ -87,6 +89,7 @@ function printResult(ctx: CliContext, apiId: string, scraperNumber: number, resu
       fetchedAt: result.fetchedAt.toISOString(),
       scraper: scraperNumber,
       health: result.health,
+      ...(result.charset ? { charset: result.charset } : {}),
       ...pagesOf(result),
     });
   }
