@@ -3,6 +3,9 @@ import type { RetrievalContext } from './context.js';
 import type { RetrievalEnv } from './env.js';
 import { recordLateTokens } from './load.js';
 
+/** Answers that refuse the request itself: 400 (body, variables), 413 (body too large), 415 (not JSON), 429. */
+const REFUSED_STATUSES = new Set([400, 413, 415, 429]);
+
 /**
  * What a failed request leaves behind, by the error table's row (src/core/shared/error-table.ts): a failure
  * that counts against the key is counted (bad requests always, the service's failures once they followed the
@@ -14,7 +17,13 @@ export async function failed(ctx: RetrievalContext, env: RetrievalEnv, error: un
   const row = wireRow(isPagejsonError(error) ? error.code : undefined);
   const charged = ctx.charged;
   if (row.countsAsFailure && (charged || !row.refunded)) env.failureRate.count(ctx.key.id);
-  if (!charged) return error;
+  if (!charged) {
+    // A refused request of a known key and endpoint (a bad body or variables, a key over its failure rate) is
+    // one of that endpoint's and key's requests in usage, and an error, though it costs nothing.
+    if (REFUSED_STATUSES.has(row.status) && ctx.key !== undefined && ctx.config !== undefined)
+      env.usage.add(ctx.config.apiId, ctx.key.id, ctx.key.account, 'ERROR', 0, env.nowMs());
+    return error;
+  }
 
   const { config, key } = ctx;
   if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY') env.emit({ kind: 'health', apiId: config.apiId, state: 'broken' });
