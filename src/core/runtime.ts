@@ -280,7 +280,7 @@ function retrievalService(
         .watch()
         ?.monitors.observeHealth(config, state, failing)
         .catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
-    onUnhealthy: (config, values) => parts.repairs.unhealthy(config, values),
+    onUnhealthy: (config, values, lastGood) => parts.repairs.unhealthy(config, values, lastGood),
     repairOf: (apiId) => parts.known.repairs.get(apiId),
     lastFetchAt: parts.known.lastFetchAt,
     healthAtStart: parts.known.healthAtStart,

@@ -8,7 +8,8 @@ import { colors } from '../output.js';
 
 /**
  * `pagejson heal <apiId> [--yes] [--json]`: repairs a config whose page changed, against the live page. The
- * last good values (the latest snapshot's data, else the generated sample) are found on the new page and the
+ * last good values (the latest snapshot's data, else the latest healthy data the endpoint's status keeps, else
+ * the generated sample) are found on the new page and the
  * selectors re-derived from them (`heuristic`), or proposed by the config's model and verified. Shows the
  * change as a diff and writes it, one revision up, only on confirmation or with --yes. A proposal the daemon
  * stored (`configs/<apiId>.proposed.json`) is offered first.
@@ -28,21 +29,22 @@ export function register(program: Command, ctx: CliContext): void {
       const { project, set } = await loadProjectConfigs(command, ctx);
       const config = requireConfig(project, set, apiId, ctx.cwd);
       const health = await import('../../core/health/index.js');
+      const { loadBaselines } = await import('../endpoint-health.js');
+      // The endpoint is healthy afterwards or not by the one judgement, against its baseline (issue 33).
+      const baseline = (await loadBaselines(project, [config])).of(config);
       const snapshot = (await health.readSnapshots(project.configsDir, apiId)).at(0);
-      const expected = (snapshot?.record.data ?? health.expectedData(config)) as Record<string, unknown> | undefined;
+      // The last good values: the latest snapshot's, else the latest healthy data the endpoint's status keeps, else the sample.
+      const expected = (snapshot?.record.data ?? baseline?.sample ?? health.expectedData(config)) as Record<string, unknown> | undefined;
       if (!expected) {
         throw new PagejsonError('USAGE', `${apiId} has no last good values to repair from`, {
           hint: `take a snapshot while it works (\`pagejson snapshot ${apiId}\`), or generate it again with \`pagejson generate <url> --id ${apiId} --force\``,
         });
       }
       const stored = await health.readProposal(project.configsDir, apiId, config.revision);
-      const [{ createLocalRetriever }, { repairIsolated }, { loadBaselines }] = await Promise.all([
+      const [{ createLocalRetriever }, { repairIsolated }] = await Promise.all([
         import('../local-retriever.js'),
         import('../../core/health/isolated-repair.js'),
-        import('../endpoint-health.js'),
       ]);
-      // The endpoint is healthy afterwards or not by the one judgement, against its baseline (issue 33).
-      const baseline = (await loadBaselines(project, [config])).of(config);
       const retriever = await createLocalRetriever(project, ctx.env);
       let page;
       try {

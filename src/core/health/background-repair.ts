@@ -44,8 +44,8 @@ export interface BackgroundRepairOptions {
 }
 
 export interface BackgroundRepair {
-  /** A retrieval of this config (with these values) came out degraded or broken. */
-  unhealthy(config: ApiConfig, values: Record<string, unknown>): void;
+  /** A retrieval of this config (with these values) came out degraded or broken; `lastGood`: the latest healthy data kept in its status. */
+  unhealthy(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>): void;
   /** Resolves when every scheduled repair has finished (tests, shutdown). */
   idle(): Promise<void>;
   /** Ends the repair under way (its fetch and its thread) and starts no other; resolves when all have settled. */
@@ -65,10 +65,10 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     }
   };
 
-  async function repair(config: ApiConfig, values: Record<string, unknown>): Promise<void> {
+  async function repair(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>): Promise<void> {
     const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), closing.signal]);
     const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
-    const expected = (snapshot?.record.data ?? expectedData(config)) as Record<string, unknown> | undefined;
+    const expected = (snapshot?.record.data ?? lastGood ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected)
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
     const page = await options.scraperFor(config).fetch({
@@ -113,14 +113,14 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
   }
 
   return {
-    unhealthy(config, values) {
+    unhealthy(config, values, lastGood) {
       if (options.mode === 'off' || closing.signal.aborted) return;
       const key = `${config.apiId}\u0000${config.revision}`;
       if (attempted.has(key)) return;
       attempted.set(key, true);
       // One at a time, after whatever runs: repairs never compete with each other for the source.
       chain = chain
-        .then(() => repair(config, values))
+        .then(() => repair(config, values, lastGood))
         .catch((error: unknown) =>
           emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }),
         );

@@ -124,7 +124,30 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading): F
 /** The baseline after one more healthy observation of `data` (entries of fields no longer in the structure go). */
 export function learnBaseline(baseline: HealthBaseline | undefined, structure: Field[], data: unknown): HealthBaseline {
   const known = new Map((baseline?.fields ?? []).map((entry) => [entry.path, entry]));
-  return { version: 1, fields: readFields(structure, data).map((reading) => learnField(known.get(reading.path), reading)) };
+  const sample = sampleOf(data);
+  return {
+    version: 1,
+    fields: readFields(structure, data).map((reading) => learnField(known.get(reading.path), reading)),
+    ...(sample ? { sample } : {}),
+  };
+}
+
+const SAMPLE_ITEMS = 10;
+const SAMPLE_TEXT = 300;
+const SAMPLE_BYTES = 32 * 1024;
+
+/** The data cut short for keeping: lists to their first items, text to its first characters; nothing when still large. */
+function sampleOf(data: unknown): Record<string, unknown> | undefined {
+  const cut = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return value.slice(0, SAMPLE_TEXT);
+    if (Array.isArray(value)) return value.slice(0, SAMPLE_ITEMS).map((item) => cut(item, depth + 1));
+    if (value !== null && typeof value === 'object' && depth < 6)
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cut(inner, depth + 1)]));
+    return typeof value === 'object' && value !== null ? null : value;
+  };
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const sample = cut(data, 0) as Record<string, unknown>;
+  return JSON.stringify(sample).length <= SAMPLE_BYTES ? sample : undefined;
 }
 
 /** A baseline learned from the last good data the project holds (snapshots, then the generated sample). */
@@ -145,12 +168,51 @@ export function carryBaseline(stored: HealthBaseline | undefined, structure: Fie
   const byPath = new Map<string, FieldBaseline>();
   for (const entry of stored.fields) if (entry && typeof entry.path === 'string') byPath.set(entry.path, entry);
   const out: FieldBaseline[] = [];
-  carryLevel(structure, '', '', byPath, out);
-  return out.length > 0 ? { version: 1, fields: out } : undefined;
+  const moves = new Map<string, string>();
+  carryLevel(structure, '', '', byPath, out, moves);
+  if (out.length === 0) return undefined;
+  const sample = stored.sample !== null && typeof stored.sample === 'object' && !Array.isArray(stored.sample) ? stored.sample : undefined;
+  return { version: 1, fields: out, ...(sample ? { sample: movedSample(sample, structure, moves, '') } : {}) };
+}
+
+/** The sample's values under the fields' current names (`moves`: current path → stored path). */
+function movedSample(
+  sample: Record<string, unknown>,
+  fields: Field[],
+  moves: Map<string, string>,
+  prefix: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    const from = (moves.get(path) ?? path).split('.').pop()!;
+    if (!Object.hasOwn(sample, from)) continue;
+    const value = sample[from];
+    const nested = field.fields ?? [];
+    const moved =
+      nested.length === 0
+        ? value
+        : Array.isArray(value)
+          ? value.map((item) =>
+              item !== null && typeof item === 'object' ? movedSample(item as Record<string, unknown>, nested, moves, path) : item,
+            )
+          : value !== null && typeof value === 'object'
+            ? movedSample(value as Record<string, unknown>, nested, moves, path)
+            : value;
+    Object.defineProperty(out, field.name, { value: moved, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** `storedPrefix`: where this level's fields were in the stored baseline (a renamed list moves its items' paths). */
-function carryLevel(fields: Field[], prefix: string, storedPrefix: string, byPath: Map<string, FieldBaseline>, out: FieldBaseline[]): void {
+function carryLevel(
+  fields: Field[],
+  prefix: string,
+  storedPrefix: string,
+  byPath: Map<string, FieldBaseline>,
+  out: FieldBaseline[],
+  moves: Map<string, string>,
+): void {
   const level = [...byPath.values()].filter((entry) => parentOf(entry.path) === storedPrefix);
   const sameRead = (entry: FieldBaseline, field: Field) => {
     const identity = identityOf(field);
@@ -169,14 +231,17 @@ function carryLevel(fields: Field[], prefix: string, storedPrefix: string, byPat
   for (const field of fields) {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const entry = pick(field);
-    if (entry) claimed.add(entry);
+    if (entry) {
+      claimed.add(entry);
+      moves.set(path, entry.path);
+    }
     const nested = field.fields && field.fields.length > 0;
     if (field.type === 'object' && nested) {
-      carryLevel(field.fields!, path, entry?.path ?? (storedPrefix ? `${storedPrefix}.${field.name}` : field.name), byPath, out);
+      carryLevel(field.fields!, path, entry?.path ?? (storedPrefix ? `${storedPrefix}.${field.name}` : field.name), byPath, out, moves);
       continue;
     }
     if (entry) out.push(carried(entry, path, field));
-    if (nested) carryLevel(field.fields!, path, entry?.path ?? path, byPath, out);
+    if (nested) carryLevel(field.fields!, path, entry?.path ?? path, byPath, out, moves);
   }
 }
 

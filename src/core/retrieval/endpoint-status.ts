@@ -86,6 +86,9 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     }
   };
 
+  /** The latest healthy data the baseline keeps, under the fields' current names (a repair anchors on it). */
+  const lastGoodOf = (config: ApiConfig) => carryBaseline(baselines.get(config.apiId), config.structure)?.sample;
+
   async function baselineOf(config: ApiConfig): Promise<HealthBaseline | undefined> {
     const carried = carryBaseline(baselines.get(config.apiId), config.structure);
     if (carried) return carried;
@@ -116,7 +119,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         remember(status);
         await write(status);
       });
-      if (health.state === 'degraded') deps.onUnhealthy?.(config, values);
+      if (health.state === 'degraded') deps.onUnhealthy?.(config, values, lastGoodOf(config));
     },
     failed(config, values, error) {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
@@ -131,7 +134,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
         status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
         remember(status);
-        deps.onUnhealthy?.(config, values);
+        deps.onUnhealthy?.(config, values, lastGoodOf(config));
       } else if (isBlocked(error)) status = { ...status, ...blocked.mark(config.apiId, deps.now()) };
       void inOrder(() => write(status));
     },

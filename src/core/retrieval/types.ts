@@ -105,7 +105,7 @@ export interface RetrievalDeps {
   /** Failures (the service's, and bad requests) one key may cause per minute before its uncached requests are refused (default 30). */
   failedRetrievalsPerMinute?: number;
   /** Told about degraded and broken extractions (the daemon's background repair). */
-  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>) => void;
+  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>) => void;
   /** Every extraction's health, healthy ones too (monitors turn changes of it into webhook events). */
   onHealth?: (config: ApiConfig, state: HealthState, failing: string[]) => void;
   /** The daemon's latest repair per apiId, kept in every endpoint status written. */

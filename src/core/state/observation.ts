@@ -29,6 +29,7 @@ const HEALTH_STATES = new Set(['healthy', 'degraded', 'broken']);
 const MAX_OBSERVATIONS = 1_000;
 const MAX_LIST = 2_000;
 const MAX_TEXT = 2_000;
+const MAX_SAMPLE_BYTES = 64 * 1024;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const strings = (value: unknown, name: string): string[] => {
@@ -55,6 +56,8 @@ function baselineOf(value: unknown): HealthBaseline {
     )
       throw new RangeError('a baseline field must be {path, type, seen, filled, counts?, kinds?}');
   }
+  if (value.sample !== undefined && (!isRecord(value.sample) || JSON.stringify(value.sample).length > MAX_SAMPLE_BYTES))
+    throw new RangeError(`a baseline's sample must be an object of at most ${MAX_SAMPLE_BYTES} bytes`);
   return value as unknown as HealthBaseline;
 }
 

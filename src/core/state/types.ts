@@ -132,6 +132,8 @@ export interface FieldBaseline {
 export interface HealthBaseline {
   version: 1;
   fields: FieldBaseline[];
+  /** The latest healthy data, cut short (lists to their first items, long text cut): what `heal` anchors on without a snapshot. */
+  sample?: Record<string, unknown>;
 }
 
 /** A retrieval made outside the daemon's own loads (`run`, `check`): what the endpoint's status records of it. */
