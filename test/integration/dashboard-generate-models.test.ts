@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import type { ProjectSettingsInput } from '../../src/core/config/schema.js';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { replyField, startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
@@ -53,11 +53,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   return { status: answer.status, json: (await answer.json()) as T };
 }
 
-const heading = {
-  structure: [
-    { name: 'heading', type: 'string', selector: 'h1', attribute: null, transform: null, description: null, items: null, fields: null },
-  ],
-};
+const heading = { structure: [replyField('heading', 'string', 'h1')] };
 
 describe("the dashboard's generation with the servers people run", () => {
   it("falls back from vLLM's refusal of json_schema, keeps the format in the data dir, and its tokens reach usage and /metrics", async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { replyField, startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 /**
@@ -33,17 +33,7 @@ const cli = (dir: string, args: string[]) =>
     env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', PROXY_KEY: SECRET },
   });
 
-const field = (name: string, type: string, selector: string | null, extra: Record<string, unknown> = {}) => ({
-  name,
-  type,
-  selector,
-  attribute: null,
-  transform: null,
-  description: null,
-  items: null,
-  fields: null,
-  ...extra,
-});
+const field = replyField;
 const books = {
   structure: [
     field('books', 'array', 'article.product_pod', {

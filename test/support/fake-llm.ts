@@ -235,3 +235,16 @@ export function userContent(request: RecordedRequest): string {
     .map((m) => m.content)
     .join('\n');
 }
+
+/**
+ * One field as a model's structure reply writes it (pagejson asks with a strict schema: every property
+ * present, null when absent); `extra` sets the rest (`{ fields: [...] }`, `{ transform: ['number'] }`).
+ */
+export function replyField(
+  name: string,
+  type: string,
+  selector: string | null,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { name, type, selector, attribute: null, transform: null, description: null, items: null, fields: null, ...extra };
+}

@@ -6,7 +6,9 @@ import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createOpenAiModel, type OpenAiModelOptions } from '../../src/core/models/openai.js';
 import { FORMATS_FILE, forgetFormats } from '../../src/core/models/openai-formats.js';
 import { createModelResolver } from '../../src/core/models/index.js';
-import { startFakeLlm, userContent, type FakeLlm, type RecordedRequest } from '../support/fake-llm.js';
+import { cleanHtml } from '../../src/core/models/html-cleaner.js';
+import { listAtEndPage } from '../support/big-pages.js';
+import { replyField, startFakeLlm, userContent, type FakeLlm, type RecordedRequest } from '../support/fake-llm.js';
 
 /**
  * The OpenAI-compatible model against the fake server misbehaving as real servers do (docs/models.md): formats
@@ -26,19 +28,8 @@ const input = {
 };
 const reply = {
   structure: [
-    { name: 'title', type: 'string', selector: 'h1.title', attribute: null, transform: null, description: null, items: null, fields: null },
-    {
-      name: 'lamps',
-      type: 'array',
-      selector: 'article.card',
-      attribute: null,
-      transform: null,
-      description: null,
-      items: null,
-      fields: [
-        { name: 'name', type: 'string', selector: 'h2 a', attribute: null, transform: null, description: null, items: null, fields: null },
-      ],
-    },
+    replyField('title', 'string', 'h1.title'),
+    replyField('lamps', 'array', 'article.card', { fields: [replyField('name', 'string', 'h2 a')] }),
   ],
 };
 
@@ -217,31 +208,18 @@ describe('the token budget', () => {
     forgetFormats();
   });
 
-  /** A 3 MB page: a large state blob in the head, a long story, and the list of jobs at its very end. */
-  function bigPage(): string {
-    const blob = `<script>window.__STATE__ = ${JSON.stringify({ rows: Array.from({ length: 25_000 }, (_, i) => ({ id: i, text: 'y'.repeat(100) })) })}</script>`;
-    const story = Array.from(
-      { length: 6_000 },
-      (_, i) => `<p>Paragraph ${i} of a long story about lamps, chairs and tables ${'x'.repeat(i % 50)}.</p>`,
-    ).join('\n');
-    const jobs = Array.from(
-      { length: 12 },
-      (_, i) =>
-        `<li class="job"><a href="/jobs/${i}">Engineer ${i}</a><span class="place">Berlin</span><span class="salary">€${50 + i},000</span></li>`,
-    ).join('');
-    return `<html><head><title>Careers</title>${blob}</head><body><main><h1>Careers</h1><article class="story">${story}</article><ul class="jobs">${jobs}</ul></main></body></html>`;
-  }
-
-  /** A model that takes the proposal it was shown, as a capable model would for this page. */
-  const acceptProposal = (request: RecordedRequest) => {
-    const proposal = /Proposal \(verified on the page\):\n(.*)\n/.exec(userContent(request))?.[1] ?? '{"structure":[]}';
-    return proposal.split('\n')[0]!;
+  const jobsReply = {
+    structure: [
+      replyField('jobs', 'array', 'li.job', { fields: [replyField('title', 'string', 'a'), replyField('salary', 'string', '.salary')] }),
+    ],
   };
 
   it('generates a 3 MB page whose list sits at its end right, every request within maxInputTokens', async () => {
-    const html = bigPage();
+    const html = listAtEndPage();
     expect(html.length).toBeGreaterThan(3_000_000);
-    llm.script(acceptProposal);
+    // The first 60,000 cleaned characters, what generation sent before, never reach the list.
+    expect(cleanHtml(html)).not.toContain('class="job"');
+    llm.script([{ json: jobsReply }]);
     const maxInputTokens = 3_000;
     const output = await createOpenAiModel({
       name: 'small',
@@ -259,21 +237,51 @@ describe('the token budget', () => {
     });
     for (const request of llm.requests) expect(requestChars(request)).toBeLessThanOrEqual(maxInputTokens * 3);
     const sent = userContent(llm.requests[0]!);
-    expect(sent).toContain('<li class="job"><a href="/jobs/0">Engineer 0</a>');
+    // The heuristic's proposal names the list, and its region shows the first items.
+    expect(sent).toMatch(/- jobs \(array\) "li\.job"/);
     expect(sent).toMatch(/list of 12 items: `li\.job`/);
-    const jobs = output.structure.find((field) => field.selector === 'li.job');
-    expect(jobs?.type).toBe('array');
-    expect(jobs?.fields?.map((field) => field.selector)).toEqual(expect.arrayContaining(['a', '.salary']));
+    expect(sent).toContain('<li class="job"><a href="/jobs/0">Engineer 0</a>');
+    // Verified on the page: the list and its fields keep their selectors.
+    expect(output.structure).toEqual([
+      {
+        name: 'jobs',
+        type: 'array',
+        selector: 'li.job',
+        fields: [
+          { name: 'title', type: 'string', selector: 'a' },
+          { name: 'salary', type: 'string', selector: '.salary' },
+        ],
+      },
+    ]);
   });
 
   it('shows the section named with --selector first', async () => {
     llm.script([{ json: reply }]);
+    const story = Array.from({ length: 3_000 }, (_, i) => `<h2>Chapter ${i}</h2><p>Text ${i}</p>`).join('');
+    const page = `<html><body><nav><a href="/">Home</a></nav>${section.replace('</section>', `${story}</section>`)}</body></html>`;
     await createOpenAiModel({ name: 'small', baseURL: llm.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 }).generate({
       ...input,
+      pageHtml: page,
+      sectionHtml: section.replace('</section>', `${story}</section>`),
       selector: 'section.catalog',
     });
     const sent = userContent(llm.requests[0]!);
     expect(sent).toMatch(/Regions of the page:\n### 1\. the section you chose: `section\.catalog`/);
+  });
+
+  it('shows a small page whole, with the proposal, when that is no longer than its regions', async () => {
+    llm.script([{ json: reply }]);
+    const product =
+      '<html><head><title>Lamp</title></head><body><h1>Desk lamp</h1><p class="price">$11.50</p><p class="stock">In stock</p></body></html>';
+    await createOpenAiModel({ name: 'small', baseURL: llm.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 }).generate({
+      ...input,
+      sectionHtml: product,
+      pageHtml: product,
+    });
+    const sent = userContent(llm.requests[0]!);
+    expect(sent).toMatch(/- heading \(string\) "h1"/);
+    expect(sent).toMatch(/Section HTML \(whole, cleaned\):\n<html>/);
+    expect(sent).toContain('<p class="stock">In stock</p>');
   });
 
   it('keeps a correction within the budget when the invalid reply was long', async () => {

@@ -94,7 +94,9 @@ describe('OpenAI-compatible model against the fake server', () => {
     expect(sent).not.toContain('SECRET_TRACKER');
     expect(sent).not.toContain('onclick');
     expect(sent).not.toContain('color: red');
-    expect(sent).toContain('more similar <article class="card"> elements left out');
+    // The section first, then the list the heuristic found in it, two items for thirty.
+    expect(sent).toMatch(/### 1\. the section you chose: `section\.catalog`[\s\S]*### 2\. list of 30 items: `article\.card`/);
+    expect(sent).toMatch(/- \w+ \(array\) "article\.card"/);
     expect(sent.length).toBeLessThan(1500 * 3);
 
     // nulls dropped; a top-level field matching nothing is a model field; a nested one matching nothing is dropped

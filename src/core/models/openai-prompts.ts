@@ -43,11 +43,9 @@ export const STRUCTURE_RESPONSE_SCHEMA = {
 } as const;
 
 export const GENERATE_SYSTEM_PROMPT = [
-  'You design JSON APIs for web pages. You receive a proposal made by a heuristic analysis of one section of a page',
-  '(fields with CSS selectors, each verified on the page) and the regions of the page it found (lists, tables, blocks,',
-  'headings and labels), each with the selector that reaches it and a compact sample of its HTML. Start from the',
-  'proposal: choose the fields the user wants, name them well, complete them with what the samples show and the',
-  'proposal missed, and reply with the whole structure of the JSON, with a CSS selector per field.',
+  'You design JSON APIs for web pages. You get a proposal from a heuristic analysis of a page section (fields with CSS',
+  'selectors, verified on the page) and the regions it found, each with its selector and an HTML sample (or a small page',
+  'whole). Start from the proposal: keep the fields the user wants, name them well, add what the samples show it missed.',
   'Rules:',
   '- Field types: string, number, integer, boolean, url, date, object, array.',
   '- A repeated region (list items, cards, table rows) is an array whose selector matches each item and whose',
@@ -59,14 +57,15 @@ export const GENERATE_SYSTEM_PROMPT = [
   '  json:<dotted.path>. Use number for prices, absoluteUrl for links and images.',
   '- Use a null selector only for a value that no element holds (it will be filled by a model later).',
   '- Field names are camelCase, unique within their level. Follow the extraction rule when one is given.',
-  '- Reply with one JSON object {"structure": [...]} and nothing else: no prose, no code fence, not the schema itself.',
+  '- Reply with only the JSON object {"structure": [...]}: no prose, no code fence, not the schema.',
 ].join('\n');
 
 export interface GeneratePromptInput {
-  /** The heuristic's verified proposal, as JSON. */
+  /** The heuristic's verified proposal, a line per field (openai-view.ts). */
   proposal: string;
-  /** The regions of the page, within the budget (page-regions.ts). */
-  regions: string;
+  /** The regions of the page within the budget (page-regions.ts), or the whole cleaned section of a small page. */
+  page: string;
+  shows: 'regions' | 'section';
   pageUrl: string;
   selector: string;
   rule: string | null;
@@ -77,10 +76,10 @@ export function generateUserPrompt(input: GeneratePromptInput): string {
     `Page URL: ${input.pageUrl}`,
     `Section selector: ${input.selector}`,
     `Extraction rule: ${input.rule ?? '(none: propose the data a user of this page would want)'}`,
-    'Proposal (verified on the page):',
+    'Proposal (verified on the page; selectors of fields under an array are relative to one item):',
     input.proposal,
-    'Regions of the page:',
-    input.regions,
+    input.shows === 'regions' ? 'Regions of the page:' : 'Section HTML (whole, cleaned):',
+    input.page,
   ].join('\n');
 }
 

@@ -1,9 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MODEL_MAX_RETRIES, type Field } from '../config/index.js';
+import { DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MODEL_MAX_RETRIES } from '../config/index.js';
 import { isPagejsonError, PagejsonError } from '../shared/index.js';
 import { webUrlsIn } from '../extract/index.js';
 import { cleanHtml } from './html-cleaner.js';
-import { proposeStructure } from './heuristic/index.js';
 import { createModelCaller, type ChatMessage, type ResponseFormat } from './openai-call.js';
 import { createFormatMemory, isFormatRefusal, nextFormat, type FormatMemory, type FormatMode } from './openai-formats.js';
 import {
@@ -17,7 +16,7 @@ import {
   STRUCTURE_RESPONSE_SCHEMA,
 } from './openai-prompts.js';
 import { ECHOED_SCHEMA_PROBLEM, isEchoedSchema, parseJson, parseStructureReply, type Checked } from './openai-replies.js';
-import { pageRegions, regionsWithin } from './page-regions.js';
+import { generateView } from './openai-view.js';
 import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model, TokenUsage } from './types.js';
 import { verifySelectors } from './verify-selectors.js';
 
@@ -115,24 +114,18 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
 
   async function generate(input: GenerateInput): Promise<GenerateOutput> {
     // The heuristic's analysis, made once: its proposal is where the model starts, its regions what it sees.
-    const proposal = heuristicProposal(input);
     const system = GENERATE_SYSTEM_PROMPT;
     const schema = STRUCTURE_RESPONSE_SCHEMA as unknown as Record<string, unknown>;
-    const header = generateUserPrompt({ proposal: '', regions: '', pageUrl: input.pageUrl, selector: input.selector, rule: input.rule });
-    const room = userRoom(system, schema) - header.length;
-    const proposalText = proposalWithin(proposal, Math.floor(room / 3));
-    const regions = pageRegions(input, proposal);
-    const regionsText =
-      regions.length > 0
-        ? regionsWithin(regions, room - proposalText.length)
-        : cleanHtml(input.sectionHtml, { maxChars: room - proposalText.length });
-    const user = generateUserPrompt({
-      proposal: proposalText,
-      regions: regionsText,
+    const header = generateUserPrompt({
+      proposal: '',
+      page: '',
+      shows: 'regions',
       pageUrl: input.pageUrl,
       selector: input.selector,
       rule: input.rule,
     });
+    const view = generateView(input, userRoom(system, schema) - header.length);
+    const user = generateUserPrompt({ ...view, pageUrl: input.pageUrl, selector: input.selector, rule: input.rule });
     const { value, usage } = await ask({
       system,
       user,
@@ -198,27 +191,4 @@ function formatFor(request: Ask<unknown>, mode: FormatMode): ResponseFormat | un
 function withUsage(error: unknown, usage: TokenUsage): unknown {
   if (isPagejsonError(error)) error.context.usage = usage;
   return error;
-}
-
-/**
- * The heuristic's proposal for the page (all it finds: the rule is the model's to apply). Should the analysis
- * fail on a page, the model is shown the cleaned section instead, as before there was one to start from.
- */
-function heuristicProposal(input: GenerateInput): Field[] {
-  try {
-    return proposeStructure({ ...input, rule: null }).structure;
-  } catch {
-    return [];
-  }
-}
-
-/** The heuristic's proposal as JSON, its first fields only when the whole does not fit in `maxChars`. */
-function proposalWithin(proposal: Field[], maxChars: number): string {
-  const kept: Field[] = [];
-  for (const field of proposal) {
-    if (JSON.stringify({ structure: [...kept, field] }).length > maxChars) break;
-    kept.push(field);
-  }
-  const text = JSON.stringify({ structure: kept });
-  return kept.length < proposal.length ? `${text}\n(${proposal.length - kept.length} more proposed fields left out)` : text;
 }

@@ -1,7 +1,17 @@
 import { DomUtils } from 'htmlparser2';
 import type { Field } from '../config/index.js';
 import type { AnyNode } from 'domhandler';
-import { candidateSections, fieldMatches, parseHtml, sectionRoots, type Element } from '../extract/index.js';
+import {
+  attr,
+  candidateSections,
+  fieldMatches,
+  parentElement,
+  parseHtml,
+  sectionRoots,
+  selectIn,
+  textOf,
+  type Element,
+} from '../extract/index.js';
 import { cleanHtml } from './html-cleaner.js';
 import { isNarrowed } from './heuristic/verify.js';
 
@@ -31,18 +41,45 @@ const MAX_FACT_CHARS = 300;
 const MAX_SECTION_SAMPLE_CHARS = 6_000;
 
 const outer = (element: Element): string => DomUtils.getOuterHTML(element as never, { decodeEntities: true, encodeEntities: 'utf8' });
-const compact = (html: string, maxChars: number): string => cleanHtml(html, { maxChars, keepRepeated: 3, maxTextChars: 200 });
+// A sample is one item: its own repeats (a table row's cells) are all kept, up to the sample's length.
+const compact = (html: string, maxChars: number): string => cleanHtml(html, { maxChars, keepRepeated: 12, maxTextChars: 200 });
+
+/** A table row's header row (its column names), when its table has one. */
+function tableHeaderOf(row: Element): Element | undefined {
+  if (row.name !== 'tr') return undefined;
+  let table = parentElement(row);
+  while (table && table.name !== 'table') table = parentElement(table);
+  return table ? selectIn('tr:has(> th)', table)[0] : undefined;
+}
+
+/** An element's start tag with what names it (id, class), for a line of page facts. */
+function startTag(element: Element): string {
+  const id = attr(element, 'id');
+  const classes = attr(element, 'class');
+  return `<${element.name}${id ? ` id="${id.slice(0, 80)}"` : ''}${classes ? ` class="${classes.slice(0, 120)}"` : ''}>`;
+}
 
 /** The regions of the page, most useful first: the named section, the proposal's regions in its order, other groups. */
-export function pageRegions(input: { pageHtml: string; sectionHtml: string; selector: string }, proposal: Field[]): PageRegion[] {
+export function pageRegions(
+  input: { pageHtml: string; sectionHtml: string; selector: string },
+  proposal: Field[],
+  sectionChars = MAX_SECTION_SAMPLE_CHARS,
+): PageRegion[] {
   const doc = parseHtml(input.pageHtml || input.sectionHtml);
   const narrowed = isNarrowed(input.selector);
   // The whole page, as the engine reads a body section's top-level fields (the title in the head included).
   let roots: AnyNode[] = narrowed ? sectionRoots(doc, input.selector) : [doc];
   if (roots.length === 0) roots = parseHtml(input.sectionHtml).children;
   const regions: PageRegion[] = [];
+  // The named section as an overview (its repeats folded hard): the regions inside it follow with their samples.
+  const overview = Math.min(sectionChars, MAX_SECTION_SAMPLE_CHARS);
   if (narrowed)
-    regions.push({ what: 'the section you chose', selector: input.selector, sample: compact(input.sectionHtml, MAX_SECTION_SAMPLE_CHARS) });
+    regions.push({
+      what: 'the section you chose',
+      selector: input.selector,
+      sample: cleanHtml(input.sectionHtml, { maxChars: overview, keepRepeated: 2, maxTextChars: 120 }),
+    });
+
   const facts: string[] = [];
   const sampled = new Set<Element>();
   for (const field of proposal) {
@@ -85,8 +122,8 @@ function regionOf(field: Field, roots: AnyNode[], sampled: Set<Element>): PageRe
   if (!first) return undefined;
   if (field.type === 'array') {
     for (const item of found.elements) sampled.add(item);
-    const sample = found.elements
-      .slice(0, SAMPLE_ITEMS)
+    const header = tableHeaderOf(first);
+    const sample = [...(header && !sampled.has(header) ? [header] : []), ...found.elements.slice(0, SAMPLE_ITEMS)]
       .map((item) => compact(outer(item), MAX_ITEM_CHARS))
       .join('\n');
     return { what: `list of ${found.elements.length} items`, selector: field.selector, proposedAs: field.name, sample };
@@ -95,8 +132,11 @@ function regionOf(field: Field, roots: AnyNode[], sampled: Set<Element>): PageRe
     sampled.add(first);
     return { what: 'block', selector: field.selector, proposedAs: field.name, sample: compact(outer(first), MAX_ITEM_CHARS * 2) };
   }
-  const attribute = field.attribute ? ` (@${field.attribute})` : '';
-  return { fact: `${field.name}: \`${field.selector}\`${attribute} → ${compact(outer(first), MAX_FACT_CHARS)}` };
+  // A fact is shown as the element that holds it and the value read there, not the element's whole HTML (`html[lang]`).
+  const value = (field.attribute ? (attr(first, field.attribute) ?? '') : textOf(first)).replace(/\s+/g, ' ').trim();
+  const shown = value.length > MAX_FACT_CHARS ? `${value.slice(0, MAX_FACT_CHARS)}…` : value;
+  const attribute = field.attribute ? ` @${field.attribute}` : '';
+  return { fact: `${field.name}: \`${field.selector}\`${attribute} → ${startTag(first)} ${JSON.stringify(shown)}` };
 }
 
 /** One region as the prompt shows it. */

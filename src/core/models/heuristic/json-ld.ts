@@ -24,7 +24,7 @@ interface PropertySpec {
 }
 
 const PRODUCT: PropertySpec[] = [
-  { name: 'name', paths: ['name'], type: 'string' },
+  { name: 'name', paths: ['name'], type: 'string', plainText: true },
   {
     name: 'price',
     paths: ['offers.price', 'offers.lowPrice', 'offers.priceSpecification.price', 'offers.itemOffered.offers.price'],

@@ -221,11 +221,15 @@ export class NameSet {
     this.used.add(name);
     return name;
   }
+
+  has(name: string): boolean {
+    return this.used.has(name);
+  }
 }
 
 // Currency symbols, and ISO codes and local abbreviations standing apart from letters (`EUR110.00`, `Rs 22,300`).
 export const CURRENCY =
-  /[$€£¥₹₩₽¢₺₴₱฿₫₦₨₪₡₲₵]|円|元|(?<![A-Za-z])(USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|INR|PKR|BRL|MXN|ARS|CLP|COP|PEN|ZAR|TRY|AED|SAR|CNY|RMB|HKD|SGD|MYR|IDR|THB|VND|PHP|KRW|RUB|UAH|ILS|EGP|NGN|KES|Rs\.?|Rp|RM|zł|Kč|kr|lei|Ft|R\$|S\/)(?![A-Za-z])/;
+  /[$€£¥₹₩₽¢₺₴₱฿₫₦₨₪₡₲₵₸]|円|元|(?<![\p{L}])(тг|руб|грн|лв)\.?(?![\p{L}])|(?<![A-Za-z])(USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|INR|PKR|BRL|MXN|ARS|CLP|COP|PEN|ZAR|TRY|AED|SAR|CNY|RMB|HKD|SGD|MYR|IDR|THB|VND|PHP|KRW|RUB|UAH|ILS|EGP|NGN|KES|Rs\.?|Rp|RM|zł|Kč|kr|lei|Ft|R\$|S\/)(?![A-Za-z])/u;
 const NUMBER = /\d[\d.,\s\u00a0\u202f']*\d|\d/;
 
 export function looksLikePrice(text: string): boolean {

@@ -46,7 +46,7 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
   {
     name: 'sku',
     label:
-      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|codice( (prodotto|articolo))?|numero articolo|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код товара|品番|型番|商品コード|商品番号)$/i,
+      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|codice( (prodotto|articolo))?|numero articolo|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код( товара)?|品番|型番|商品コード|商品番号)$/i,
   },
   {
     name: 'brand',
@@ -61,6 +61,12 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
 ];
 
 const cleanLabel = (text: string): string => text.replace(/[\s:#.]+$/, '').trim();
+
+/** A label, also with the shop's name before or after it ("eBay item number", "Numero oggetto eBay"). */
+function isLabel(text: string, label: RegExp): boolean {
+  const words = cleanLabel(text).split(/\s+/);
+  return [words, words.slice(1), words.slice(0, -1)].some((part) => part.length > 0 && label.test(part.join(' ')));
+}
 
 function transformFor(name: string, label: string | null): string[] {
   if (name === 'sku') return [SKU_CODE];
@@ -85,7 +91,7 @@ function byName(scope: FactScope, near: Element[], name: string, names: RegExp):
   // "Brand: Bosch" in the element itself: the label is cut off.
   const label = LABELS.find((entry) => entry.name === name)!.label;
   const opening = /^([^:]{2,30}):/.exec(textOf(found))?.[1];
-  const transform = transformFor(name, opening && label.test(cleanLabel(opening)) ? opening.trim() : null);
+  const transform = transformFor(name, opening && isLabel(opening, label) ? opening.trim() : null);
   return {
     name,
     type: 'string',
@@ -100,7 +106,7 @@ function byLabel(scope: FactScope, near: Element[], name: string, label: RegExp)
     const own = cleanLabel(ownText(element));
     if (own.length === 0 || own.length > 40) continue;
     const text = textOf(element);
-    if (label.test(cleanLabel(text)) && text.length <= 45) {
+    if (isLabel(text, label) && text.length <= 45) {
       const value = nextElement(element);
       if (!value || !textOf(value) || textOf(value).length > MAX_VALUE || scope.inRepeatedRegion(value)) continue;
       const anchored = `${element.name}:contains(${quoteAttributeValue(text)}) + ${value.name}`;
@@ -110,7 +116,7 @@ function byLabel(scope: FactScope, near: Element[], name: string, label: RegExp)
       return { name, type: 'string', selector, ...(transform.length > 0 ? { transform } : {}) };
     }
     const inline = /^([^:]{2,30}):\s*(.+)$/.exec(text);
-    if (inline && label.test(cleanLabel(inline[1]!)) && text.length <= MAX_VALUE && elementChildren(element).length <= 3) {
+    if (inline && isLabel(inline[1]!, label) && text.length <= MAX_VALUE && elementChildren(element).length <= 3) {
       const transform = transformFor(name, inline[1]!.trim());
       return { name, type: 'string', selector: uniqueSelector(element, scope.context.sectionRoots), transform };
     }

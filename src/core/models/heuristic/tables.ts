@@ -3,13 +3,14 @@ import {
   attr,
   elementChildren,
   isCleanNumber,
+  isUnreadElement,
   parentElement,
   selectIn,
   textOf,
   uniqueSelector,
   type Element,
 } from '../../extract/index.js';
-import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromText, pluralize, splitWords } from './naming.js';
+import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromContent, nameFromText, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -98,6 +99,17 @@ function tableName(table: Element): string | null {
   return words.length > 0 ? camelCase(words.slice(0, 3)) || null : null;
 }
 
+/** The name of a column without a header, from its cells: ranks, images, links, dates, prices, else `value`. */
+function nameFromColumn(cells: Element[], filled: string[]): string {
+  const numbers = filled.map((value) => (isCleanNumber(value) ? Number(value.replace(/[^\d.-]/g, '')) : NaN));
+  if (numbers.length >= 2 && numbers.every((value, index) => value === index + 1)) return 'rank';
+  if (filled.length === 0 || cells.every((cell) => textOf(cell) === '' || selectIn('img', cell).length > 0)) return 'image';
+  const content = nameFromContent(filled[0] ?? '');
+  if (content && filled.every((value) => nameFromContent(value) === content)) return content;
+  if (filled.every((value) => isCleanNumber(value))) return 'number';
+  return cells.every((cell) => selectIn('a[href]', cell).length > 0) ? 'link' : 'value';
+}
+
 /** Column names from the header rows: the texts of the cells over each column, outer first, repeats dropped. */
 function columnNames(headerRows: Cell[][], columns: number): string[] {
   return Array.from({ length: columns }, (_, column) => {
@@ -114,17 +126,39 @@ function columnNames(headerRows: Cell[][], columns: number): string[] {
 export function detectTables(context: DetectContext): Proposal[] {
   const proposals: Proposal[] = [];
   const topNames = new NameSet();
-  const tables = selectIn('table', context.sectionRoots);
+  // Tables hidden from readers (Wikipedia's persondata) and navigation boxes are not the page's data.
+  const tables = selectIn('table', context.sectionRoots).filter((table) => !isHiddenOrNavigation(table));
   for (const table of tables) {
-    const proposal = describeTable(table, context, tables.length, proposals.length);
+    const proposal = describeTable(table, context, tables.length);
     if (!proposal) continue;
-    proposal.field = { ...proposal.field, name: topNames.take(proposal.field.name) };
+    proposal.field = { ...proposal.field, name: takeTableName(topNames, proposal) };
     proposals.push(proposal);
   }
   return proposals;
 }
 
-function describeTable(table: Element, context: DetectContext, tableCount: number, offered: number): Proposal | null {
+const NAVIGATION_CLASS = /(^|[-_\s])(navbox|navbar|vertical-navbox|sidebar|nav|menu|footer|metadata|persondata)([-_\s]|$)/i;
+
+function isHiddenOrNavigation(table: Element): boolean {
+  for (let current: Element | null = table; current; current = parentElement(current)) {
+    if (isUnreadElement(current) || ['nav', 'footer', 'aside'].includes(current.name) || current.attribs.role === 'navigation') return true;
+    if (NAVIGATION_CLASS.test(`${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`)) return true;
+  }
+  return false;
+}
+
+/**
+ * Two tables under one heading ("Results") are told apart by what their rows are (`resultsSingles`), not by
+ * a number; a number only when nothing else differs.
+ */
+function takeTableName(names: NameSet, proposal: Proposal): string {
+  const name = proposal.field.name;
+  const first = proposal.field.fields?.find((field) => field.type === 'string')?.name;
+  const qualified = first && !name.toLowerCase().includes(first.toLowerCase()) ? `${name}${first[0]!.toUpperCase()}${first.slice(1)}` : null;
+  return names.take(qualified && names.has(name) && !names.has(qualified) ? qualified : name);
+}
+
+function describeTable(table: Element, context: DetectContext, tableCount: number): Proposal | null {
   const rows = rowsOf(table);
   if (rows.length < 3) return null;
   const grid = rows.map(gridRow);
@@ -175,7 +209,8 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     const values = cells.map((cell) => textOf(cell));
     const filled = values.filter((value) => value.length > 0);
     if (filled.length === 0) return;
-    const name = names.take(camelCase(splitWords(header)) || nameFromText(header) || `column${position}`);
+    // A column without a header is named by what it holds (`rank`, `image`, `date`), never `column3`.
+    const name = names.take(camelCase(splitWords(header)) || nameFromText(header) || nameFromColumn(cells, filled));
     const numeric = filled.every((value) => isCleanNumber(value) || (looksLikePrice(value) && !/^\D*0\d/.test(value)));
     fields.push(
       numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector },
@@ -193,7 +228,9 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
   });
   if (fields.length < 2) return null;
   const caption = tableName(table);
-  const name = caption ? pluralize(caption) : tableCount === 1 ? 'rows' : `table${offered + 1}`;
+  // Without a caption or heading, a table is named after what its rows are: its first text column (`players`).
+  const rowsName = fields.find((field) => field.type === 'string' && !field.name.endsWith('Url'))?.name;
+  const name = caption ? pluralize(caption) : tableCount === 1 || !rowsName ? 'rows' : pluralize(rowsName);
   return {
     kind: 'table',
     field: { name, type: 'array', selector: rowSelector, fields },
