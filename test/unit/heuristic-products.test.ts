@@ -137,4 +137,21 @@ describe('product pages: facts read from the page', () => {
     expect(data.price).toBe(20);
     expect(data.availability).toBeUndefined();
   });
+
+  it("reads a label with the shop's name beside it, prices in tenge and a code labelled in Russian", async () => {
+    const ebay = page(`<h1>Pony Harness</h1><span class="price">£45.00</span>
+      <div class="details"><div>eBay item number:</div><div>143863282131</div></div>`);
+    expect((await generate(ebay)).data).toMatchObject({ price: 45, sku: '143863282131' });
+    const tenge = page(`<h1>Телефон Galaxy A01 <span class="code">Код: 01245</span></h1><div class="cost">44 890 тг.</div>`);
+    expect((await generate(tenge)).data).toMatchObject({ price: 44890, sku: '01245' });
+  });
+
+  it("offers no field for a template's unfilled placeholder", async () => {
+    const html = page(
+      `<h1>Sofa</h1><span class="price">$300</span>`,
+      `${ld({ '@type': 'Product', name: 'Sofa', brand: '$metabrand', sku: '{{ sku }}', offers: { price: 300 } })}`,
+    );
+    const { data } = await generate(html);
+    expect(data.product).toEqual({ name: 'Sofa', price: 300, priceText: '$300' });
+  });
 });

@@ -154,7 +154,8 @@ function isHiddenOrNavigation(table: Element): boolean {
 function takeTableName(names: NameSet, proposal: Proposal): string {
   const name = proposal.field.name;
   const first = proposal.field.fields?.find((field) => field.type === 'string')?.name;
-  const qualified = first && !name.toLowerCase().includes(first.toLowerCase()) ? `${name}${first[0]!.toUpperCase()}${first.slice(1)}` : null;
+  const qualified =
+    first && !name.toLowerCase().includes(first.toLowerCase()) ? `${name}${first[0]!.toUpperCase()}${first.slice(1)}` : null;
   return names.take(qualified && names.has(name) && !names.has(qualified) ? qualified : name);
 }
 

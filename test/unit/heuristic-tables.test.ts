@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { Field } from '../../src/core/config/schema.js';
+import { generateWithHeuristic, htmlPage } from '../support/heuristic-generate.js';
+
+/** Tables (issue 36 item 3), each rule on a page written for it. */
+const URL_ = 'https://wiki.example/article';
+const generate = (body: string) => generateWithHeuristic(htmlPage(body), URL_);
+const arrays = (structure: Field[]) => structure.filter((field) => field.type === 'array');
+
+function filmsTable(rows: number, notesEvery: number): string {
+  const body = Array.from(
+    { length: rows },
+    (_, index) =>
+      `<tr><td>${2000 + index}</td><td>Film ${index}</td><td>Role ${index}</td><td>${index % notesEvery === 0 ? `Note ${index}` : ''}</td></tr>`,
+  ).join('');
+  return `<h2>Filmography</h2><table class="wikitable"><tr><th>Year</th><th>Title</th><th>Role</th><th>Notes</th></tr>${body}</table>`;
+}
+
+describe('tables', () => {
+  it('keeps every column under a header, a sparse Notes column too', async () => {
+    const { structure, data } = await generate(filmsTable(40, 10));
+    const table = arrays(structure)[0]!;
+    expect(table.name).toBe('filmographies');
+    expect(table.fields!.map((field) => field.name)).toEqual(['year', 'title', 'role', 'notes']);
+    const rows = data[table.name] as Array<Record<string, unknown>>;
+    expect(rows).toHaveLength(40);
+    expect(rows.filter((row) => row.notes !== null).map((row) => row.notes)).toEqual(['Note 0', 'Note 10', 'Note 20', 'Note 30']);
+  });
+
+  it('offers no table hidden from readers and no navigation box', async () => {
+    const hidden = `<table class="persondata" style="display:none"><tr><th colspan="2">Persondata</th></tr><tr><td>Name</td><td>X</td></tr><tr><td>Born</td><td>1900</td></tr><tr><td>Died</td><td>1990</td></tr></table>`;
+    const navbox = `<table class="navbox"><tr><th>Group</th><th>Links</th></tr><tr><td>A</td><td><a href="/a">a</a></td></tr><tr><td>B</td><td><a href="/b">b</a></td></tr><tr><td>C</td><td><a href="/c">c</a></td></tr></table>`;
+    const { structure } = await generate(`${filmsTable(5, 1)}${hidden}${navbox}`);
+    expect(arrays(structure).map((field) => field.name)).toEqual(['filmographies']);
+  });
+
+  it('names a column without a header by what it holds, and a table without a title by what its rows are', async () => {
+    const rows = ['Ann', 'Bob', 'Cy', 'Di']
+      .map(
+        (name, index) => `<tr><td>${index + 1}</td><td><img src="/f${index}.png" alt=""></td><td>${name}</td><td>${10 - index}</td></tr>`,
+      )
+      .join('');
+    const table = `<table><tr><th></th><th></th><th>Player</th><th>Points</th></tr>${rows}</table>`;
+    const { structure } = await generate(`<p>intro</p>${table}<p>between</p>${filmsTable(3, 1)}`);
+    const players = arrays(structure).find((field) => field.fields?.some((child) => child.name === 'player'))!;
+    expect(players.name).toBe('players');
+    expect(players.fields!.map((field) => field.name)).toEqual(['rank', 'player', 'points']);
+  });
+
+  it('tells two tables under one heading apart by their rows, not by a number', async () => {
+    const table = (first: string, label: string) =>
+      `<table><tr><th>${first}</th><th>Year</th></tr>${[1, 2, 3].map((n) => `<tr><td>${label} ${n}</td><td>${1990 + n}</td></tr>`).join('')}</table>`;
+    const { structure } = await generate(`<h2>Discography</h2>${table('Album', 'Album')}${table('Single', 'Single')}`);
+    expect(arrays(structure).map((field) => field.name)).toEqual(['discographies', 'discographiesSingle']);
+  });
+});
