@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
@@ -20,7 +20,7 @@ import { listingPage } from './pages.js';
  * a token) and replays, for each page, one recorded answer: the structure the heuristic proposes for it,
  * written as a model's reply. The answers being the same, the completion tokens are the same; the prompts
  * differ. Pages: the heuristic's evaluation corpus (test/fixtures/eval), the fixture site's listing and
- * product, a 300 KB listing and a 3 MB page whose list sits at its end. Figures: bench/model-tokens.json.
+ * product, a 300 KB listing and a 3 MB page whose list sits at its end. Figures printed; docs/models.md holds them.
  */
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = join(here, here.includes('/dist/') ? '../..' : '..');
@@ -222,4 +222,3 @@ const summary = {
   medianRatio: [...rows.map((row) => row.ratio)].sort((a, b) => a - b)[Math.floor(rows.length / 2)]!,
 };
 process.stdout.write(`${JSON.stringify(summary)}\n`);
-await writeFile(join(repoRoot, 'bench/model-tokens.json'), `${JSON.stringify({ summary, rows }, null, 2)}\n`);
