@@ -60,6 +60,24 @@ describe('pagejson edit with flags', () => {
     expect(none.stderr).toContain('no change given and no terminal');
   });
 
+  it('exits 2 when a flag names nothing in the config (a query parameter, a path segment, a variable, a field, a model) and writes nothing', async () => {
+    const before = await readFile(booksFile, 'utf8');
+    const cases: Array<[string[], RegExp]> = [
+      [['--var', 'query:missing=foo'], /the url has no query parameter "missing"\nhint: /],
+      [['--var', 'path:9=foo'], /the url has no path segment 9\nhint: /],
+      [['--unvar', 'nothere'], /the url has no variable "nothere"\nhint: /],
+      [['--remove', 'nothere'], /no field "nothere" in the top level\nhint: fields there: /],
+      [['--rename', 'nothere=other'], /no field "nothere"/],
+      [['--set', 'model=nomodel'], /model "nomodel" is not defined in pagejson.json\nhint: use one of heuristic/],
+    ];
+    for (const [flags, message] of cases) {
+      const result = await cli(['edit', 'books', ...flags]);
+      expect(result.exitCode, `${flags.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    expect(await readFile(booksFile, 'utf8')).toBe(before);
+  });
+
   it('applies several flags in command-line order, bumps the revision, and the result still runs', async () => {
     const result = await cli([
       'edit',

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
+import type { ApiConfig, ProjectSettings } from '../../core/config/schema.js';
 import type * as EditModel from '../../core/edit/operations.js';
 import type { EditOperation } from '../../core/edit/operations.js';
-import { PagejsonError } from '../../core/shared/errors.js';
+import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
 import { displayPath, loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
@@ -89,9 +90,10 @@ export function register(program: Command, ctx: CliContext): void {
       return;
     }
 
-    const { config, changed } = editModel.applyEdits(editable.original, operations);
+    const { config, changed } = applyChangeFlags(editModel, editable.original, operations);
     const changes = describeChanges(editable.original, config);
     if (changed) {
+      await requireKnownModel(editable.original, config, file, project.settings);
       // Checked in a dry run too: a dry run answers "would this work?".
       const invalid = problemsOf(file, config, project.settings);
       if (invalid.length > 0) {
@@ -130,4 +132,40 @@ export function register(program: Command, ctx: CliContext): void {
         : c.green(`saved ${displayPath(file, ctx.cwd)} (revision ${config.revision})`),
     );
   });
+}
+
+/**
+ * A change flag that names nothing in the config (a field, a query parameter, a path segment, a variable) or
+ * cannot apply to it is a usage error: exit 2, as for every argument naming nothing (README, "CLI reference").
+ */
+function applyChangeFlags(
+  editModel: typeof EditModel,
+  original: ApiConfig,
+  operations: EditOperation[],
+): { config: ApiConfig; changed: boolean } {
+  try {
+    return editModel.applyEdits(original, operations);
+  } catch (error) {
+    if (isPagejsonError(error) && (error.code === 'CONFIG_INVALID' || error.code === 'TEMPLATE_INVALID')) {
+      throw new PagejsonError('USAGE', error.message, {
+        context: error.context,
+        cause: error,
+        ...(error.hint ? { hint: error.hint } : {}),
+      });
+    }
+    throw error;
+  }
+}
+
+/** `--set model=NAME` naming a model the project does not define is a usage error (exit 2), as in generate. */
+async function requireKnownModel(
+  original: ApiConfig,
+  config: ApiConfig,
+  file: string,
+  settings: Pick<ProjectSettings, 'models'>,
+): Promise<void> {
+  if (config.model === original.model) return;
+  const { checkConfigAgainstProject } = await import('../../core/registry/index.js');
+  const [unknown] = checkConfigAgainstProject(config, file, settings);
+  if (unknown) throw new PagejsonError('USAGE', unknown.message, unknown.hint ? { hint: unknown.hint } : {});
 }
