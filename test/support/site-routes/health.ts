@@ -7,7 +7,7 @@ import type { RouteHandler } from '../site.js';
  * - `/health/product` ('product'): a product page; '2' renames every class (price, SKU and currency gone).
  * - `/health/planets` ('planets'): an article with a table of planets; '2' inserts a promo table before it.
  * - `/health/products` ('products'): a list of products; '2' renames the item container, '3' wraps the items
- *   in an extra element, '4' renames the container and moves every link to a new address; `?n=` serves only the first n products (lists vary in length between fetches).
+ *   in an extra element, '4' renames the container and moves every link to a new address; `?n=` (or 'products-n') serves only the first n products (lists vary in length between fetches).
  * - `/health/tags` (never changes): a top-level list of 13 tags, for selectors broken by an edit.
  */
 const PRODUCTS = [
@@ -78,7 +78,7 @@ export const healthRoutes: Record<string, RouteHandler> = {
   '/health/product': (_req, res, site) => page(res, 'Walnut desk', product(site.state.get('product') ?? '1')),
   '/health/planets': (_req, res, site) => page(res, 'Planets', planets(site.state.get('planets') ?? '1')),
   '/health/products': (req, res, site) => {
-    const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? PRODUCTS.length);
+    const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? site.state.get('products-n') ?? PRODUCTS.length);
     page(res, 'Furniture', products(site.state.get('products') ?? '1', Number.isInteger(n) ? n : PRODUCTS.length));
   },
   '/health/tags': (_req, res) => page(res, 'Tags', tags()),
