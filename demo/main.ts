@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadProject } from '../src/core/config/project.js';
 import { writeConfigFile } from '../src/core/config/write.js';
 import { generateConfig } from '../src/core/generation/generate.js';
@@ -26,6 +27,16 @@ async function startSite(): Promise<FixtureSite> {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     return startFixtureSite({ port: 0 });
   }
+}
+
+/**
+ * The command that asks the demo's daemon for another sign-in link, as it works from here: the CLI of this
+ * checkout (`pagejson` is on PATH only after `npm link`), the demo's project named (it is in a temp folder).
+ */
+function dashboardCommand(project: string): string {
+  const bin = fileURLToPath(new URL('../../bin/pagejson.js', import.meta.url));
+  const fromHere = relative(process.cwd(), bin);
+  return `node ${fromHere.startsWith('..') || isAbsolute(fromHere) ? bin : fromHere} dashboard --project ${project}`;
 }
 
 async function main(): Promise<void> {
@@ -84,7 +95,7 @@ async function main(): Promise<void> {
     const dashboard = server.app.dashboardLoginLink();
     if (dashboard) {
       console.log('');
-      console.log('the dashboard (a one-time sign-in link; `pagejson dashboard` makes new ones):');
+      console.log(`the dashboard (a one-time sign-in link; \`${dashboardCommand(root)}\` makes new ones while the demo runs):`);
       console.log(`  ${dashboard.url}`);
     }
     if (response.status !== 200) process.exitCode = 1;

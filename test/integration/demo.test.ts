@@ -79,6 +79,12 @@ describe('npm run demo', () => {
     const again = await fetch(url!, { headers: { apikey: key! } });
     expect(again.status).toBe(200);
     expect(again.headers.get('x-pagejson-cache')).toBe('HIT');
+    // The command printed for a new sign-in link works as printed, from the checkout (--no-open: no browser in a test).
+    const [, command] = /`(node \S+ dashboard --project \S+)` makes new ones/.exec(stdout)!;
+    const [program, ...args] = command!.split(' ');
+    const link = await execa(program!, [...args, '--no-open'], { cwd: REPO_ROOT, reject: false, env });
+    expect(link.exitCode, link.stderr).toBe(0);
+    expect(link.stdout.trim()).toMatch(new RegExp(`^${new URL(url!).origin}/ui/login\\?token=[A-Za-z0-9_-]{43}$`));
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(0);
