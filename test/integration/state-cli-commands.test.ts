@@ -173,6 +173,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         day: expect.any(String),
         apiId: 'books',
         keyId: 'k_seeded00',
+        keyLabel: null,
         requests: 2,
         errors: 0,
         cacheHits: 1,

@@ -31,14 +31,21 @@ export function register(program: Command, ctx: CliContext): void {
       if (options.api) query.apiId = options.api;
       if (options.key) query.keyId = options.key;
       const project = await projectFor(command, ctx);
-      const [rows, endpoints] = await withStateClient(
+      const [rows, endpoints, keys] = await withStateClient(
         project,
-        async (client) => [await client.usage(query), await client.status()] as const,
+        async (client) => [await client.usage(query), await client.status(), await client.listKeys()] as const,
       );
+      // People know their keys by label (`ci`, `partner-x`); the id stays in --json for scripts.
+      const labels = new Map(keys.map((key) => [key.id, key.label] as const));
+      const keyName = (keyId: string | null): string | null => (keyId === null ? null : labels.get(keyId) || keyId);
       if (options.json)
         return writeJson(
           ctx.stdout,
-          rows.map((row) => ({ ...row, credits: fromMilli(row.milliCredits) })),
+          rows.map((row) => ({
+            ...row,
+            keyLabel: row.keyId === null ? null : (labels.get(row.keyId) ?? null),
+            credits: fromMilli(row.milliCredits),
+          })),
         );
       if (rows.length === 0) return writeLine(ctx.stdout, `no usage in the last ${days} day${days === 1 ? '' : 's'}`);
       const total = rows.reduce(
@@ -60,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
             ...rows.map((row) => [
               row.day,
               row.apiId,
-              row.keyId,
+              keyName(row.keyId),
               row.requests,
               row.errors,
               row.cacheHits,
