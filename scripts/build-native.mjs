@@ -1,16 +1,21 @@
-// Builds pagejson's native parts at `npm install` / `npm ci`: the allocator trimmer (native/malloc-trim) and
-// the re-exec that gives the daemon its V8 flags (native/reexec). Both are optional: where they cannot be
-// built (no compiler, no Node headers, not Linux) the install goes on and the daemon runs without them,
-// keeping what glibc holds and V8's own young generation (docs/performance.md, "Memory").
+// Builds pagejson's native parts at `npm install` / `npm ci`: the allocator trimmer (native/malloc-trim) and,
+// on a Node without process.execve, the re-exec that gives the daemon its V8 flags (native/reexec). Both are
+// optional: where they cannot be built (no compiler, no Node headers, not Linux) the install goes on and the
+// daemon runs without them, keeping what glibc holds and V8's own young generation (docs/performance.md,
+// "Memory").
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const nativeDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'native');
+// The re-exec only where Node lacks its own process.execve (Node 20, 22 before 22.15): the daemon uses Node's
+// where it has it (src/cli/daemon-flags.ts), so the addon is not built there.
 const ADDONS = [
   { dir: 'malloc-trim', what: 'the allocator trimmer', without: 'the daemon runs without it, keeping what glibc holds' },
-  { dir: 'reexec', what: 'the daemon re-exec', without: "the daemon runs with V8's own young generation" },
+  ...(typeof process.execve === 'function'
+    ? []
+    : [{ dir: 'reexec', what: 'the daemon re-exec', without: "the daemon runs with V8's own young generation" }]),
 ];
 
 /** npm names its own node-gyp to install scripts; else the one beside npm, else one on PATH. */

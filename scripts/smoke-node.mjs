@@ -51,8 +51,15 @@ const ADDONS = [
   { name: 'sqlite3', build: 'node_modules/sqlite3/build' },
   { name: 'node-pty', build: 'node_modules/node-pty/build' },
   { name: 'malloc-trim', build: 'native/malloc-trim/build' },
-  { name: 'reexec', build: 'native/reexec/build' },
+  { name: 'reexec', build: 'native/reexec/build', onlyWithoutExecve: true },
 ];
+/** Node's own process.execve: 22.15 and later, 23.11 and later (build-native.mjs builds the reexec addon only without it). */
+const hasExecve = (version) => {
+  const [major, minor] = parseVersion(version);
+  return major >= 24 || (major === 23 && minor >= 11) || (major === 22 && minor >= 15);
+};
+/** The addons an install under that Node has. */
+const addonsFor = (version) => ADDONS.filter((addon) => !(addon.onlyWithoutExecve && hasExecve(version)));
 /** What the copy of the checkout leaves out: the Node 20 install, its native builds, git, local state. */
 const COPY_EXCLUDES = [
   './node_modules',
@@ -162,8 +169,8 @@ async function copyTree(from, to) {
 }
 
 /** Where each addon was configured: node-gyp writes the nodedir it used into build/config.gypi. */
-function addonNodedirs(pkg) {
-  return ADDONS.map(({ name, build }) => {
+function addonNodedirs(pkg, version) {
+  return addonsFor(version).map(({ name, build }) => {
     const file = join(pkg, build, 'config.gypi');
     const nodedir = existsSync(file) ? /"nodedir":\s*"([^"]*)"/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
     return { name, nodedir };
@@ -194,7 +201,7 @@ async function installCopy({ version, binaries, work }) {
   const cached = join(CACHE, 'install', `node${major}`);
   if (!REINSTALL && existsSync(join(cached, 'key')) && (await readFile(join(cached, 'key'), 'utf8')).trim() === key) {
     await copyTree(join(cached, 'node_modules'), join(pkg, 'node_modules'));
-    for (const { build } of ADDONS.filter((a) => a.build.startsWith('native/'))) {
+    for (const { build } of addonsFor(version).filter((a) => a.build.startsWith('native/'))) {
       if (existsSync(join(cached, build))) await copyTree(join(cached, build), join(pkg, build));
     }
     return { pkg, note: `cached install for this lockfile and Node (${cached}; PAGEJSON_SMOKE_REINSTALL=1 redoes it)` };
@@ -224,7 +231,7 @@ async function installCopy({ version, binaries, work }) {
   if (notBuilt) throw new StepError(notBuilt, tail(result.stdout, 40));
   refuseWarnings(`npm ci under Node ${version}`, `${result.stdout}\n${result.stderr}`);
   // node-gyp's cache for sqlite3 and node-pty, the Node folder itself for the project's addons (build-native.mjs).
-  const wrong = addonNodedirs(pkg).filter((addon) => addon.nodedir !== binaries.dir && addon.nodedir !== headersDir);
+  const wrong = addonNodedirs(pkg, version).filter((addon) => addon.nodedir !== binaries.dir && addon.nodedir !== headersDir);
   if (wrong.length > 0) {
     throw new StepError(
       `native addons not built against Node ${version}'s headers: ${wrong.map((a) => `${a.name} (${a.nodedir ?? 'no build/config.gypi'})`).join(', ')}`,
@@ -237,7 +244,8 @@ async function installCopy({ version, binaries, work }) {
   const saving = await mkdtemp(join(CACHE, 'install', '.saving-'));
   try {
     await copyTree(join(pkg, 'node_modules'), join(saving, 'node_modules'));
-    for (const { build } of ADDONS.filter((a) => a.build.startsWith('native/'))) await copyTree(join(pkg, build), join(saving, build));
+    for (const { build } of addonsFor(version).filter((a) => a.build.startsWith('native/')))
+      await copyTree(join(pkg, build), join(saving, build));
     await writeFile(join(saving, 'key'), `${key}\n`);
     await rm(cached, { recursive: true, force: true });
     await rename(saving, cached);
@@ -259,7 +267,9 @@ const out = { modules: process.versions.modules, napi: process.versions.napi, fa
 const load = (name, fn) => { try { fn(); } catch (error) { out.failed.push(name + ': ' + error.message); } };
 load('node-pty', () => { if (typeof req('node-pty').spawn !== 'function') throw new Error('no spawn()'); });
 load('malloc-trim', () => { if (typeof req('./native/malloc-trim/build/Release/malloc_trim.node').freeBytes() !== 'number') throw new Error('freeBytes() is not a number'); });
-load('reexec', () => { if (typeof req('./native/reexec/build/Release/reexec.node').execve !== 'function') throw new Error('no execve()'); });
+out.execve = typeof process.execve === 'function';
+if (!out.execve) load('reexec', () => { if (typeof req('./native/reexec/build/Release/reexec.node').execve !== 'function') throw new Error('no execve()'); });
+else if (require('node:fs').existsSync('./native/reexec/build')) out.failed.push('reexec: built although this Node has process.execve');
 let sqlite;
 load('sqlite3', () => { sqlite = new (req('sqlite3').Database)(':memory:'); });
 if (!sqlite) { console.log(JSON.stringify(out)); } else {
@@ -274,7 +284,8 @@ async function checkAddons({ binaries, pkg }) {
   const result = await mustRun('loading the addons', binaries.node, ['-e', ADDON_CHECK], { cwd: pkg, env: cleanEnv() });
   const out = JSON.parse(result.stdout.trim().split('\n').at(-1));
   if (out.failed.length > 0) throw new StepError(`addons that do not load or work under this Node: ${out.failed.join('; ')}`);
-  return `sqlite3 (SQLite ${out.sqlite}), node-pty, malloc-trim, reexec load and work (ABI ${out.modules}, N-API ${out.napi})`;
+  const reexec = out.execve ? "process.execve (Node's own; the reexec addon not built)" : 'reexec';
+  return `sqlite3 (SQLite ${out.sqlite}), node-pty, malloc-trim load and work, ${reexec} (ABI ${out.modules}, N-API ${out.napi})`;
 }
 
 // ---------------------------------------------------------------- the CLI in a temp project
