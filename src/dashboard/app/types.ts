@@ -80,6 +80,8 @@ export interface EndpointStatus {
   health: 'healthy' | 'degraded' | 'broken' | 'blocked' | null;
   failingFields: string[];
   healthSince: string | null;
+  /** What changed, field by field, in words ("price: empty in 1 of 1 (was filled in 5 of 5)"), when not healthy. */
+  findings: string[];
   usage: { requests: number; errors: number; cacheHits: number; milliCredits: number };
 }
 

@@ -122,6 +122,21 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
           {detail.config.status === 'active' ? 'Deactivate' : 'Activate'}
         </button>
       </div>
+      {status.findings.length > 0 ? (
+        <div class="health-findings" role="status">
+          <p>
+            {status.health} since {when(status.healthSince)}: what changed, field by field
+          </p>
+          <ul>
+            {status.findings.map((finding) => (
+              <li key={finding}>{finding}</li>
+            ))}
+          </ul>
+          <p class="small muted">
+            The page may have changed: <code>pagejson heal {apiId}</code> repairs the selectors from the last good values.
+          </p>
+        </div>
+      ) : null}
       {status.lastError ? (
         <p class="error-text">
           Last error ({when(status.lastErrorAt)}): {status.lastError}

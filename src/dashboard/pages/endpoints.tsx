@@ -93,7 +93,11 @@ export function EndpointsPage() {
                 </td>
                 <td>
                   <Health health={row.health} />
-                  {row.failingFields.length > 0 ? <div class="small muted">failing: {row.failingFields.join(', ')}</div> : null}
+                  {row.findings.length > 0 ? (
+                    <div class="small muted">{row.findings.slice(0, 2).join('; ') + (row.findings.length > 2 ? '; …' : '')}</div>
+                  ) : row.failingFields.length > 0 ? (
+                    <div class="small muted">failing: {row.failingFields.join(', ')}</div>
+                  ) : null}
                 </td>
                 <td class="number">{row.last24h.requests}</td>
                 <td class="number">{credits(row.last24h.retrievalMilliCredits + row.last24h.generationMilliCredits)}</td>
