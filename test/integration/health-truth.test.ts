@@ -275,4 +275,14 @@ describe('no false alarms, and the last fetch recorded', () => {
     const shrunk = JSON.parse((await cli('check', 'furniture', '--json')).stdout) as { endpoints: Array<{ findings: string[] }> };
     expect(shrunk.endpoints[0]!.findings).toEqual(['products: 1 item (had at least 3 in every good observation)']);
   });
+
+  it('a monitor run records the last fetch and the health too (the dashboard never says "never" after it)', async () => {
+    temp = await makeProject([{ ...tagList(), monitor: { every: '1h' } }]);
+    expect((await cli('monitor', 'run', 'tags')).exitCode).toBe(0);
+    const shown = JSON.parse((await cli('status', '--json')).stdout) as {
+      endpoints: Array<{ lastFetchAt: string | null; health: string }>;
+    };
+    expect(shown.endpoints[0]).toMatchObject({ health: 'healthy' });
+    expect(shown.endpoints[0]!.lastFetchAt).not.toBeNull();
+  });
 });
