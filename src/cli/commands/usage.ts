@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { formatCredits, fromMilli } from '../../core/shared/credit-amounts.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import type { UsageQuery } from '../../core/state/types.js';
@@ -37,6 +39,19 @@ export function register(program: Command, ctx: CliContext): void {
       );
       // People know their keys by label (`ci`, `partner-x`); the id stays in --json for scripts.
       const labels = new Map(keys.map((key) => [key.id, key.label] as const));
+      // A key id or apiId that names nothing (and has no usage left from a key or config since removed) is a
+      // usage error, exit 2, as in every command; not an empty table.
+      if (rows.length === 0 && options.key && !labels.has(options.key))
+        throw new PagejsonError('KEY_NOT_FOUND', `no key with id "${options.key}"`, { hint: 'run `pagejson keys list` to see key ids' });
+      if (
+        rows.length === 0 &&
+        options.api &&
+        !endpoints.some((e) => e.apiId === options.api) &&
+        !existsSync(join(project.configsDir, `${options.api}.json`))
+      )
+        throw new PagejsonError('CONFIG_NOT_FOUND', `no config with apiId "${options.api}"`, {
+          hint: 'run `pagejson list` to see the endpoints',
+        });
       const keyName = (keyId: string | null): string | null => (keyId === null ? null : labels.get(keyId) || keyId);
       if (options.json)
         return writeJson(
