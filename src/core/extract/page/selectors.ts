@@ -3,11 +3,13 @@ import {
   classesOf,
   countOfType,
   cssModulePrefix,
+  isElement,
   parentElement,
   positionOfType,
   quoteAttributeValue,
   selectIn,
   stableClasses,
+  textOf,
   type Element,
 } from './dom.js';
 
@@ -50,9 +52,53 @@ function ownSelectors(element: Element): string[] {
   return candidates;
 }
 
+/** A short text usable inside `:contains("…")`: one line, no quotes or backslashes. */
+function containsText(text: string): string | null {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  return clean.length >= 2 && clean.length <= 60 && !/["\\]/.test(clean) ? clean : null;
+}
+
+/**
+ * Selectors naming the element by what stands before it or what it holds, for elements without an id or
+ * class of their own: the heading just before it (`h2:has(#External_links) + ul`, `h3:contains("Results") +
+ * table`), the sibling before it by its id, and for a table its header cells (`table:has(th:contains("Year"))`).
+ * They survive an element added elsewhere on the page, which a position (`ul:nth-of-type(17)`) does not.
+ */
+function anchoredSelectors(element: Element): string[] {
+  const candidates: string[] = [];
+  let previous = element.prev;
+  while (previous && previous.type !== 'tag') previous = previous.prev;
+  if (previous && isElement(previous)) {
+    const id = previous.attribs.id;
+    if (id && /^[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(id)) candidates.push(`${previous.name}#${escapeIdentifier(id)} + ${element.name}`);
+    if (/^h[1-6]$/.test(previous.name)) {
+      const inner = selectIn('[id]', previous).find((child) => /^[A-Za-z][A-Za-z0-9_-]{0,60}$/.test(child.attribs.id ?? ''));
+      if (inner) candidates.push(`${previous.name}:has(#${escapeIdentifier(inner.attribs.id!)}) + ${element.name}`);
+      const text = containsText(textOf(previous));
+      if (text) candidates.push(`${previous.name}:contains(${quoteAttributeValue(text)}) + ${element.name}`);
+    }
+  }
+  if (element.name === 'table') {
+    const headers = selectIn('th', element)
+      .map((cell) => containsText(textOf(cell)))
+      .filter((text): text is string => text !== null && !/^\d+$/.test(text))
+      .slice(0, 3);
+    const base = classSelector('table', stableClasses(element).slice(0, 1));
+    for (let count = 1; count <= headers.length; count++)
+      candidates.push(
+        `${base}${headers
+          .slice(0, count)
+          .map((text) => `:has(th:contains(${quoteAttributeValue(text)}))`)
+          .join('')}`,
+      );
+  }
+  return candidates;
+}
+
 /** A selector matching exactly this element among the roots; climbs to a unique ancestor when needed. */
 export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], depth = 0): string {
   for (const candidate of [...ownSelectors(element), element.name]) if (selectsExactly(candidate, roots, [element])) return candidate;
+  for (const candidate of anchoredSelectors(element)) if (selectsExactly(candidate, roots, [element])) return candidate;
   const step = countOfType(element) > 1 ? `${element.name}:nth-of-type(${positionOfType(element)})` : element.name;
   const parent = parentElement(element);
   // A top-level element of a fragment (no <html>/<body>): its position counts among the top level only,

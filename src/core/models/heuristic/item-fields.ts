@@ -343,6 +343,7 @@ function readableFields(found: Found, readable: Readable): void {
   const priced = filled.length > 0 && filled.every(looksLikePrice);
   let name = readableName(found, readable, { label: inlineLabel ?? labelOf(first, found.constants), filled, priced });
   if (name === 'title' && found.hasTitle) name = 'subtitle';
+  name = secondName(found, readable, name, filled);
   if (role === 'link') {
     linkFields(found, readable, name, { texts, filled, varying });
     return;
@@ -354,6 +355,26 @@ function readableFields(found: Found, readable: Readable): void {
     ? { name: names.take(name), type: 'number', selector, transform: [...labelTransform, 'number'] }
     : { name: names.take(name), type: 'string', selector, ...(labelTransform.length > 0 ? { transform: labelTransform } : {}) };
   addField(found, field, texts, hint);
+}
+
+const OLD_PRICE_CLASS = /(^|[-_\s])(old|was|before|regular|original|strike|crossed|compare|list|rrp|uvp)([-_\s]|price|$)/i;
+
+/**
+ * A name already taken in the item names a second field by what tells it apart, before any number: a second
+ * price that is struck out or called old is `oldPrice`; a second text is a `label` when short, a `description`
+ * when long.
+ */
+function secondName(found: Found, { first, role }: Readable, name: string, filled: string[]): string {
+  if (!found.names.has(name)) return name;
+  if (name === 'price') {
+    const struck = (element: Element | null): boolean =>
+      element !== null && (['del', 's', 'strike'].includes(element.name) || OLD_PRICE_CLASS.test(element.attribs.class ?? ''));
+    if (struck(first) || struck(parentElement(first))) return 'oldPrice';
+  }
+  if (role !== 'text' || !['text', 'subtitle', 'label', 'description'].includes(name)) return name;
+  const average = filled.reduce((sum, text) => sum + text.length, 0) / Math.max(1, filled.length);
+  const byLength = average > 60 ? 'description' : average <= 25 ? 'label' : 'subtitle';
+  return found.names.has(byLength) ? name : byLength;
 }
 
 /** The name of a link or text field, from the strongest sign to the weakest. */

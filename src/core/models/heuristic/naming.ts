@@ -199,9 +199,38 @@ export function nameFromClasses(classes: string[]): string | null {
     }
     const element = cls.includes('__') ? cls.split('__').pop()!.split('--')[0]! : cls;
     const name = nameFromText(element) ?? nameFromText(cls);
-    if (name) return name;
+    if (name && isReadableName(name)) return name;
   }
   return null;
+}
+
+/** Consonant clusters English words start with; others (`mf`, `gtk`, `rz`) are abbreviations or hashes. */
+const ONSETS = new Set(
+  'bl br ch cl cr dr dw fl fr gl gr gn kn kl ph pl pr ps sc sh sk sl sm sn sp st sw th tr tw wh wr sch scr shr sph spl spr str squ thr chr phr'.split(
+    ' ',
+  ),
+);
+/** Consonant clusters English words end with (`-nds`, `-cks`, `-ght`); others (`-bf`, `-kb`) are not words. */
+const CODAS =
+  /^(|[b-df-hj-np-tv-xz]|ck|ct|ft|ld|lf|lk|lm|lp|lt|lth|mp|nd|ng|nk|nt|pt|rb|rc|rd|rf|rg|rk|rl|rm|rn|rp|rt|rst|rld|sk|sp|ss|st|th|dth|pth|fth|xth|ch|sh|ll|ff|gh|ght|nth|rth|ngth|tch|nch|rch|lch|xt|mb|mn|wn|wl|wk|wd|ws|ks)s?$/;
+
+/**
+ * A word a reader recognises as a word: it has a vowel, starts and ends the way English words do and has no
+ * run of four consonants. `mfes`, `rzds`, `ekabf`, `gtkis` are class-name shorthand that names nothing.
+ */
+export function isReadableWord(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (!/^[a-z]+$/.test(lower)) return /^[a-z]*\d*$/.test(lower) === false;
+  if (lower.length <= 2 || !/[aeiouy]/.test(lower) || /[b-df-hj-np-tv-xz]{5}/.test(lower)) return false;
+  // `y` is a vowel at the end (company) and a consonant at the start (year).
+  const onset = /^[b-df-hj-np-tv-z]*/.exec(lower)![0];
+  const coda = /[b-df-hj-np-tv-xz]*$/.exec(lower)![0];
+  return (onset.length <= 1 || ONSETS.has(onset)) && CODAS.test(coda);
+}
+
+/** Every word of a camelCase name is readable. */
+export function isReadableName(name: string): boolean {
+  return splitWords(name).every((word) => /^\d+$/.test(word) || isReadableWord(word));
 }
 
 export function pluralize(name: string): string {

@@ -12,7 +12,7 @@ import {
   type Element,
 } from '../../extract/index.js';
 import { itemFields } from './item-fields.js';
-import { isUtilityClass, pluralize, splitWords } from './naming.js';
+import { camelCase, isReadableName, isReadableWord, isUtilityClass, NameSet, pluralize, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -344,10 +344,34 @@ function arrayName(group: Group): string {
     (cls) => !isUtilityClass(cls),
   );
   for (const source of sources) {
-    const word = splitWords(source).find((candidate) => !GENERIC_WORDS.has(candidate) && /^[a-z]{3,20}$/.test(candidate));
+    const word = splitWords(source).find(
+      (candidate) => !GENERIC_WORDS.has(candidate) && /^[a-z]{3,20}$/.test(candidate) && isReadableWord(candidate),
+    );
     if (word) return pluralize(word);
   }
-  return 'items';
+  return headingName(group) ?? 'items';
+}
+
+/** The heading just before the region (or before one of its ancestors, three up at most): "Related products". */
+function headingName(group: Group): string | null {
+  let current: Element | null = group.parent;
+  for (let level = 0; current && level < 3; level++, current = parentElement(current)) {
+    for (let sibling = current.prev; sibling; sibling = sibling.prev) {
+      if (sibling.type !== 'tag') continue;
+      const element = sibling as Element;
+      const heading = /^h[1-6]$/.test(element.name) ? element : selectIn('h2, h3, h4', element).pop();
+      if (!heading) break;
+      const words = splitWords(textOf(heading)).filter((word) => !/^(the|of|a|an|and|for|to|in|our|your|more|see|all)$/.test(word));
+      const name = camelCase(words.slice(0, 3));
+      return name.length > 2 && isReadableName(name) ? name : null;
+    }
+    if (elementChildren(current).some((child) => /^h[1-6]$/.test(child.name) && child !== group.items[0])) {
+      const heading = elementChildren(current).find((child) => /^h[1-6]$/.test(child.name))!;
+      const name = camelCase(splitWords(textOf(heading)).slice(0, 3));
+      return name.length > 2 && isReadableName(name) ? name : null;
+    }
+  }
+  return null;
 }
 
 /** `ancestor > div > section`: the path below the ancestor, by tag, with the item's shared class when it has one. */
@@ -475,9 +499,13 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   }
 
   const proposals: Proposal[] = [];
+  const names = new NameSet();
   for (const candidate of kept) {
     const selector = candidate.selector;
-    const name = arrayName(candidate.group);
+    // Two regions named alike (`items`, `products`) are told apart by their headings before a number.
+    const preferred = arrayName(candidate.group);
+    const heading = names.has(preferred) ? headingName(candidate.group) : null;
+    const name = names.take(heading && !names.has(heading) ? heading : preferred);
     const isTextList = candidate.fields.length === 1 && candidate.fields[0]!.name === TEXT_LIST;
     proposals.push({
       kind: 'items',

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { Field } from '../../src/core/config/schema.js';
+import { generateWithHeuristic, htmlPage } from '../support/heuristic-generate.js';
+
+/** Names and selectors a maintainer can read (issue 36 items 2 and 4), each rule on a page written for it. */
+const URL_ = 'https://news.example/';
+const generate = (body: string) => generateWithHeuristic(htmlPage(body), URL_);
+const arrays = (structure: Field[]) => structure.filter((field) => field.type === 'array');
+const POSITIONAL = /nth-(of-type|child|last)|:first-|:last-/;
+
+describe('names', () => {
+  it('never names a list or a field after class shorthand that means nothing to a reader', async () => {
+    const cards = ['Alpha', 'Beta', 'Gamma', 'Delta']
+      .map(
+        (title, index) =>
+          `<div class="mfes"><a class="rzds" href="/p/${index}">${title} phone</a><span class="ekabf">Great ${title} deal today</span></div>`,
+      )
+      .join('');
+    const { structure } = await generate(`<h2>Latest phones</h2><div class="gtkis">${cards}</div>`);
+    const list = arrays(structure)[0]!;
+    expect(list.name).toBe('latestPhones');
+    expect(list.fields!.map((field) => field.name)).toEqual(['title', 'url', 'text']);
+  });
+
+  it('names a second price that is struck out oldPrice, and a second text by its length, before any number', async () => {
+    const cards = [1, 2, 3, 4]
+      .map(
+        (n) =>
+          `<li class="product"><h3>Lamp ${n}</h3><span class="badge">New ${n}</span><p class="blurb">A lamp for reading late, model ${n}, with a warm light and a heavy base.</p><span class="price">€${n}0.00</span><del class="old">€${n}9.00</del></li>`,
+      )
+      .join('');
+    const { structure } = await generate(`<ul class="products">${cards}</ul>`);
+    const names = arrays(structure)[0]!.fields!.map((field) => field.name);
+    expect(names).toEqual(expect.arrayContaining(['title', 'price', 'oldPrice']));
+    expect(names.filter((name) => /\d$/.test(name))).toEqual([]);
+  });
+
+  it('tells two lists alike apart by the headings before them', async () => {
+    const list = (word: string) =>
+      `<ul class="items">${[1, 2, 3].map((n) => `<li class="item"><a href="/${word}/${n}">${word} story ${n}</a><span class="meta">by Ann ${n} on Monday</span></li>`).join('')}</ul>`;
+    const { structure } = await generate(
+      `<section><h2>Sport</h2>${list('sport')}</section><div class="box"><div><h2>Weather</h2>${list('weather')}</div></div>`,
+    );
+    const names = arrays(structure).map((field) => field.name);
+    expect(names).toHaveLength(2);
+    expect(names.filter((name) => /\d$/.test(name))).toEqual([]);
+  });
+});
+
+describe('selectors', () => {
+  it('anchors a list without a class on the heading before it, and a table on its header cells, not on their positions', async () => {
+    const links = [1, 2, 3, 4]
+      .map((n) => `<li><a href="https://ext.example/${n}">External site number ${n}</a> — a long description of site ${n}</li>`)
+      .join('');
+    const table = (first: string) =>
+      `<table class="wikitable"><tr><th>${first}</th><th>Year</th></tr>${[1, 2, 3].map((n) => `<tr><td>${first} ${n}</td><td>${1990 + n}</td></tr>`).join('')}</table>`;
+    const body = `<p>x</p><ul><li>a</li></ul><h2><span id="Albums">Albums</span></h2>${table('Album')}<p>y</p>${table('Single')}<h2><span id="External_links">External links</span></h2><ul>${links}</ul>`;
+    const { structure, data } = await generate(body);
+    for (const field of arrays(structure)) expect(field.selector).not.toMatch(POSITIONAL);
+    expect(arrays(structure).map((field) => (data[field.name] as unknown[]).length)).toEqual(expect.arrayContaining([3, 3, 4]));
+  });
+});
