@@ -227,7 +227,7 @@ export function npmWarnings(text) {
 export function nodeWarnings(text) {
   return text
     .split('\n')
-    .filter((line) => /^\(node:\d+\) /.test(line) || /^\S*Warning: /.test(line))
+    .filter((line) => /^\(node:\d+\) /.test(line))
     .map((line) => line.trim());
 }
 
