@@ -104,4 +104,34 @@ describe("the dashboard's generation with the servers people run", () => {
     expect((await call<{ balance: number }>('GET', '/generate/options')).json.balance).toBe(before.json.balance);
     expect(await server.runtime.store.usage({ apiId: 'stuck' })).toEqual([]);
   });
+
+  it('records the tokens of a model that failed after answering and of a proposal never saved, and charges neither', async () => {
+    llm.behave({ usage: 'counted' });
+    llm.requests.length = 0;
+    llm.script(['no JSON here', 'still none', { json: heading }]);
+    await start({ models: { chatty: { baseURL: llm.baseURL, model: 'm', maxRetries: 0 } } });
+    const before = (await call<{ balance: number }>('GET', '/generate/options')).json.balance;
+    const failed = await call<{ error: { code: string; message: string } }>('POST', '/generate', {
+      url: `${site.origin}/shop/garden/items`,
+      model: 'chatty',
+      apiId: 'failed',
+    });
+    expect(failed.json.error).toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('gave an invalid answer twice') });
+    const spentOnFailure = { ...llm.reported };
+    expect(await server.runtime.store.usage({ apiId: 'failed' })).toEqual([
+      expect.objectContaining({ keyId: null, requests: 0, milliCredits: 0, ...spentOnFailure }),
+    ]);
+
+    const proposal = await call<{ proposalId: string }>('POST', '/generate', {
+      url: `${site.origin}/shop/garden/items`,
+      model: 'chatty',
+      apiId: 'unsaved',
+    });
+    expect(proposal.status).toBe(200);
+    const rows = await server.runtime.store.usage({ apiId: 'unsaved' });
+    expect(rows).toEqual([
+      expect.objectContaining({ milliCredits: 0, promptTokens: llm.reported.promptTokens - spentOnFailure.promptTokens }),
+    ]);
+    expect((await call<{ balance: number }>('GET', '/generate/options')).json.balance).toBe(before);
+  });
 });

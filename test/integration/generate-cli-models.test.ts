@@ -128,4 +128,19 @@ describe('pagejson generate with the servers people run', () => {
     expect(result.stdout).toMatch(/models\.small\.timeoutMs/);
     expect(result.stdout).toMatch(/models headers cannot set content-length/);
   });
+
+  it('records the tokens of a model that answered wrong twice, and charges nothing', async () => {
+    const dir = await makeProject({ maxRetries: 0 });
+    llm.behave({ usage: 'counted' });
+    llm.script(['Sorry, I cannot see any data.', '{"structure": []}']);
+    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'wrong', '--model', 'small', '--yes']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('model small gave an invalid answer twice');
+    expect(existsSync(join(dir, 'configs/wrong.json'))).toBe(false);
+    expect(JSON.parse((await cli(dir, ['credits', '--json'])).stdout).balance).toBe(100);
+    const usage = JSON.parse((await cli(dir, ['usage', '--api', 'wrong', '--json'])).stdout) as unknown;
+    expect(usage).toMatchObject([
+      { apiId: 'wrong', milliCredits: 0, promptTokens: llm.reported.promptTokens, completionTokens: llm.reported.completionTokens },
+    ]);
+  });
 });

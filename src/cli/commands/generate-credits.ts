@@ -45,3 +45,15 @@ export async function chargeGeneration(
     await client.close();
   }
 }
+
+/**
+ * The tokens of a generation that was not saved (a failed model, a review cancelled): recorded in the usage of
+ * its apiId like any other (docs/models.md, "Tokens"), with no credits charged. Never the command's failure.
+ */
+export async function recordUnsavedTokens(project: Project, apiId: string, usage: unknown): Promise<void> {
+  const spent = usage as Partial<TokenUsage> | undefined;
+  const promptTokens = Number.isSafeInteger(spent?.promptTokens) ? spent!.promptTokens! : 0;
+  const completionTokens = Number.isSafeInteger(spent?.completionTokens) ? spent!.completionTokens! : 0;
+  if (promptTokens <= 0 && completionTokens <= 0) return;
+  await chargeGeneration(project, 0, { apiId, usage: { promptTokens, completionTokens } }).catch(() => undefined);
+}

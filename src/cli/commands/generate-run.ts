@@ -23,7 +23,7 @@ import { askReview } from '../prompts/generate-review.js';
 import { offerPagination } from '../prompts/generate-pagination.js';
 import { startSpinner } from '../spinner.js';
 import { renderStructureTree } from '../tree.js';
-import { chargeGeneration, ensureGenerationCredits } from './generate-credits.js';
+import { chargeGeneration, ensureGenerationCredits, recordUnsavedTokens } from './generate-credits.js';
 import type { GenerateFlags } from './generate.js';
 import { accessFromFlags } from './generate-access.js';
 import { loginFromFlags } from './generate-login.js';
@@ -116,6 +116,10 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
       },
     );
     spinner.stop();
+  } catch (error) {
+    // A model that answered and then failed (invalid twice, a timeout after a correction) spent tokens: recorded, not charged.
+    if (isPagejsonError(error)) await recordUnsavedTokens(project, apiId, error.context.usage);
+    throw error;
   } finally {
     spinner.stop();
     await pool.close();
@@ -133,7 +137,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   // The review: nothing is written or charged until the user saves.
   while (asking) {
     const choice = await askReview(apiId, displayPath(file, ctx.cwd));
-    if (choice === 'cancel') return cancelled(ctx);
+    if (choice === 'cancel') return cancelled(ctx, () => recordUnsavedTokens(project, apiId, result.usage));
     if (choice === 'rename') {
       const { input } = await import('../prompts/ask.js');
       const chosen = await input({
@@ -167,7 +171,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
       const { probePage } = await import('../prompts/edit-sample.js');
       const page = await probePage({ html: result.html, finalUrl: result.finalUrl }, config.apiId, project);
       const edited = await runInteractiveEdit(editable, project, ctx, { draft: true, page });
-      if (edited.outcome === 'quit') return cancelled(ctx);
+      if (edited.outcome === 'quit') return cancelled(ctx, () => recordUnsavedTokens(project, apiId, result.usage));
       config = edited.config;
     }
     break;
@@ -224,7 +228,9 @@ async function writeFetchNotes(ctx: CliContext, notes: FetchedNotes, inputs: Req
   writePageNotes(ctx, notes.page, inputs.scraper, `\`pagejson generate ${inputs.url} --scraper 3\``);
 }
 
-function cancelled(ctx: CliContext): void {
+/** Cancelled by the user; after a generation, its model tokens are still recorded (`record`), never charged. */
+async function cancelled(ctx: CliContext, record?: () => Promise<void>): Promise<void> {
+  await record?.();
   writeLine(ctx.stderr, 'cancelled: nothing was written or charged');
   ctx.exitCode = 130;
 }

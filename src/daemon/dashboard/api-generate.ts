@@ -14,7 +14,7 @@ import { applyEdits, type EditOperation } from '../../core/edit/operations.js';
 import { keepRevision } from '../../core/edit/revisions.js';
 import { generationCost } from '../../core/access/credits.js';
 import { PagejsonError } from '../../core/shared/errors.js';
-import { checkSourceUrl, defaultApiId } from '../../core/generation/generate.js';
+import { checkSourceUrl, defaultApiId, type GenerateResult } from '../../core/generation/generate.js';
 import { generateIsolated, generationBudgetMs } from '../../core/generation/isolated.js';
 import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
 import { HEURISTIC_MODEL } from '../../core/models/index.js';
@@ -61,6 +61,65 @@ const ProposalParam = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'no
 const ProposalEditBody = z
   .object({ operations: Operations, save: z.boolean().default(false), overwrite: z.boolean().default(false) })
   .strict();
+
+/**
+ * A generation's model tokens go into the usage of its apiId as soon as they are spent (docs/models.md,
+ * "Tokens"), with no credits: those of a proposal never saved and of a model that failed after answering too.
+ */
+async function spentTokensRecorded<T extends { usage?: TokenUsage }>(
+  context: DashboardApiContext,
+  apiId: string,
+  work: Promise<T>,
+): Promise<T> {
+  const record = (usage: unknown): Promise<unknown> => {
+    const spent = usage as Partial<TokenUsage> | undefined;
+    const promptTokens = Number.isSafeInteger(spent?.promptTokens) ? spent!.promptTokens! : 0;
+    const completionTokens = Number.isSafeInteger(spent?.completionTokens) ? spent!.completionTokens! : 0;
+    if (promptTokens <= 0 && completionTokens <= 0) return Promise.resolve();
+    return context.state.charge(DEFAULT_ACCOUNT, 0, { apiId, promptTokens, completionTokens }).catch(() => undefined);
+  };
+  try {
+    const result = await work;
+    await record(result.usage);
+    return result;
+  } catch (error) {
+    if (error instanceof PagejsonError) await record(error.context.usage);
+    throw error;
+  }
+}
+
+/** In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external. */
+function generateInThread(
+  runtime: DashboardApiContext['runtime'],
+  body: z.output<typeof GenerateBody>,
+  url: string,
+  apiId: string,
+): Promise<GenerateResult> {
+  const { fetch, extraction } = runtime.settings;
+  return generateIsolated(
+    {
+      url,
+      apiId,
+      scraper: body.scraper as ScraperNumber,
+      session: body.session,
+      model: body.model,
+      selector: body.selector,
+      rule: body.rule?.trim() || null,
+      caching: body.caching,
+      vars: [],
+    },
+    {
+      scraperFor: (number) => runtime.scrapers.get(number),
+      models: runtime.settings.models,
+      env: runtime.env,
+      modelTimeoutMs: fetch.timeoutMs,
+      budgetMs: generationBudgetMs(runtime.settings, body.model, fetch.timeoutMs),
+      limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
+      dataDir: runtime.project.dataDir,
+      now: runtime.now,
+    },
+  );
+}
 
 /** Longer than the longest generation's own budget (the slowest model's), so that budget ends it first. */
 function generationHandlerTimeoutMs(settings: DashboardApiContext['runtime']['settings']): number {
@@ -120,31 +179,7 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     const apiId = body.apiId ?? defaultApiId(url);
     // A model the project cannot reach is a mistake in what was asked: said before any fetch.
     await runtime.models.get(body.model);
-    // In a thread of its own with a budget: a hostile page must not hold the event loop that answers /external.
-    const { fetch, extraction } = runtime.settings;
-    const result = await generateIsolated(
-      {
-        url,
-        apiId,
-        scraper: body.scraper as ScraperNumber,
-        session: body.session,
-        model: body.model,
-        selector: body.selector,
-        rule: body.rule?.trim() || null,
-        caching: body.caching,
-        vars: [],
-      },
-      {
-        scraperFor: (number) => runtime.scrapers.get(number),
-        models: runtime.settings.models,
-        env: runtime.env,
-        modelTimeoutMs: fetch.timeoutMs,
-        budgetMs: generationBudgetMs(runtime.settings, body.model, fetch.timeoutMs),
-        limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
-        dataDir: runtime.project.dataDir,
-        now: runtime.now,
-      },
-    );
+    const result = await spentTokensRecorded(context, apiId, generateInThread(runtime, body, url, apiId));
     const id = randomBytes(16).toString('base64url');
     proposals.set(id, {
       config: result.config,
@@ -187,11 +222,8 @@ export function registerGenerateRoutes(api: FastifyInstance, context: DashboardA
     }
     const saved = existing ? { ...config, revision: existing.revision + 1 } : config;
     // Charged when saved, as the CLI does: a failed or abandoned generation costs nothing.
-    await context.state.charge(DEFAULT_ACCOUNT, proposal.cost, {
-      apiId: saved.apiId,
-      promptTokens: proposal.usage?.promptTokens ?? 0,
-      completionTokens: proposal.usage?.completionTokens ?? 0,
-    });
+    // The tokens were recorded when the model spent them (spentTokensRecorded); the save adds the credits.
+    await context.state.charge(DEFAULT_ACCOUNT, proposal.cost, { apiId: saved.apiId, promptTokens: 0, completionTokens: 0 });
     if (existing) await keepRevision(runtime.project.dataDir, existing);
     await writeConfigFile(file, saved);
     proposals.delete(id);
