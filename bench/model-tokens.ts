@@ -72,7 +72,7 @@ async function pages(): Promise<Page[]> {
   }
   found.push({ name: 'listing-300KB', html: listingPage(60, 300_000), url: 'http://127.0.0.1/listing', selector: 'body', rule: null });
   found.push({
-    name: 'news-front-400KB',
+    name: 'news-front-300KB',
     html: newsFront(),
     url: 'http://127.0.0.1/',
     selector: 'body',
@@ -89,7 +89,7 @@ async function pages(): Promise<Page[]> {
 }
 
 /**
- * A 400 KB news front page as sites write them: a menu of 150 links, teasers of alternating markup (headline,
+ * A 300 KB news front page as sites write them: a menu of 150 links, teasers of alternating markup (headline,
  * standfirst, figure), a sidebar and a footer of link columns, the latest stories as a list below them.
  */
 function newsFront(): string {
