@@ -14,6 +14,8 @@ let site: FixtureSite;
 let llm: FakeLlm;
 /** A server that refuses json_schema (OpenAI's 400) and counts tokens: fills go through the format fallback. */
 let picky: FakeLlm;
+/** A server that never answers. */
+let stuck: FakeLlm;
 let temp: TempProject;
 let runtime: Runtime;
 let app: DaemonApp;
@@ -31,13 +33,21 @@ beforeAll(async () => {
   site = await startFixtureSite();
   llm = await startFakeLlm();
   picky = await startFakeLlm([], { jsonSchema: 'refuse', usage: 'counted' });
+  stuck = await startFakeLlm(() => ({ hang: true }));
   temp = await makeProject(
     [
       { apiId: 'product', url: `${site.origin}/product.html`, model: 'local', caching: true, structure },
       { apiId: 'live', url: `${site.origin}/product.html`, model: 'local', caching: false, structure },
       { apiId: 'picky', url: `${site.origin}/product.html`, model: 'picky', caching: false, structure },
+      { apiId: 'stuck', url: `${site.origin}/product.html`, model: 'stuck', caching: false, structure },
     ],
-    { models: { local: { baseURL: llm.baseURL, model: 'fake-model' }, picky: { baseURL: picky.baseURL, model: 'small', maxRetries: 0 } } },
+    {
+      models: {
+        local: { baseURL: llm.baseURL, model: 'fake-model' },
+        picky: { baseURL: picky.baseURL, model: 'small', maxRetries: 0 },
+        stuck: { baseURL: stuck.baseURL, model: 'hangs', timeoutMs: 200, maxRetries: 0 },
+      },
+    },
   );
   runtime = await createRuntime(temp.project, { watch: false, memoryCacheOnly: true, now: () => new Date(clock) });
   app = await buildApp(runtime, { logger: false });
@@ -48,6 +58,7 @@ afterAll(async () => {
   await runtime?.close();
   await llm?.close();
   await picky?.close();
+  await stuck?.close();
   await site?.close();
   await temp?.cleanup();
 });
@@ -121,5 +132,16 @@ describe('daemon: model tokens in usage', () => {
     expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="prompt"} ${picky.reported.promptTokens}`);
     expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="completion"} ${picky.reported.completionTokens}`);
     expect(metrics).toMatch(/pagejson_model_tokens_total\{api_id="product",type="prompt"\} 371/);
+  });
+
+  it('a fill from a model that never answers fails within its timeoutMs and the request is refunded', async () => {
+    const { key, account } = await issueKey(runtime.store);
+    const before = (await runtime.store.getAccount(account))!.balance;
+    const response = await app.inject({ method: 'GET', url: '/external/stuck', headers: { apikey: key } });
+    expect(response.statusCode).toBe(500);
+    expect(stuck.requests).toHaveLength(1);
+    expect((await runtime.store.getAccount(account))!.balance).toBe(before);
+    await runtime.retrieval.flushUsage();
+    expect(await runtime.store.usage({ apiId: 'stuck' })).toMatchObject([{ requests: 1, errors: 1, milliCredits: 0, promptTokens: 0 }]);
   });
 });
