@@ -31,7 +31,10 @@ export function register(program: Command, ctx: CliContext): void {
       const health = await import('../../core/health/index.js');
       const { loadBaselines } = await import('../endpoint-health.js');
       // The endpoint is healthy afterwards or not by the one judgement, against its baseline (issue 33).
-      const baseline = (await loadBaselines(project, [config])).of(config);
+      const learned = (await loadBaselines(project, [config])).of(config);
+      // A paginated endpoint's lists were learned over all its pages; the repair sees the first: not judged by count here.
+      const baseline =
+        config.pagination && learned ? { ...learned, fields: learned.fields.map(({ counts: _counts, ...entry }) => entry) } : learned;
       const snapshot = (await health.readSnapshots(project.configsDir, apiId)).at(0);
       // The last good values: the latest snapshot's, else the latest healthy data the endpoint's status keeps, else the sample.
       const expected = (snapshot?.record.data ?? baseline?.sample ?? health.expectedData(config)) as Record<string, unknown> | undefined;
