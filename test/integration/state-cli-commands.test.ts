@@ -210,6 +210,7 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         health: null,
         failingFields: [],
         healthSince: null,
+        findings: [],
         repair: null,
         // No schedule in this config: no monitors.
         monitors: [],
