@@ -110,6 +110,15 @@ describe('OpenAI-compatible model with the servers people run', () => {
     expect(llm.requests).toHaveLength(1);
   });
 
+  it("keeps a server's escape sequences out of its error's words", async () => {
+    llm.script([{ status: 400, error: 'bad \u001b[31mrequest\u001b[0m\r\nforged: line' }]);
+    const error = (await model()
+      .generate(input)
+      .catch((e: unknown) => e)) as PagejsonError;
+    expect(error.message).toContain('bad  [31mrequest [0m  forged: line');
+    expect([...error.message].some((char) => char.charCodeAt(0) < 0x20)).toBe(false);
+  });
+
   it('corrects an echoed schema once, saying so, and counts the tokens of both calls', async () => {
     llm.behave({ usage: 'counted' });
     llm.script([{ echoSchema: true }, { json: reply }]);

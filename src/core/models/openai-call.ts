@@ -106,6 +106,15 @@ function nonNegative(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
+function withoutControls(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? ' ' : char;
+  }
+  return out;
+}
+
 /** The failure in words; the status kept, so that a refused response format is recognised by the caller. */
 function callError(error: unknown, options: ModelCallOptions): PagejsonError {
   const status = (error as { status?: number }).status;
@@ -121,7 +130,8 @@ function callError(error: unknown, options: ModelCallOptions): PagejsonError {
       },
     );
   }
-  const message = (serverMessage(error) ?? String((error as Error).message ?? error)).slice(0, 500);
+  // The server's words are outside input: shown in a terminal and a log, so no control characters (escape sequences).
+  const message = withoutControls((serverMessage(error) ?? String((error as Error).message ?? error)).slice(0, 500));
   return new PagejsonError('MODEL_FAILED', `model ${options.name} could not be reached: ${status ? `HTTP ${status} ` : ''}${message}`, {
     context: { model: options.name, ...(status ? { status } : {}) },
     hint: "check the model's baseURL and API key in pagejson.json `models` (or OPENAI_API_KEY / OPENAI_BASE_URL)",
