@@ -59,7 +59,8 @@ export const ModelEndpointSchema = z
     maxInputTokens: z
       .number()
       .int()
-      .min(1_000)
+      // Below this the system prompt, the schema and one correction leave no room for the page.
+      .min(2_000)
       .max(2_000_000)
       .optional()
       .describe(
