@@ -137,7 +137,7 @@ describe('OpenAI-compatible model with the servers people run', () => {
     expect(llm.requests.at(-1)!.body.messages.at(-1)!.content).toMatch(/JSON Schema itself/);
   });
 
-  it('corrects prose, and prose around a fenced block, with the problem said; a bare fenced block is read', async () => {
+  it('corrects prose, and prose around a fenced block, with the problem said; a reasoning block before the JSON and a bare fenced block are read', async () => {
     llm.script(['Sure! The page shows lamps with prices.', { json: reply }]);
     await model().generate(input);
     expect(llm.requests[1]!.body.messages.at(-1)!.content).toMatch(/the reply is prose, not JSON/);
@@ -146,6 +146,11 @@ describe('OpenAI-compatible model with the servers people run', () => {
     llm.script([`Here it is:\n\`\`\`json\n${JSON.stringify(reply)}\n\`\`\`\nHope it helps`, { json: reply }]);
     await model().generate(input);
     expect(llm.requests[1]!.body.messages.at(-1)!.content).toMatch(/prose around a fenced code block/);
+
+    llm.requests.length = 0;
+    llm.script([`<think>\nThe page lists lamps; a list of cards.\n</think>\n${JSON.stringify(reply)}`]);
+    expect((await model().generate(input)).structure).toHaveLength(2);
+    expect(llm.requests).toHaveLength(1);
 
     llm.requests.length = 0;
     llm.script([`\`\`\`json\n${JSON.stringify(reply)}\n\`\`\``]);

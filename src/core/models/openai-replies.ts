@@ -9,11 +9,16 @@ import { dropNulls } from './openai-prompts.js';
  */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
+const THINKING = /^\s*<think>[\s\S]*?<\/think>/;
 const FENCE_ONLY = /^```(?:json|JSON)?\s*([\s\S]*?)\s*```$/;
 
-/** The reply's JSON. A reply that is only a fenced block is read (some servers fence even in JSON mode). */
+/**
+ * The reply's JSON. A reply that is only a fenced block is read (some servers fence even in JSON mode), and so
+ * is one after a `<think>…</think>` block.
+ */
 export function parseJson(reply: string): Checked<unknown> {
-  const trimmed = reply.trim();
+  // Reasoning models served locally (DeepSeek-R1, QwQ through Ollama or vLLM) think aloud before answering.
+  const trimmed = reply.replace(THINKING, '').trim();
   const text = trimmed.replace(FENCE_ONLY, '$1');
   if (text === '') return { ok: false, problem: 'the reply is empty: reply with the JSON object' };
   try {
