@@ -21,11 +21,20 @@ export function generateView(input: GenerateInput, roomChars: number): GenerateV
   const fields = heuristicProposal(input);
   const proposal = proposalWithin(fields, Math.floor(roomChars / 3));
   const room = Math.max(0, roomChars - proposal.length);
-  const regions = fields.length > 0 ? regionsWithin(pageRegions(input, fields, Math.floor(room / 3)), room) : '';
+  const regions = fields.length > 0 ? regionsOf(input, fields, room) : '';
   const section = cleanHtml(input.sectionHtml, { maxChars: room });
   const whole = !section.endsWith(TRUNCATION_MARKER);
   if (regions === '' || (whole && section.length <= regions.length)) return { proposal, page: section, shows: 'section' };
   return { proposal, page: regions, shows: 'regions' };
+}
+
+/** The regions within `room`, or none when the page cannot be read for them (the section is shown instead). */
+function regionsOf(input: GenerateInput, fields: Field[], room: number): string {
+  try {
+    return regionsWithin(pageRegions(input, fields, Math.floor(room / 3)), room);
+  } catch {
+    return '';
+  }
 }
 
 /**
