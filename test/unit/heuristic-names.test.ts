@@ -47,6 +47,31 @@ describe('names', () => {
   });
 });
 
+describe('list items carry their records', () => {
+  it("offers the record's whole text when its fields leave much of what a reader sees out", async () => {
+    const places = ['Leeds, early shifts, training given', 'York, late shifts, own van', 'Hull, nights, ward B', 'Bath, days, site work'];
+    const jobs = ['Baker', 'Driver', 'Nurse', 'Welder']
+      .map(
+        (role, n) =>
+          `<div class="job"><a href="/jobs/${n}">${role} wanted</a><br>Full time in ${places[n]}<span class="badge">Remote</span></div>`,
+      )
+      .join('');
+    const { structure, data } = await generate(`<div class="jobs">${jobs}</div>`);
+    const list = arrays(structure)[0]!;
+    expect(list.fields!.map((field) => field.name)).toContain('text');
+    const first = (data[list.name] as Array<Record<string, unknown>>)[0]!;
+    expect(Object.values(first).join(' ')).toContain('Leeds, early shifts, training given');
+  });
+
+  it('offers no such text when the fields already hold the record', async () => {
+    const cards = ['Alpha', 'Beta', 'Gamma']
+      .map((title, n) => `<div class="card"><h3>${title}</h3><p class="about">About ${title} number ${n}</p></div>`)
+      .join('');
+    const { structure } = await generate(`<div class="cards">${cards}</div>`);
+    expect(arrays(structure)[0]!.fields!.map((field) => field.name)).not.toContain('text');
+  });
+});
+
 describe('selectors', () => {
   it('anchors a list without a class on the heading before it, and a table on its header cells, not on their positions', async () => {
     const links = [1, 2, 3, 4]

@@ -53,4 +53,11 @@ describe('tables', () => {
     const { structure } = await generate(`<h2>Discography</h2>${table('Album', 'Album')}${table('Single', 'Single')}`);
     expect(arrays(structure).map((field) => field.name)).toEqual(['discographies', 'discographiesSingle']);
   });
+
+  it('keeps text a page really shows that only looks like a template mark', async () => {
+    const rows = [1, 2, 3].map((n) => `<tr><td>GL-${n}</td><td>[[]]</td><td>${n}-0</td></tr>`).join('');
+    const { structure, data } = await generate(`<h3>Cup</h3><table><tr><th>Match</th><th>Venue</th><th>Score</th></tr>${rows}</table>`);
+    const table = arrays(structure)[0]!;
+    expect((data[table.name] as Array<Record<string, unknown>>)[0]).toEqual({ match: 'GL-1', venue: '[[]]', score: '1-0' });
+  });
 });

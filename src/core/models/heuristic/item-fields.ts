@@ -1,12 +1,16 @@
+import type { AnyNode } from 'domhandler';
 import type { Field } from '../../config/index.js';
 import {
   attr,
   classesOf,
   cssModulePrefix,
   elementChildren,
+  isElement,
   isStableClass,
+  isUnreadElement,
   ownText,
   parentElement,
+  parseLocaleNumber,
   relativeCandidates,
   relativeSelector,
   relativeSelectorAll,
@@ -209,6 +213,7 @@ export function itemFields(allItems: Element[]): ItemFields {
     seenValues: new Set(),
     constants: constantsOf(items, slots),
     hasTitle: false,
+    covered: items.map(() => []),
   };
   // Cards that are links themselves (`a.story-card`): the item's own href is the item's URL.
   if (items.every((item) => item.name === 'a' && attr(item, 'href'))) {
@@ -216,7 +221,48 @@ export function itemFields(allItems: Element[]): ItemFields {
     found.hints.push('url link');
   }
   for (const slot of slots) slotFields(found, slot);
+  if (found.fields.length >= 1 && coverage(found) < MIN_COVERAGE) {
+    // The fields leave much of what a reader sees in the record out (a description in bare text, prices
+    // between labels): the record's whole text is offered too, so its words are in its item.
+    found.fields.push({ name: names.take(names.has('text') ? 'fullText' : 'text'), type: 'string', selector: ':scope' });
+    found.hints.push('text');
+  }
   return { fields: found.fields, hints: found.hints.join(' ') };
+}
+
+/** Below this share of an item's words in its fields, the item's whole text is offered as well. */
+const MIN_COVERAGE = 0.7;
+
+const wordsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length >= 2);
+
+/** The words of every text node under the element (`<a>repo 1</a><a>100</a>` is `repo`, `100`, not `repo 1100`). */
+function wordsOfElement(element: Element): string[] {
+  const words: string[] = [];
+  const stack: AnyNode[] = [element];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'text') words.push(...wordsOf((node as unknown as { data: string }).data));
+    else if ('children' in node && !(node !== element && isElement(node) && (IGNORED.has(node.name) || isUnreadElement(node))))
+      stack.push(...(node as Element).children);
+  }
+  return words;
+}
+
+/** The mean share of each item's words that its fields' values hold; words every item has ("Add to cart") aside. */
+function coverage(found: Found): number {
+  const perItem = found.items.map(wordsOfElement);
+  const everywhere = new Set((perItem[0] ?? []).filter((word) => perItem.every((words) => words.includes(word))));
+  const shares = found.items.map((item, index) => {
+    const all = perItem[index]!.filter((word) => found.items.length < 3 || !everywhere.has(word));
+    if (all.length === 0) return 1;
+    const have = new Set(wordsOf((found.covered[index] ?? []).join(' ')));
+    return all.filter((word) => have.has(word)).length / all.length;
+  });
+  return shares.reduce((sum, share) => sum + share, 0) / Math.max(1, shares.length);
 }
 
 /** The fields found so far, and what the next slot's naming depends on. */
@@ -230,6 +276,8 @@ interface Found {
   /** Elements whose text is the same in every item (labels such as `Location:`): never fields themselves. */
   readonly constants: Set<Element>;
   hasTitle: boolean;
+  /** Per item (by index), the values its fields read, to tell how much of the record they cover. */
+  readonly covered: string[][];
 }
 
 /** Per item, what `read` gives for the slot's first element there ('' where the item lacks it). */
@@ -254,6 +302,8 @@ function addField(found: Found, field: Field, values: string[], hint: string): v
   found.seenValues.add(signature);
   if (field.name === 'title') found.hasTitle = true;
   found.fields.push(field);
+  // What the item will carry: a number field holds the number, not the text it was read from.
+  values.forEach((value, index) => found.covered[index]?.push(field.type === 'number' ? String(parseLocaleNumber(value) ?? '') : value));
   found.hints.push(field.name, hint, values.slice(0, 3).join(' '));
 }
 

@@ -459,10 +459,12 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
       );
       const { fields, hints } = itemFields(records.length >= MIN_ITEMS ? records : group.items);
       const weak = isChrome(group.parent) || isLinkList(fields, group.items, stats);
-      return { group, fields, hints, weak, score: score * Math.min(fields.length, 6) * (weak ? 0.1 : 1) };
+      // The record's whole text (offered when the fields miss much of it) says nothing about its structure.
+      const structured = fields.filter((field) => field.selector !== ':scope' || field.attribute !== undefined).length;
+      return { group, fields, hints, weak, structured, score: score * Math.min(structured, 6) * (weak ? 0.1 : 1) };
     })
     // One field is not a record; such items are read as a list of texts when they are just text.
-    .map((candidate) => (candidate.fields.length >= 2 ? candidate : { ...candidate, fields: textListField(candidate.group.items) }))
+    .map((candidate) => (candidate.structured >= 2 ? candidate : { ...candidate, fields: textListField(candidate.group.items) }))
     .filter(({ fields }) => fields.length > 0)
     .sort((a, b) => b.score - a.score);
 

@@ -9,9 +9,10 @@ import type { Proposal } from './types.js';
 
 /**
  * A template's unfilled placeholder (`$metabrand`, `{{ brand }}`, `${sku}`, `[[price]]`) is what the page
- * failed to say, not a value.
+ * failed to say, not a value; a name is required inside, so text such as `[[]]` a page really shows stays.
  */
-const PLACEHOLDER = /^\s*(\$[A-Za-z_][\w.]*|\$\{[^}]*\}|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[A-Za-z_]+%)\s*$/;
+const PLACEHOLDER =
+  /^\s*(\$[A-Za-z_][\w.]*|\$\{\s*[A-Za-z_][\w.]*\s*\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\}|\[\[\s*[A-Za-z_][\w.]*\s*\]\]|%[A-Za-z_]+%)\s*$/;
 
 function isEmpty(value: unknown): boolean {
   if (value === null || value === undefined || value === '') return true;
