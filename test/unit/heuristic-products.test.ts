@@ -154,4 +154,21 @@ describe('product pages: facts read from the page', () => {
     const { data } = await generate(html);
     expect(data.product).toEqual({ name: 'Sofa', price: 300, priceText: '$300' });
   });
+
+  it('reads the brand after its label inside a longer text, and an offer marked without its product', async () => {
+    const html = page(`
+      <h1>Microwave NN-E27</h1>
+      <a class="product-brand" href="/b/pana">Ver mais artigos da Marca: Panasonic</a>
+      <span itemprop="offers" itemscope itemtype="http://schema.org/Offer"><meta itemprop="priceCurrency" content="CAD"><meta itemprop="price" content="229.99">
+        <span class="sr-text">$229.99</span><div class="price" aria-hidden="true">$229<span>99</span></div></span>`);
+    const { data } = await generate(html);
+    expect(data.product).toMatchObject({ price: 229.99, currency: 'CAD', brand: 'Panasonic' });
+  });
+
+  it('never takes the price drawn for the eye only (aria-hidden) over the one a reader gets', async () => {
+    const html = page(
+      `<h1>Speaker</h1><div class="price-box"><span class="visually-off">$49.99</span><div class="price" aria-hidden="true">$49<span>99</span></div></div>`,
+    );
+    expect((await generate(html)).data.price).toBe(49.99);
+  });
 });

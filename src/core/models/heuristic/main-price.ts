@@ -3,6 +3,7 @@ import {
   allElements,
   elementChildren,
   isInside,
+  isUnreadElement,
   parentElement,
   selectIn,
   stableClasses,
@@ -114,6 +115,12 @@ export const PAGE_SOURCE = 4;
 const ISO_CODE =
   /(?:^|[^A-Za-z])(USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|INR|PKR|BRL|MXN|ARS|CLP|COP|PEN|ZAR|TRY|AED|SAR|CNY|HKD|SGD|MYR|IDR|THB|VND|PHP|KRW|RUB|UAH|ILS|EGP|NGN|KES)(?:[^A-Za-z]|$)/;
 
+/** Hidden from readers (`aria-hidden`, a drawn copy beside the screen-reader text): not the price a reader gets. */
+function isUnread(element: Element): boolean {
+  for (let current: Element | null = element; current; current = parentElement(current)) if (isUnreadElement(current)) return true;
+  return false;
+}
+
 interface Around {
   struck: Element[];
   buttons: Array<{ element: Element; index: number }>;
@@ -146,7 +153,7 @@ function priceCandidates(elements: Element[], titleIndex: number, { struck, butt
       if (distance > AFTER_TITLE || distance < -BEFORE_TITLE) continue;
       score += distance >= 0 ? 1 - distance / AFTER_TITLE : 0.5 - -distance / BEFORE_TITLE / 2;
     } else if (!named) continue;
-    if (isStruck(element, struck) || inRepeatedRegion(element)) continue;
+    if (isStruck(element, struck) || inRepeatedRegion(element) || isUnread(element)) continue;
     const nearestButton = Math.min(...buttons.map((button) => Math.abs(button.index - index)), Infinity);
     if (nearestButton <= 60) score += 0.5;
     candidates.push({ element, index, score });

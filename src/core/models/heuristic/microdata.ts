@@ -19,7 +19,15 @@ const NESTED_NAMES: Record<string, Record<string, string>> = {
 };
 
 /** Properties of the item itself named as users expect: one `gtin`, whichever length the page writes. */
-const OWN_NAMES: Record<string, string> = { gtin8: 'gtin', gtin12: 'gtin', gtin13: 'gtin', gtin14: 'gtin', ratingValue: 'rating' };
+const OWN_NAMES: Record<string, string> = {
+  gtin8: 'gtin',
+  gtin12: 'gtin',
+  gtin13: 'gtin',
+  gtin14: 'gtin',
+  ratingValue: 'rating',
+  priceCurrency: 'currency',
+  lowPrice: 'price',
+};
 
 const NUMBER_PROPS = new Set(['price', 'lowPrice', 'highPrice', 'ratingValue']);
 const INTEGER_PROPS = new Set(['reviewCount', 'ratingCount']);
@@ -142,7 +150,8 @@ export function detectMicrodata(context: DetectContext): Proposal[] {
         field: { name: topNames.take(baseName), type: 'object', fields },
         score: 100 + fields.length,
         hints: `${type} ${fields.map((f) => f.name).join(' ')}`,
-        ...(/^(Individual)?Product(Model|Group)?$/.test(type) ? { productSource: 1 } : {}),
+        // A product, or the offer a product page makes without marking the product itself.
+        ...(/^((Individual)?Product(Model|Group)?|Offer|AggregateOffer)$/.test(type) ? { productSource: 1 } : {}),
       });
       continue;
     }

@@ -88,10 +88,16 @@ function byName(scope: FactScope, near: Element[], name: string, names: RegExp):
     );
   });
   if (!found) return null;
-  // "Brand: Bosch" in the element itself: the label is cut off.
+  // "Brand: Bosch", or "See more from the brand: Bosch", in the element itself: the label is cut off.
   const label = LABELS.find((entry) => entry.name === name)!.label;
   const opening = /^([^:]{2,30}):/.exec(textOf(found))?.[1];
-  const transform = transformFor(name, opening && isLabel(opening, label) ? opening.trim() : null);
+  const inline = /(?:^|\s)([^\s:]{2,30})\s*:\s*[^:]+$/.exec(textOf(found))?.[1];
+  const transform =
+    opening && isLabel(opening, label)
+      ? transformFor(name, opening.trim())
+      : name === 'brand' && inline && isLabel(inline, label)
+        ? [`regex:${escapeRegex(inline)}\\s*:\\s*(.+)$`]
+        : transformFor(name, null);
   return {
     name,
     type: 'string',
