@@ -65,6 +65,18 @@ describe('the baseline', () => {
     expect(links.findings).toEqual(['rows[].link: URLs became words such as "read more"']);
   });
 
+  it("says when a list's labels change shape (a hidden sort key read with the name), not when other names come", () => {
+    const people: Field[] = [{ name: 'people', type: 'array', selector: 'tr', fields: [{ name: 'name', type: 'string', selector: 'td' }] }];
+    const names = ['Edmund Barton', 'Alfred Deakin', 'Chris Watson', 'George Reid'];
+    const baseline = seedBaseline(people, [{ people: names.map((name) => ({ name })) }]);
+    const leaked = { people: names.map((name) => ({ name: `${name.split(' ').reverse().join(', ')}${name}` })) };
+    expect(judgeHealth(people, leaked, baseline).findings).toEqual([
+      'people[].name: labels became longer, such as "Barton, EdmundEdmund Barton" (were about 13 characters)',
+    ]);
+    const others = { people: ['Andrew Fisher', 'Joseph Cook', 'Billy Hughes', 'Stanley Bruce'].map((name) => ({ name })) };
+    expect(judgeHealth(people, others, baseline).state).toBe('healthy');
+  });
+
   it('does not flag a list that varies in length, nor values that stay of their kind', () => {
     const varying = [good, { ...good, rows: good.rows.slice(0, 2) }, { ...good, rows: [...good.rows, ...good.rows] }];
     const baseline = seedBaseline(planets, varying);

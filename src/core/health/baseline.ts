@@ -88,6 +88,16 @@ function identityOf(field: Field): Pick<FieldBaseline, 'selector' | 'attribute' 
   return { type: field.type, ...(field.selector !== undefined ? { selector: field.selector } : {}), ...(attribute ? { attribute } : {}) };
 }
 
+/** The median length of a reading's text values (undefined without any). */
+export function medianLength(values: unknown[]): number | undefined {
+  const lengths = values
+    .slice(0, CLASSIFIED_VALUES)
+    .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+    .map((value) => value.replace(/\s+/g, ' ').trim().length)
+    .sort((a, b) => a - b);
+  return lengths.length === 0 ? undefined : lengths[Math.floor(lengths.length / 2)];
+}
+
 /** The kinds of a reading's values as shares summing to one (nothing when it has no classifiable value). */
 function kindShares(values: unknown[]): Map<ValueKind, number> {
   const kinds = values
@@ -111,12 +121,15 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading): F
   for (const [kind, share] of kindShares(reading.values)) kinds[kind] = (kinds[kind] ?? 0) + share;
   for (const kind of Object.keys(kinds) as ValueKind[]) kinds[kind] = round(kinds[kind]!);
   const counts = reading.count === undefined ? undefined : [...(before?.counts ?? []), reading.count].slice(-KEPT_COUNTS);
+  const median = medianLength(reading.values);
+  const lengths = median === undefined ? before?.lengths : [...(before?.lengths ?? []), median].slice(-KEPT_COUNTS);
   return {
     path: reading.path,
     ...identityOf(reading.field),
     seen: round((before?.seen ?? 0) * scale + 1),
     filled: round((before?.filled ?? 0) * scale + (reading.filled ? 1 : 0)),
     ...(counts ? { counts } : {}),
+    ...(lengths ? { lengths } : {}),
     ...(Object.keys(kinds).length > 0 ? { kinds } : {}),
   };
 }
@@ -247,7 +260,7 @@ function carryLevel(
 
 function carried(entry: FieldBaseline, path: string, field: Field): FieldBaseline {
   const retyped = entry.type !== field.type;
-  const { kinds, counts, ...rest } = entry;
+  const { kinds, counts, lengths, ...rest } = entry;
   const keepCounts = counts && field.type === 'array' && Array.isArray(counts);
   return {
     ...rest,
@@ -255,6 +268,7 @@ function carried(entry: FieldBaseline, path: string, field: Field): FieldBaselin
     ...identityOf(field),
     ...(keepCounts ? { counts: counts.filter((count) => Number.isFinite(count)) } : {}),
     ...(kinds && !retyped ? { kinds } : {}),
+    ...(lengths && !retyped && Array.isArray(lengths) ? { lengths: lengths.filter((length) => Number.isFinite(length)) } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Field } from '../config/index.js';
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
-import { carryBaseline, readFields, seedBaseline, type FieldReading } from './baseline.js';
+import { carryBaseline, medianLength, readFields, seedBaseline, type FieldReading } from './baseline.js';
 import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
 
 /**
@@ -20,7 +20,7 @@ import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
  */
 export type HealthState = 'healthy' | 'degraded' | 'broken';
 
-export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'kind-changed';
+export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'kind-changed' | 'shape-changed';
 
 export interface FieldHealth {
   /** Dotted path (`books`, `books.price`, `product.price`). */
@@ -84,6 +84,27 @@ function strictKind(entry: FieldBaseline | undefined): ValueKind | undefined {
   return undefined;
 }
 
+/** Labels of a list's items now of another length altogether: read from another element (a hidden sort key, a neighbour). */
+const SHAPE_ITEMS = 3;
+const SHAPE_RATIO = 1.8;
+
+function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): string | undefined {
+  const seen = (entry?.lengths ?? []).filter((length) => Number.isFinite(length) && length > 0);
+  const kinds = entry?.kinds;
+  // Only labels of list items: a scalar's value is one value of one page (another product has another name).
+  if (!reading.inItems || seen.length === 0 || !kinds || !Object.hasOwn(kinds, 'label')) return undefined;
+  const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
+  if (total <= 0 || kinds.label! / total < KIND_SHARE) return undefined;
+  const texts = reading.values.filter((value): value is string => typeof value === 'string' && value.trim() !== '');
+  const now = medianLength(texts);
+  if (texts.length < SHAPE_ITEMS || now === undefined) return undefined;
+  const [fewest, most] = [Math.min(...seen), Math.max(...seen)];
+  const example = quote(texts.find((text) => text.replace(/\s+/g, ' ').trim().length === now) ?? texts[0]);
+  if (now > most * SHAPE_RATIO) return `labels became longer, such as ${example} (were about ${most} characters)`;
+  if (now * SHAPE_RATIO < fewest) return `labels became shorter, such as ${example} (were about ${fewest} characters)`;
+  return undefined;
+}
+
 function judgeField(reading: FieldReading, entry: FieldBaseline | undefined): FieldHealth {
   const { path, field } = reading;
   const health: FieldHealth = { path, matched: reading.filled };
@@ -112,6 +133,12 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined): Fi
     return health;
   }
   const kind = strictKind(entry);
+  const shape = kind === undefined ? shapeChange(reading, entry) : undefined;
+  if (shape) {
+    health.problem = 'shape-changed';
+    health.message = `${label}: ${shape}`;
+    return health;
+  }
   if (kind !== undefined) {
     const present = reading.values.slice(0, 200).filter((value) => valueKind(value) !== undefined);
     const off = present.filter((value) => !fitsKind(kind, valueKind(value)));

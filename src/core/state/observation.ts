@@ -44,7 +44,12 @@ function baselineOf(value: unknown): HealthBaseline {
     throw new RangeError('baseline must be {version: 1, fields: [...]}');
   for (const field of value.fields as unknown[]) {
     const entry = field as FieldBaseline;
-    const numbers = [entry?.seen, entry?.filled, ...(Array.isArray(entry?.counts) ? entry.counts : [])];
+    const numbers = [
+      entry?.seen,
+      entry?.filled,
+      ...(Array.isArray(entry?.counts) ? entry.counts : []),
+      ...(Array.isArray(entry?.lengths) ? entry.lengths : []),
+    ];
     if (
       !isRecord(field) ||
       typeof entry.path !== 'string' ||
@@ -52,6 +57,7 @@ function baselineOf(value: unknown): HealthBaseline {
       typeof entry.type !== 'string' ||
       numbers.some((number) => typeof number !== 'number' || !Number.isFinite(number)) ||
       (entry.counts !== undefined && (!Array.isArray(entry.counts) || entry.counts.length > 10)) ||
+      (entry.lengths !== undefined && (!Array.isArray(entry.lengths) || entry.lengths.length > 10)) ||
       (entry.kinds !== undefined && (!isRecord(entry.kinds) || Object.values(entry.kinds).some((share) => typeof share !== 'number')))
     )
       throw new RangeError('a baseline field must be {path, type, seen, filled, counts?, kinds?}');

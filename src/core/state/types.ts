@@ -125,6 +125,8 @@ export interface FieldBaseline {
   filled: number;
   /** Arrays: item counts of the latest good observations (newest last, at most 10). */
   counts?: number[];
+  /** The median length of its text values in each of the latest good observations (newest last, at most 10): their shape. */
+  lengths?: number[];
   /** Values by kind over the good observations. */
   kinds?: Partial<Record<ValueKind, number>>;
 }
