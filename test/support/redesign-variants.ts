@@ -1,5 +1,5 @@
-import type { AnyNode, Element } from 'domhandler';
-import { cloneNode, Text } from 'domhandler';
+import type { AnyNode, Element, Text } from 'domhandler';
+import { cloneNode } from 'domhandler';
 import { getOuterHTML } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 
