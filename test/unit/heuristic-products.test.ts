@@ -171,4 +171,11 @@ describe('product pages: facts read from the page', () => {
     );
     expect((await generate(html)).data.price).toBe(49.99);
   });
+
+  it('reads availability from a buy button drawn with a div or span', async () => {
+    const html = page(
+      `<h1>Телефон A01</h1><div class="cost">44 890 тг.</div><div class="buy-box"><span class="btn-red">В корзину</span></div>`,
+    );
+    expect((await generate(html)).data).toMatchObject({ price: 44890, availability: 'InStock' });
+  });
 });

@@ -4,6 +4,7 @@ import {
   elementChildren,
   isInside,
   isUnreadElement,
+  ownText,
   parentElement,
   selectIn,
   stableClasses,
@@ -33,7 +34,7 @@ const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?pric
 const NOT_THE_PRICE =
   /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
 const BUY =
-  /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить/i;
+  /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить|в корзину|カートに入れる|加入购物车/i;
 
 function isStruck(element: Element, struck: Element[]): boolean {
   return struck.some((old) => old === element || isInside(element, old) || isInside(old, element));
@@ -89,8 +90,12 @@ export function detectMainPrice(context: DetectContext, options: { productPage?:
     .map((element, index) => ({ element, index }))
     .filter(
       ({ element }) =>
-        ['button', 'a', 'input'].includes(element.name) &&
-        BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`),
+        (['button', 'a', 'input'].includes(element.name) &&
+          BUY.test(`${element.attribs.value ?? ''} ${element.attribs.class ?? ''} ${textOf(element)}`)) ||
+        // Buttons drawn with other elements (`<div role="button">`, `<span class="btn">В корзину</span>`): by their words.
+        ((element.attribs.role === 'button' || ['span', 'div', 'label'].includes(element.name)) &&
+          ownText(element).length <= 40 &&
+          BUY.test(ownText(element))),
     );
   const candidates = priceCandidates(elements, titleIndex, { struck, buttons, inRepeatedRegion });
   if (candidates.length === 0 && !options.productPage) return [];
