@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { applyEdits } from '../../src/core/edit/operations.js';
-import { carryBaseline, judgeHealth, learnBaseline, seedBaseline, valueKind } from '../../src/core/health/index.js';
+import { carryBaseline, judgeConfig, judgeHealth, learnBaseline, seedBaseline, valueKind } from '../../src/core/health/index.js';
 import type { ApiConfig } from '../../src/core/config/schema.js';
 
 /**
@@ -75,6 +75,22 @@ describe('the baseline', () => {
     ]);
     const others = { people: ['Andrew Fisher', 'Joseph Cook', 'Billy Hughes', 'Stanley Bruce'].map((name) => ({ name })) };
     expect(judgeHealth(people, others, baseline).state).toBe('healthy');
+  });
+
+  it("does not judge a dynamic endpoint's lists by count: a search's results are as many as its query finds", () => {
+    const search = {
+      url: 'https://x.example/search?q={{q}}',
+      variables: { q: { example: 'light' } },
+      structure: planets,
+    } as unknown as ApiConfig;
+    const baseline = seedBaseline(planets, [good]);
+    for (const rows of [[], good.rows.slice(0, 1)]) expect(judgeConfig(search, { ...good, rows }, baseline).state).toBe('healthy');
+    // Its items still are: numbers that became text are a finding whatever the query.
+    expect(
+      judgeConfig(search, { ...good, rows: [{ name: 'Promo', moons: 'SKY10', link: 'https://x.example/p' }] }, baseline).findings,
+    ).toEqual(['rows[].moons: numbers became text such as "SKY10"']);
+    const fixed = { url: 'https://x.example/planets', variables: {}, structure: planets } as unknown as ApiConfig;
+    expect(judgeConfig(fixed, { ...good, rows: [] }, baseline).state).toBe('degraded');
   });
 
   it('does not flag a list that varies in length, nor values that stay of their kind', () => {

@@ -76,11 +76,7 @@ export function register(program: Command, ctx: CliContext): void {
         (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
       // What the endpoint serves once this command is done: the repair if written (or nothing changed), else the config as it is.
       const kept = write || nothingToDo;
-      const after = health.judgeHealth(
-        kept ? proposal.config.structure : config.structure,
-        kept ? proposal.data : proposal.before,
-        baseline,
-      );
+      const after = health.judgeConfig(kept ? proposal.config : config, kept ? proposal.data : proposal.before, baseline);
       if (after.state !== 'healthy') ctx.exitCode = 1;
       if (!options.json) {
         const c = colors(ctx.stdout, ctx.env);
@@ -91,7 +87,7 @@ export function register(program: Command, ctx: CliContext): void {
         for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
         if (proposal.unrepaired.length > 0)
           writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
-        const repairedHealth = health.judgeHealth(proposal.config.structure, proposal.data, baseline);
+        const repairedHealth = health.judgeConfig(proposal.config, proposal.data, baseline);
         if (!nothingToDo)
           writeLine(
             ctx.stdout,

@@ -46,7 +46,7 @@ export function register(program: Command, ctx: CliContext): void {
             hint: `configs: ${[...set.configs.keys()].join(', ') || 'none'}`,
           });
       }
-      const [{ readSnapshots, compareData, updateSnapshotData, baselineFor, judgeHealth }, { createCliExtractor }, { replaySnapshot }] =
+      const [{ readSnapshots, compareData, updateSnapshotData, baselineFor, judgeConfig }, { createCliExtractor }, { replaySnapshot }] =
         await Promise.all([import('../../core/health/index.js'), import('../local-retriever.js'), import('../snapshot-replay.js')]);
       // The daemon's budget and limits: a costly selector on a committed snapshot fails its test, not the CI job.
       const extractor = await createCliExtractor(project);
@@ -68,7 +68,7 @@ export function register(program: Command, ctx: CliContext): void {
               // Every page the snapshot keeps, through the same page loop as a retrieval (snapshot-replay.ts).
               const data = await replaySnapshot(config, snapshot, extractor);
               const differences = compareData(snapshot.record.data, data);
-              const { state, findings } = judgeHealth(config.structure, data, baseline);
+              const { state, findings } = judgeConfig(config, data, baseline);
               if (differences.length > 0 && options.update) await updateSnapshotData(project.configsDir, snapshot, data, config.revision);
               outcomes.push({
                 apiId: config.apiId,

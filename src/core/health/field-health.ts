@@ -1,4 +1,4 @@
-import type { Field } from '../config/index.js';
+import { hasCallerVariables, type ApiConfig, type Field } from '../config/index.js';
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
 import { carryBaseline, medianLength, readFields, seedBaseline, type FieldReading } from './baseline.js';
 import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
@@ -105,9 +105,14 @@ function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): s
   return undefined;
 }
 
-function judgeField(reading: FieldReading, entry: FieldBaseline | undefined): FieldHealth {
+function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, listsVary: boolean): FieldHealth {
   const { path, field } = reading;
   const health: FieldHealth = { path, matched: reading.filled };
+  // A dynamic endpoint's lists are as long as the caller's values make them (a search with no results).
+  if (listsVary && reading.count !== undefined && field.required !== true) {
+    health.items = reading.count;
+    return health;
+  }
   // The fields of a list with no items are not judged: the list is.
   if (reading.ofItems === 0) return health;
   const fewest = fewestItems(entry);
@@ -154,11 +159,16 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined): Fi
  * The health of one extraction against the endpoint's baseline (already carried onto this structure, or
  * stored as it was: it is carried here again, which is idempotent).
  */
-export function judgeHealth(structure: Field[], data: Record<string, unknown>, baseline?: HealthBaseline): Health {
+export function judgeHealth(
+  structure: Field[],
+  data: Record<string, unknown>,
+  baseline?: HealthBaseline,
+  options: { listsVary?: boolean } = {},
+): Health {
   const carried = carryBaseline(baseline, structure);
   const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
   const readings = readFields(structure, data);
-  const fields = readings.map((reading) => judgeField(reading, entries.get(reading.path)));
+  const fields = readings.map((reading) => judgeField(reading, entries.get(reading.path), options.listsVary === true));
   const failing = fields.filter((field) => field.problem !== undefined);
   const required = new Set(readings.filter((reading) => reading.field.required === true).map((reading) => reading.path));
   const selected = readings.filter((reading) => reading.field.selector !== undefined);
@@ -170,6 +180,19 @@ export function judgeHealth(structure: Field[], data: Record<string, unknown>, b
     failing: failing.map((field) => field.path),
     findings: failing.map((field) => field.message!),
   };
+}
+
+/**
+ * The health of a config's data: `judgeHealth` with what the config says of its lists. On an endpoint with
+ * caller variables (a search), a list's length is the caller's values' (no results is an answer), so its lists
+ * are not judged by count; their items still are (fill, kinds, shape), and so are the other fields.
+ */
+export function judgeConfig(
+  config: Pick<ApiConfig, 'structure' | 'url' | 'variables' | 'pagination' | 'actions'>,
+  data: Record<string, unknown>,
+  baseline?: HealthBaseline,
+): Health {
+  return judgeHealth(config.structure, data, baseline, { listsVary: hasCallerVariables(config) });
 }
 
 /** The last good data the config itself holds: the sample its generation saw. */

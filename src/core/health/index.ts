@@ -1,6 +1,7 @@
 export {
   baselineFor,
   expectedData,
+  judgeConfig,
   judgeHealth,
   type FieldHealth,
   type FieldProblem,

@@ -10,7 +10,7 @@ import {
   webUrlsOnly,
   type Extractor,
 } from '../extract/index.js';
-import { baselineFor, judgeHealth, type Health } from '../health/index.js';
+import { baselineFor, judgeConfig, type Health } from '../health/index.js';
 import type { HealthBaseline } from '../state/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
 import { browserStepsOf, takeRounds, type RoundsCollector } from './browser-rounds.js';
@@ -229,7 +229,7 @@ function assessStep(page: PageContext): Health {
         : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     );
   }
-  const health = judgeHealth(config.structure, page.data, page.options.baseline ?? baselineFor(config, undefined));
+  const health = judgeConfig(config, page.data, page.options.baseline ?? baselineFor(config, undefined));
   if (health.state === 'broken')
     throw failure(
       health.failing,
