@@ -47,6 +47,26 @@ describe('names', () => {
   });
 });
 
+describe('names: layout and screen-reader text', () => {
+  it('never names fields after screen-reader copies or lists after carousel widgets', async () => {
+    const slides = ['Oslo', 'Rome', 'Lima', 'Kyiv']
+      .map(
+        (city, n) =>
+          `<div class="slick-slide"><a class="scroll-align" href="/c/${n}">${city} city break</a><span class="visuallyHidden">Opens in a new window</span><span class="screenReaderOnly_3anTj">Price:</span><span class="mojo-price">€${n}99</span></div>`,
+      )
+      .join('');
+    const { structure, data } = await generate(`<h2>City breaks</h2><div class="slick-track">${slides}</div>`);
+    const list = arrays(structure)[0]!;
+    expect(list.name).toBe('cityBreaks');
+    expect(list.fields!.map((field) => field.name)).toEqual(['title', 'url', 'price']);
+    expect((data[list.name] as Array<Record<string, unknown>>)[1]).toEqual({
+      title: 'Rome city break',
+      url: 'https://news.example/c/1',
+      price: 199,
+    });
+  });
+});
+
 describe('list items carry their records', () => {
   it("offers the record's whole text when its fields leave much of what a reader sees out", async () => {
     const places = ['Leeds, early shifts, training given', 'York, late shifts, own van', 'Hull, nights, ward B', 'Bath, days, site work'];

@@ -124,6 +124,22 @@ const NOISE_WORDS = new Set([
   'alt',
   'clamp',
   'instructions',
+  'align',
+  'aligns',
+  'scroll',
+  'scrolls',
+  'slick',
+  'swiper',
+  'slide',
+  'slider',
+  'carousel',
+  'visually',
+  'hidden',
+  'mojo',
+  'mojos',
+  'horizontal',
+  'vertical',
+  'responsive',
 ]);
 
 /** Words that, wherever they appear, name the field outright (synonyms folded to one name). */

@@ -332,6 +332,27 @@ const GENERIC_WORDS = new Set([
   'type',
   'status',
   'publish',
+  // Widgets and layout of carousels and grids: how a list is shown, not what it holds.
+  'slick',
+  'swiper',
+  'carousel',
+  'slider',
+  'slide',
+  'slides',
+  'owl',
+  'scroll',
+  'scroller',
+  'track',
+  'align',
+  'horizontal',
+  'vertical',
+  'responsive',
+  'responsivegrid',
+  'visually',
+  'mojo',
+  'module',
+  'widget',
+  'component',
 ]);
 
 /** `products`, `results`, `jobs`: from the item's classes, then the container's id and classes. */
