@@ -27,10 +27,20 @@ describe('tables', () => {
     expect(rows.filter((row) => row.notes !== null).map((row) => row.notes)).toEqual(['Note 0', 'Note 10', 'Note 20', 'Note 30']);
   });
 
-  it('offers no table hidden from readers and no navigation box', async () => {
+  it('offers no table hidden from readers, no navigation box and no grid of letters under empty headers', async () => {
     const hidden = `<table class="persondata" style="display:none"><tr><th colspan="2">Persondata</th></tr><tr><td>Name</td><td>X</td></tr><tr><td>Born</td><td>1900</td></tr><tr><td>Died</td><td>1990</td></tr></table>`;
     const navbox = `<table class="navbox"><tr><th>Group</th><th>Links</th></tr><tr><td>A</td><td><a href="/a">a</a></td></tr><tr><td>B</td><td><a href="/b">b</a></td></tr><tr><td>C</td><td><a href="/c">c</a></td></tr></table>`;
-    const { structure } = await generate(`${filmsTable(5, 1)}${hidden}${navbox}`);
+    const letters = ['Ђ', 'Ѓ', 'Е', 'Ѐ', 'Ё', 'Є'];
+    const grid = `<table><tr><th></th><th></th><th></th></tr>${[0, 3]
+      .map(
+        (start) =>
+          `<tr>${letters
+            .slice(start, start + 3)
+            .map((letter) => `<td><a href="/wiki/${start}">${letter}</a></td>`)
+            .join('')}</tr>`,
+      )
+      .join('')}<tr><td><a href="/x">Ѕ</a></td><td><a href="/y">І</a></td><td><a href="/z">Ї</a></td></tr></table>`;
+    const { structure } = await generate(`${filmsTable(5, 1)}${hidden}${navbox}${grid}`);
     expect(arrays(structure).map((field) => field.name)).toEqual(['filmographies']);
   });
 

@@ -173,6 +173,8 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
   const headerRows = grid.slice(0, headerCount);
   const columns = Math.max(...headerRows.map(width));
   if (columns < 2) return null;
+  // Header cells that say nothing (a grid of letters or icons under empty `th`s) make no table of records.
+  if (columnNames(headerRows, columns).every((name) => name === '')) return null;
 
   // Records: rows after the header with a plain cell and a cell per column; one cell across the table
   // (a section title such as "Regular season") is not a record.
