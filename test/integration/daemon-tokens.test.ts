@@ -138,7 +138,8 @@ describe('daemon: model tokens in usage', () => {
     const { key, account } = await issueKey(runtime.store);
     const before = (await runtime.store.getAccount(account))!.balance;
     const response = await app.inject({ method: 'GET', url: '/external/stuck', headers: { apikey: key } });
-    expect(response.statusCode).toBe(500);
+    expect(response.statusCode).toBe(502);
+    expect(response.json().errors[0]).toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('did not answer in time') });
     expect(stuck.requests).toHaveLength(1);
     expect((await runtime.store.getAccount(account))!.balance).toBe(before);
     await runtime.retrieval.flushUsage();

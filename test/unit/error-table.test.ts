@@ -48,9 +48,13 @@ describe('the error table', () => {
         expect(reply.errors[0]!.message, code).toBe(expected);
       }
     }
-    expect(wireRow('MODEL_FAILED')).toBe(INTERNAL_ROW);
-    expect(errorReply(new PagejsonError('MODEL_FAILED', '/secret/path')).errors).toEqual([
+    expect(wireRow('INTERNAL')).toBe(INTERNAL_ROW);
+    expect(errorReply(new PagejsonError('INTERNAL', '/secret/path')).errors).toEqual([
       { message: 'something went wrong', code: 'INTERNAL' },
+    ]);
+    // A model's failure is told in fixed words: the server's own (an address, part of a key) stay in the log.
+    expect(errorReply(new PagejsonError('MODEL_FAILED', 'model m could not be reached: HTTP 401 key sk-…abcd')).errors).toEqual([
+      { message: 'the model could not fill the fields: it did not answer in time, or not with usable data', code: 'MODEL_FAILED' },
     ]);
   });
 

@@ -183,6 +183,14 @@ export const WIRE_TABLE: readonly WireRow[] = [
     ...service,
   },
   {
+    codes: ['MODEL_FAILED'],
+    when: "a field read by the endpoint's model (no selector) could not be filled: the model did not answer within its `timeoutMs`, or answered wrongly twice (docs/models.md); the operator's log says which",
+    status: 502,
+    // Fixed: a model server's own words may hold an address, a path or part of a key, and are the operator's to read.
+    message: fixed('the model could not fill the fields: it did not answer in time, or not with usable data'),
+    ...service,
+  },
+  {
     codes: ['SHUTTING_DOWN'],
     when: 'the daemon is stopping',
     status: 503,
