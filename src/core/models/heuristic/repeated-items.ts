@@ -227,6 +227,9 @@ function isChrome(element: Element): boolean {
 /** Menus, tag clouds, "see also" lists: each item one short link and nothing else. */
 function isLinkList(fields: Field[], items: Element[], stats: Map<Element, Stats>): boolean {
   const avgText = items.reduce((sum, item) => sum + stats.get(item)!.textLength, 0) / items.length;
+  const avgLinks = items.reduce((sum, item) => sum + stats.get(item)!.links, 0) / items.length;
+  // Icon and letter grids: rows of links of a character or two each (an alphabet, flags, social icons).
+  if (avgLinks >= 2 && avgText / avgLinks < 4) return true;
   return fields.every((field) => field.type === 'url' || field.name === 'title') && fields.length <= 2 && avgText < 40;
 }
 

@@ -137,6 +137,15 @@ export function detectTables(context: DetectContext): Proposal[] {
   return proposals;
 }
 
+/** Every cell a link of a character or two, or an image alone (an alphabet, flags): a grid of icons, not records. */
+function isIconGrid(rows: Element[]): boolean {
+  const cells = rows.flatMap(cellsOf).filter((cell) => textOf(cell) !== '' || selectIn('img', cell).length > 0);
+  return (
+    cells.length > 0 &&
+    cells.every((cell) => textOf(cell).length <= 2 && (selectIn('a[href]', cell).length > 0 || selectIn('img', cell).length > 0))
+  );
+}
+
 const NAVIGATION_CLASS = /(^|[-_\s])(navbox|navbar|vertical-navbox|sidebar|nav|menu|footer|metadata|persondata)([-_\s]|$)/i;
 
 function isHiddenOrNavigation(table: Element): boolean {
@@ -189,6 +198,7 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     return cells.length >= 2 && width(cells) <= columns && cells.every((cell) => cell.width === 1);
   });
   if (regular.length < 2 || regular.length * 2 < bodyRows.length) return null;
+  if (isIconGrid(regular)) return null;
 
   const tableSelector = uniqueSelector(table, context.sectionRoots);
   const nested = selectIn('table', table).length > 1;
