@@ -3,18 +3,23 @@ import { createProcessContext, type CliContext } from './context.js';
 import { handleCliError } from './handle-error.js';
 import { commandModules } from './commands/index.js';
 import { EXAMPLES, examplesText } from './examples.js';
+import { outputWidth, setTableWidth } from './table-width.js';
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('pagejson')
     .description('Turn web pages into versioned JSON API endpoints: generate once with a model, serve with compiled selectors.')
     .version('0.1.0')
     .option('--project <dir>', 'project folder holding pagejson.json (default: search upward from the current folder)')
+    .option('--wide', "tables show every column at full width, whatever the terminal's width")
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
       writeErr: (text) => ctx.stderr.write(text),
     });
+  // Tables fit the terminal (output.ts) unless --wide; decided once the options are parsed.
+  setTableWidth(undefined);
+  program.hook('preAction', () => setTableWidth(program.opts<{ wide?: boolean }>().wide ? undefined : outputWidth(ctx.stdout, ctx.env)));
   for (const register of commandModules) register(program, ctx);
   // Every command, at every depth, inherits the same error behaviour, so a usage error exits 2 instead of
   // commander killing the process with 1, and gets its examples.

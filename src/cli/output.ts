@@ -1,6 +1,8 @@
 import { Chalk } from 'chalk';
 import Table from 'cli-table3';
 import type { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { currentTableWidth } from './table-width.js';
 
 /** Colours only on a terminal and never with NO_COLOR (https://no-color.org). */
 export function colors(stream: Writable & { isTTY?: boolean }, env: Record<string, string | undefined>): InstanceType<typeof Chalk> {
@@ -8,9 +10,99 @@ export function colors(stream: Writable & { isTTY?: boolean }, env: Record<strin
   return new Chalk({ level: enabled ? 1 : 0 });
 }
 
-/** A plain table for human output; scripts use --json instead. */
+/** A column is not wrapped narrower than this (or its own width): rather than that, the rightmost columns are left out. */
+const MIN_COLUMN = 20;
+
+/**
+ * A plain table for human output; scripts use --json instead. It fits the width set by setTableWidth (table-width.ts): the
+ * widest columns wrap first (long words, URLs, are broken, never cut), and when even narrow columns do not
+ * fit, the rightmost are left out and a line under the table says so (`--wide` shows every column).
+ */
 export function renderTable(head: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  const table = new Table({ head, style: { head: [], border: [] } });
-  for (const row of rows) table.push(row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
-  return table.toString();
+  const cells = rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
+  const natural = head.map((title, index) => Math.max(displayWidth(title), ...cells.map((row) => displayWidth(row[index] ?? ''))) + 2);
+  const tableWidth = currentTableWidth();
+  const fit = tableWidth === undefined ? { widths: natural, shown: head.length } : fitColumns(natural, tableWidth);
+  if (fit.shown === head.length && fit.widths.every((width, index) => width === natural[index])) {
+    const table = new Table({ head, style: { head: [], border: [] } });
+    for (const row of cells) table.push(row);
+    return table.toString();
+  }
+  const inner = fit.widths.map((width) => width - 2);
+  const table = new Table({
+    head: head.slice(0, fit.shown).map((title, index) => breakLongWords(title, inner[index]!)),
+    colWidths: fit.widths,
+    wordWrap: true,
+    style: { head: [], border: [] },
+  });
+  for (const row of cells) table.push(row.slice(0, fit.shown).map((cell, index) => breakLongWords(cell, inner[index]!)));
+  const hidden = head.slice(fit.shown);
+  const note =
+    hidden.length > 0
+      ? `\n${wrapWords(`(${hidden.length === 1 ? 'column' : 'columns'} ${hidden.join(', ')} left out to fit ${tableWidth} characters: --wide shows all)`, tableWidth!)}`
+      : '';
+  return `${table.toString()}${note}`;
+}
+
+/** Widths (padding included) that fit `width` with the table's borders, and how many columns from the left fit. */
+export function fitColumns(natural: readonly number[], width: number): { widths: number[]; shown: number } {
+  for (let shown = natural.length; shown >= 1; shown -= 1) {
+    const columns = natural.slice(0, shown);
+    const room = width - (shown + 1);
+    const floor = columns.map((natural) => Math.min(natural, MIN_COLUMN));
+    if (floor.reduce((sum, w) => sum + w, 0) > room && shown > 1) continue;
+    // The largest cap at which the capped columns fit: wide columns give way first, narrow ones keep their width.
+    let low = 1;
+    let high = Math.max(...columns);
+    while (low < high) {
+      const cap = Math.ceil((low + high) / 2);
+      const total = columns.reduce((sum, w, index) => sum + Math.max(floor[index]!, Math.min(w, cap)), 0);
+      if (total <= room) low = cap;
+      else high = cap - 1;
+    }
+    return { widths: columns.map((w, index) => Math.max(floor[index]!, Math.min(w, low))), shown };
+  }
+  return { widths: [Math.max(3, width - 2)], shown: 1 };
+}
+
+/** Plain text on lines of at most `width` characters, broken between words. */
+function wrapWords(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
+
+function displayWidth(text: string): number {
+  return Math.max(
+    ...stripVTControlCharacters(text)
+      .split('\n')
+      .map((line) => [...line].length),
+  );
+}
+
+/** A word longer than the column (a URL, an id) is broken onto lines of its own, so wrapping never cuts it with `…`. */
+function breakLongWords(text: string, width: number): string {
+  if (width < 1) return text;
+  return text
+    .split('\n')
+    .map((line) =>
+      line
+        .split(' ')
+        .map((word) => {
+          const plain = stripVTControlCharacters(word);
+          if ([...plain].length <= width) return word;
+          const chars = [...plain];
+          const parts: string[] = [];
+          for (let at = 0; at < chars.length; at += width) parts.push(chars.slice(at, at + width).join(''));
+          return parts.join('\n');
+        })
+        .join(' '),
+    )
+    .join('\n');
 }
