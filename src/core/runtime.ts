@@ -275,10 +275,10 @@ function retrievalService(
   const pages = { budgetMs: settings.fetch.timeoutMs, concurrency: settings.fetch.perOriginConcurrency };
   const pipeline = { scraperFor: (n: ScraperNumber) => scrapers.get(n), modelFor: (name: string) => models.get(name), extractor, pages };
   return createRetrievalService({
-    onHealth: (config, state, failing) =>
+    onHealth: (config, state, failing, findings) =>
       void parts
         .watch()
-        ?.monitors.observeHealth(config, state, failing)
+        ?.monitors.observeHealth(config, state, failing, findings)
         .catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
     onUnhealthy: (config, values, lastGood) => parts.repairs.unhealthy(config, values, lastGood),
     repairOf: (apiId) => parts.known.repairs.get(apiId),

@@ -162,8 +162,11 @@ describe('truthful health on written pages: the daemon, check and heal agree', (
         ['MISS', 'degraded'],
       ]);
       expect(await statusOf(server, apiId)).toMatchObject({ health: 'degraded', findings });
-      const events = (await server.runtime.watch.monitors.history(apiId, 10)).map((entry) => entry.kind);
-      expect(events.filter((kind) => kind === 'endpoint.degraded')).toHaveLength(1);
+      const history = await server.runtime.watch.monitors.history(apiId, 10);
+      const degraded = history.filter((entry) => entry.kind === 'endpoint.degraded');
+      expect(degraded).toHaveLength(1);
+      // The event says what changed (its payload carries the findings too).
+      expect(degraded[0]!.detail).toBe(findings.join('; '));
 
       const checked = await cli('check', apiId);
       expect(checked.exitCode).toBe(1);
@@ -269,7 +272,7 @@ describe('no false alarms, and the last fetch recorded', () => {
     for (const n of ['5', '4', '3']) {
       site.state.set('products-n', n);
       const checked = await cli('check', 'furniture', '--json');
-      expect(checked.exitCode, `${n} products`).toBe(0);
+      expect(checked.exitCode, `${n} products: ${checked.stdout} ${checked.stderr}`).toBe(0);
     }
     site.state.set('products-n', '1');
     const shrunk = JSON.parse((await cli('check', 'furniture', '--json')).stdout) as { endpoints: Array<{ findings: string[] }> };

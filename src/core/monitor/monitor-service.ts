@@ -62,7 +62,7 @@ export interface MonitorService {
   /** Runs an endpoint's monitors now, outside the schedule (`pagejson monitor run`). */
   runNow(apiId: string): Promise<MonitorRunOutcome[]>;
   /** A retrieval's extraction came out with this health (any request, not only monitors). */
-  observeHealth(config: ApiConfig, state: HealthState, failing: string[]): Promise<void>;
+  observeHealth(config: ApiConfig, state: HealthState, failing: string[], findings?: string[]): Promise<void>;
   /** The daemon's background repair wrote a proposal. */
   healProposed(event: { apiId: string; file: string; revision: number; recovery: { found: number; total: number } }): Promise<void>;
   list(): Promise<MonitorView[]>;
@@ -92,7 +92,7 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     await publisher.publish(type, data);
   }
 
-  async function observe(config: ApiConfig, state: HealthState, failing: string[]): Promise<void> {
+  async function observe(config: ApiConfig, state: HealthState, failing: string[], findings: string[] = []): Promise<void> {
     const previous = await store.swapHealth(config.apiId, state);
     if (previous === state || (previous === undefined && state === 'healthy')) return;
     const apiId = config.apiId;
@@ -107,8 +107,8 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
     const type = state === 'broken' ? 'endpoint.broken' : 'endpoint.degraded';
     await publish(
       type,
-      { monitorId: apiId, apiId, failingFields: failing },
-      { apiId, health: state, previous: previous ?? null, failingFields: failing, since, revision: config.revision },
+      { monitorId: apiId, apiId, failingFields: failing, ...(findings.length > 0 ? { detail: findings.join('; ') } : {}) },
+      { apiId, health: state, previous: previous ?? null, failingFields: failing, findings, since, revision: config.revision },
     );
   }
 
@@ -257,8 +257,8 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
       for (const target of mine) outcomes.push(await runTarget(target, null));
       return outcomes;
     },
-    observeHealth(config, state, failing) {
-      const work = observe(config, state, failing);
+    observeHealth(config, state, failing, findings) {
+      const work = observe(config, state, failing, findings);
       observing.add(work);
       void work.catch(() => undefined).finally(() => observing.delete(work));
       return work;

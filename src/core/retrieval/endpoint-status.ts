@@ -77,10 +77,10 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       });
     if (status.baseline) baselines.set(status.apiId, status.baseline);
   };
-  const tell = (config: ApiConfig, state: HealthState, failing: string[]) => {
+  const tell = (config: ApiConfig, state: HealthState, failing: string[], findings: string[]) => {
     // Every extraction, not only changes this daemon sees: another daemon may have seen the endpoint break.
     try {
-      deps.onHealth?.(config, state, failing);
+      deps.onHealth?.(config, state, failing, findings);
     } catch {
       // a listener's failure is not the retrieval's
     }
@@ -107,7 +107,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     loaded(config, values, fetchedAt, health, data) {
       const at = fetchedAt.toISOString();
       blocked.clear(config.apiId);
-      tell(config, health.state, health.failing);
+      tell(config, health.state, health.failing, health.findings);
       const learned =
         health.state === 'healthy'
           ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data))
@@ -130,7 +130,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       const findings = listed(context.findings) ?? ['nothing could be extracted'];
       let status: EndpointRuntimeStatus = { ...stored(config.apiId), lastError: message, lastErrorAt: deps.now().toISOString() };
       if (broken) {
-        tell(config, 'broken', failing);
+        tell(config, 'broken', failing, findings);
         const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
         status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
         remember(status);
