@@ -43,7 +43,9 @@ export async function loadBaselines(project: Project, configs: ApiConfig[]): Pro
 /** What the endpoint's status records of one retrieval: a healthy one teaches the baseline. */
 export async function observationOf(
   config: ApiConfig,
-  outcome: { fetchedAt: Date; health: Health; data: Record<string, unknown> } | { error: string; health?: 'broken'; findings?: string[] },
+  outcome:
+    | { fetchedAt: Date; health: Health; data: Record<string, unknown>; headers?: Record<string, string> }
+    | { error: string; health?: 'broken'; findings?: string[] },
   baseline: HealthBaseline | undefined,
 ): Promise<EndpointObservation> {
   if ('error' in outcome) {
@@ -60,7 +62,7 @@ export async function observationOf(
     health: health.state,
     failingFields: health.failing,
     findings: health.findings,
-    ...(health.state === 'healthy' ? { baseline: learnBaseline(baseline, config.structure, outcome.data) } : {}),
+    ...(health.state === 'healthy' ? { baseline: learnBaseline(baseline, config.structure, outcome.data, outcome.headers) } : {}),
   };
 }
 

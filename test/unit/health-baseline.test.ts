@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { applyEdits } from '../../src/core/edit/operations.js';
-import { carryBaseline, judgeConfig, judgeHealth, learnBaseline, seedBaseline, valueKind } from '../../src/core/health/index.js';
+import {
+  carryBaseline,
+  headersFrom,
+  headerStructure,
+  judgeConfig,
+  judgeHealth,
+  learnBaseline,
+  seedBaseline,
+  valueKind,
+} from '../../src/core/health/index.js';
 import type { ApiConfig } from '../../src/core/config/schema.js';
 
 /**
@@ -91,6 +100,27 @@ describe('the baseline', () => {
     ).toEqual(['rows[].moons: numbers became text such as "SKY10"']);
     const fixed = { url: 'https://x.example/planets', variables: {}, structure: planets } as unknown as ApiConfig;
     expect(judgeConfig(fixed, { ...good, rows: [] }, baseline).state).toBe('degraded');
+  });
+
+  it('says when a table column is read under another header, from the header structure of its list', () => {
+    const found = headerStructure(planets)!;
+    expect(found.structure.map((field) => field.selector)).toEqual([
+      'table.planets tr:has(> th) > :nth-child(1)',
+      'table.planets tr:has(> th) > :nth-child(2)',
+    ]);
+    const headers = headersFrom(found, { h0: 'Planet', h1: ' Moons ' });
+    expect(headers).toEqual({ 'rows.name': 'Planet', 'rows.moons': 'Moons' });
+    const baseline = learnBaseline(undefined, planets, good, headers);
+    const swapped = { ...good, rows: good.rows.map((row) => ({ ...row, moons: String(Number(row.moons) + 1) })) };
+    expect(judgeHealth(planets, swapped, baseline, { headers: { 'rows.name': 'Planet', 'rows.moons': 'Rings' } }).findings).toEqual([
+      'rows[].moons: read under the header "Rings" (was "Moons")',
+    ]);
+    expect(judgeHealth(planets, swapped, baseline, { headers }).state).toBe('healthy');
+    expect(
+      headerStructure([
+        { name: 'items', type: 'array', selector: 'ul > li', fields: [{ name: 'a', type: 'string', selector: 'td:nth-child(1)' }] },
+      ]),
+    ).toBeUndefined();
   });
 
   it('does not flag a list that varies in length, nor values that stay of their kind', () => {

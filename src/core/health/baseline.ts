@@ -109,7 +109,7 @@ function kindShares(values: unknown[]): Map<ValueKind, number> {
   return shares;
 }
 
-function learnField(before: FieldBaseline | undefined, reading: FieldReading): FieldBaseline {
+function learnField(before: FieldBaseline | undefined, reading: FieldReading, header: string | undefined): FieldBaseline {
   // A list with no items says nothing of its items' fields.
   if (reading.ofItems === 0)
     return before
@@ -130,17 +130,25 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading): F
     filled: round((before?.filled ?? 0) * scale + (reading.filled ? 1 : 0)),
     ...(counts ? { counts } : {}),
     ...(lengths ? { lengths } : {}),
+    ...((header ?? before?.header) !== undefined ? { header: header ?? before!.header! } : {}),
     ...(Object.keys(kinds).length > 0 ? { kinds } : {}),
   };
 }
 
 /** The baseline after one more healthy observation of `data` (entries of fields no longer in the structure go). */
-export function learnBaseline(baseline: HealthBaseline | undefined, structure: Field[], data: unknown): HealthBaseline {
+export function learnBaseline(
+  baseline: HealthBaseline | undefined,
+  structure: Field[],
+  data: unknown,
+  headers: Record<string, string> = {},
+): HealthBaseline {
   const known = new Map((baseline?.fields ?? []).map((entry) => [entry.path, entry]));
   const sample = sampleOf(data);
   return {
     version: 1,
-    fields: readFields(structure, data).map((reading) => learnField(known.get(reading.path), reading)),
+    fields: readFields(structure, data).map((reading) =>
+      learnField(known.get(reading.path), reading, Object.hasOwn(headers, reading.path) ? headers[reading.path] : undefined),
+    ),
     ...(sample ? { sample } : {}),
   };
 }

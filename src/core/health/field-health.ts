@@ -20,7 +20,7 @@ import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
  */
 export type HealthState = 'healthy' | 'degraded' | 'broken';
 
-export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'kind-changed' | 'shape-changed';
+export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'header-changed' | 'kind-changed' | 'shape-changed';
 
 export interface FieldHealth {
   /** Dotted path (`books`, `books.price`, `product.price`). */
@@ -105,7 +105,7 @@ function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): s
   return undefined;
 }
 
-function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, listsVary: boolean): FieldHealth {
+function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, listsVary: boolean, header?: string): FieldHealth {
   const { path, field } = reading;
   const health: FieldHealth = { path, matched: reading.filled };
   // A dynamic endpoint's lists are as long as the caller's values make them (a search with no results).
@@ -137,6 +137,12 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, lis
     health.message = `${label}: ${reading.count} item${reading.count === 1 ? '' : 's'} (had at least ${fewest} in every good observation)`;
     return health;
   }
+  const before = typeof entry?.header === 'string' ? entry.header : undefined;
+  if (before !== undefined && header !== undefined && header.toLowerCase() !== before.toLowerCase()) {
+    health.problem = 'header-changed';
+    health.message = `${label}: read under the header ${quote(header)} (was ${quote(before)})`;
+    return health;
+  }
   const kind = strictKind(entry);
   const shape = kind === undefined ? shapeChange(reading, entry) : undefined;
   if (shape) {
@@ -163,12 +169,16 @@ export function judgeHealth(
   structure: Field[],
   data: Record<string, unknown>,
   baseline?: HealthBaseline,
-  options: { listsVary?: boolean } = {},
+  options: { listsVary?: boolean; headers?: Record<string, string> } = {},
 ): Health {
   const carried = carryBaseline(baseline, structure);
   const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
   const readings = readFields(structure, data);
-  const fields = readings.map((reading) => judgeField(reading, entries.get(reading.path), options.listsVary === true));
+  const headers = options.headers ?? {};
+  const headerOf = (path: string) => (Object.hasOwn(headers, path) ? headers[path] : undefined);
+  const fields = readings.map((reading) =>
+    judgeField(reading, entries.get(reading.path), options.listsVary === true, headerOf(reading.path)),
+  );
   const failing = fields.filter((field) => field.problem !== undefined);
   const required = new Set(readings.filter((reading) => reading.field.required === true).map((reading) => reading.path));
   const selected = readings.filter((reading) => reading.field.selector !== undefined);
@@ -191,8 +201,9 @@ export function judgeConfig(
   config: Pick<ApiConfig, 'structure' | 'url' | 'variables' | 'pagination' | 'actions'>,
   data: Record<string, unknown>,
   baseline?: HealthBaseline,
+  headers?: Record<string, string>,
 ): Health {
-  return judgeHealth(config.structure, data, baseline, { listsVary: hasCallerVariables(config) });
+  return judgeHealth(config.structure, data, baseline, { listsVary: hasCallerVariables(config), ...(headers ? { headers } : {}) });
 }
 
 /** The last good data the config itself holds: the sample its generation saw. */

@@ -10,6 +10,7 @@ export {
 } from './field-health.js';
 export { carryBaseline, learnBaseline, readFields, seedBaseline } from './baseline.js';
 export { valueKind } from './value-kind.js';
+export { headerStructure, headersFrom, type HeaderStructure } from './table-headers.js';
 export {
   compareData,
   readSnapshots,

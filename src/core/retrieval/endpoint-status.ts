@@ -16,7 +16,14 @@ export interface EndpointStatus {
   /** The baseline a load of this config is judged against. */
   baselineOf(config: ApiConfig): Promise<HealthBaseline | undefined>;
   /** A load succeeded at `fetchedAt` with this health; a healthy one teaches the baseline. */
-  loaded(config: ApiConfig, values: Record<string, unknown>, fetchedAt: Date, health: Health, data: Record<string, unknown>): void;
+  loaded(
+    config: ApiConfig,
+    values: Record<string, unknown>,
+    fetchedAt: Date,
+    health: Health,
+    data: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): void;
   /** A load failed; an empty extraction makes the endpoint broken, any other failure keeps its health. */
   failed(config: ApiConfig, values: Record<string, unknown>, error: unknown): void;
   /** An observation made outside this daemon's loads (`pagejson run`, `check`), recorded as its own. */
@@ -104,13 +111,13 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
 
   return {
     baselineOf,
-    loaded(config, values, fetchedAt, health, data) {
+    loaded(config, values, fetchedAt, health, data, headers) {
       const at = fetchedAt.toISOString();
       blocked.clear(config.apiId);
       tell(config, health.state, health.failing, health.findings);
       const learned =
         health.state === 'healthy'
-          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data))
+          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers))
           : Promise.resolve(undefined);
       const observation = { apiId: config.apiId, at, health: health.state, failingFields: health.failing, findings: health.findings };
       void inOrder(async () => {

@@ -38,7 +38,7 @@ export async function loadEndpoint(
     const result = await env.deps.load(config, values, sourceUrl, await env.endpoints.baselineOf(config));
     fetched(true);
     const { state, failing } = result.health;
-    env.endpoints.loaded(config, values, result.fetchedAt, result.health, result.data);
+    env.endpoints.loaded(config, values, result.fetchedAt, result.health, result.data, result.headers);
     const usage = result.usage;
     const tokens = usage && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : undefined;
     return { data: result.data, health: state, failing, tokens, ...pagesOutcome(result) };

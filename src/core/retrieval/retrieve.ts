@@ -10,7 +10,7 @@ import {
   webUrlsOnly,
   type Extractor,
 } from '../extract/index.js';
-import { baselineFor, judgeConfig, type Health } from '../health/index.js';
+import { baselineFor, headersFrom, headerStructure, judgeConfig, type HeaderStructure, type Health } from '../health/index.js';
 import type { HealthBaseline } from '../state/index.js';
 import { pageBudget, paginate, type PagesOutcome, type PartialReason } from './paginate.js';
 import { browserStepsOf, takeRounds, type RoundsCollector } from './browser-rounds.js';
@@ -62,6 +62,8 @@ export interface RetrieveResult {
   health: Health;
   /** The page as fetched (decoded): what `pagejson snapshot` keeps as evidence. */
   readonly html: string;
+  /** Table columns: the header each is read under on the first page (health/table-headers.ts). */
+  headers?: Record<string, string>;
   /** A paginated config: the pages whose items the data holds (credits are per page, docs/pagination.md). */
   pages?: number;
   /** The time budget or a failed page cut the pages short: the data holds the pages before. */
@@ -102,6 +104,9 @@ interface PageContext {
   paged: PagesOutcome<PageContext> | undefined;
   /** pagination.loadMore/scroll: the browser's rounds, extracted and merged as they came (browser-rounds.ts). */
   rounds?: RoundsCollector | undefined;
+  /** Table columns' headers to read (classify), and what they were (headers). */
+  headerFields: HeaderStructure | undefined;
+  headers?: Record<string, string>;
 }
 
 /** fetch: the page, with the config's scraper or the one asked for (session only where the scraper has one). */
@@ -131,6 +136,7 @@ function classifyStep(page: PageContext): void {
   page.outline = getStructureOutline(page.config.structure);
   page.modelFields = page.outline.modelFields.filter((entry) => !entry.inArray);
   page.fillsModelFields = page.modelFields.length > 0 && page.deps.modelFor !== undefined && page.config.model !== HEURISTIC_MODEL;
+  page.headerFields = headerStructure(page.config.structure);
 }
 
 /** extract: the compiled selectors, by the extractor (off the event loop in the daemon). */
@@ -145,7 +151,8 @@ async function extractStep(page: PageContext): Promise<void> {
       finalUrl: fetched.finalUrl,
       wantSection: page.fillsModelFields,
       // Model fields may fall back to the whole page's text below: then the bytes stay here.
-      handOver: options.handOverPage === true && !page.fillsModelFields,
+      // Model fields may fall back to the page's text, table headers are read from it next: then the bytes stay.
+      handOver: options.handOverPage === true && !page.fillsModelFields && page.headerFields === undefined,
       ...(config.pagination?.next !== undefined ? { nextLink: config.pagination.next } : {}),
     },
     options.signal,
@@ -154,6 +161,33 @@ async function extractStep(page: PageContext): Promise<void> {
   page.sectionHtml = extraction.sectionHtml;
   page.assessment = extraction;
   page.nextHref = extraction.nextHref;
+}
+
+/**
+ * headers: the header each table column is read under, by a second small extraction of the first page (the
+ * health judgement compares it with the one the column was read under before). Never fails the retrieval.
+ */
+async function headersStep(page: PageContext): Promise<void> {
+  const found = page.headerFields;
+  if (!found || page.rounds) return;
+  const { config } = page;
+  const fetched = page.page;
+  try {
+    const extraction = await (page.deps.extractor ?? inProcess).extract(
+      {
+        // Its own key: the extractor keeps compiled structures per apiId and revision.
+        config: { apiId: `${config.apiId}~headers`, revision: config.revision, selector: config.selector, structure: found.structure },
+        ...(fetched.body ? { body: fetched.body } : { html: fetched.html }),
+        finalUrl: fetched.finalUrl,
+        wantSection: false,
+        handOver: false,
+      },
+      page.options.signal,
+    );
+    page.headers = headersFrom(found, extraction.data);
+  } catch {
+    // Without headers the columns are judged on their values only.
+  }
 }
 
 /**
@@ -229,7 +263,7 @@ function assessStep(page: PageContext): Health {
         : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     );
   }
-  const health = judgeConfig(config, page.data, page.options.baseline ?? baselineFor(config, undefined));
+  const health = judgeConfig(config, page.data, page.options.baseline ?? baselineFor(config, undefined), page.headers);
   if (health.state === 'broken')
     throw failure(
       health.failing,
@@ -251,6 +285,7 @@ export async function retrieve(
     await fetchStep(page);
     classifyStep(page);
     await extractStep(page);
+    await headersStep(page);
     if (config.pagination && !page.rounds) await paginateStep(page, values, budget?.signal);
   } finally {
     budget?.dispose();
@@ -264,6 +299,7 @@ export async function retrieve(
     finalUrl: fetched.finalUrl,
     fetchedAt: page.fetchedAt,
     health,
+    ...(page.headers ? { headers: page.headers } : {}),
     ...(page.usage ? { usage: page.usage } : {}),
     ...(fetched.charset ? { charset: fetched.charset } : {}),
     ...pagesOf(config, page.paged),

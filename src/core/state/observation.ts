@@ -57,6 +57,7 @@ function baselineOf(value: unknown): HealthBaseline {
       typeof entry.type !== 'string' ||
       numbers.some((number) => typeof number !== 'number' || !Number.isFinite(number)) ||
       (entry.counts !== undefined && (!Array.isArray(entry.counts) || entry.counts.length > 10)) ||
+      (entry.header !== undefined && (typeof entry.header !== 'string' || entry.header.length > MAX_TEXT)) ||
       (entry.lengths !== undefined && (!Array.isArray(entry.lengths) || entry.lengths.length > 10)) ||
       (entry.kinds !== undefined && (!isRecord(entry.kinds) || Object.values(entry.kinds).some((share) => typeof share !== 'number')))
     )

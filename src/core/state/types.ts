@@ -127,6 +127,8 @@ export interface FieldBaseline {
   counts?: number[];
   /** The median length of its text values in each of the latest good observations (newest last, at most 10): their shape. */
   lengths?: number[];
+  /** A table column: the header it was read under in the latest good observation (health/table-headers.ts). */
+  header?: string;
   /** Values by kind over the good observations. */
   kinds?: Partial<Record<ValueKind, number>>;
 }
