@@ -40,19 +40,6 @@ describe('reading what a reader sees', () => {
     expect(direct.names).toEqual(['Edmund Barton', 'Alfred Deakin', 'Chris Watson']);
   });
 
-  it('leaves out screen-reader text whose class a CSS-modules or styled-components build suffixed', () => {
-    const html = page(
-      '<p class="a"><span class="screenReaderOnly_3anTj">Sale price</span>$5</p><p class="b"><span class="VisuallyHidden-sc-1x2y3">Was</span>$9</p>',
-    );
-    const { data } = compileStructure({
-      structure: [
-        { name: 'a', type: 'string', selector: '.a' },
-        { name: 'b', type: 'string', selector: '.b' },
-      ],
-    }).extract(html, URL_);
-    expect(data).toEqual({ a: '$5', b: '$9' });
-  });
-
   it('reads cents set as a superscript as the decimals of the price', () => {
     const html = page('<p class="price">€19<sup>99</sup></p><p class="note">Note<sup>12</sup></p>');
     const { data } = compileStructure({

@@ -18,8 +18,7 @@ import { cloneNode, type AnyNode, type Document, type Element } from 'domhandler
  *   n-th cell of a row is the n-th column in every row and one selector reads the column.
  */
 
-// Also as CSS modules and styled components write them: `screenReaderOnly_3anTj`, `VisuallyHidden-sc-1x2y3`.
-const HIDDEN_CLASSES = /(^|\s)(sortkey|sort-key|sr-only|visually-?hidden|screen-?reader-?(text|only))((_|__|-sc-)[A-Za-z0-9_-]+)?(\s|$)/i;
+const HIDDEN_CLASSES = /(^|\s)(sortkey|sort-key|sr-only|visually-hidden|visuallyhidden|screen-reader-text|screenreader-only)(\s|$)/i;
 const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important\s*)?(;|$)/i;
 const FOOTNOTE_MARK = /^\s*\[[^\][]{1,16}\]\s*$/;
 

@@ -73,8 +73,9 @@ function collectSlots(items: Element[]): Slot[] {
       .map((element) => ({ element, key: stepKey(element) }));
     while (stack.length > 0) {
       const { element, key } = stack.pop()!;
-      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one).
-      if (IGNORED.has(element.name) || element.attribs['aria-hidden'] === 'true') continue;
+      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one),
+      // screen-reader text (`visuallyHidden`, `sr-only`): never a field, nor a label naming one.
+      if (IGNORED.has(element.name) || isUnreadElement(element)) continue;
       const slot = slots.get(key) ?? { key, byItem: new Map() };
       slots.set(key, slot);
       const list = slot.byItem.get(item) ?? [];
