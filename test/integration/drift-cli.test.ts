@@ -105,7 +105,7 @@ describe('field health, live', () => {
   it('check says healthy, then degraded after a redesign (exit 1), and run says which field failed', async () => {
     temp = await makeProject([books()]);
     const healthy = await cli('check', '--json');
-    expect(healthy.exitCode).toBe(0);
+    expect(healthy.exitCode, healthy.stdout).toBe(0);
     expect(JSON.parse(healthy.stdout).endpoints[0]).toMatchObject({ apiId: 'books', state: 'healthy', failing: [] });
 
     site.state.set('drift', '2');

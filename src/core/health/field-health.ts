@@ -92,10 +92,12 @@ function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): s
   const seen = (entry?.lengths ?? []).filter((length) => Number.isFinite(length) && length > 0);
   const kinds = entry?.kinds;
   // Only labels of list items: a scalar's value is one value of one page (another product has another name).
-  if (!reading.inItems || seen.length === 0 || !kinds || !Object.hasOwn(kinds, 'label')) return undefined;
+  if (!reading.inItems || reading.field.type !== 'string' || seen.length === 0 || !kinds || !Object.hasOwn(kinds, 'label'))
+    return undefined;
   const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
   if (total <= 0 || kinds.label! / total < KIND_SHARE) return undefined;
-  const texts = reading.values.filter((value): value is string => typeof value === 'string' && value.trim() !== '');
+  // Labels now too (values that became another kind are the kind check's).
+  const texts = reading.values.filter((value): value is string => typeof value === 'string' && valueKind(value) === 'label');
   const now = medianLength(texts);
   if (texts.length < SHAPE_ITEMS || now === undefined) return undefined;
   const [fewest, most] = [Math.min(...seen), Math.max(...seen)];
