@@ -287,7 +287,8 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     const row = page.locator('tbody tr', { hasText: 'browser-test' });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('revoked').waitFor();
-    expect(dialogs.some((text) => text.startsWith('Revoke k_'))).toBe(true);
+    // The key is named by its label, with its id.
+    expect(dialogs.some((text) => text.startsWith('Revoke browser-test (k_'))).toBe(true);
     const after = await external('xss', key);
     expect(after.status).toBe(401);
     await shot(page, 'keys');

@@ -77,6 +77,7 @@ function FieldRow({
           id={`name-${path}`}
           class="field-name"
           value={name}
+          title={name}
           disabled={disabled}
           onInput={(event) => setName(event.currentTarget.value)}
           onBlur={rename}

@@ -232,7 +232,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
             onOperation={change}
             disabled={busy !== undefined}
           />
-          <div>
+          <div class="live-sample">
             <h3>Live sample</h3>
             {draft?.previewError ? <p class="error-text">The page could not be read: {draft.previewError.message}</p> : null}
             {draft?.sample ? (

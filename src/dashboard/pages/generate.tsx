@@ -221,7 +221,7 @@ export function GeneratePage() {
           {proposal.exists ? <p class="warning">An endpoint {config.apiId} exists already: saving asks before it writes over it.</p> : null}
           <div class="split">
             <StructureEditor key={pending.length} structure={config.structure} onOperation={change} disabled={busy !== undefined} />
-            <div>
+            <div class="live-sample">
               <h3>Sample</h3>
               <JsonView value={draft?.sample ?? proposal.sample} label="What the proposal extracts from the page" />
             </div>

@@ -150,8 +150,8 @@ export function KeysPage({ session }: { session: Session }) {
                 {keys.map((key) => (
                   <tr key={key.id}>
                     <th scope="row">
-                      <code>{key.id}</code>
-                      <div class="small muted">{key.label ?? 'no label'}</div>
+                      {key.label ? <div>{key.label}</div> : null}
+                      <code class={key.label ? 'small muted' : undefined}>{key.id}</code>
                     </th>
                     <td>
                       <span class={`badge ${key.status}`}>{key.status}</span>
@@ -181,8 +181,9 @@ export function KeysPage({ session }: { session: Session }) {
                             type="button"
                             class="danger small"
                             onClick={() =>
-                              confirm(`Revoke ${key.id}? Requests with it will be refused at once.`) &&
-                              void act(() => api('POST', `/keys/${key.id}/revoke`))
+                              confirm(
+                                `Revoke ${key.label ? `${key.label} (${key.id})` : key.id}? Requests with it will be refused at once.`,
+                              ) && void act(() => api('POST', `/keys/${key.id}/revoke`))
                             }
                           >
                             Revoke

@@ -21,14 +21,14 @@ export function UsagePage() {
   const [keyId, setKeyId] = useState('');
   const [usage, setUsage] = useState<UsageAnswer | undefined>();
   const [endpoints, setEndpoints] = useState<string[]>([]);
-  const [keys, setKeys] = useState<string[]>([]);
+  const [keys, setKeys] = useState<KeyView[]>([]);
   const [error, setError] = useState<unknown>();
   useEffect(() => {
     api<{ endpoints: EndpointRow[] }>('GET', '/endpoints').then(
       (answer) => setEndpoints(answer.endpoints.map((row) => row.apiId)),
       setError,
     );
-    api<{ keys: KeyView[] }>('GET', '/keys').then((answer) => setKeys(answer.keys.map((key) => key.id)), setError);
+    api<{ keys: KeyView[] }>('GET', '/keys').then((answer) => setKeys(answer.keys), setError);
   }, []);
   useEffect(() => {
     const query = new URLSearchParams({ unit, ...(apiId ? { apiId } : {}), ...(keyId ? { keyId } : {}) });
@@ -87,9 +87,9 @@ export function UsagePage() {
           Key
           <select value={keyId} onChange={(event) => setKeyId(event.currentTarget.value)}>
             <option value="">all keys</option>
-            {keys.map((id) => (
-              <option key={id} value={id}>
-                {id}
+            {keys.map((key) => (
+              <option key={key.id} value={key.id}>
+                {keyName(key)}
               </option>
             ))}
           </select>
@@ -120,9 +120,9 @@ export function UsagePage() {
           <Section title="Model tokens" id="tokens-chart">
             <TimeChart title={`Model tokens, ${span}`} times={times} series={tokenSeries} unit={unit} />
           </Section>
-          <div class="split">
+          <div class="split even">
             <Breakdown title="Per endpoint" rows={usage.byEndpoint} />
-            <Breakdown title="Per key" rows={usage.byKey} />
+            <Breakdown title="Per key" rows={usage.byKey} names={new Map(keys.map((key) => [key.id, keyName(key)]))} />
           </div>
         </>
       ) : (
@@ -145,13 +145,27 @@ function Stat({ label, value, id }: { label: string; value: string; id: string }
   );
 }
 
-function Breakdown({ title, rows }: { title: string; rows: Array<{ id: string; totals: Totals }> }) {
+/** People know keys by their label; a key without one by its id. */
+function keyName(key: Pick<KeyView, 'id' | 'label'>): string {
+  return key.label || key.id;
+}
+
+function Breakdown({
+  title,
+  rows,
+  names,
+}: {
+  title: string;
+  rows: Array<{ id: string; totals: Totals }>;
+  /** How each row's id is shown (keys by label); the id itself otherwise. */
+  names?: Map<string, string>;
+}) {
   return (
     <Section title={title}>
       {rows.length === 0 ? (
         <p class="muted">Nothing in this period.</p>
       ) : (
-        <table class="list">
+        <table class="list breakdown">
           <thead>
             <tr>
               <th scope="col">{title === 'Per key' ? 'Key' : 'Endpoint'}</th>
@@ -176,7 +190,11 @@ function Breakdown({ title, rows }: { title: string; rows: Array<{ id: string; t
             {rows.map((row) => (
               <tr key={row.id}>
                 <th scope="row">
-                  <code>{row.id}</code>
+                  {names?.get(row.id) !== undefined && names.get(row.id) !== row.id ? (
+                    <span title={row.id}>{names.get(row.id)}</span>
+                  ) : (
+                    <code>{row.id}</code>
+                  )}
                 </th>
                 <td class="number">{row.totals.requests}</td>
                 <td class="number">{row.totals.cacheHits}</td>
