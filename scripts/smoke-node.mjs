@@ -207,6 +207,11 @@ async function installCopy({ version, binaries, work }) {
     return { pkg, note: `cached install for this lockfile and Node (${cached}; PAGEJSON_SMOKE_REINSTALL=1 redoes it)` };
   }
 
+  // sqlite3 builds from source, as offline it must: its prebuild-install would first try GitHub for a
+  // prebuilt binary, and on Node 24 its download code warns (DEP0176, fs.R_OK). Said in the copy's own rc
+  // file, which prebuild-install reads from the folders above sqlite3 (npm_config_build_from_source is not a
+  // setting npm knows, and npm warns about it).
+  await writeFile(join(pkg, '.prebuild-installrc'), 'buildFromSource=true\n');
   const headersDir = await provideNodeGypHeaders({ prefix: binaries.dir, version, npmCliFile: npmCli() });
   const env = cleanEnv({
     PATH: `${dirname(binaries.node)}${delimiter}${process.env.PATH ?? ''}`,
