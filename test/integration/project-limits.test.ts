@@ -6,7 +6,7 @@ import type { ApiConfigInput } from '../../src/core/config/schema.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
-import { makeProject, type TempProject } from './daemon-support.js';
+import { makeProject, spawnServe, type TempProject } from './daemon-support.js';
 
 /**
  * The document limits of pagejson.json (extraction.maxElements, maxDepth) hold for every command that parses a
@@ -97,5 +97,24 @@ describe("a daemon's reload and pagejson.json", () => {
     expect(server.runtime.settings.extraction.maxElements).toBe(200_000);
     await writeFile(file, '{ "fetch": ');
     expect(await server.reload()).toMatchObject({ unreadable: expect.stringContaining('pagejson.json is not valid JSON') });
+  });
+
+  it('pagejson serve says it on SIGHUP, setting by setting', { timeout: 60_000 }, async () => {
+    temp = await makeProject([listing()]);
+    const serve = await spawnServe(temp.root);
+    try {
+      const file = join(temp.root, 'pagejson.json');
+      const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>;
+      settings.extraction = { maxElements: 5_000 };
+      await writeFile(file, JSON.stringify(settings));
+      serve.child.kill('SIGHUP');
+      await expect
+        .poll(() => serve.stderr(), { timeout: 20_000 })
+        .toContain('pagejson.json: extraction.maxElements changed; it takes effect when `pagejson serve` is restarted');
+      expect(serve.stderr()).not.toContain('fetch.');
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.child;
+    }
   });
 });
