@@ -13,11 +13,11 @@
 //
 // PAGEJSON_SMOKE_KEEP=1  keep the temp folder (its path is printed)
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
+  allowLocalFetch,
   cleanEnv,
   describeExit,
   firstArray,
@@ -29,6 +29,7 @@ import {
   run,
   say,
   seconds,
+  startExampleShop,
   startWatched,
   step,
   StepError,
@@ -156,23 +157,13 @@ async function usePackage({ bin, work, children }) {
 
   await step('example shop', async () => {
     // The fixture site of the tests, from this checkout (the package has no tests): the page to generate from.
-    const siteModule = pathToFileURL(join(ROOT, 'dist', 'test', 'support', 'site.js')).href;
-    const script = `const { startFixtureSite } = await import(${JSON.stringify(siteModule)}); const site = await startFixtureSite({ port: 0 }); console.log('site ' + site.origin);`;
-    const site = startWatched(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env });
-    children.push(site);
-    state.origin = (await site.waitFor(/^site (http:\/\/\S+)$/m, 15_000, 'the example shop'))[1];
+    state.origin = await startExampleShop({ node: process.execPath, tree: ROOT, cwd: ROOT, env, children });
     return `${state.origin}/listing.html`;
   });
 
   await step('init --yes', async () => {
     await cli(['init', '--yes']);
-    const file = join(project, 'pagejson.json');
-    if (!existsSync(join(project, 'configs', 'pagejson.config.schema.json'))) throw new StepError('init made no configs/ schemas');
-    const settings = json(await readFile(file, 'utf8'), 'pagejson.json');
-    // The example shop is on loopback; /metrics on a free port, not 9464 (other daemons may be running).
-    settings.fetch = { ...settings.fetch, allowPrivateNetworks: true };
-    settings.metrics = { ...settings.metrics, listen: '127.0.0.1:0' };
-    await writeFile(file, `${JSON.stringify(settings, null, 2)}\n`);
+    await allowLocalFetch(project);
     return 'pagejson.json, configs/ with the schemas from the package';
   });
 

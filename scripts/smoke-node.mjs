@@ -20,9 +20,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import {
+  allowLocalFetch,
   cleanEnv,
   describeExit,
   firstArray,
@@ -34,6 +34,7 @@ import {
   run,
   say,
   seconds,
+  startExampleShop,
   startWatched,
   step,
   StepError,
@@ -312,12 +313,7 @@ async function smokeCli({ binaries, pkg, work, children }) {
   const state = {};
 
   await step('example shop', async () => {
-    const siteModule = join(pkg, 'dist', 'test', 'support', 'site.js');
-    if (!existsSync(siteModule)) throw new StepError(`${siteModule} is missing: build first (npm run build)`);
-    const script = `const { startFixtureSite } = await import(${JSON.stringify(pathToFileURL(siteModule).href)}); const site = await startFixtureSite({ port: 0 }); console.log('site ' + site.origin);`;
-    const site = startWatched(binaries.node, ['--input-type=module', '-e', script], { cwd: project, env });
-    children.push(site);
-    state.origin = (await site.waitFor(/^site (http:\/\/\S+)$/m, 15_000, 'the example shop'))[1];
+    state.origin = await startExampleShop({ node: binaries.node, tree: pkg, cwd: project, env, children });
     return `${state.origin}/listing.html (dist/test/support/site.js, as npm run demo uses it)`;
   });
 
@@ -332,14 +328,7 @@ async function smokeCli({ binaries, pkg, work, children }) {
 
   await step('init --yes', async () => {
     await cli(['init', '--yes']);
-    const file = join(project, 'pagejson.json');
-    if (!existsSync(file) || !existsSync(join(project, 'configs', 'pagejson.config.schema.json')))
-      throw new StepError('init --yes made no pagejson.json or no configs/ schemas');
-    // The example shop is on loopback; /metrics on a free port, not 9464 (other daemons may be running).
-    const settings = json(await readFile(file, 'utf8'), 'pagejson.json');
-    settings.fetch = { ...settings.fetch, allowPrivateNetworks: true };
-    settings.metrics = { ...settings.metrics, listen: '127.0.0.1:0' };
-    await writeFile(file, `${JSON.stringify(settings, null, 2)}\n`);
+    await allowLocalFetch(project);
     return 'pagejson.json, configs/ (then fetch.allowPrivateNetworks on, metrics on a free port)';
   });
 

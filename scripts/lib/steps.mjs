@@ -3,8 +3,9 @@
 // Node print (no warning of either is allowed in CI).
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, realpathSync, rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const KEEP = process.env.PAGEJSON_SMOKE_KEEP === '1';
@@ -235,4 +236,33 @@ export function nodeWarnings(text) {
 export function refuseWarnings(what, text) {
   const warnings = [...npmWarnings(text), ...nodeWarnings(text)];
   if (warnings.length > 0) throw new StepError(`${what} printed ${warnings.length} warning(s), none is allowed`, warnings.join('\n'));
+}
+
+// ---------------------------------------------------------------- the example shop and a temp project
+
+/**
+ * Starts the example shop of the tests and the demo (`<tree>/dist/test/support/site.js`, built) with `node`, on
+ * a free port; the child is added to `children`. Resolves with its origin.
+ */
+export async function startExampleShop({ node, tree, cwd, env, children }) {
+  const siteModule = join(tree, 'dist', 'test', 'support', 'site.js');
+  if (!existsSync(siteModule)) throw new StepError(`${siteModule} is missing: build first (npm run build)`);
+  const script = `const { startFixtureSite } = await import(${JSON.stringify(pathToFileURL(siteModule).href)}); const site = await startFixtureSite({ port: 0 }); console.log('site ' + site.origin);`;
+  const site = startWatched(node, ['--input-type=module', '-e', script], { cwd, env });
+  children.push(site);
+  return (await site.waitFor(/^site (http:\/\/\S+)$/m, 15_000, 'the example shop'))[1];
+}
+
+/**
+ * After `pagejson init`: the example shop is on loopback, so fetching it must be allowed; /metrics on a free
+ * port, not 9464 (other daemons may be running).
+ */
+export async function allowLocalFetch(project) {
+  const file = join(project, 'pagejson.json');
+  if (!existsSync(file) || !existsSync(join(project, 'configs', 'pagejson.config.schema.json')))
+    throw new StepError('init --yes made no pagejson.json or no configs/ schemas');
+  const settings = json(await readFile(file, 'utf8'), 'pagejson.json');
+  settings.fetch = { ...settings.fetch, allowPrivateNetworks: true };
+  settings.metrics = { ...settings.metrics, listen: '127.0.0.1:0' };
+  await writeFile(file, `${JSON.stringify(settings, null, 2)}\n`);
 }
