@@ -155,7 +155,7 @@ export function learnBaseline(
 
 const SAMPLE_ITEMS = 10;
 const SAMPLE_TEXT = 300;
-const SAMPLE_BYTES = 32 * 1024;
+const SAMPLE_BYTES = 16 * 1024;
 
 /** The data cut short for keeping: lists to their first items, text to its first characters; nothing when still large. */
 function sampleOf(data: unknown): Record<string, unknown> | undefined {
