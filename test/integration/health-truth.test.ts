@@ -289,4 +289,15 @@ describe('no false alarms, and the last fetch recorded', () => {
     expect(shown.endpoints[0]).toMatchObject({ health: 'healthy' });
     expect(shown.endpoints[0]!.lastFetchAt).not.toBeNull();
   });
+
+  it('check --accept takes a change that is right as the new baseline: the next checks are healthy', async () => {
+    temp = await makeProject([planets()]);
+    expect((await cli('check', 'planets')).exitCode).toBe(0);
+    site.state.set('planets', '2');
+    expect((await cli('check', 'planets')).exitCode).toBe(1);
+    const accepted = await cli('check', 'planets', '--accept', '--json');
+    expect(accepted.exitCode).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ ok: true, endpoints: [{ apiId: 'planets', state: 'healthy', findings: [] }] });
+    expect((await cli('check', 'planets')).exitCode).toBe(0);
+  });
 });

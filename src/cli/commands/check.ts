@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { exampleValues } from '../../core/config/url-template.js';
 import { isPagejsonError, PagejsonError } from '../../core/shared/errors.js';
-import type { FieldHealth, HealthState } from '../../core/health/field-health.js';
+import type { FieldHealth, Health, HealthState } from '../../core/health/field-health.js';
 import type { EndpointObservation } from '../../core/state/types.js';
 import { loadProjectConfigs } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -36,8 +36,12 @@ export function register(program: Command, ctx: CliContext): void {
     .description("fetch every endpoint's page now and report field health (exit 1 when any is degraded or broken)")
     .argument('[apiId...]', 'only these endpoints (default: every active config)')
     .option('--json', 'machine output: one object per endpoint with its fields')
+    .option(
+      '--accept',
+      "take what each endpoint's page gives now as good: its health baseline is learned anew from it (a change that is right)",
+    )
     .addHelpText('after', '\nExamples:\n  pagejson check\n  pagejson check books jobs --json\n  pagejson check || pagejson heal books')
-    .action(async (apiIds: string[], options: { json?: boolean }, command: Command) => {
+    .action(async (apiIds: string[], options: { json?: boolean; accept?: boolean }, command: Command) => {
       const { project, set } = await loadProjectConfigs(command, ctx);
       for (const apiId of apiIds) {
         if (!set.configs.has(apiId))
@@ -66,6 +70,11 @@ export function register(program: Command, ctx: CliContext): void {
         const healable = baseline !== undefined;
         try {
           const result = await retriever.retrieve(config, values, baseline ? { baseline } : {});
+          if (options.accept) {
+            // Accepted: this fetch is the one good observation the baseline starts again from.
+            observations.push(await observationOf(config, { ...result, health: acceptedHealth(result.health) }, undefined));
+            return { apiId: config.apiId, url: result.sourceUrl, ...acceptedHealth(result.health), healable };
+          }
           observations.push(await observationOf(config, result, baseline));
           const { state, failing, findings, fields } = result.health;
           return { apiId: config.apiId, url: result.sourceUrl, state, failing, findings, fields, healable };
@@ -143,4 +152,14 @@ function checkHint(unhealthy: Checked[]): string {
       .map((apiId) => `\`pagejson heal ${apiId}\``)
       .join(', ')}${healable.length > 3 ? ' (and the others)' : ''}; or fix them by hand with \`pagejson edit <apiId>\``;
   return 'the site may have changed: compare with `pagejson run <apiId>`, then fix the selectors with `pagejson edit <apiId>` (take a `pagejson snapshot` while it works, so `heal` can repair it next time)';
+}
+
+/** A judgement taken as good (`--accept`): healthy, its fields without problems. */
+function acceptedHealth(health: Health): Health & Pick<Checked, 'state' | 'failing' | 'findings' | 'fields'> {
+  return {
+    state: 'healthy',
+    failing: [],
+    findings: [],
+    fields: health.fields.map(({ problem: _problem, message: _message, ...field }) => field),
+  };
 }
