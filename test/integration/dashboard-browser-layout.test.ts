@@ -57,6 +57,12 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
+/** An element's font size in px, run in the page (the tests are compiled without the DOM's types). */
+function fontSizeOf(element: unknown): number {
+  const view = globalThis as unknown as { getComputedStyle(target: unknown): { fontSize: string } };
+  return parseFloat(view.getComputedStyle(element).fontSize);
+}
+
 function signedIn(): Promise<{ page: Page; problems: string[] }> {
   return signInToDashboard(browser, { projectRoot: temp.root, serveUrl: serve.url });
 }
@@ -67,7 +73,7 @@ describe.skipIf(skip)('the dashboard at 1280 px', () => {
     const badge = page.getByText('not fetched yet').first();
     await badge.waitFor();
     const box = (await badge.boundingBox())!;
-    const fontSize = await badge.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+    const fontSize = await badge.evaluate(fontSizeOf);
     // One line of text with its padding; wrapped into an oval it was three lines high.
     expect(box.height).toBeLessThan(fontSize * 2.2);
     expect(box.width).toBeGreaterThan(box.height * 3);
@@ -101,7 +107,7 @@ describe.skipIf(skip)('the dashboard at 1280 px', () => {
     expect(shown.y).toBeGreaterThanOrEqual(0);
     expect(shown.y).toBeLessThan(viewport.height - 100);
     expect(shown.x).toBeGreaterThan(field.x);
-    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(600);
+    expect(Number(await page.evaluate('window.scrollY'))).toBeGreaterThan(600);
     await page.screenshot({ path: join(SHOTS, 'dashboard-layout-sample.png') });
     expect(problems).toEqual([]);
     await page.context().close();
@@ -126,7 +132,7 @@ describe.skipIf(skip)('the dashboard at 1280 px', () => {
     expect(await page.getByLabel('Key').locator('option').allTextContents()).toEqual(['all keys', 'partner-x']);
     // The label on one line, and the table within its card.
     const label = perKey.locator('tbody th').first();
-    const lineHeight = await label.evaluate((element) => parseFloat(getComputedStyle(element).fontSize) * 1.8);
+    const lineHeight = (await label.evaluate(fontSizeOf)) * 1.8;
     expect((await label.boundingBox())!.height).toBeLessThan(lineHeight + 16);
     const [table, card] = [(await perKey.locator('table').boundingBox())!, (await perKey.boundingBox())!];
     expect(table.x + table.width).toBeLessThanOrEqual(card.x + card.width);
