@@ -73,9 +73,9 @@ function collectSlots(items: Element[]): Slot[] {
       .map((element) => ({ element, key: stepKey(element) }));
     while (stack.length > 0) {
       const { element, key } = stack.pop()!;
-      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one),
-      // screen-reader text (`visuallyHidden`, `sr-only`): never a field, nor a label naming one.
-      if (IGNORED.has(element.name) || isUnreadElement(element)) continue;
+      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one).
+      // Screen-reader text (`visuallyHidden`) stays: it often carries the record's words ("Status: Open").
+      if (IGNORED.has(element.name) || element.attribs['aria-hidden'] === 'true') continue;
       const slot = slots.get(key) ?? { key, byItem: new Map() };
       slots.set(key, slot);
       const list = slot.byItem.get(item) ?? [];
@@ -131,10 +131,14 @@ function imageAttribute(element: Element): string | null {
   return src && !src.startsWith('data:') ? 'src' : null;
 }
 
-/** A constant text just before an element (`Location:`) names it. */
+/**
+ * A constant text just before an element (`Location:`) names it; screen-reader text ("Opens in a new window")
+ * says how to use the element, not what it is.
+ */
 function labelOf(element: Element, constants: Set<Element>): string | null {
   for (let sibling = element.prev; sibling; sibling = sibling.prev) {
     if (sibling.type === 'text' && (sibling as unknown as { data: string }).data.trim()) break;
+    if (sibling.type === 'tag' && isUnreadElement(sibling as Element)) continue;
     if (sibling.type === 'tag') return constants.has(sibling as Element) ? textOf(sibling as Element) : null;
   }
   const parent = parentElement(element);
