@@ -62,8 +62,8 @@ describe('usage errors', () => {
   it('refuses in edit what validate refuses: a model the project lacks, an attribute that is not a name', async () => {
     const before = await readFile(join(temp.root, 'configs/jobs.json'), 'utf8');
     const model = await cli('edit', 'jobs', '--set', 'model=gpt-nowhere');
-    expect(model.exitCode).toBe(1);
-    expect(model.stderr).toContain('$.model: model "gpt-nowhere" is not defined in pagejson.json');
+    expect(model.exitCode).toBe(2); // an argument naming nothing (README, exit codes)
+    expect(model.stderr).toContain('model "gpt-nowhere" is not defined in pagejson.json');
     const attribute = await cli('edit', 'jobs', '--set', 'jobs.title.attribute=[href]');
     expect(attribute.exitCode).toBe(1);
     expect(attribute.stderr).toContain('"[href]" is not an attribute name');

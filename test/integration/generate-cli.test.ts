@@ -170,6 +170,7 @@ describe('pagejson generate (scripted)', () => {
         day: expect.any(String),
         apiId: 'llm-books',
         keyId: null,
+        keyLabel: null,
         requests: 0,
         errors: 0,
         cacheHits: 0,

@@ -183,7 +183,10 @@ describe.each(['local', 'daemon'] as const)('state commands (%s mode)', (mode) =
         credits: 0.8,
       },
     ]);
-    expect(await json('usage', '--key', 'k_other000')).toEqual([]);
+    // A key id that names no key is an argument naming nothing (exit 2, README), not an empty result.
+    const unknownKey = await cli('usage', '--key', 'k_other000', '--json');
+    expect(unknownKey.exitCode).toBe(2);
+    expect(unknownKey.stderr).toContain('no key with id "k_other000"');
     const human = await cli('usage', '--days', '1');
     expect(human.stdout).toContain('total');
     expect((await cli('usage', '--days', 'zero')).exitCode).toBe(2);
