@@ -39,12 +39,29 @@ type Known = { state: HealthState; since: string; failing: string[]; findings?: 
 /** How many endpoints' seeded baselines (from snapshots) are remembered: one per config revision. */
 const SEEDS_KEPT = 10_000;
 
+/**
+ * A daemon's loads teach an endpoint's baseline at most once a minute (the first healthy load always does).
+ * Reading every field of a large answer into the baseline costs about half a millisecond of the main thread,
+ * a third more CPU per uncached retrieval in `npm run bench`; a baseline changes over days, not seconds, and
+ * a cached endpoint loads at most every few minutes anyway, so only endpoints loaded many times a minute
+ * (caching off, many variable values) learn from a sample of their loads (docs/health.md).
+ */
+export const LEARN_EVERY_MS = 60_000;
+
 export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
   const lastFetchAt = new Map<string, string>(Object.entries(deps.lastFetchAt ?? {}));
   // When each endpoint entered its current health (kept across restarts through the store).
   const healthOf = new Map<string, Known>(Object.entries(deps.healthAtStart ?? {}));
   const baselines = new Map<string, HealthBaseline>(Object.entries(deps.baselinesAtStart ?? {}));
   const seeds = new Map<string, Promise<HealthBaseline | undefined>>();
+  const learnedAt = new Map<string, number>();
+  const learnsNow = (apiId: string): boolean => {
+    const now = deps.now().getTime();
+    const last = learnedAt.get(apiId);
+    if (baselines.has(apiId) && last !== undefined && now - last < LEARN_EVERY_MS && now >= last) return false;
+    learnedAt.set(apiId, now);
+    return true;
+  };
   const blocked = createBlockedMarks();
 
   const repairField = (apiId: string) => {
@@ -116,7 +133,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       blocked.clear(config.apiId);
       tell(config, health.state, health.failing, health.findings);
       const learned =
-        health.state === 'healthy'
+        health.state === 'healthy' && learnsNow(config.apiId)
           ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers))
           : Promise.resolve(undefined);
       const observation = { apiId: config.apiId, at, health: health.state, failingFields: health.failing, findings: health.findings };
