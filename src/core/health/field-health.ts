@@ -87,6 +87,13 @@ function strictKind(entry: FieldBaseline | undefined): ValueKind | undefined {
 /** Labels of a list's items now of another length altogether: read from another element (a hidden sort key, a neighbour). */
 const SHAPE_ITEMS = 3;
 const SHAPE_RATIO = 1.8;
+/**
+ * Values of a field whose kinds a judgement reads: the first 20. Every load is judged, so this bounds its cost
+ * whatever the list's length (a 200-item list took half a millisecond of the daemon's main thread per uncached
+ * retrieval when every value was classified, twice); a redesign that changes a column's kind changes it in
+ * every row, so twenty rows tell it as well as two hundred.
+ */
+const JUDGED_VALUES = 20;
 
 function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): string | undefined {
   const seen = (entry?.lengths ?? []).filter((length) => Number.isFinite(length) && length > 0);
@@ -97,7 +104,9 @@ function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): s
   const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
   if (total <= 0 || kinds.label! / total < KIND_SHARE) return undefined;
   // Labels now too (values that became another kind are the kind check's).
-  const texts = reading.values.filter((value): value is string => typeof value === 'string' && valueKind(value) === 'label');
+  const texts = reading.values
+    .slice(0, JUDGED_VALUES)
+    .filter((value): value is string => typeof value === 'string' && valueKind(value) === 'label');
   const now = medianLength(texts);
   if (texts.length < SHAPE_ITEMS || now === undefined) return undefined;
   const [fewest, most] = [Math.min(...seen), Math.max(...seen)];
@@ -153,11 +162,14 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, lis
     return health;
   }
   if (kind !== undefined) {
-    const present = reading.values.slice(0, 200).filter((value) => valueKind(value) !== undefined);
-    const off = present.filter((value) => !fitsKind(kind, valueKind(value)));
+    const present = reading.values
+      .slice(0, JUDGED_VALUES)
+      .map((value) => ({ value, kind: valueKind(value) }))
+      .filter((entry) => entry.kind !== undefined);
+    const off = present.filter((entry) => !fitsKind(kind, entry.kind));
     if (present.length > 0 && present.length - off.length < present.length * KIND_KEPT) {
       health.problem = 'kind-changed';
-      health.message = `${label}: ${KIND_WORDS[kind]} became ${valueKind(off[0]) === 'text' || valueKind(off[0]) === 'label' ? 'words' : 'text'} such as ${quote(off[0])}`;
+      health.message = `${label}: ${KIND_WORDS[kind]} became ${off[0]!.kind === 'text' || off[0]!.kind === 'label' ? 'words' : 'text'} such as ${quote(off[0]!.value)}`;
     }
   }
   return health;
@@ -173,7 +185,8 @@ export function judgeHealth(
   baseline?: HealthBaseline,
   options: { listsVary?: boolean; headers?: Record<string, string> } = {},
 ): Health {
-  const carried = carryBaseline(baseline, structure);
+  // The kept sample is heal's, not the judgement's: carrying it onto the fields' names on every load is waste.
+  const carried = carryBaseline(baseline?.sample === undefined ? baseline : { ...baseline, sample: undefined }, structure);
   const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
   const readings = readFields(structure, data);
   const headers = options.headers ?? {};

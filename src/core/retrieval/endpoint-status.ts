@@ -55,6 +55,16 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
   const baselines = new Map<string, HealthBaseline>(Object.entries(deps.baselinesAtStart ?? {}));
   const seeds = new Map<string, Promise<HealthBaseline | undefined>>();
   const learnedAt = new Map<string, number>();
+  // The stored baseline placed on a config's structure, kept while both stay the same objects (every load asks).
+  const carriedCache = new WeakMap<HealthBaseline, { structure: ApiConfig['structure']; carried: HealthBaseline | undefined }>();
+  const carriedOnto = (stored: HealthBaseline | undefined, config: ApiConfig): HealthBaseline | undefined => {
+    if (!stored) return undefined;
+    const known = carriedCache.get(stored);
+    if (known && known.structure === config.structure) return known.carried;
+    const carried = carryBaseline(stored, config.structure);
+    carriedCache.set(stored, { structure: config.structure, carried });
+    return carried;
+  };
   const learnsNow = (apiId: string): boolean => {
     const now = deps.now().getTime();
     const last = learnedAt.get(apiId);
@@ -114,7 +124,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
   const lastGoodOf = (config: ApiConfig) => carryBaseline(baselines.get(config.apiId), config.structure)?.sample;
 
   async function baselineOf(config: ApiConfig): Promise<HealthBaseline | undefined> {
-    const carried = carryBaseline(baselines.get(config.apiId), config.structure);
+    const carried = carriedOnto(baselines.get(config.apiId), config);
     if (carried) return carried;
     const key = `${config.apiId}@${config.revision}`;
     let seeded = seeds.get(key);
