@@ -16,6 +16,8 @@ let llm: FakeLlm;
 let picky: FakeLlm;
 /** A server that never answers. */
 let stuck: FakeLlm;
+/** A server that answers prose every time, counting its tokens: the fill fails after its one correction. */
+let babbler: FakeLlm;
 let temp: TempProject;
 let runtime: Runtime;
 let app: DaemonApp;
@@ -34,18 +36,21 @@ beforeAll(async () => {
   llm = await startFakeLlm();
   picky = await startFakeLlm([], { jsonSchema: 'refuse', usage: 'counted' });
   stuck = await startFakeLlm(() => ({ hang: true }));
+  babbler = await startFakeLlm(() => 'The summary of this product is that it is a fine lamp.', { usage: 'counted' });
   temp = await makeProject(
     [
       { apiId: 'product', url: `${site.origin}/product.html`, model: 'local', caching: true, structure },
       { apiId: 'live', url: `${site.origin}/product.html`, model: 'local', caching: false, structure },
       { apiId: 'picky', url: `${site.origin}/product.html`, model: 'picky', caching: false, structure },
       { apiId: 'stuck', url: `${site.origin}/product.html`, model: 'stuck', caching: false, structure },
+      { apiId: 'babble', url: `${site.origin}/product.html`, model: 'babbler', caching: false, structure },
     ],
     {
       models: {
         local: { baseURL: llm.baseURL, model: 'fake-model' },
         picky: { baseURL: picky.baseURL, model: 'small', maxRetries: 0 },
         stuck: { baseURL: stuck.baseURL, model: 'hangs', timeoutMs: 200, maxRetries: 0 },
+        babbler: { baseURL: babbler.baseURL, model: 'prose', maxRetries: 0 },
       },
     },
   );
@@ -59,6 +64,7 @@ afterAll(async () => {
   await llm?.close();
   await picky?.close();
   await stuck?.close();
+  await babbler?.close();
   await site?.close();
   await temp?.cleanup();
 });
@@ -132,6 +138,22 @@ describe('daemon: model tokens in usage', () => {
     expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="prompt"} ${picky.reported.promptTokens}`);
     expect(metrics).toContain(`pagejson_model_tokens_total{api_id="picky",type="completion"} ${picky.reported.completionTokens}`);
     expect(metrics).toMatch(/pagejson_model_tokens_total\{api_id="product",type="prompt"\} 371/);
+  });
+
+  it("a fill whose model answers wrongly twice is a refunded 502, and the tokens it spent are in the key's usage", async () => {
+    const { key, id, account } = await issueKey(runtime.store);
+    const before = (await runtime.store.getAccount(account))!.balance;
+    const response = await app.inject({ method: 'GET', url: '/external/babble', headers: { apikey: key } });
+    expect(response.statusCode).toBe(502);
+    expect(response.json().errors[0]).toMatchObject({ code: 'MODEL_FAILED' });
+    // The first reply and its correction: two calls, both counted.
+    expect(babbler.requests).toHaveLength(2);
+    expect((await runtime.store.getAccount(account))!.balance).toBe(before);
+    await runtime.retrieval.flushUsage();
+    const [row] = await runtime.store.usage({ apiId: 'babble', keyId: id });
+    expect(row).toMatchObject({ requests: 1, errors: 1, milliCredits: 0 });
+    expect(row!.promptTokens).toBeGreaterThan(0);
+    expect(row!.completionTokens).toBeGreaterThan(0);
   });
 
   it('a fill from a model that never answers fails within its timeoutMs and the request is refunded', async () => {

@@ -1,4 +1,5 @@
-import { PagejsonError } from '../../shared/index.js';
+import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import type { TokenUsage } from '../../models/index.js';
 import type { CacheAnswer } from '../../cache/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
@@ -16,10 +17,36 @@ export function lookUp(ctx: RetrievalContext, env: RetrievalEnv): undefined {
 function ownLoad(ctx: RetrievalContext, env: RetrievalEnv): Promise<unknown> {
   const outcome = loadEndpoint(env, ctx.config, ctx.values, ctx.sourceUrl, ctx.entryKey);
   ctx.ownLoad = outcome;
+  outcome.catch((error: unknown) => recordFailedTokens(ctx, env, error));
   return outcome.then((loaded) => {
     ctx.loaded = loaded;
     return cacheValue(loaded);
   });
+}
+
+/**
+ * A model that failed the load's fill (timed out after a try, answered wrongly twice) spent tokens all the same
+ * (MODEL_FAILED carries them, models/openai.ts): recorded against the request's key, at no cost, and once, since
+ * only the request that owns the load records them (the requests that joined it share its error).
+ */
+function recordFailedTokens(ctx: RetrievalContext, env: RetrievalEnv, error: unknown): void {
+  const usage = isPagejsonError(error) && error.code === 'MODEL_FAILED' ? error.context.usage : undefined;
+  if (!isTokenUsage(usage) || usage.promptTokens + usage.completionTokens === 0) return;
+  const { config, key } = ctx;
+  env.usage.record({
+    apiId: config.apiId,
+    keyId: key.id,
+    account: key.account,
+    milliCredits: 0,
+    outcome: 'MODEL',
+    at: env.deps.now(),
+    ...usage,
+  });
+}
+
+function isTokenUsage(value: unknown): value is TokenUsage {
+  const usage = value as TokenUsage | undefined;
+  return typeof usage?.promptTokens === 'number' && typeof usage.completionTokens === 'number';
 }
 
 /**
