@@ -137,7 +137,7 @@ describe('OpenAI-compatible model with the servers people run', () => {
     expect(llm.requests.at(-1)!.body.messages.at(-1)!.content).toMatch(/JSON Schema itself/);
   });
 
-  it('corrects prose, and prose around a fenced block, with the problem said; a reasoning block before the JSON and a bare fenced block are read', async () => {
+  it('corrects prose, prose around a fenced block and a bare fenced block, with the problem said; a reasoning block before the JSON is read', async () => {
     llm.script(['Sure! The page shows lamps with prices.', { json: reply }]);
     await model().generate(input);
     expect(llm.requests[1]!.body.messages.at(-1)!.content).toMatch(/the reply is prose, not JSON/);
@@ -152,11 +152,19 @@ describe('OpenAI-compatible model with the servers people run', () => {
     expect((await model().generate(input)).structure).toHaveLength(2);
     expect(llm.requests).toHaveLength(1);
 
+    // A bare fenced block is corrected once, and its data kept when the model fences again.
+    const fenced = `\`\`\`json\n${JSON.stringify(reply)}\n\`\`\``;
     llm.requests.length = 0;
-    llm.script([`\`\`\`json\n${JSON.stringify(reply)}\n\`\`\``]);
+    llm.script([fenced, fenced]);
     const output = await model().generate(input);
-    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests).toHaveLength(2);
+    expect(llm.requests[1]!.body.messages.at(-1)!.content).toMatch(/inside a code fence/);
     expect(output.structure).toHaveLength(2);
+
+    llm.requests.length = 0;
+    llm.script([fenced, { json: reply }]);
+    expect((await model().generate(input)).structure).toHaveLength(2);
+    expect(llm.requests).toHaveLength(2);
   });
 
   it('fails in bounded time, saying it timed out, when the server hangs (each try within timeoutMs)', async () => {

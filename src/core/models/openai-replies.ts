@@ -12,6 +12,13 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string }
 const THINKING = /^\s*<think>[\s\S]*?<\/think>/;
 const FENCE_ONLY = /^```(?:json|JSON)?\s*([\s\S]*?)\s*```$/;
 
+/** A reply that is only a fenced block (after any reasoning block): readable, but not what was asked for. */
+export function isFencedOnly(reply: string): boolean {
+  return FENCE_ONLY.test(reply.replace(THINKING, '').trim());
+}
+
+export const FENCED_PROBLEM = 'the reply is inside a code fence: reply with only the JSON object, no code fence';
+
 /**
  * The reply's JSON. A reply that is only a fenced block is read (some servers fence even in JSON mode), and so
  * is one after a `<think>…</think>` block.

@@ -15,7 +15,15 @@ import {
   schemaInstruction,
   STRUCTURE_RESPONSE_SCHEMA,
 } from './openai-prompts.js';
-import { ECHOED_SCHEMA_PROBLEM, isEchoedSchema, parseJson, parseStructureReply, type Checked } from './openai-replies.js';
+import {
+  ECHOED_SCHEMA_PROBLEM,
+  FENCED_PROBLEM,
+  isEchoedSchema,
+  isFencedOnly,
+  parseJson,
+  parseStructureReply,
+  type Checked,
+} from './openai-replies.js';
 import { generateView } from './openai-view.js';
 import type { FillInput, FillOutput, GenerateInput, GenerateOutput, Model, TokenUsage } from './types.js';
 import { verifySelectors } from './verify-selectors.js';
@@ -83,6 +91,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     let mode: FormatMode = (await formats.get(server, options.model)) ?? 'json_schema';
     let correction: ChatMessage[] = [];
     let problem = '';
+    let fenced: { value: T } | undefined;
     for (let attempt = 1; attempt <= 2;) {
       let reply: string;
       try {
@@ -94,18 +103,24 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
           mode = next;
           continue;
         }
+        // The correction of a fenced reply failed: the fenced reply's data stands.
+        if (fenced) return { value: fenced.value, usage };
         throw withUsage(error, usage);
       }
       await formats.set(server, options.model, mode);
       const checked = request.check(reply);
-      if (checked.ok) return { value: checked.value, usage };
-      problem = checked.problem;
+      // A bare fenced block is corrected once like any reply that is not the structure, but its data is kept: a
+      // model that fences again (or fails the correction) still gives it, rather than failing (docs/models.md).
+      if (checked.ok && attempt === 1 && isFencedOnly(reply)) fenced = { value: checked.value };
+      else if (checked.ok) return { value: checked.value, usage };
+      problem = checked.ok ? FENCED_PROBLEM : checked.problem;
       correction = [
         { role: 'assistant', content: reply.length > MAX_ECHOED_REPLY_CHARS ? `${reply.slice(0, MAX_ECHOED_REPLY_CHARS)}…` : reply },
         { role: 'user', content: retryPrompt(problem) },
       ];
       attempt += 1;
     }
+    if (fenced) return { value: fenced.value, usage };
     throw new PagejsonError('MODEL_FAILED', `model ${options.name} gave an invalid answer twice: ${problem}`, {
       context: { model: options.name, problem, usage },
       hint: 'try again, add a --rule that says what to extract, or choose another --model',
