@@ -10,7 +10,6 @@ import { parseDocument } from 'htmlparser2';
 import { Agent, request } from 'undici';
 import { ApiConfigSchema } from '../src/core/config/schema.js';
 import { digestKey } from '../src/core/access/keys.js';
-import { createHeuristicModel } from '../src/core/models/heuristic/index.js';
 import { createScraperPool } from '../src/core/fetch/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
@@ -20,7 +19,8 @@ import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
 import { runLoad, type LoadResult } from './load.js';
 import { runScaling, type Series } from './scaling.js';
-import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig, listingPage } from './pages.js';
+import { heuristicGenerateFigures } from './generate.js';
+import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig } from './pages.js';
 import { HAS_TASKSET, rssMegabytes, startUntil, type Started } from './proc.js';
 
 /**
@@ -36,7 +36,7 @@ const distBench = join(repoRoot, 'dist/bench');
 const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
-// =memory, =scraper2 or =scaling: those figures alone;
+// =memory, =scraper2, =scraper3, =pagination, =generate or =scaling: those figures alone;
 // BENCH_SECONDS shortens each run.
 const ONLY = process.env.BENCH_ONLY;
 /** BENCH_ONLY=load, cached or uncached: the load figures (or one of them) and nothing after. */
@@ -329,6 +329,8 @@ async function main(): Promise<void> {
   }
   // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
   if (ONLY === 'scraper3') return browserActionFigures({ record }, QUICK);
+  // BENCH_ONLY=generate: the heuristic model on 1 MB pages alone (docs/heuristic.md).
+  if (ONLY === 'generate') return heuristicGenerateFigures({ record });
   // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
   if (ONLY === 'pagination') return paginationFigures({ record }, QUICK);
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
@@ -385,7 +387,7 @@ async function main(): Promise<void> {
     await scraperTwoLatency(sourceUrl);
     await browserActionFigures({ record }, QUICK);
     await paginationFigures({ record }, QUICK);
-    await heuristicGenerate();
+    await heuristicGenerateFigures({ record });
     await cliWallTimes();
     // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
     if (!QUICK) await startAndMemory(sourceUrl);
@@ -503,30 +505,6 @@ async function scraperTwoLatency(sourceUrl: string): Promise<void> {
     ratio: scraperMs / crawleeMs,
     target: '≤ 1.1',
     pass: scraperMs / crawleeMs <= 1.1,
-  });
-}
-
-/** 4. The heuristic model on a 1 MB page. */
-async function heuristicGenerate(): Promise<void> {
-  const page = listingPage(2_000, 1024 * 1024);
-  const model = createHeuristicModel();
-  const input = { sectionHtml: page, pageHtml: page, pageUrl: 'http://127.0.0.1/listing.html', selector: 'body', rule: null };
-  await model.generate(input);
-  const runs: number[] = [];
-  for (let i = 0; i < 5; i += 1) {
-    const start = performance.now();
-    await model.generate(input);
-    runs.push(performance.now() - start);
-  }
-  const median = runs.sort((a, b) => a - b)[2]!;
-  record({
-    figure: `heuristic generate on a ${Math.round(page.length / 1024)} KB page (median of 5)`,
-    value: median,
-    unit: 'ms',
-    baseline: null,
-    ratio: null,
-    target: '< 500 ms',
-    pass: median < 500,
   });
 }
 

@@ -63,6 +63,43 @@ describe('top-most matches of a section selector', () => {
   });
 });
 
+describe('a column selector taken directly (`> :nth-child(n)`)', () => {
+  const columns = [
+    '> :nth-child(1)',
+    '> :nth-child(2)',
+    '> div:nth-child(2)',
+    '>li:nth-child( 3 )',
+    '> *:nth-child(1)',
+    '> SPAN:nth-child(1)',
+  ];
+
+  test('matches what css-select matches for the same selector written with :scope, in every scope', () => {
+    fc.assert(
+      fc.property(markup, fc.constantFrom(...columns), (html, selector) => {
+        const doc = parseHtml(`<main>${html}</main>`);
+        const general = compileSelector(selector.replace(/^>/, ':scope >'));
+        const direct = compileSelector(selector);
+        const scopes = compileSelector('*').select(doc);
+        for (const scope of scopes) {
+          expect(direct.select(scope)).toEqual(general.select(scope));
+          expect(direct.selectFirst(scope)).toBe(general.selectFirst(scope));
+          expect(direct.selectTopMost(scope)).toEqual(general.selectTopMost(scope));
+        }
+        expect(direct.select(scopes)).toEqual(general.select(scopes));
+        expect(direct.selectFirst(scopes)).toBe(general.selectFirst(scopes));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('reads a table row by row, a cell that is not of the asked tag giving nothing', () => {
+    const rows = compileSelector('tr').select(parseHtml('<table><tr><th>a</th><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>'));
+    const text = (element: Element | null) => (element?.children[0] as { data?: string } | undefined)?.data ?? null;
+    expect(rows.map((row) => text(compileSelector('> :nth-child(2)').selectFirst(row)))).toEqual(['b', 'd']);
+    expect(rows.map((row) => text(compileSelector('> td:nth-child(1)').selectFirst(row)))).toEqual([null, 'c']);
+  });
+});
+
 describe('the base URL of a parsed document', () => {
   const FINAL = 'https://shop.example/list/page.html';
   const pages = [

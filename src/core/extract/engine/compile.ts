@@ -68,6 +68,13 @@ type FieldPlan =
 
 interface ExtractionContext extends TransformContext {
   doc: Document;
+  /**
+   * Matches remembered in the page-level scopes (the section roots, the whole page) for one extraction: an
+   * object's fields share their selector (every JSON-LD field reads `script[type="application/ld+json"]`, which
+   * is in <head>, so each would walk the whole body finding nothing before it looks in the page). Item scopes
+   * are not remembered: each is read once.
+   */
+  pageMatches: Map<AnyNode[], { first: Map<CompiledSelector, Element | null>; all: Map<CompiledSelector, Element[]> }>;
 }
 
 export function compileStructure(input: { selector?: string | undefined; structure: Field[] }): CompiledStructure {
@@ -78,11 +85,12 @@ export function compileStructure(input: { selector?: string | undefined; structu
   const outline = outlineStructure(input.structure);
 
   const extractFromDocument = (doc: Document, finalUrl: string, options: { sectionOnly?: boolean } = {}): Extraction => {
-    const context = createContext(doc, finalUrl);
     const roots = sectionRoots(doc, sectionSelector);
     // Top-level fields look in the section first, then in the whole page: page-level facts (JSON-LD and
     // meta tags in <head>) are wanted whatever section the config narrows to.
-    const data = extractFields(plans, options.sectionOnly ? [roots] : [roots, [doc]], context);
+    const scopes = options.sectionOnly ? [roots] : [roots, [doc]];
+    const context = createContext(doc, finalUrl, scopes);
+    const data = extractFields(plans, scopes, context);
     return { data, ...outline.assess(data) };
   };
 
@@ -200,11 +208,12 @@ function compileSelectorAt(selector: string, at: string): CompiledSelector {
   }
 }
 
-function createContext(doc: Document, finalUrl: string): ExtractionContext {
+function createContext(doc: Document, finalUrl: string, pageScopes: AnyNode[][]): ExtractionContext {
   let baseUrl: string | undefined;
   const parsedJson = new Map<string, unknown>();
   return {
     doc,
+    pageMatches: new Map(pageScopes.map((scope) => [scope, { first: new Map(), all: new Map() }])),
     baseUrl: () => (baseUrl ??= documentBaseUrl(doc, finalUrl)),
     parseJson(text) {
       if (!parsedJson.has(text)) parsedJson.set(text, parseLooseJson(text));
@@ -229,7 +238,7 @@ function extractField(plan: FieldPlan, scopes: AnyNode[][], context: ExtractionC
       return firstScalar(plan.selector, plan.spec, scopes, context);
     case 'object': {
       if (plan.selector === null) return extractFields(plan.fields, scopes, context);
-      const scope = firstMatch(plan.selector, scopes);
+      const scope = firstMatch(plan.selector, scopes, context);
       return scope === null ? null : extractFields(plan.fields, [[scope]], context);
     }
     case 'objects': {
@@ -255,14 +264,30 @@ function extractField(plan: FieldPlan, scopes: AnyNode[][], context: ExtractionC
   }
 }
 
+function firstIn(selector: CompiledSelector, scope: AnyNode[], context: ExtractionContext): Element | null {
+  const memo = context.pageMatches.get(scope)?.first;
+  if (!memo) return selector.selectFirst(scope);
+  let found = memo.get(selector);
+  if (found === undefined) memo.set(selector, (found = selector.selectFirst(scope)));
+  return found;
+}
+
+function allIn(selector: CompiledSelector, scope: AnyNode[], context: ExtractionContext): Element[] {
+  const memo = context.pageMatches.get(scope)?.all;
+  if (!memo) return selector.select(scope);
+  let found = memo.get(selector);
+  if (found === undefined) memo.set(selector, (found = selector.select(scope)));
+  return found;
+}
+
 function firstScalar(selector: CompiledSelector, spec: ScalarSpec, scopes: AnyNode[][], context: ExtractionContext): unknown {
   for (const scope of scopes) {
-    const first = selector.selectFirst(scope);
+    const first = firstIn(selector, scope, context);
     if (first === null) continue;
     const value = readScalar(first, spec, context);
     if (value !== null) return value;
     // The first match was empty (an empty price cell, a JSON-LD block of another type): try the others.
-    for (const element of selector.select(scope)) {
+    for (const element of allIn(selector, scope, context)) {
       if (element === first) continue;
       const other = readScalar(element, spec, context);
       if (other !== null) return other;
@@ -271,9 +296,9 @@ function firstScalar(selector: CompiledSelector, spec: ScalarSpec, scopes: AnyNo
   return null;
 }
 
-function firstMatch(selector: CompiledSelector, scopes: AnyNode[][]): Element | null {
+function firstMatch(selector: CompiledSelector, scopes: AnyNode[][], context: ExtractionContext): Element | null {
   for (const scope of scopes) {
-    const match = selector.selectFirst(scope);
+    const match = firstIn(selector, scope, context);
     if (match !== null) return match;
   }
   return null;

@@ -25,6 +25,8 @@ import type { DetectContext, Proposal } from './types.js';
  * sits in a repeated region and this proposes nothing: the repeated-items detector reads those.
  */
 const MAX_TEXT = 30;
+/** Raw text of a card among look-alike priced siblings at most (a related product, another offer). */
+const MAX_CARD_TEXT = 4000;
 /** How far after the title (in elements, document order) the main price may sit; before it, a tenth of that. */
 const AFTER_TITLE = 400;
 const BEFORE_TITLE = 40;
@@ -44,7 +46,7 @@ function isStruck(element: Element, struck: Element[]): boolean {
  * Inside a region of three or more look-alike siblings holding prices (related products, other offers): not
  * this page's price. Sibling signatures are counted once per parent (a listing has thousands of prices).
  */
-function createRegionCheck(): (element: Element) => boolean {
+function createRegionCheck(rawLength: Map<Element, number>): (element: Element) => boolean {
   const pricedSiblings = new Map<Element, Map<string, number>>();
   const signature = (element: Element) => `${element.name}.${stableClasses(element)[0] ?? ''}`;
   const countsOf = (parent: Element): Map<string, number> => {
@@ -52,6 +54,8 @@ function createRegionCheck(): (element: Element) => boolean {
     if (!counts) {
       counts = new Map();
       for (const sibling of elementChildren(parent)) {
+        // A card holding a price is small; a sibling as long as a data table is no card (and its text is costly).
+        if (rawLength.get(sibling)! > MAX_CARD_TEXT) continue;
         const text = textOf(sibling);
         if (/\d/.test(text) && CURRENCY.test(text)) counts.set(signature(sibling), (counts.get(signature(sibling)) ?? 0) + 1);
       }
@@ -83,7 +87,8 @@ interface Candidate {
  */
 export function detectMainPrice(context: DetectContext, options: { productPage?: boolean } = {}): Proposal[] {
   const elements = allElements(context.sectionRoots);
-  const inRepeatedRegion = createRegionCheck();
+  const rawLength = rawTextLengths(elements);
+  const inRepeatedRegion = createRegionCheck(rawLength);
   const titleIndex = elements.findIndex((element) => element.name === 'h1');
   const struck = selectIn('del, s, strike', context.sectionRoots);
   const buttons = elements
@@ -97,7 +102,7 @@ export function detectMainPrice(context: DetectContext, options: { productPage?:
           ownText(element).length <= 40 &&
           BUY.test(ownText(element))),
     );
-  const candidates = priceCandidates(elements, titleIndex, { struck, buttons, inRepeatedRegion });
+  const candidates = priceCandidates(elements, titleIndex, { struck, buttons, inRepeatedRegion, rawLength });
   if (candidates.length === 0 && !options.productPage) return [];
   const fields: Field[] = [];
   const main = candidates.sort((a, b) => b.score - a.score || a.index - b.index)[0];
@@ -130,12 +135,12 @@ interface Around {
   struck: Element[];
   buttons: Array<{ element: Element; index: number }>;
   inRepeatedRegion: (element: Element) => boolean;
+  rawLength: Map<Element, number>;
 }
 
 /** Prices that may be the product's: innermost priced elements near the title, not struck out, not per unit. */
-function priceCandidates(elements: Element[], titleIndex: number, { struck, buttons, inRepeatedRegion }: Around): Candidate[] {
+function priceCandidates(elements: Element[], titleIndex: number, { struck, buttons, inRepeatedRegion, rawLength }: Around): Candidate[] {
   // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass).
-  const rawLength = rawTextLengths(elements);
   const priced = elements
     .map((element, index) => ({ element, index }))
     .filter(({ element }) => rawLength.get(element)! <= MAX_TEXT * 8)

@@ -78,14 +78,10 @@ function transformFor(name: string, label: string | null): string[] {
 function byName(scope: FactScope, near: Element[], name: string, names: RegExp): Field | null {
   const found = near.find((element) => {
     const called = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
+    // The name first: reading the text of every element near the title reads the whole page through its ancestors.
+    if (!names.test(called)) return false;
     const text = textOf(element);
-    return (
-      names.test(called) &&
-      text.length >= 2 &&
-      text.length <= MAX_VALUE &&
-      elementChildren(element).length <= 3 &&
-      !scope.inRepeatedRegion(element)
-    );
+    return text.length >= 2 && text.length <= MAX_VALUE && elementChildren(element).length <= 3 && !scope.inRepeatedRegion(element);
   });
   if (!found) return null;
   // "Brand: Bosch", or "See more from the brand: Bosch", in the element itself: the label is cut off.

@@ -83,8 +83,10 @@ export function detectProductSources(context: DetectContext): Proposal[] {
   const rdfa = product ? rdfaFields(product) : [];
   if (rdfa.length > 0) proposals.push(source(rdfa, 2));
   const tags: Field[] = [];
+  // One walk of the page for every tag: a query per tag walks a 1 MB page a dozen times.
+  const stated = new Set(selectIn('meta[property][content]', context.page).map((meta) => meta.attribs.property));
   for (const { tags: names, attribute } of OPEN_GRAPH) {
-    const name = names.find((tag) => selectIn(`meta[property=${quoteAttributeValue(tag)}][content]`, context.page).length > 0);
+    const name = names.find((tag) => stated.has(tag));
     if (name) tags.push({ ...attribute, selector: `meta[property=${quoteAttributeValue(name)}]`, attribute: 'content' } as Field);
   }
   if (tags.length > 0) proposals.push(source(tags, 3));
