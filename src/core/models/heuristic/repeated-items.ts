@@ -129,7 +129,8 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
       // between empty spacer rows). When the others hold as much content, they are records too, styled otherwise
       // (a featured card, another widget type): then every sibling is an item.
       const classed = bestCount >= MIN_ITEMS ? siblings.filter((sibling) => stableClasses(sibling).includes(bestClass)) : siblings;
-      const others = siblings.filter((sibling) => !classed.includes(sibling));
+      const inClassed = new Set(classed);
+      const others = siblings.filter((sibling) => !inClassed.has(sibling));
       const averageText = (list: Element[]) =>
         list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
       const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) ? siblings : classed;
