@@ -10,7 +10,11 @@
 // It runs on the machine's Node; only what is under test runs on the other one. Exit 0 when every version
 // passed, 1 otherwise, each failure named with its step, what was expected and the output that says why.
 //
-//   node scripts/smoke-node.mjs [22 24 | 22.23.3 ...]
+//   node scripts/smoke-node.mjs [--prepare] [22 24 | 22.23.3 ...]
+//
+// --prepare              only steps 1 and 2 (binaries and installs into the cache), no dist/ needed: `.ci/run`
+//                        runs it in the background while the tests run, since an install mostly waits on the
+//                        registry (about three minutes each on a fresh machine)
 //
 // PAGEJSON_CI_CACHE      the cache (default ${XDG_CACHE_HOME:-~/.cache}/pagejson-ci)
 // PAGEJSON_SMOKE_REINSTALL=1   install again even when the cached install matches
@@ -46,6 +50,7 @@ import { provideNodeGypHeaders } from './lib/node-gyp-headers.mjs';
 
 const CACHE = process.env.PAGEJSON_CI_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pagejson-ci');
 const REINSTALL = process.env.PAGEJSON_SMOKE_REINSTALL === '1';
+const PREPARE = process.argv.includes('--prepare');
 const API_ID = 'books';
 /** The native addons of an install: the two of node_modules the project uses, and the project's own. */
 const ADDONS = [
@@ -497,6 +502,10 @@ async function smokeVersion(spec) {
       pkg = installed.pkg;
       return installed.note;
     });
+    if (PREPARE) {
+      say(`== Node ${version}: binaries and install cached in ${seconds(Date.now() - started)}`);
+      return { spec, version, ok: true, ms: Date.now() - started };
+    }
     await step('native addons', () => checkAddons({ binaries, pkg }));
     await smokeCli({ binaries, pkg, work, children });
     say(`== Node ${version}: passed in ${seconds(Date.now() - started)}`);
@@ -515,9 +524,12 @@ async function smokeVersion(spec) {
 }
 
 async function main() {
-  const specs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['22', '24'];
-  say(`pagejson smoke pass on Node ${specs.join(', ')} (runner: Node ${process.version}; cache: ${CACHE})`);
-  if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) {
+  const asked = process.argv.slice(2).filter((arg) => arg !== '--prepare');
+  const specs = asked.length > 0 ? asked : ['22', '24'];
+  say(
+    `pagejson smoke pass${PREPARE ? ' (preparing: binaries and installs only)' : ''} on Node ${specs.join(', ')} (runner: Node ${process.version}; cache: ${CACHE})`,
+  );
+  if (!PREPARE && !existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) {
     say('dist/ is missing: the smoke pass runs the build of the main pass (npm run build, or npm test)');
     process.exit(1);
   }
@@ -530,7 +542,7 @@ async function main() {
   const results = [];
   for (const spec of specs) results.push(await smokeVersion(spec));
   say('');
-  say('smoke pass:');
+  say(PREPARE ? 'smoke pass, prepared:' : 'smoke pass:');
   for (const r of results)
     say(
       `  ${r.ok ? 'ok  ' : 'FAIL'}  Node ${(r.version ?? r.spec).padEnd(9)} ${seconds(r.ms).padStart(7)}${r.ok ? '' : `  at "${r.failedAt}": ${r.why}`}`,
