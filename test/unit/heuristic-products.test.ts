@@ -165,6 +165,18 @@ describe('product pages: facts read from the page', () => {
     expect(data.product).toMatchObject({ price: 229.99, currency: 'CAD', brand: 'Panasonic' });
   });
 
+  it('cuts the label off a brand that microdata marks with its label inside (Portuguese, French)', async () => {
+    const html = page(`
+      <div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Micro-ondas NN-K35</h1>
+        <a itemprop="brand" href="/b/pana">Ver mais artigos da Marca: Panasonic</a>
+        <div itemprop="offers" itemscope itemtype="http://schema.org/Offer"><meta itemprop="price" content="109"></div></div>`);
+    expect((await generate(html)).data.product).toMatchObject({ name: 'Micro-ondas NN-K35', price: 109, brand: 'Panasonic' });
+    const french = page(`
+      <div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Bouilloire</h1>
+        <span itemprop="brand">Tous les produits de la marque : Moulinex</span></div>`);
+    expect((await generate(french)).data.product).toMatchObject({ brand: 'Moulinex' });
+  });
+
   it('never takes the price drawn for the eye only (aria-hidden) over the one a reader gets', async () => {
     const html = page(
       `<h1>Speaker</h1><div class="price-box"><span class="visually-off">$49.99</span><div class="price" aria-hidden="true">$49<span>99</span></div></div>`,

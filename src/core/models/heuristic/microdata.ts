@@ -1,6 +1,7 @@
 import type { Field, ScalarType } from '../../config/index.js';
 import { attr, isInside, parentElement, quoteAttributeValue, selectIn, textOf, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, pluralize, splitWords } from './naming.js';
+import { labelCutTransform } from './product-facts.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -117,6 +118,9 @@ function itemFields(item: Element): Field[] {
     taken.add(wanted);
     const field: Field = { name: names.take(wanted), ...scalarFieldFor(prop, value, attribute), selector };
     if (attribute) field.attribute = attribute;
+    // A brand or code in text with its label ("Ver mais artigos da Marca: Panasonic"): the label is cut off.
+    const cut = attribute ? null : labelCutTransform(wanted, value);
+    if (cut) field.transform = cut;
     fields.push(field);
   }
   return fields;
