@@ -56,7 +56,10 @@ describe('an SKU the reader sees', () => {
       `<h1>Drum Unit DR-2401</h1><p>Cod produs: <span class="product-code-display">DR2401</span></p><p class="price">139,98 Lei</p>`,
       ld({ '@type': 'Product', name: 'Drum Unit DR-2401', sku: 'DMCSZ4BBM', offers: { price: 139.98, priceCurrency: 'RON' } }),
     );
-    expect((await generate(html)).data.product).toMatchObject({ sku: 'DR2401', price: 139.98 });
+    const { structure, data } = await generate(html);
+    expect(data.product).toMatchObject({ sku: 'DR2401', price: 139.98 });
+    // One sku field in the whole structure: never two that disagree.
+    expect(JSON.stringify(structure).match(/"name":"sku"/g)).toHaveLength(1);
     // A markup sku the page shows too stays, whatever other code is labelled.
     const shown = htmlPage(
       `<h1>Trail Shoe</h1><p class="sku">SKU: TS-9</p><p>Ref. <span class="product-ref">55-1024</span></p><span class="price">$89.00</span>`,
@@ -89,5 +92,20 @@ describe('an SKU the reader sees', () => {
       <table class="specs"><tr><td><span>Potência</span></td><td><span>800 W</span></td></tr>
       <tr><td><span>ID Produto</span></td><td><span>1236291</span></td></tr></table>`);
     expect((await generate(portuguese)).data).toMatchObject({ price: 109, sku: '1236291' });
+  });
+});
+
+describe('availability of a product sold in variants', () => {
+  it("reads the page's own stock words when the markup's variants disagree, and the markup when they agree", async () => {
+    const offers = (first: string, second: string) => [
+      { '@type': 'Offer', sku: 'D-36', price: '89.50', availability: `http://schema.org/${first}` },
+      { '@type': 'Offer', sku: 'D-38', price: '89.50', availability: `http://schema.org/${second}` },
+    ];
+    const body = `<h1>Cocktail Dress</h1><span class="price">€89.50</span><select><option>36</option><option>38</option></select>
+      <div class="cta"><button class="primary">In den Warenkorb</button></div>`;
+    const sizes = htmlPage(body, ld({ '@type': 'Product', name: 'Cocktail Dress', offers: offers('OutOfStock', 'InStock') }));
+    expect((await generate(sizes)).data.product).toMatchObject({ price: 89.5, availability: 'InStock' });
+    const soldOut = htmlPage(body, ld({ '@type': 'Product', name: 'Cocktail Dress', offers: offers('OutOfStock', 'OutOfStock') }));
+    expect((await generate(soldOut)).data.product).toMatchObject({ availability: 'OutOfStock' });
   });
 });

@@ -1,5 +1,6 @@
 import type { Field } from '../../config/index.js';
 import { compileStructure, selectIn, textOf, type Document } from '../../extract/index.js';
+import { variantsDisagreeOnStock } from './json-ld.js';
 import { pricesMarkedOther } from './other-prices.js';
 import type { Proposal } from './types.js';
 
@@ -87,6 +88,9 @@ export function mergeProductSources(proposals: Proposal[], page: Document, pageU
   const preferred = new Set<Field>();
   if (pageWins) for (const field of pageFields) if (field.name === 'price' || PAGE_ONLY.has(field.name)) preferred.add(field);
   if (pageSku && skuPrevails(markupCode, pageCode, page)) preferred.add(pageSku);
+  // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
+  const pageStock = pageFields.find((field) => field.name === 'availability');
+  if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.add(pageStock);
   const candidates = [...preferred, ...markupFields, ...pageFields.filter((field) => agrees || !PAGE_ONLY.has(field.name))];
 
   const fields: Field[] = [];
