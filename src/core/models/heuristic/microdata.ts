@@ -59,11 +59,12 @@ function itemTypeName(element: Element): string | null {
 }
 
 function scalarFieldFor(prop: string, value: string, attribute: string | undefined): Pick<Field, 'type' | 'transform'> {
+  // Availability is a schema.org name whichever element states it (`<link href="…/InStock">` included).
+  if (prop === 'availability') return { type: 'string', transform: ['availability'] };
   let type: ScalarType = 'string';
   if (NUMBER_PROPS.has(prop)) type = 'number';
   else if (INTEGER_PROPS.has(prop)) type = 'integer';
   else if (attribute === 'href' || attribute === 'src' || /^(url|image)$/.test(prop)) type = 'url';
-  if (prop === 'availability') return { type, transform: ['availability'] };
   const transform = type === 'number' && !/^[\d.]+$/.test(value) ? ['number'] : type === 'url' ? ['absoluteUrl'] : undefined;
   return transform ? { type, transform } : { type };
 }

@@ -55,7 +55,7 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
   {
     name: 'brand',
     label:
-      /^(brand|marke|marque|marca|merk|marka|zīmols|kaubamärk|prekės ženklas|бренд|производитель|hersteller|manufacturer|fabricant|fabricante|produttore|ブランド|メーカー)$/i,
+      /^(brand|marke|marque|marca|marchio|merk|marka|značka|márka|märke|mærke|merke|merkki|zīmols|ražotājs|kaubamärk|tootja|prekės ženklas|gamintojas|producent|výrobce|gyártó|tillverkare|producător|marcă|üretici|бренд|производитель|виробник|hersteller|manufacturer|fabricant|fabricante|fabrikant|produttore|valmistaja|ブランド|メーカー)$/i,
   },
   {
     name: 'availability',
@@ -66,10 +66,14 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
 
 const cleanLabel = (text: string): string => text.replace(/[\s:#.]+$/, '').trim();
 
-/** A label, also with the shop's name before or after it ("eBay item number", "Numero oggetto eBay"). */
-function isLabel(text: string, label: RegExp): boolean {
+/**
+ * A label, also with the shop's name before or after it ("eBay item number", "Numero oggetto eBay"); not for
+ * availability, whose one-word labels are the end of a value ("En stock" states the stock, it labels nothing).
+ */
+function isLabel(text: string, label: RegExp, name?: string): boolean {
   const words = cleanLabel(text).split(/\s+/);
-  return [words, words.slice(1), words.slice(0, -1)].some((part) => part.length > 0 && label.test(part.join(' ')));
+  const parts = name === 'availability' ? [words] : [words, words.slice(1), words.slice(0, -1)];
+  return parts.some((part) => part.length > 0 && label.test(part.join(' ')));
 }
 
 function transformFor(name: string, label: string | null): string[] {
@@ -137,7 +141,7 @@ function byLabel(scope: FactScope, near: Element[], name: string, label: RegExp)
     const own = cleanLabel(ownText(element));
     if (own.length === 0 || own.length > 40) continue;
     const text = textOf(element);
-    if (isLabel(text, label) && text.length <= 45) {
+    if (isLabel(text, label, name) && text.length <= 45) {
       const value = nextElement(element);
       if (!value || !textOf(value) || textOf(value).length > MAX_VALUE || scope.inRepeatedRegion(value)) continue;
       const anchored = `${element.name}:contains(${quoteAttributeValue(text)}) + ${value.name}`;
