@@ -68,6 +68,17 @@ describe('an SKU the reader sees', () => {
     expect((await generate(shown)).data.product).toMatchObject({ sku: 'TS-9' });
   });
 
+  it('offers a markup sku that the page labels as an ISBN or EAN as the gtin, not the sku', async () => {
+    const html = htmlPage(
+      `<h1>Código do Trabalho</h1><span class="price">71,91 €</span><p>Ano: 2020 ISBN: 9789724084985 Número de páginas: 1204</p>`,
+      `<meta property="og:type" content="product"><meta property="product:retailer_item_id" content="9789724084985">
+      <meta property="product:price:amount" content="71.91"><meta property="product:price:currency" content="EUR">`,
+    );
+    const { structure, data } = await generate(html);
+    expect(data.product).toMatchObject({ price: 71.91, gtin: '9789724084985' });
+    expect(JSON.stringify(structure)).not.toContain('"name":"sku"');
+  });
+
   it('finds the code an element is named for in a data attribute, and selects it by that attribute', async () => {
     const html = htmlPage(
       `<h1>Over-the-knee Boots</h1><span class="main-price">69.95 EUR</span>

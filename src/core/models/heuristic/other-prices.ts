@@ -17,15 +17,16 @@ const MAX_TEXT = 60;
 const STRUCK = new Set(['del', 's', 'strike']);
 /** Labels of a price that is not the one to pay now: a former, regular or recommended price, an auction's start. */
 const OTHER_PRICE_LABEL =
-  /^(was|before|regular( price)?|normal( price)?|normal|list price|rrp|msrp|uvp|statt|antes|avant|prima|starting (price|bid)|start(ing)? at|opening bid|minimum bid|estimate|estimated value|reserve( price)?|startpreis|startgebot|mindestgebot|schätzpreis|prix de départ|mise à prix|estimation|prix conseillé|precio (de salida|inicial|normal|anterior|de lista)|oferta inicial|prezzo (di partenza|iniziale|consigliato)|base d'asta|preço (inicial|normal|anterior)|lance inicial)$/i;
+  /^(was|before|regular( price)?|normal( price)?|list price|rrp|msrp|uvp|statt|antes|avant|prima|starting (price|bid)|start(ing)? at|opening bid|minimum bid|estimate|estimated value|reserve( price)?|startpreis|startgebot|mindestgebot|schätzpreis|prix de départ|mise à prix|estimation|prix conseillé|precio (de salida|inicial|normal|anterior|de lista)|oferta inicial|prezzo (di partenza|iniziale|consigliato)|base d'asta|preço (inicial|normal|anterior)|lance inicial)$/i;
 
 const isLabel = (text: string) => OTHER_PRICE_LABEL.test(text.replace(/[\s:.]+$/, '').trim());
 
 /** The element just before is a label naming another price (`<dt>RRP</dt><dd>€20</dd>`). */
-function labelBefore(element: Element): boolean {
+function labelBefore(element: Element, rawLength: Map<Element, number>): boolean {
   let sibling = element.prev;
   while (sibling && sibling.type !== 'tag') sibling = sibling.prev;
-  const label = sibling ? textOf(sibling) : '';
+  if (!sibling || rawLength.get(sibling as Element)! > MAX_TEXT * 4) return false;
+  const label = textOf(sibling);
   return label.length <= 40 && isLabel(label);
 }
 
@@ -59,7 +60,8 @@ export function pricesMarkedOther(roots: AnyNode[]): number[] {
     if (rawLength.get(element)! > MAX_TEXT * 4) continue;
     const text = textOf(element);
     if (text.length === 0 || text.length > MAX_TEXT || !/\d/.test(text)) continue;
-    const price = labelledInText(text) ?? (looksLikePrice(text) && (markedByElement(element) || labelBefore(element)) ? text : null);
+    const price =
+      labelledInText(text) ?? (looksLikePrice(text) && (markedByElement(element) || labelBefore(element, rawLength)) ? text : null);
     const value = price === null ? null : parseLocaleNumber(price);
     if (value !== null) values.push(value);
   }

@@ -64,11 +64,23 @@ function pricePrevails(markupPrice: unknown, pagePrice: unknown, page: Document)
  * A code the reader sees beside its label beats a markup `sku` the page never shows (an internal id): a
  * shopper quotes the code on the page. A markup sku the page shows stays.
  */
-function skuPrevails(markupSku: unknown, pageSku: unknown, page: Document): boolean {
+function skuPrevails(markupSku: unknown, pageSku: unknown, readerText: () => string): boolean {
   if (typeof markupSku !== 'string' || typeof pageSku !== 'string' || markupSku.trim() === '' || pageSku.trim() === '') return false;
   if (markupSku.trim().toLowerCase() === pageSku.trim().toLowerCase()) return false;
-  const body = selectIn('body', page)[0] ?? page;
-  return !textOf(body).toLowerCase().includes(markupSku.trim().toLowerCase());
+  return !readerText().toLowerCase().includes(markupSku.trim().toLowerCase());
+}
+
+/** Labels of a barcode number, in the main European languages. */
+const BARCODE_LABEL =
+  /(isbn(-1[03])?|ean(-?1[23])?|gtin(-?\d+)?|upc|barcode|bar code|code-barres|c[óo]digo de barras|strichcode|codice a barre)\s*:?\s*$/i;
+
+/** The markup's sku is a code the page labels as a barcode (ISBN, EAN): a gtin, not the shop's sku. */
+function labelledAsBarcode(code: unknown, readerText: () => string): boolean {
+  if (typeof code !== 'string' || !/^\d{8,14}$/.test(code.trim())) return false;
+  const text = readerText();
+  for (let at = text.indexOf(code.trim()); at >= 0; at = text.indexOf(code.trim(), at + 1))
+    if (BARCODE_LABEL.test(text.slice(Math.max(0, at - 30), at))) return true;
+  return false;
 }
 
 export function mergeProductSources(proposals: Proposal[], page: Document, pageUrl: string): Proposal[] {
@@ -87,7 +99,16 @@ export function mergeProductSources(proposals: Proposal[], page: Document, pageU
   // The page's own price (and what it shows beside it) first when it prevails; so its code.
   const preferred = new Set<Field>();
   if (pageWins) for (const field of pageFields) if (field.name === 'price' || PAGE_ONLY.has(field.name)) preferred.add(field);
-  if (pageSku && skuPrevails(markupCode, pageCode, page)) preferred.add(pageSku);
+  let bodyText: string | undefined;
+  const readerText = () => (bodyText ??= textOf(selectIn('body', page)[0] ?? page));
+  if (pageSku && skuPrevails(markupCode, pageCode, readerText)) preferred.add(pageSku);
+  else if (markupSku && labelledAsBarcode(markupCode, readerText)) {
+    markupFields.splice(
+      markupFields.indexOf(markupSku),
+      1,
+      ...(markupFields.some((field) => field.name === 'gtin') ? [] : [{ ...markupSku, name: 'gtin' }]),
+    );
+  }
   // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
   const pageStock = pageFields.find((field) => field.name === 'availability');
   if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.add(pageStock);
