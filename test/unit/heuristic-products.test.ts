@@ -92,6 +92,14 @@ describe('product pages: structured data read leniently', () => {
     expect(names(structure)).not.toContain('product.offersOffers');
   });
 
+  it('reads availability stated by a link to its schema.org name as the name, not as a URL of the page', async () => {
+    const html = page(`
+      <div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Lamp</h1>
+        <div itemprop="offers" itemscope itemtype="http://schema.org/Offer"><meta itemprop="price" content="10">
+          <link itemprop="availability" href="http://schema.org/InStock"></div></div>`);
+    expect((await generate(html)).data.product).toEqual({ name: 'Lamp', price: 10, availability: 'InStock' });
+  });
+
   it('reads RDFa and OpenGraph product tags', async () => {
     const rdfa = page(`
       <div vocab="https://schema.org/" typeof="Product">
@@ -131,6 +139,20 @@ describe('product pages: facts read from the page', () => {
     expect(data).toMatchObject({ price: 129, sku: '763127', brand: 'Bosch', availability: 'InStock' });
   });
 
+  it('reads the brand labelled as the manufacturer in Latvian and Polish, from a parameter list', async () => {
+    const latvian = page(`<h1>Soma Rosso</h1><span class="price">EUR110.00</span>
+      <ul class="params"><li><span>Prece </span><div><span>Soma</span></div></li><li><span>Ražotājs </span><div><span>MONNALISA</span></div></li></ul>`);
+    expect((await generate(latvian)).data).toMatchObject({ price: 110, brand: 'MONNALISA' });
+    const polish = page(`<h1>Czajnik</h1><span class="price">129 zł</span><dl><dt>Producent:</dt><dd>Bosch</dd></dl>`);
+    expect((await generate(polish)).data).toMatchObject({ price: 129, brand: 'Bosch' });
+  });
+
+  it('never reads a stock statement ("En stock") as the label of the next text; the buy button still says InStock', async () => {
+    const html = page(`<h1>Montre Pro Trek</h1><p class="product__price">259,00 €</p>
+      <form><div><p>En Stock</p><p class="product__delay">Livraison sous 24h</p></div><button class="btn">Ajouter au panier</button></form>`);
+    expect((await generate(html)).data).toMatchObject({ price: 259, availability: 'InStock' });
+  });
+
   it('offers no availability for words that say nothing about stock', async () => {
     const html = page(`<h1>Lamp</h1><span class="price">$20</span><span class="availability">Ships from Hayes, UK</span>`);
     const { data } = await generate(html);
@@ -163,6 +185,18 @@ describe('product pages: facts read from the page', () => {
         <span class="sr-text">$229.99</span><div class="price" aria-hidden="true">$229<span>99</span></div></span>`);
     const { data } = await generate(html);
     expect(data.product).toMatchObject({ price: 229.99, currency: 'CAD', brand: 'Panasonic' });
+  });
+
+  it('cuts the label off a brand that microdata marks with its label inside (Portuguese, French)', async () => {
+    const html = page(`
+      <div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Micro-ondas NN-K35</h1>
+        <a itemprop="brand" href="/b/pana">Ver mais artigos da Marca: Panasonic</a>
+        <div itemprop="offers" itemscope itemtype="http://schema.org/Offer"><meta itemprop="price" content="109"></div></div>`);
+    expect((await generate(html)).data.product).toMatchObject({ name: 'Micro-ondas NN-K35', price: 109, brand: 'Panasonic' });
+    const french = page(`
+      <div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Bouilloire</h1>
+        <span itemprop="brand">Tous les produits de la marque : Moulinex</span></div>`);
+    expect((await generate(french)).data.product).toMatchObject({ brand: 'Moulinex' });
   });
 
   it('never takes the price drawn for the eye only (aria-hidden) over the one a reader gets', async () => {

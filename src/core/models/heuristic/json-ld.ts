@@ -1,5 +1,5 @@
 import type { Field, ScalarType } from '../../config/index.js';
-import { parseLooseJson, rawText, selectIn } from '../../extract/index.js';
+import { parseLooseJson, rawText, selectIn, type Document } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -107,7 +107,7 @@ export function typeOf(value: JsonObject): string | null {
 const MAX_ENTITIES = 500;
 
 /** Top-level entities of every JSON-LD script: the objects themselves, array members, `@graph` members. */
-export function jsonLdEntities(context: DetectContext): JsonObject[] {
+export function jsonLdEntities(context: Pick<DetectContext, 'page'>): JsonObject[] {
   const entities: JsonObject[] = [];
   for (const script of selectIn(JSON_LD_SELECTOR, context.page)) {
     // Read as the engine reads it (comment and CDATA wrappers, raw newlines in strings).
@@ -126,6 +126,23 @@ export function jsonLdEntities(context: DetectContext): JsonObject[] {
     }
   }
   return entities;
+}
+
+/**
+ * The page's products state different stock for their variants (sizes, colours: several offers or several
+ * products): the markup then tells nothing certain about the product as a reader sees it.
+ */
+export function variantsDisagreeOnStock(page: Document): boolean {
+  const stock = new Set<string>();
+  for (const entity of jsonLdEntities({ page })) {
+    if (!PRODUCT_TYPES.has(typeOf(entity) ?? '')) continue;
+    const offers = entity.offers;
+    for (const offer of Array.isArray(offers) ? offers : [offers]) {
+      const availability = offer && typeof offer === 'object' ? (offer as JsonObject).availability : undefined;
+      if (typeof availability === 'string') stock.add(availability.replace(/^.*[/#:]/, '').toLowerCase());
+    }
+  }
+  return stock.size > 1;
 }
 
 export function valueAtPath(root: unknown, path: string): unknown {

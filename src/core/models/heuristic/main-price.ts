@@ -31,7 +31,8 @@ const MAX_CARD_TEXT = 4000;
 const AFTER_TITLE = 400;
 const BEFORE_TITLE = 40;
 const NAMED_PRICE = /price|preis|prix|precio|prezzo|preco|cena|fiyat/i;
-const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?price|crossed/i;
+/** Class, id or itemprop words of a former or reference price. */
+export const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?price|crossed/i;
 // Per unit, per month, instalments, shipping: prices of something other than the product.
 const NOT_THE_PRICE =
   /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
@@ -112,12 +113,24 @@ export function detectMainPrice(context: DetectContext, options: { productPage?:
     // The currency as an ISO code, when the price names one (`EUR 14,43`); a sign alone ($) says too little.
     const code = ISO_CODE.exec(textOf(main.element))?.[1];
     if (code) fields.push({ name: 'currency', type: 'string', selector, transform: [`regex:(?:^|[^A-Za-z])(${code})(?:[^A-Za-z]|$)`] });
-    const old = struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element)));
+    const old =
+      struck.find((element) => Math.abs(elements.indexOf(element) - main.index) <= 15 && looksLikePrice(textOf(element))) ??
+      namedOld(elements, main);
     if (old) fields.push({ name: 'oldPrice', type: 'number', selector: uniqueSelector(old, context.sectionRoots), transform: ['number'] });
   }
   const buyButton = buttons.find(({ index }) => index > titleIndex - BEFORE_TITLE && index < titleIndex + AFTER_TITLE)?.element ?? null;
   fields.push(...productFacts({ elements, titleIndex, context, inRepeatedRegion, buyButton }));
   return fields.map((field) => ({ kind: 'heading', field, score: 1, hints: `price ${field.name}`, productSource: PAGE_SOURCE }));
+}
+
+/** A price beside the main one that its class, id or itemprop calls old or regular (`original-price`), not struck out. */
+function namedOld(elements: Element[], main: Candidate): Element | undefined {
+  return elements.slice(Math.max(0, main.index - 15), main.index + 16).find((element) => {
+    const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
+    if (!OLD_PRICE.test(names) || isInside(main.element, element) || isInside(element, main.element)) return false;
+    const text = textOf(element);
+    return text.length <= MAX_TEXT && looksLikePrice(text);
+  });
 }
 
 /** Product facts read from the page itself: the least trusted source of product.ts. */
@@ -172,7 +185,7 @@ function priceCandidates(elements: Element[], titleIndex: number, { struck, butt
 }
 
 /** Length of the raw text under each element, computed bottom-up over document-ordered elements. */
-function rawTextLengths(elements: Element[]): Map<Element, number> {
+export function rawTextLengths(elements: Element[]): Map<Element, number> {
   const lengths = new Map<Element, number>();
   for (let i = elements.length - 1; i >= 0; i--) {
     const element = elements[i]!;

@@ -1,6 +1,7 @@
 import type { Field, ScalarType } from '../../config/index.js';
 import { attr, isInside, parentElement, quoteAttributeValue, selectIn, textOf, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, pluralize, splitWords } from './naming.js';
+import { labelCutTransform } from './product-facts.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -58,11 +59,12 @@ function itemTypeName(element: Element): string | null {
 }
 
 function scalarFieldFor(prop: string, value: string, attribute: string | undefined): Pick<Field, 'type' | 'transform'> {
+  // Availability is a schema.org name whichever element states it (`<link href="…/InStock">` included).
+  if (prop === 'availability') return { type: 'string', transform: ['availability'] };
   let type: ScalarType = 'string';
   if (NUMBER_PROPS.has(prop)) type = 'number';
   else if (INTEGER_PROPS.has(prop)) type = 'integer';
   else if (attribute === 'href' || attribute === 'src' || /^(url|image)$/.test(prop)) type = 'url';
-  if (prop === 'availability') return { type, transform: ['availability'] };
   const transform = type === 'number' && !/^[\d.]+$/.test(value) ? ['number'] : type === 'url' ? ['absoluteUrl'] : undefined;
   return transform ? { type, transform } : { type };
 }
@@ -117,6 +119,9 @@ function itemFields(item: Element): Field[] {
     taken.add(wanted);
     const field: Field = { name: names.take(wanted), ...scalarFieldFor(prop, value, attribute), selector };
     if (attribute) field.attribute = attribute;
+    // A brand or code in text with its label ("Ver mais artigos da Marca: Panasonic"): the label is cut off.
+    const cut = attribute ? null : labelCutTransform(wanted, value);
+    if (cut) field.transform = cut;
     fields.push(field);
   }
   return fields;

@@ -38,7 +38,11 @@ const SKU_CODE = 'regex:([A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)';
 
 const BY_NAME: Array<{ name: string; names: RegExp }> = [
   { name: 'brand', names: /(^|[-_\s])(brand|manufacturer|marque|marca|marke)([-_\s]|name|$)/i },
-  { name: 'sku', names: /(^|[-_\s])(sku|product-?code|product-?id|article-?(number|nr)|item-?(number|code)|model-?number|mpn)([-_\s]|$)/i },
+  {
+    name: 'sku',
+    names:
+      /(^|[-_\s])(sku|product-?code|product-?id|product-?ref(erence)?|article-?(number|nr)|item-?(number|code)|model-?number|mpn)([-_\s]|$)/i,
+  },
   { name: 'availability', names: /(^|[-_\s])(availability|stock|in-stock|out-of-stock|disponibilit\w*|verf[uü]gbarkeit)([-_\s]|$)/i },
 ];
 
@@ -46,12 +50,12 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
   {
     name: 'sku',
     label:
-      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|codice( (prodotto|articolo))?|numero articolo|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код( товара)?|品番|型番|商品コード|商品番号)$/i,
+      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|numero (oggetto|articolo|prodotto)|n[º°o]\.? (de )?(art[íi]culo|article|r[ée]f[ée]rence|referencia)|id (do |del |de |du )?(produto|producto|produit|prodotto)|cod(ul)? produs|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|codice( (prodotto|articolo))?|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код( товара)?|品番|型番|商品コード|商品番号)$/i,
   },
   {
     name: 'brand',
     label:
-      /^(brand|marke|marque|marca|merk|marka|zīmols|kaubamärk|prekės ženklas|бренд|производитель|hersteller|manufacturer|fabricant|fabricante|produttore|ブランド|メーカー)$/i,
+      /^(brand|marke|marque|marca|marchio|merk|marka|značka|márka|märke|mærke|merke|merkki|zīmols|ražotājs|kaubamärk|tootja|prekės ženklas|gamintojas|producent|výrobce|gyártó|tillverkare|producător|marcă|üretici|бренд|производитель|виробник|hersteller|manufacturer|fabricant|fabricante|fabrikant|produttore|valmistaja|ブランド|メーカー)$/i,
   },
   {
     name: 'availability',
@@ -62,10 +66,14 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
 
 const cleanLabel = (text: string): string => text.replace(/[\s:#.]+$/, '').trim();
 
-/** A label, also with the shop's name before or after it ("eBay item number", "Numero oggetto eBay"). */
-function isLabel(text: string, label: RegExp): boolean {
+/**
+ * A label, also with the shop's name before or after it ("eBay item number", "Numero oggetto eBay"); not for
+ * availability, whose one-word labels are the end of a value ("En stock" states the stock, it labels nothing).
+ */
+function isLabel(text: string, label: RegExp, name?: string): boolean {
   const words = cleanLabel(text).split(/\s+/);
-  return [words, words.slice(1), words.slice(0, -1)].some((part) => part.length > 0 && label.test(part.join(' ')));
+  const parts = name === 'availability' ? [words] : [words, words.slice(1), words.slice(0, -1)];
+  return parts.some((part) => part.length > 0 && label.test(part.join(' ')));
 }
 
 function transformFor(name: string, label: string | null): string[] {
@@ -77,29 +85,50 @@ function transformFor(name: string, label: string | null): string[] {
 /** An element called for the fact, near the title, small, and outside look-alike priced regions. */
 function byName(scope: FactScope, near: Element[], name: string, names: RegExp): Field | null {
   const found = near.find((element) => {
-    const called = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
+    const called = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''} ${dataNames(element)
+      .map(([, value]) => value)
+      .join(' ')}`;
     // The name first: reading the text of every element near the title reads the whole page through its ancestors.
     if (!names.test(called)) return false;
     const text = textOf(element);
     return text.length >= 2 && text.length <= MAX_VALUE && elementChildren(element).length <= 3 && !scope.inRepeatedRegion(element);
   });
   if (!found) return null;
-  // "Brand: Bosch", or "See more from the brand: Bosch", in the element itself: the label is cut off.
-  const label = LABELS.find((entry) => entry.name === name)!.label;
-  const opening = /^([^:]{2,30}):/.exec(textOf(found))?.[1];
-  const inline = /(?:^|\s)([^\s:]{2,30})\s*:\s*[^:]+$/.exec(textOf(found))?.[1];
-  const transform =
-    opening && isLabel(opening, label)
-      ? transformFor(name, opening.trim())
-      : name === 'brand' && inline && isLabel(inline, label)
-        ? [`regex:${escapeRegex(inline)}\\s*:\\s*(.+)$`]
-        : transformFor(name, null);
-  return {
-    name,
-    type: 'string',
-    selector: uniqueSelector(found, scope.context.sectionRoots),
-    ...(transform.length > 0 ? { transform } : {}),
-  };
+  const transform = labelCutTransform(name, textOf(found)) ?? transformFor(name, null);
+  return { name, type: 'string', selector: namedSelector(found, names, scope), ...(transform.length > 0 ? { transform } : {}) };
+}
+
+/**
+ * "Brand: Bosch", or "See more from the brand: Bosch", in the value's own text: the transform cutting the
+ * label off, or null when the text holds no label of the fact. Microdata values carry such labels too.
+ */
+export function labelCutTransform(name: string, text: string): string[] | null {
+  const label = LABELS.find((entry) => entry.name === name)?.label;
+  if (!label) return null;
+  const opening = /^([^:]{2,30}):/.exec(text)?.[1];
+  if (opening && isLabel(opening, label)) return transformFor(name, opening.trim());
+  const inline = /(?:^|\s)([^\s:]{2,30})\s*:\s*[^:]+$/.exec(text)?.[1];
+  return name === 'brand' && inline && isLabel(inline, label) ? [`regex:${escapeRegex(inline)}\\s*:\\s*(.+)$`] : null;
+}
+
+/**
+ * Names a page gives an element in its test and automation hooks (`data-qa="product-reference"`,
+ * `data-testid="sku"`); other data attributes hold states and values (`data-stock-status="dispo"`).
+ */
+const NAMING_DATA = /^data-(qa|test|testid|test-id|cy|e2e|automation|auto-id|hook|element|field)(-|$)/;
+function dataNames(element: Element): Array<[string, string]> {
+  return Object.entries(element.attribs).filter(([key, value]) => NAMING_DATA.test(key) && /^[A-Za-z][\w-]{2,40}$/.test(value));
+}
+
+/** The element by the data attribute that names it when that picks it out alone, else by its id, class or place. */
+function namedSelector(element: Element, names: RegExp, scope: FactScope): string {
+  for (const [key, value] of dataNames(element)) {
+    if (!names.test(value)) continue;
+    const selector = `${element.name}[${key}=${quoteAttributeValue(value)}]`;
+    const matches = selectIn(selector, scope.context.sectionRoots);
+    if (matches.length === 1 && matches[0] === element) return selector;
+  }
+  return uniqueSelector(element, scope.context.sectionRoots);
 }
 
 /** A label element ("Brand:") followed by its value element, or one element holding "Brand: Bosch". */
@@ -108,7 +137,7 @@ function byLabel(scope: FactScope, near: Element[], name: string, label: RegExp)
     const own = cleanLabel(ownText(element));
     if (own.length === 0 || own.length > 40) continue;
     const text = textOf(element);
-    if (isLabel(text, label) && text.length <= 45) {
+    if (isLabel(text, label, name) && text.length <= 45) {
       const value = nextElement(element);
       if (!value || !textOf(value) || textOf(value).length > MAX_VALUE || scope.inRepeatedRegion(value)) continue;
       const anchored = `${element.name}:contains(${quoteAttributeValue(text)}) + ${value.name}`;

@@ -1,5 +1,7 @@
 import type { Field } from '../../config/index.js';
-import { compileStructure, type Document } from '../../extract/index.js';
+import { compileStructure, selectIn, textOf, type Document } from '../../extract/index.js';
+import { variantsDisagreeOnStock } from './json-ld.js';
+import { pricesMarkedOther } from './other-prices.js';
 import type { Proposal } from './types.js';
 
 /**
@@ -32,19 +34,53 @@ function sourceFields(proposal: Proposal): Field[] {
   return proposal.field.type === 'object' && proposal.field.fields ? proposal.field.fields : [proposal.field];
 }
 
-/** The page's price agrees with the markup's: then what the page shows beside it (old price, text) belongs to it. */
-function pageAgrees(markupPrice: Field | undefined, pagePrice: Field | undefined, page: Document, pageUrl: string): boolean {
-  if (!markupPrice || !pagePrice) return false;
-  try {
-    const structure = [
-      { ...markupPrice, name: 'a' },
-      { ...pagePrice, name: 'b' },
-    ];
-    const { data } = compileStructure({ selector: 'body', structure }).extractFromDocument(page, pageUrl, { sectionOnly: false });
-    return typeof data.a === 'number' && typeof data.b === 'number' && Math.abs(data.a - data.b) < 0.005;
-  } catch {
-    return false;
-  }
+/** What the given fields extract from the page, by name (each read alone: one failing never hides another). */
+function readFields(fields: Array<Field | undefined>, page: Document, pageUrl: string): Array<unknown> {
+  return fields.map((field) => {
+    if (!field) return undefined;
+    try {
+      const structure = [{ ...field, name: 'value' }];
+      return compileStructure({ selector: 'body', structure }).extractFromDocument(page, pageUrl, { sectionOnly: false }).data.value;
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+const samePrice = (a: unknown, b: unknown) => typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 0.005;
+
+/**
+ * Whose price a reader pays when the markup and the page disagree: the page's, when the markup's is one the
+ * page shows as another price beside the title (struck out, the regular price, an auction's starting bid)
+ * and the page's is not; else the markup's (a converted price beside the real one is not the price).
+ */
+function pricePrevails(markupPrice: unknown, pagePrice: unknown, page: Document): boolean {
+  if (typeof markupPrice !== 'number' || typeof pagePrice !== 'number' || samePrice(markupPrice, pagePrice)) return false;
+  const others = pricesMarkedOther(page.children);
+  return others.some((other) => samePrice(other, markupPrice)) && !others.some((other) => samePrice(other, pagePrice));
+}
+
+/**
+ * A code the reader sees beside its label beats a markup `sku` the page never shows (an internal id): a
+ * shopper quotes the code on the page. A markup sku the page shows stays.
+ */
+function skuPrevails(markupSku: unknown, pageSku: unknown, readerText: () => string): boolean {
+  if (typeof markupSku !== 'string' || typeof pageSku !== 'string' || markupSku.trim() === '' || pageSku.trim() === '') return false;
+  if (markupSku.trim().toLowerCase() === pageSku.trim().toLowerCase()) return false;
+  return !readerText().toLowerCase().includes(markupSku.trim().toLowerCase());
+}
+
+/** Labels of a barcode number, in the main European languages. */
+const BARCODE_LABEL =
+  /(isbn(-1[03])?|ean(-?1[23])?|gtin(-?\d+)?|upc|barcode|bar code|code-barres|c[óo]digo de barras|strichcode|codice a barre)\s*:?\s*$/i;
+
+/** The markup's sku is a code the page labels as a barcode (ISBN, EAN): a gtin, not the shop's sku. */
+function labelledAsBarcode(code: unknown, readerText: () => string): boolean {
+  if (typeof code !== 'string' || !/^\d{8,14}$/.test(code.trim())) return false;
+  const text = readerText();
+  for (let at = text.indexOf(code.trim()); at >= 0; at = text.indexOf(code.trim(), at + 1))
+    if (BARCODE_LABEL.test(text.slice(Math.max(0, at - 30), at))) return true;
+  return false;
 }
 
 export function mergeProductSources(proposals: Proposal[], page: Document, pageUrl: string): Proposal[] {
@@ -55,8 +91,28 @@ export function mergeProductSources(proposals: Proposal[], page: Document, pageU
   const markupFields = markup.flatMap(sourceFields);
   const markupPrice = markupFields.find((field) => field.name === 'price');
   const pagePrice = pageFields.find((field) => field.name === 'price');
-  const agrees = !markupPrice || pageAgrees(markupPrice, pagePrice, page, pageUrl);
-  const candidates = [...markupFields, ...pageFields.filter((field) => agrees || !PAGE_ONLY.has(field.name))];
+  const markupSku = markupFields.find((field) => field.name === 'sku');
+  const pageSku = pageFields.find((field) => field.name === 'sku');
+  const [markupValue, pageValue, markupCode, pageCode] = readFields([markupPrice, pagePrice, markupSku, pageSku], page, pageUrl);
+  const pageWins = pricePrevails(markupValue, pageValue, page);
+  const agrees = !markupPrice || pageWins || samePrice(markupValue, pageValue);
+  // The page's own price (and what it shows beside it) first when it prevails; so its code.
+  const preferred = new Set<Field>();
+  if (pageWins) for (const field of pageFields) if (field.name === 'price' || PAGE_ONLY.has(field.name)) preferred.add(field);
+  let bodyText: string | undefined;
+  const readerText = () => (bodyText ??= textOf(selectIn('body', page)[0] ?? page));
+  if (pageSku && skuPrevails(markupCode, pageCode, readerText)) preferred.add(pageSku);
+  else if (markupSku && labelledAsBarcode(markupCode, readerText)) {
+    markupFields.splice(
+      markupFields.indexOf(markupSku),
+      1,
+      ...(markupFields.some((field) => field.name === 'gtin') ? [] : [{ ...markupSku, name: 'gtin' }]),
+    );
+  }
+  // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
+  const pageStock = pageFields.find((field) => field.name === 'availability');
+  if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.add(pageStock);
+  const candidates = [...preferred, ...markupFields, ...pageFields.filter((field) => agrees || !PAGE_ONLY.has(field.name))];
 
   const fields: Field[] = [];
   const taken = new Set<string>();

@@ -1,0 +1,69 @@
+import type { AnyNode } from 'domhandler';
+import { allElements, parentElement, parseLocaleNumber, textOf, type Element } from '../../extract/index.js';
+import { OLD_PRICE, rawTextLengths } from './main-price.js';
+import { looksLikePrice } from './naming.js';
+
+/**
+ * Prices a product page shows beside its title but marks as not the price to pay now: struck out, called the
+ * old or regular price by their class, or labelled as another price ("Was", "RRP", "Starting price",
+ * "Estimate", "Startgebot", "Prix de départ"). product.ts uses them to tell which of two disagreeing prices a
+ * reader pays: markup that states the regular price or an auction's starting bid is not the current price.
+ */
+
+/** How far from the title (in elements, document order) such prices are looked for, as for the main price. */
+const AFTER_TITLE = 400;
+const BEFORE_TITLE = 40;
+const MAX_TEXT = 60;
+const STRUCK = new Set(['del', 's', 'strike']);
+/** Labels of a price that is not the one to pay now: a former, regular or recommended price, an auction's start. */
+const OTHER_PRICE_LABEL =
+  /^(was|before|regular( price)?|normal( price)?|list price|rrp|msrp|uvp|statt|antes|avant|prima|starting (price|bid)|start(ing)? at|opening bid|minimum bid|estimate|estimated value|reserve( price)?|startpreis|startgebot|mindestgebot|schätzpreis|prix de départ|mise à prix|estimation|prix conseillé|precio (de salida|inicial|normal|anterior|de lista)|oferta inicial|prezzo (di partenza|iniziale|consigliato)|base d'asta|preço (inicial|normal|anterior)|lance inicial)$/i;
+
+const isLabel = (text: string) => OTHER_PRICE_LABEL.test(text.replace(/[\s:.]+$/, '').trim());
+
+/** The element just before is a label naming another price (`<dt>RRP</dt><dd>€20</dd>`). */
+function labelBefore(element: Element, rawLength: Map<Element, number>): boolean {
+  let sibling = element.prev;
+  while (sibling && sibling.type !== 'tag') sibling = sibling.prev;
+  if (!sibling || rawLength.get(sibling as Element)! > MAX_TEXT * 4) return false;
+  const label = textOf(sibling);
+  return label.length <= 40 && isLabel(label);
+}
+
+/** Marked as another price by its element: struck out (itself or an ancestor close by) or named old/regular. */
+function markedByElement(element: Element): boolean {
+  let current: Element | null = element;
+  for (let level = 0; level < 3 && current; level++, current = parentElement(current)) {
+    if (STRUCK.has(current.name)) return true;
+    const names = `${current.attribs.class ?? ''} ${current.attribs.id ?? ''} ${current.attribs.itemprop ?? ''}`;
+    if (OLD_PRICE.test(names)) return true;
+  }
+  return false;
+}
+
+/** The price after a label in one text ("Starting Price $150"), when the label names another price. */
+function labelledInText(text: string): string | null {
+  const match = /^([^\d$€£¥₹]{2,30})\s*:?\s*(\S.*)$/u.exec(text);
+  return match && isLabel(match[1]!) && looksLikePrice(match[2]!) ? match[2]! : null;
+}
+
+export function pricesMarkedOther(roots: AnyNode[]): number[] {
+  const elements = allElements(roots);
+  const titleIndex = elements.findIndex((element) => element.name === 'h1');
+  if (titleIndex < 0) return [];
+  // Text is read only for elements small enough to hold a labelled price (raw lengths, in one pass).
+  const rawLength = rawTextLengths(elements);
+  const values: number[] = [];
+  const end = Math.min(elements.length, titleIndex + AFTER_TITLE);
+  for (let index = Math.max(0, titleIndex - BEFORE_TITLE); index < end; index++) {
+    const element = elements[index]!;
+    if (rawLength.get(element)! > MAX_TEXT * 4) continue;
+    const text = textOf(element);
+    if (text.length === 0 || text.length > MAX_TEXT || !/\d/.test(text)) continue;
+    const price =
+      labelledInText(text) ?? (looksLikePrice(text) && (markedByElement(element) || labelBefore(element, rawLength)) ? text : null);
+    const value = price === null ? null : parseLocaleNumber(price);
+    if (value !== null) values.push(value);
+  }
+  return values;
+}
