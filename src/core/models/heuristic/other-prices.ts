@@ -1,6 +1,5 @@
 import type { AnyNode } from 'domhandler';
 import { allElements, parentElement, parseLocaleNumber, textOf, type Element } from '../../extract/index.js';
-import { OLD_PRICE, rawTextLengths } from './main-price.js';
 import { looksLikePrice } from './naming.js';
 
 /**
@@ -15,6 +14,12 @@ const AFTER_TITLE = 400;
 const BEFORE_TITLE = 40;
 const MAX_TEXT = 60;
 const STRUCK = new Set(['del', 's', 'strike']);
+/**
+ * Class, id or itemprop words of a former or reference price (`old-price`, `wasPrice`, `price--regular`), as
+ * words: `font-bold` and `sold-out` hold "old" and are none.
+ */
+const OLD_PRICE = /(^|[^a-z])(old|was|before|regular|original|strike|uvp|compare|list[-_ ]?price|crossed)/i;
+export const namesOldPrice = (names: string): boolean => OLD_PRICE.test(names.replace(/([a-z])([A-Z])/g, '$1 $2'));
 /** Labels of a price that is not the one to pay now: a former, regular or recommended price, an auction's start. */
 const OTHER_PRICE_LABEL =
   /^(was|before|regular( price)?|normal( price)?|list price|rrp|msrp|uvp|statt|antes|avant|prima|starting (price|bid)|start(ing)? at|opening bid|minimum bid|estimate|estimated value|reserve( price)?|startpreis|startgebot|mindestgebot|schätzpreis|prix de départ|mise à prix|estimation|prix conseillé|precio (de salida|inicial|normal|anterior|de lista)|oferta inicial|prezzo (di partenza|iniziale|consigliato)|base d'asta|preço (inicial|normal|anterior)|lance inicial)$/i;
@@ -36,7 +41,7 @@ function markedByElement(element: Element): boolean {
   for (let level = 0; level < 3 && current; level++, current = parentElement(current)) {
     if (STRUCK.has(current.name)) return true;
     const names = `${current.attribs.class ?? ''} ${current.attribs.id ?? ''} ${current.attribs.itemprop ?? ''}`;
-    if (OLD_PRICE.test(names)) return true;
+    if (namesOldPrice(names)) return true;
   }
   return false;
 }
@@ -45,6 +50,11 @@ function markedByElement(element: Element): boolean {
 function labelledInText(text: string): string | null {
   const match = /^([^\d$€£¥₹]{2,30})\s*:?\s*(\S.*)$/u.exec(text);
   return match && isLabel(match[1]!) && looksLikePrice(match[2]!) ? match[2]! : null;
+}
+
+/** A price element the page marks as another price than the one to pay: by element, its own label or the one before it. */
+export function isMarkedOther(element: Element, text: string, rawLength: Map<Element, number>): boolean {
+  return labelledInText(text) !== null || markedByElement(element) || labelBefore(element, rawLength);
 }
 
 export function pricesMarkedOther(roots: AnyNode[]): number[] {
@@ -66,4 +76,19 @@ export function pricesMarkedOther(roots: AnyNode[]): number[] {
     if (value !== null) values.push(value);
   }
   return values;
+}
+
+/** Length of the raw text under each element, computed bottom-up over document-ordered elements. */
+export function rawTextLengths(elements: Element[]): Map<Element, number> {
+  const lengths = new Map<Element, number>();
+  for (let i = elements.length - 1; i >= 0; i--) {
+    const element = elements[i]!;
+    let length = 0;
+    for (const child of element.children) {
+      if (child.type === 'text') length += child.data.length;
+      else length += lengths.get(child as Element) ?? 0;
+    }
+    lengths.set(element, length);
+  }
+  return lengths;
 }
