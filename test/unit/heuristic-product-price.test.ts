@@ -18,6 +18,14 @@ describe('the main price of a page without markup', () => {
     expect((await generate(german)).data).toMatchObject({ price: 39.99 });
   });
 
+  it("prefers the price labelled as the one to pay (an auction's current bid) over a closer postage price", async () => {
+    const english = htmlPage(`<h1>Oak Mantel Clock</h1><div>Time left: 2d 4h</div>
+      <p><span>Postage:</span> <span>£12.50</span></p><p><span>Current bid:</span> <span>£85.00</span></p><button>Place bid</button>`);
+    expect((await generate(english)).data).toMatchObject({ price: 85 });
+    const french = htmlPage(`<h1>Pendule</h1><p>Livraison : <b>9,90 €</b></p><p>Enchère actuelle : <b>120,00 €</b></p>`);
+    expect((await generate(french)).data).toMatchObject({ price: 120 });
+  });
+
   it('reads "old" and "was" in class names as words: `font-bold` is no old price, `wasPrice` is', async () => {
     const html = htmlPage(`<h1>Desk Lamp</h1>
       <div class="mt-2"><span class="wasPrice">€45.00</span> <span class="text-2xl font-bold">€35.00</span></div>

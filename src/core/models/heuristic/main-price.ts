@@ -13,7 +13,7 @@ import {
   type Element,
 } from '../../extract/index.js';
 import { CURRENCY, looksLikePrice } from './naming.js';
-import { isMarkedOther, namesOldPrice, rawTextLengths } from './other-prices.js';
+import { isLabelledCurrent, isMarkedOther, namesOldPrice, rawTextLengths } from './other-prices.js';
 import { productFacts } from './product-facts.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -175,6 +175,7 @@ function priceCandidates(elements: Element[], titleIndex: number, { struck, butt
     if (isMarkedOther(element, text, rawLength)) continue;
     const nearestButton = Math.min(...buttons.map((button) => Math.abs(button.index - index)), Infinity);
     if (nearestButton <= 60) score += 0.5;
+    if (isLabelledCurrent(element, text, rawLength)) score += 1;
     candidates.push({ element, index, score });
   }
   return candidates;
