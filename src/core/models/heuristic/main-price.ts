@@ -13,6 +13,7 @@ import {
   type Element,
 } from '../../extract/index.js';
 import { CURRENCY, looksLikePrice } from './naming.js';
+import { isLabelledCurrent, isMarkedOther, namesOldPrice, rawTextLengths } from './other-prices.js';
 import { productFacts } from './product-facts.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -31,8 +32,6 @@ const MAX_CARD_TEXT = 4000;
 const AFTER_TITLE = 400;
 const BEFORE_TITLE = 40;
 const NAMED_PRICE = /price|preis|prix|precio|prezzo|preco|cena|fiyat/i;
-/** Class, id or itemprop words of a former or reference price. */
-export const OLD_PRICE = /old|was|before|regular|original|strike|uvp|compare|list-?price|crossed/i;
 // Per unit, per month, instalments, shipping: prices of something other than the product.
 const NOT_THE_PRICE =
   /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
@@ -127,7 +126,7 @@ export function detectMainPrice(context: DetectContext, options: { productPage?:
 function namedOld(elements: Element[], main: Candidate): Element | undefined {
   return elements.slice(Math.max(0, main.index - 15), main.index + 16).find((element) => {
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''}`;
-    if (!OLD_PRICE.test(names) || isInside(main.element, element) || isInside(element, main.element)) return false;
+    if (!namesOldPrice(names) || isInside(main.element, element) || isInside(element, main.element)) return false;
     const text = textOf(element);
     return text.length <= MAX_TEXT && looksLikePrice(text);
   });
@@ -168,7 +167,7 @@ function priceCandidates(elements: Element[], titleIndex: number, { struck, butt
   for (const { element, index, text } of priced.filter(({ element }) => !holdsPricedElement.has(element))) {
     if (NOT_THE_PRICE.test(text)) continue;
     const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''} ${element.attribs.itemprop ?? ''} ${parentElement(element)?.attribs.class ?? ''}`;
-    if (OLD_PRICE.test(names)) continue;
+    if (namesOldPrice(names)) continue;
     const named = NAMED_PRICE.test(names);
     let score = named ? 2 : 1;
     if (titleIndex >= 0) {
@@ -177,24 +176,12 @@ function priceCandidates(elements: Element[], titleIndex: number, { struck, butt
       score += distance >= 0 ? 1 - distance / AFTER_TITLE : 0.5 - -distance / BEFORE_TITLE / 2;
     } else if (!named) continue;
     if (isStruck(element, struck) || inRepeatedRegion(element) || isUnread(element)) continue;
+    // "Was $30", "RRP £49.99", `<dt>Startgebot</dt><dd>90 €</dd>`: a price, but not the one to pay.
+    if (isMarkedOther(element, text, rawLength)) continue;
     const nearestButton = Math.min(...buttons.map((button) => Math.abs(button.index - index)), Infinity);
     if (nearestButton <= 60) score += 0.5;
+    if (isLabelledCurrent(element, text, rawLength)) score += 1;
     candidates.push({ element, index, score });
   }
   return candidates;
-}
-
-/** Length of the raw text under each element, computed bottom-up over document-ordered elements. */
-export function rawTextLengths(elements: Element[]): Map<Element, number> {
-  const lengths = new Map<Element, number>();
-  for (let i = elements.length - 1; i >= 0; i--) {
-    const element = elements[i]!;
-    let length = 0;
-    for (const child of element.children) {
-      if (child.type === 'text') length += child.data.length;
-      else length += lengths.get(child as Element) ?? 0;
-    }
-    lengths.set(element, length);
-  }
-  return lengths;
 }

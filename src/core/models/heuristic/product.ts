@@ -8,7 +8,8 @@ import type { Proposal } from './types.js';
  * One product per product page. JSON-LD, microdata, RDFa, OpenGraph tags and the page itself may each state
  * the product's facts; a user reads one `product` object with one field per attribute, named as users
  * expect, each from the most trusted source that yields it (the order of Proposal.productSource). Sources are
- * merged after verification, so a source whose selector finds nothing never hides the next one. Without any
+ * merged after verification, so a source whose selector finds nothing never hides the next one. The page's own
+ * fact comes first where the page shows why the markup's is not what a reader reads (`choose`). Without any
  * markup source, the page's own facts stay top-level fields (`price`, `priceText`, …) as the page shows them.
  */
 
@@ -34,7 +35,7 @@ function sourceFields(proposal: Proposal): Field[] {
   return proposal.field.type === 'object' && proposal.field.fields ? proposal.field.fields : [proposal.field];
 }
 
-/** What the given fields extract from the page, by name (each read alone: one failing never hides another). */
+/** What each field extracts from the page (each read alone: one failing never hides another). */
 function readFields(fields: Array<Field | undefined>, page: Document, pageUrl: string): Array<unknown> {
   return fields.map((field) => {
     if (!field) return undefined;
@@ -83,35 +84,48 @@ function labelledAsBarcode(code: unknown, readerText: () => string): boolean {
   return false;
 }
 
+interface Choice {
+  /** The page's fields that come before the markup's. */
+  preferred: Field[];
+  /** The markup's fields, a barcode given as sku renamed gtin. */
+  markupFields: Field[];
+  /** The page's price, and what it shows beside it, belongs to the product. */
+  agrees: boolean;
+}
+
+/** Where the page's own facts prevail over the markup's: its price, its code, its stock (see each rule). */
+function choose(markupFields: Field[], pageFields: Field[], page: Document, pageUrl: string): Choice {
+  const named = (fields: Field[], name: string) => fields.find((field) => field.name === name);
+  const [markupPrice, pagePrice, markupSku, pageSku, pageStock] = [
+    named(markupFields, 'price'),
+    named(pageFields, 'price'),
+    named(markupFields, 'sku'),
+    named(pageFields, 'sku'),
+    named(pageFields, 'availability'),
+  ];
+  const [markupValue, pageValue, markupCode, pageCode] = readFields([markupPrice, pagePrice, markupSku, pageSku], page, pageUrl);
+  const pageWins = pricePrevails(markupValue, pageValue, page);
+  const preferred = pageWins ? pageFields.filter((field) => field.name === 'price' || PAGE_ONLY.has(field.name)) : [];
+  let bodyText: string | undefined;
+  const readerText = () => (bodyText ??= textOf(selectIn('body', page)[0] ?? page));
+  let markup = markupFields;
+  if (pageSku && skuPrevails(markupCode, pageCode, readerText)) preferred.push(pageSku);
+  else if (markupSku && labelledAsBarcode(markupCode, readerText)) {
+    const gtin = named(markupFields, 'gtin') ? [] : [{ ...markupSku, name: 'gtin' }];
+    markup = markupFields.flatMap((field) => (field === markupSku ? gtin : [field]));
+  }
+  // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
+  if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.push(pageStock);
+  return { preferred, markupFields: markup, agrees: !markupPrice || pageWins || samePrice(markupValue, pageValue) };
+}
+
 export function mergeProductSources(proposals: Proposal[], page: Document, pageUrl: string): Proposal[] {
   const sources = proposals.filter((proposal) => proposal.productSource !== undefined).sort((a, b) => a.productSource! - b.productSource!);
   const markup = sources.filter((proposal) => proposal.kind !== 'heading');
   if (markup.length === 0) return proposals;
   const pageFields = sources.filter((proposal) => proposal.kind === 'heading').map((proposal) => proposal.field);
-  const markupFields = markup.flatMap(sourceFields);
-  const markupPrice = markupFields.find((field) => field.name === 'price');
+  const { preferred, markupFields, agrees } = choose(markup.flatMap(sourceFields), pageFields, page, pageUrl);
   const pagePrice = pageFields.find((field) => field.name === 'price');
-  const markupSku = markupFields.find((field) => field.name === 'sku');
-  const pageSku = pageFields.find((field) => field.name === 'sku');
-  const [markupValue, pageValue, markupCode, pageCode] = readFields([markupPrice, pagePrice, markupSku, pageSku], page, pageUrl);
-  const pageWins = pricePrevails(markupValue, pageValue, page);
-  const agrees = !markupPrice || pageWins || samePrice(markupValue, pageValue);
-  // The page's own price (and what it shows beside it) first when it prevails; so its code.
-  const preferred = new Set<Field>();
-  if (pageWins) for (const field of pageFields) if (field.name === 'price' || PAGE_ONLY.has(field.name)) preferred.add(field);
-  let bodyText: string | undefined;
-  const readerText = () => (bodyText ??= textOf(selectIn('body', page)[0] ?? page));
-  if (pageSku && skuPrevails(markupCode, pageCode, readerText)) preferred.add(pageSku);
-  else if (markupSku && labelledAsBarcode(markupCode, readerText)) {
-    markupFields.splice(
-      markupFields.indexOf(markupSku),
-      1,
-      ...(markupFields.some((field) => field.name === 'gtin') ? [] : [{ ...markupSku, name: 'gtin' }]),
-    );
-  }
-  // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
-  const pageStock = pageFields.find((field) => field.name === 'availability');
-  if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.add(pageStock);
   const candidates = [...preferred, ...markupFields, ...pageFields.filter((field) => agrees || !PAGE_ONLY.has(field.name))];
 
   const fields: Field[] = [];
