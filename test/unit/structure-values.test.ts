@@ -158,6 +158,14 @@ describe('the availability transform', () => {
     expect(run('Only 3 left in stock', ['availability'])).toBe('LimitedAvailability');
   });
 
+  test('a buy button of one verb is in stock; a sentence about buying says nothing', () => {
+    expect(run('Купить', ['availability'])).toBe('InStock');
+    expect(run(' Buy ', ['availability'])).toBe('InStock');
+    expect(run('Jetzt kaufen!', ['availability'])).toBe('InStock');
+    expect(run('Where to buy', ['availability'])).toBeNull();
+    expect(run('Buy more, save more', ['availability'])).toBeNull();
+  });
+
   test('text that says nothing about stock is null, not a guess', () => {
     expect(run('Check in-store stock', ['availability'])).toBeNull();
     expect(run('Hayes, United Kingdom', ['availability'])).toBeNull();

@@ -45,6 +45,11 @@ const PHRASES: Array<[RegExp, string]> = [
     /\b(add to (cart|bag|basket|trolley)|buy now|buy it now|in den (warenkorb|einkaufswagen)|ajouter au panier|a[ñn]adir al carrito|adicionar ao carrinho|aggiungi al carrello|in winkelwagen|do koszyka|sepete ekle)\b|в корзину|カートに入れる|加入购物车/i,
     'InStock',
   ],
+  // A button of one buy verb ("Buy", "Купить", "Kaufen"): the whole text, so that prose about buying says nothing.
+  [
+    /^\s*(buy|kaufen|jetzt kaufen|comprar|acheter|acquista|compra|kopen|kup|köp|kjøp|køb|osta|купить|придбати|購入(する)?|立即购买|购买)\s*[!.]?\s*$/i,
+    'InStock',
+  ],
 ];
 
 export function toAvailability(value: unknown): string | null {
