@@ -1,4 +1,5 @@
 import { elementChildren, parentElement, selectIn, stableClasses, type Element } from '../../extract/index.js';
+import { findCousinGroups, findSpreadGroups } from './spread-groups.js';
 
 /**
  * Candidate regions of records: sibling groups (elements sharing a tag and a class, or a tag, under one parent)
@@ -50,12 +51,21 @@ export interface Group {
    * the items, items last (`['div', 'section']` for `ancestor > div > section`).
    */
   path?: string[];
+  /** For sections of one list (spread-groups.ts): `container > item` by tag and class, the same in every section. */
+  members?: string;
 }
 
 export interface Stats {
   textLength: number;
   descendants: number;
   links: number;
+  images: number;
+}
+
+/** Nothing a reader sees: no text, link or image (a spacer, a carousel's clone slot, a loading slot). */
+export function isBlank(element: Element, stats: Map<Element, Stats>): boolean {
+  const own = stats.get(element);
+  return own !== undefined && own.textLength === 0 && own.links === 0 && own.images === 0;
 }
 
 /** Roughly the length of the element's own text (scores only need a size), without building strings. */
@@ -65,18 +75,24 @@ function ownTextLength(element: Element): number {
   return length;
 }
 
-/** Text length, element count and link count of every subtree, bottom-up in one pass. */
+/** Text length, element, link and image counts of every subtree, bottom-up in one pass. */
 export function subtreeStats(elements: Element[]): Map<Element, Stats> {
   const stats = new Map<Element, Stats>();
   for (let i = elements.length - 1; i >= 0; i--) {
     const element = elements[i]!;
-    const own: Stats = { textLength: ownTextLength(element), descendants: 0, links: element.name === 'a' ? 1 : 0 };
+    const own: Stats = {
+      textLength: ownTextLength(element),
+      descendants: 0,
+      links: element.name === 'a' ? 1 : 0,
+      images: element.name === 'img' ? 1 : 0,
+    };
     for (const child of elementChildren(element)) {
       const childStats = stats.get(child);
       if (!childStats) continue;
       own.textLength += childStats.textLength;
       own.descendants += 1 + childStats.descendants;
       own.links += childStats.links;
+      own.images += childStats.images;
     }
     stats.set(element, own);
   }
@@ -120,64 +136,6 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
   return groups;
 }
 
-/**
- * Records spread over several containers: one listing split into rows, sections or columns (`main > div >
- * section` three times over). Items at the same tag path below one ancestor two to five levels up form one
- * region when they come from at least two containers, look like records (some text, some structure), and
- * each is a small part of the region (layout blocks are not records).
- */
-const SPREAD_LEVELS = [2, 3, 4, 5];
-const MIN_SPREAD_ITEMS = 4;
-
-function findSpreadGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
-  const groups: Group[] = [];
-  const seen = new Map<Element, number>();
-  for (const level of SPREAD_LEVELS) {
-    const buckets = new Map<Element, Map<string, Element[]>>();
-    for (const element of elements) {
-      if (NOT_ITEMS.has(element.name) || element.name === 'tr') continue;
-      const own = stats.get(element)!;
-      if (own.textLength < 15 || own.descendants < 2) continue;
-      const names = [element.name];
-      let ancestor: Element | null = element;
-      for (let step = 0; step < level && ancestor; step++) {
-        ancestor = parentElement(ancestor);
-        if (ancestor && step < level - 1) names.unshift(ancestor.name);
-      }
-      // The ancestor must lie inside the section (the selector is built from it).
-      if (!ancestor || !stats.has(ancestor)) continue;
-      const byPath = buckets.get(ancestor) ?? new Map<string, Element[]>();
-      buckets.set(ancestor, byPath);
-      const key = names.join('>');
-      const list = byPath.get(key) ?? [];
-      list.push(element);
-      byPath.set(key, list);
-    }
-    for (const [ancestor, byPath] of buckets) {
-      const total = stats.get(ancestor)!.textLength;
-      for (const [key, items] of byPath) {
-        if (items.length < MIN_SPREAD_ITEMS) continue;
-        const containers = new Set(items.map((item) => item.parent));
-        // Two or more containers, each holding several records (one or two per container are parts of a
-        // record, and the containers are the records).
-        if (containers.size < 2 || items.length * 2 < containers.size * 5) continue;
-        if (items.some((item) => stats.get(item)!.textLength * 4 > total)) continue;
-        // Records of one region look alike: most share their first class (or have none).
-        const signature = (item: Element) => stableClasses(item)[0] ?? '';
-        const counts = new Map<string, number>();
-        for (const item of items) counts.set(signature(item), (counts.get(signature(item)) ?? 0) + 1);
-        if (Math.max(...counts.values()) * 5 < items.length * 4) continue;
-        // The same items seen from a higher ancestor are the same region.
-        const first = items[0]!;
-        if (seen.has(first) && seen.get(first) === items.length) continue;
-        seen.set(first, items.length);
-        groups.push({ parent: ancestor, items, path: key.split('>') });
-      }
-    }
-  }
-  return groups;
-}
-
 /** The element is one of the items, or inside one (parts of the same records found again). */
 export function insideAny(element: Element, items: Set<Element>): boolean {
   for (let current: Element | null = element; current; current = parentElement(current)) if (items.has(current)) return true;
@@ -186,11 +144,10 @@ export function insideAny(element: Element, items: Set<Element>): boolean {
 
 /** The sibling groups and spread regions that may hold records. */
 export function candidateGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
-  const spread = findSpreadGroups(elements, stats);
+  const sibling = findGroups(elements, stats);
+  const spread = [...findSpreadGroups(elements, stats), ...findCousinGroups(sibling, stats)];
   // The containers of a spread region (rows of cards) hold records; they are not records themselves.
   const containerSets = spread.map((group) => new Set(group.items.map((item) => item.parent)));
-  const siblings = findGroups(elements, stats).filter(
-    (group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))),
-  );
+  const siblings = sibling.filter((group) => !containerSets.some((containers) => group.items.every((item) => containers.has(item))));
   return [...siblings, ...spread];
 }

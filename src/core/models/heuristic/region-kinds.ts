@@ -69,3 +69,25 @@ export function scoreGroups(groups: Group[], stats: Map<Element, Stats>): Array<
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score);
 }
+
+/** Below this many characters per item on average, items are a short link or label each (a menu, an index). */
+const THIN_ITEM_TEXT = 30;
+
+/** The characters of text all the items hold. */
+export function regionText(group: Group, stats: Map<Element, Stats>): number {
+  return group.items.reduce((sum, item) => sum + stats.get(item)!.textLength, 0);
+}
+
+/**
+ * The main list is the one holding most of the page's content, not the longest: a long list of short links or
+ * labels (a category index, a menu outside `nav`) comes after a list of records holding more text in all.
+ * Returns each region's score for ordering, the thin ones put just below the richer region.
+ */
+export function mainFirstScores(regions: Array<{ group: Group; score: number }>, stats: Map<Element, Stats>): number[] {
+  const thin = (group: Group) => regionText(group, stats) < group.items.length * THIN_ITEM_TEXT;
+  return regions.map(({ group, score }) => {
+    if (!thin(group)) return score;
+    const richer = regions.filter((other) => !thin(other.group) && regionText(other.group, stats) > regionText(group, stats));
+    return richer.length === 0 ? score : Math.min(score, ...richer.map((other) => other.score * 0.9));
+  });
+}

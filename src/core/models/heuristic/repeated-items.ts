@@ -1,8 +1,10 @@
-import { allElements, selectIn, type Element } from '../../extract/index.js';
+import { allElements, type Element } from '../../extract/index.js';
+import type { Field } from '../../config/index.js';
 import { itemFields } from './item-fields.js';
-import { candidateGroups, MIN_ITEMS, subtreeStats } from './item-groups.js';
+import { candidateGroups, isBlank, MIN_ITEMS, subtreeStats } from './item-groups.js';
+import { looseFields } from './loose-fields.js';
 import { NameSet } from './naming.js';
-import { isChrome, isLinkList, scoreGroups, TEXT_LIST, textListField } from './region-kinds.js';
+import { isChrome, isLinkList, mainFirstScores, scoreGroups, TEXT_LIST, textListField } from './region-kinds.js';
 import { arrayName, headingName } from './region-names.js';
 import { regionSelector, regionsOverlap, regionsShareItems } from './region-selectors.js';
 import type { DetectContext, Proposal } from './types.js';
@@ -17,6 +19,19 @@ const ANALYSED_GROUPS = 12;
 const KEPT_GROUPS = 3;
 const MIN_TRAILING_ITEMS = 10;
 
+/** The fields by path, with the title, link and image they lack read by role, and the record's text. */
+function withLooseFields(items: Element[], fields: Field[]): Field[] {
+  const loose = looseFields(items, fields);
+  if (loose.length === 0) return fields;
+  const isWholeText = (field: Field) => field.selector === ':scope' && field.attribute === undefined;
+  const wholeText = fields.find(isWholeText) ?? {
+    name: fields.some((field) => field.name === 'text') ? 'fullText' : 'text',
+    type: 'string',
+    selector: ':scope',
+  };
+  return [...loose, ...fields.filter((field) => !isWholeText(field)), wholeText];
+}
+
 export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const elements = allElements(context.sectionRoots);
   const stats = subtreeStats(elements);
@@ -30,10 +45,11 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     .map(({ group, score }) => {
       // Empty spacers between records (no text, no link, no image) say nothing about the records' fields; the
       // extraction leaves them out too (an item whose fields are all empty is dropped).
-      const records = group.items.filter(
-        (item) => stats.get(item)!.textLength > 0 || stats.get(item)!.links > 0 || selectIn('img', item).length > 0,
-      );
-      const { fields, hints } = itemFields(records.length >= MIN_ITEMS ? records : group.items);
+      const records = group.items.filter((item) => !isBlank(item, stats));
+      const analysedItems = records.length >= MIN_ITEMS ? records : group.items;
+      const { fields: byPath, hints } = itemFields(analysedItems);
+      // Sections of one list may each lay their records out otherwise: what paths miss is read by role.
+      const fields = group.path || group.members ? withLooseFields(analysedItems, byPath) : byPath;
       const weak = isChrome(group.parent) || isLinkList(fields, group.items, stats);
       // The record's whole text (offered when the fields miss much of it) says nothing about its structure.
       const structured = fields.filter((field) => field.selector !== ':scope' || field.attribute !== undefined).length;
@@ -51,7 +67,7 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
     // So do regions sharing items (a spread region and one of its containers' groups).
     if (kept.some((other) => regionsOverlap(candidate.group, other.group))) continue;
     // A region without a selector that picks exactly its items cannot be offered, and must not hide others.
-    const selector = regionSelector(candidate.group, context);
+    const selector = regionSelector(candidate.group, context, stats);
     if (selector) kept.push({ ...candidate, selector });
   }
 
@@ -69,16 +85,19 @@ export function detectRepeatedItems(context: DetectContext): Proposal[] {
   const trailing = new Set<Element[]>();
   for (const candidate of furniture) {
     if (kept.some((other) => regionsShareItems(candidate.group, other.group))) continue;
-    const selector = regionSelector(candidate.group, context);
+    const selector = regionSelector(candidate.group, context, stats);
     if (!selector) continue;
     kept.push({ ...candidate, selector });
     trailing.add(candidate.group.items);
     break;
   }
 
+  // Named in the order offered, so that the main list gets the plain name.
+  const scores = mainFirstScores(kept, stats);
+  const ordered = kept.map((candidate, index) => ({ ...candidate, score: scores[index]! })).sort((a, b) => b.score - a.score);
   const proposals: Proposal[] = [];
   const names = new NameSet();
-  for (const candidate of kept) {
+  for (const candidate of ordered) {
     const selector = candidate.selector;
     // Two regions named alike (`items`, `products`) are told apart by their headings before a number.
     const preferred = arrayName(candidate.group);

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { Field } from '../../src/core/config/schema.js';
+import { generateWithHeuristic, htmlPage } from '../support/heuristic-generate.js';
+
+/**
+ * Issue 36, lists: the main list is the one holding most of the page's content, not the longest. A page's long
+ * index of short links (categories, a menu built of plain lists) comes after its records.
+ */
+const URL_ = 'https://search.example/';
+const generate = (html: string) => generateWithHeuristic(html, URL_);
+const arrays = (structure: Field[]) => structure.filter((field) => field.type === 'array');
+const rowsOf = (data: Record<string, unknown>, name: string) => data[name] as Array<Record<string, unknown>>;
+
+const categories = (count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `<li class="cat"><a href="/c/${i}">Category ${i}</a> <span class="count">(${i * 3})</span></li>`,
+  ).join('');
+const results = (count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) =>
+      `<div class="result"><h3><a href="/r/${i}">Result ${i}: the title of a record found</a></h3><p class="snippet">The snippet of result ${i} tells the reader in two or three sentences what the page holds, who wrote it and why it matters. It goes on a little, as snippets of search results do, before it is cut short.</p><span class="when">${i + 1} May 2024</span></div>`,
+  ).join('');
+
+describe('the main list', () => {
+  it('offers a shorter list of rich records before a long index of short links beside it', async () => {
+    const html = htmlPage(
+      `<div class="layout"><div class="left"><h2>Browse</h2><ul class="cats">${categories(80)}</ul></div><div class="right"><div class="results">${results(8)}</div></div></div>`,
+    );
+    const { structure, data } = await generate(html);
+    const lists = arrays(structure);
+    expect(rowsOf(data, lists[0]!.name)).toHaveLength(8);
+    expect(rowsOf(data, lists[0]!.name)[0]).toMatchObject({ title: 'Result 0: the title of a record found' });
+    // The index is still offered, after the records.
+    expect(lists.map((field) => rowsOf(data, field.name).length)).toContain(80);
+  });
+
+  it('keeps a long list of short items first when nothing beside it holds more', async () => {
+    const html = htmlPage(
+      `<div class="layout"><div class="left"><ul class="cats">${categories(80)}</ul></div><div class="right"><div class="results">${results(3)}</div></div></div>`,
+    );
+    const { structure, data } = await generate(html);
+    expect(rowsOf(data, arrays(structure)[0]!.name)).toHaveLength(80);
+  });
+});
