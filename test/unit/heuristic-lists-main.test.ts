@@ -44,3 +44,24 @@ describe('the main list', () => {
     expect(rowsOf(data, arrays(structure)[0]!.name)).toHaveLength(80);
   });
 });
+
+describe('what is a record', () => {
+  it('leaves loading placeholders (skeleton screens) out of a list, however much text they hold', async () => {
+    const loaded = Array.from(
+      { length: 4 },
+      (_, i) =>
+        `<div class="tile"><a href="/course/${i}"><img src="/c/${i}.jpg" alt=""></a><div class="details"><span class="name">Course ${i} on algebra</span><span class="price">$${i + 10}.00</span></div></div>`,
+    ).join('');
+    // Still loading: the same tiles holding grey bars, here with their stand-in words.
+    const loading = Array.from(
+      { length: 6 },
+      () =>
+        `<div class="tile"><div class="details"><span><span class="skeleton-line">Loading the course title</span></span><span><span class="skeleton-line">Loading the price</span></span></div></div>`,
+    ).join('');
+    const { structure, data } = await generate(htmlPage(`<main><h1>Courses</h1><div class="grid">${loaded}${loading}</div></main>`));
+    const rows = rowsOf(data, arrays(structure)[0]!.name);
+    expect(rows).toHaveLength(4);
+    expect(rows[3]).toMatchObject({ url: 'https://search.example/course/3', price: 13 });
+    expect(JSON.stringify(rows)).not.toContain('Loading');
+  });
+});

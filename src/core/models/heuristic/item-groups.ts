@@ -60,6 +60,18 @@ export interface Stats {
   descendants: number;
   links: number;
   images: number;
+  /** Loading placeholders in the subtree (skeleton screens): elements a page shows until its records arrive. */
+  placeholders: number;
+}
+
+/** Class names of loading placeholders (`skeleton-text`, `react-loading-skeleton`, `Placeholder__skeletonTitle`, `shimmer`). */
+export const PLACEHOLDER_CLASS = /(^|[-_\s])(skeleton|shimmer)/i;
+/** The same, as a selector the structure engine runs. */
+export const PLACEHOLDER_SELECTOR = '[class*="skeleton"], [class*="Skeleton"], [class*="shimmer"]';
+
+/** A loading placeholder, or an item built of them: where a record will be, not a record. */
+export function isPlaceholder(element: Element, stats: Map<Element, Stats>): boolean {
+  return (stats.get(element)?.placeholders ?? 0) > 0;
 }
 
 /** Nothing a reader sees: no text, link or image (a spacer, a carousel's clone slot, a loading slot). */
@@ -85,6 +97,7 @@ export function subtreeStats(elements: Element[]): Map<Element, Stats> {
       descendants: 0,
       links: element.name === 'a' ? 1 : 0,
       images: element.name === 'img' ? 1 : 0,
+      placeholders: PLACEHOLDER_CLASS.test(element.attribs.class ?? '') ? 1 : 0,
     };
     for (const child of elementChildren(element)) {
       const childStats = stats.get(child);
@@ -93,6 +106,7 @@ export function subtreeStats(elements: Element[]): Map<Element, Stats> {
       own.descendants += 1 + childStats.descendants;
       own.links += childStats.links;
       own.images += childStats.images;
+      own.placeholders += childStats.placeholders;
     }
     stats.set(element, own);
   }
@@ -115,7 +129,10 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
       list.push(child);
       byTag.set(child.name, list);
     }
-    for (const siblings of byTag.values()) {
+    for (const all of byTag.values()) {
+      // Placeholders among records (the rest of a list still loading) are not records; all of them are a list.
+      const loaded = all.filter((sibling) => !isPlaceholder(sibling, stats));
+      const siblings = loaded.length >= MIN_ITEMS ? loaded : all;
       if (siblings.length < MIN_ITEMS) continue;
       const classCounts = new Map<string, number>();
       for (const sibling of siblings) for (const cls of stableClasses(sibling)) classCounts.set(cls, (classCounts.get(cls) ?? 0) + 1);

@@ -1,5 +1,5 @@
 import { elementChildren, groupSelector, isInside, selectIn, stableClasses, uniqueSelector, type Element } from '../../extract/index.js';
-import { insideAny, isBlank, type Group, type Stats } from './item-groups.js';
+import { insideAny, isBlank, isPlaceholder, PLACEHOLDER_SELECTOR, type Group, type Stats } from './item-groups.js';
 import type { DetectContext } from './types.js';
 
 /**
@@ -61,5 +61,16 @@ export function regionSelector(group: Group, context: DetectContext, stats: Map<
   const withBlanks = elementChildren(group.parent).filter(
     (child) => items.has(child) || (child.name === group.items[0]!.name && isBlank(child, stats)),
   );
-  return withBlanks.length > group.items.length ? groupSelector(withBlanks, context.sectionRoots) : null;
+  if (withBlanks.length > group.items.length) {
+    const selector = groupSelector(withBlanks, context.sectionRoots);
+    if (selector) return selector;
+  }
+  // Siblings left out for being loading placeholders are left out by the selector too.
+  const withPlaceholders = elementChildren(group.parent).filter(
+    (child) => items.has(child) || (child.name === group.items[0]!.name && isPlaceholder(child, stats)),
+  );
+  if (withPlaceholders.length === group.items.length) return null;
+  const all = groupSelector(withPlaceholders, context.sectionRoots);
+  const loaded = all && `${all}:not(${PLACEHOLDER_SELECTOR}):not(:has(${PLACEHOLDER_SELECTOR}))`;
+  return loaded && selectsItems(loaded, group, context, stats) ? loaded : null;
 }
