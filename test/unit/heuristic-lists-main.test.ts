@@ -65,3 +65,24 @@ describe('what is a record', () => {
     expect(JSON.stringify(rows)).not.toContain('Loading');
   });
 });
+
+describe('the name of a list', () => {
+  const stories = [
+    'Council votes on the new bridge',
+    'School opens a second library',
+    'Market returns to the square',
+    'Bus line 4 runs every ten minutes',
+  ]
+    .map((title, i) => `<li><a href="/s/${i}">${title}</a><span>What happened, told in a line ${i}</span></li>`)
+    .join('');
+
+  it('is never the title of a record before it (a featured story), only a heading of a section header', async () => {
+    const featured = `<div class="lead"><article><h3>Storm closes the harbour for a week</h3><p>The harbour master said on Monday that boats must stay in port until the storm passes.</p></article></div>`;
+    const { structure } = await generate(htmlPage(`<main>${featured}<div class="wrap"><ul>${stories}</ul></div></main>`));
+    expect(arrays(structure)[0]!.name).not.toMatch(/storm|harbour/i);
+    // A header block (the heading and a "See all" link) still names the list.
+    const header = `<div class="section-head"><h2>Local news</h2><a href="/local">See all</a></div>`;
+    const { structure: named } = await generate(htmlPage(`<main>${header}<div class="wrap"><ul>${stories}</ul></div></main>`));
+    expect(arrays(named)[0]!.name).toBe('localNews');
+  });
+});

@@ -130,6 +130,9 @@ export function arrayName(group: Group): string {
   return headingName(group) ?? 'items';
 }
 
+/** What a section header holds beside its heading: a "See all" link, a count. */
+const HEADER_EXTRA_TEXT = 40;
+
 /** The heading just before the region (or before one of its ancestors, three up at most): "Related products". */
 export function headingName(group: Group): string | null {
   let current: Element | null = group.parent;
@@ -138,7 +141,9 @@ export function headingName(group: Group): string | null {
       if (sibling.type !== 'tag') continue;
       const element = sibling as Element;
       const heading = /^h[1-6]$/.test(element.name) ? element : selectIn('h2, h3, h4', element).pop();
-      if (!heading) break;
+      // A heading inside a block before the region names it only when the block is a header (the heading and
+      // a "See all" link), not a record of its own (a featured story: its title is that story's, not the list's).
+      if (!heading || (heading !== element && textOf(element).length > textOf(heading).length + HEADER_EXTRA_TEXT)) break;
       const words = splitWords(textOf(heading)).filter((word) => !/^(the|of|a|an|and|for|to|in|our|your|more|see|all)$/.test(word));
       const name = camelCase(words.slice(0, 3));
       return name.length > 2 && isReadableName(name) ? name : null;

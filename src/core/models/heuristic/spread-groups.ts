@@ -107,29 +107,39 @@ export function findCousinGroups(groups: Group[], stats: Map<Element, Stats>): G
     const containerClass = stableClasses(group.parent)[0] ?? '';
     if (!itemClass && !containerClass) continue;
     const members = `${group.parent.name}${containerClass ? `.${escapeClass(containerClass)}` : ''} > ${item.name}${itemClass ? `.${escapeClass(itemClass)}` : ''}`;
-    const key = `${members} ${isChrome(group.parent)}`;
-    const entry = bySignature.get(key) ?? { groups: [], members };
+    const entry = bySignature.get(members) ?? { groups: [], members };
     entry.groups.push(group);
-    bySignature.set(key, entry);
+    bySignature.set(members, entry);
   }
   const cousins: Group[] = [];
   for (const { groups: alike, members } of bySignature.values()) {
-    if (alike.length < 2) continue;
-    const parents = new Set(alike.map((group) => group.parent));
-    // Lists nested in each other (replies under comments) are a thread, not sections of one list.
-    if (alike.some((group) => hasAncestorIn(group.parent, parents))) continue;
-    const items = alike.flatMap((group) => group.items);
-    // Lists of labels or links inside records (a card's facts, in every card) are parts of records.
-    if (items.length < MIN_SPREAD_ITEMS || items.filter((item) => looksLikeRecord(item, stats)).length * 5 < items.length * 4) continue;
-    const ancestor = commonAncestor([...parents]);
-    if (!ancestor || !stats.has(ancestor)) continue;
-    // Sections of one listing repeat one template: their containers sit at the same path below the ancestor.
-    // Lists alike in unlike places (a section's and a sidebar box's) are lists of their own.
-    const paths = new Set([...parents].map((parent) => tagPath(parent, ancestor)));
-    if (paths.size > 1) continue;
-    cousins.push({ parent: ancestor, items, members });
+    // Cheap first: groups holding no record at all (the facts inside every card) are not looked at further.
+    if (alike.length < 2 || !alike.some((group) => group.items.some((item) => looksLikeRecord(item, stats)))) continue;
+    // Furniture is never merged with content: each part on its own.
+    const chrome = alike.map((group) => isChrome(group.parent));
+    for (const part of [alike.filter((_, index) => !chrome[index]), alike.filter((_, index) => chrome[index])]) {
+      const cousin = sectionsOfOneList(part, members, stats);
+      if (cousin) cousins.push(cousin);
+    }
   }
   return cousins;
+}
+
+/** Groups alike as one region, or null when they are not sections of one list. */
+function sectionsOfOneList(alike: Group[], members: string, stats: Map<Element, Stats>): Group | null {
+  if (alike.length < 2) return null;
+  const items = alike.flatMap((group) => group.items);
+  // Lists of labels or links inside records (a card's facts, in every card) are parts of records.
+  if (items.length < MIN_SPREAD_ITEMS || items.filter((item) => looksLikeRecord(item, stats)).length * 5 < items.length * 4) return null;
+  const parents = new Set(alike.map((group) => group.parent));
+  // Lists nested in each other (replies under comments) are a thread, not sections of one list.
+  if (alike.some((group) => hasAncestorIn(group.parent, parents))) return null;
+  const ancestor = commonAncestor([...parents]);
+  if (!ancestor || !stats.has(ancestor)) return null;
+  // Sections of one listing repeat one template: their containers sit at the same path below the ancestor.
+  // Lists alike in unlike places (a section's and a sidebar box's) are lists of their own.
+  const paths = new Set([...parents].map((parent) => tagPath(parent, ancestor)));
+  return paths.size === 1 ? { parent: ancestor, items, members } : null;
 }
 
 /** `div>section>div`: the tags from just below the ancestor down to the element. */
