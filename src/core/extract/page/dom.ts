@@ -1,6 +1,6 @@
 import { parseHtml as parseEngineHtml } from '../engine/dom.js';
 import { isSuperscriptCents, isUnreadElement } from '../engine/reading.js';
-import { compile, selectAll } from 'css-select';
+import { compile, selectAll, selectOne } from 'css-select';
 import type { AnyNode, Document, Element } from 'domhandler';
 
 /**
@@ -115,6 +115,28 @@ function compiledQuery(selector: string): CompiledQuery<Element> | null {
 export function selectIn(selector: string, roots: AnyNode | AnyNode[]): Element[] {
   const query = compiledQuery(selector);
   return query ? selectAll<AnyNode, Element>(query, roots) : [];
+}
+
+/**
+ * Whether the selector matches exactly the expected elements among the roots (as `selectIn` would find them).
+ * The walk stops at the first match that is not expected: most candidate selectors of a detector fail, and
+ * they fail early, where a full `selectIn` would walk the whole page for each.
+ */
+export function selectsOnly(selector: string, roots: AnyNode | AnyNode[], expected: readonly Element[]): boolean {
+  const query = compiledQuery(selector);
+  if (!query) return false;
+  const wanted = new Set(expected);
+  let seen = 0;
+  const unexpected = Object.assign(
+    (element: Element) => {
+      if (!query(element)) return false;
+      if (!wanted.has(element)) return true;
+      seen += 1;
+      return false;
+    },
+    { shouldTestNextSiblings: query.shouldTestNextSiblings },
+  );
+  return selectOne<AnyNode, Element>(unexpected, roots) === null && seen === wanted.size;
 }
 
 /** CSS modules (`ProductCard_name__9yTq2`): the hash changes with every build, the prefix does not. */

@@ -8,6 +8,7 @@ import {
   positionOfType,
   quoteAttributeValue,
   selectIn,
+  selectsOnly,
   stableClasses,
   textOf,
   type Element,
@@ -34,10 +35,7 @@ function moduleClassPrefixes(element: Element): string[] {
 }
 
 function selectsExactly(selector: string, roots: AnyNode | AnyNode[], expected: Element[]): boolean {
-  const found = selectIn(selector, roots);
-  if (found.length !== expected.length) return false;
-  const wanted = new Set(expected);
-  return found.every((element) => wanted.has(element));
+  return selectsOnly(selector, roots, expected);
 }
 
 /** Selectors naming the element by itself (id, classes), most robust first. */

@@ -152,9 +152,12 @@ interface Around {
 
 /** Prices that may be the product's: innermost priced elements near the title, not struck out, not per unit. */
 function priceCandidates(elements: Element[], titleIndex: number, { struck, buttons, inRepeatedRegion, rawLength }: Around): Candidate[] {
-  // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass).
+  // Text is read only for elements small enough to hold a price (raw text lengths, bottom-up, in one pass),
+  // and with a title only near it (a little past the window, for the descendants of its last elements).
+  const [from, to] = titleIndex >= 0 ? [Math.max(0, titleIndex - BEFORE_TITLE), titleIndex + AFTER_TITLE + 200] : [0, elements.length];
   const priced = elements
-    .map((element, index) => ({ element, index }))
+    .slice(from, to)
+    .map((element, offset) => ({ element, index: from + offset }))
     .filter(({ element }) => rawLength.get(element)! <= MAX_TEXT * 8)
     .map(({ element, index }) => ({ element, index, text: textOf(element) }))
     .filter(({ text }) => text.length <= MAX_TEXT && looksLikePrice(text));
