@@ -58,4 +58,32 @@ describe('tables titled by a row across them', () => {
     expect(fieldNames(named(structure, 'adaExample'))).toEqual(['born', 'occupation', 'knownFor']);
     expect(data.adaExample).toEqual({ born: '10 December 1815', occupation: 'Mathematician', knownFor: 'The first program' });
   });
+
+  it('reads a specification table (a title row over label and value cells) as an object, a repeated label once', async () => {
+    const spec =
+      `<table><thead><tr><th colspan="2">Technical data</th></tr></thead><tbody>` +
+      `<tr><td>Volume</td><td>23 L</td></tr><tr><td>Power</td><td>800 W</td></tr><tr><td>Colour</td><td>White</td></tr></tbody></table>`;
+    const record =
+      `<table class="infobox"><tr><th colspan="2">Player</th></tr><tr><th colspan="2">Singles</th></tr>` +
+      `<tr><th>Open</th><td>Won</td></tr><tr><th>Cup</th><td>Lost</td></tr>` +
+      `<tr><th colspan="2">Doubles</th></tr><tr><th>Open</th><td>Final</td></tr></table>`;
+    const { structure, data } = await generate(`<h2>Oven</h2><p>An oven.</p>${spec}${record}`);
+    expect(structure.filter((field) => field.type === 'array')).toEqual([]);
+    expect(data.technicalData).toEqual({ volume: '23 L', power: '800 W', colour: 'White' });
+    expect(data.player).toEqual({ open: 'Won', cup: 'Lost' });
+  });
+
+  it('offers no table of a cookie consent banner', async () => {
+    const cookies = [1, 2, 3].map((n) => `<tr><td>_ga${n}</td><td>Analytics</td><td>${n} years</td></tr>`).join('');
+    const banner = `<div id="CookieConsentDialog"><h2>Cookies on this site</h2><table><tr><th>Name</th><th>Purpose</th><th>Expiry</th></tr>${cookies}</table></div>`;
+    const { structure } = await generate(`<h3>Week one</h3>${scoreTable('Lions', 'Bears')}${banner}`);
+    expect(structure.filter((field) => field.type === 'array').map((field) => field.name)).toEqual(['weekOnes']);
+    // A page whose root says the browser keeps cookies (Modernizr's feature classes) still has its tables.
+    const featured = htmlPage(`<h3>Week one</h3>${scoreTable('Lions', 'Bears')}`).replace(
+      '<html lang="en">',
+      '<html lang="en" class="js cookies">',
+    );
+    const kept = await generateWithHeuristic(featured, 'https://wiki.example/season');
+    expect(kept.structure.filter((field) => field.type === 'array').map((field) => field.name)).toEqual(['weekOnes']);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Field } from '../../config/index.js';
 import { elementChildren, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
+import { isSpecification } from './table-columns.js';
 import { isHiddenOrNavigation } from './tables.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -37,6 +38,7 @@ function tablePairs(table: Element, tableSelector: string): Pair[] {
   const rows = selectIn('tr', table).filter((row) => !selectIn('table', row).some((nested) => nested !== row));
   const pairs: Pair[] = [];
   const labelRows: Element[] = [];
+  const seen = new Set<string>();
   for (const row of rows) {
     const cells = elementChildren(row).filter((cell) => cell.name === 'th' || cell.name === 'td');
     // A row of one cell across the block (an infobox's title, image or section heading) holds no pair.
@@ -44,13 +46,20 @@ function tablePairs(table: Element, tableSelector: string): Pair[] {
     if (cells.length !== 2 || cells[1]!.name !== 'td') return [];
     labelRows.push(row);
     const label = textOf(cells[0]!).replace(/:$/, '');
-    if (!usableLabel(label) || !textOf(cells[1]!)) continue;
-    pairs.push({ label, selector: `${tableSelector} tr:has(> ${cells[0]!.name}:contains("${label}")) > td` });
+    // A label met again (Wimbledon under Singles, then under Doubles) would read the first one's value.
+    if (!usableLabel(label) || !textOf(cells[1]!) || seen.has(label)) continue;
+    seen.add(label);
+    const selector =
+      cells[0]!.name === 'th' ? `${tableSelector} tr:has(> th:contains("${label}")) > td` : `${tableSelector} td:contains("${label}") + td`;
+    pairs.push({ label, selector });
   }
-  // A table whose first cells are all th is a key/value table; with td labels, only when labels end in ":".
+  // A table whose first cells are all th is a key/value table; with td labels, only when labels end in ":"
+  // or the table is a specification under a title row.
   const labelledByTh = labelRows.every((row) => elementChildren(row)[0]?.name === 'th');
   const labelledByColon = labelRows.every((row) => /:\s*$/.test(textOf(elementChildren(row)[0] ?? row)));
-  return labelRows.length > 0 && (labelledByTh || labelledByColon) ? pairs : [];
+  const titleCells = rows[0] ? elementChildren(rows[0]) : [];
+  const titled = titleCells.length === 1 && titleCells[0]!.name === 'th' && isSpecification(rows);
+  return labelRows.length > 0 && (labelledByTh || labelledByColon || titled) ? pairs : [];
 }
 
 /** The heading just before the block (or before its wrapper) names it: "Performance", "Physical". */

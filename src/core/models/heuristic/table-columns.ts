@@ -1,5 +1,5 @@
-import { isCleanNumber, selectIn, textOf, type Element } from '../../extract/index.js';
-import { camelCase, looksLikeDate, nameFromContent, nameFromText, splitWords } from './naming.js';
+import { elementChildren, isCleanNumber, selectIn, textOf, type Element } from '../../extract/index.js';
+import { camelCase, looksLikeDate, nameFromContent, nameFromText, nameFromValues, splitWords } from './naming.js';
 
 /**
  * Names of a table's columns, as a reader would call them: from the header cells over the column, else from
@@ -54,11 +54,24 @@ export function nameFromColumn(cells: Element[], filled: string[]): string {
   const content = nameFromContent(filled[0] ?? '');
   if (content && filled.every((value) => nameFromContent(value) === content)) return content;
   if (filled.every((value) => isCleanNumber(value))) return 'number';
-  if (filled.every((value) => /^\d{1,2}:\d{2}(:\d{2})?$/.test(value))) return 'time';
   if (filled.every(looksLikeDate)) return 'date';
+  const byValues = nameFromValues(filled);
+  if (byValues) return byValues;
   if (cells.every((cell) => selectIn('a[href]', cell).length > 0)) return 'link';
-  // Short capitals (`TEX`, `GBR`, `AB12`): codes of teams, countries, classes.
-  if (filled.every((value) => /^[A-Z][A-Z0-9]{1,4}$/.test(value))) return 'code';
   // Sentences (a play's account, a note) rather than values.
   return filled.reduce((sum, value) => sum + value.length, 0) / filled.length > 40 ? 'description' : 'value';
+}
+
+/**
+ * Rows of two plain cells under a title ("Technical data": `Volume | 23 L`, `Colour | White`): every label
+ * different and none a number, so the first column names what the second holds.
+ */
+export function isSpecification(rows: Element[]): boolean {
+  const cells = rows.map((row) => elementChildren(row).filter((cell) => cell.name === 'th' || cell.name === 'td'));
+  const labels = cells.filter((row) => row.length > 1).map((row) => (row.length === 2 && row[0]!.name === 'td' ? textOf(row[0]!) : ''));
+  return (
+    labels.length >= 2 &&
+    labels.every((label) => label.length > 0 && label.length <= 40 && !/["\\]/.test(label) && !/^[\d\s.,%-]+$/.test(label)) &&
+    new Set(labels).size === labels.length
+  );
 }

@@ -10,9 +10,9 @@ import {
   uniqueSelector,
   type Element,
 } from '../../extract/index.js';
-import { looksLikeDate, looksLikePrice, NameSet, pluralize } from './naming.js';
+import { looksLikeDate, looksLikePrice, NameSet, pluralize, splitWords } from './naming.js';
 import { takeTableName, tableTitle, type TableTitle } from './table-titles.js';
-import { columnNames, nameFromColumn, nameFromHeader, sharesHeaderCell, type Cell } from './table-columns.js';
+import { columnNames, isSpecification, nameFromColumn, nameFromHeader, sharesHeaderCell, type Cell } from './table-columns.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -101,9 +101,16 @@ const NAVIGATION_CLASS = /(^|[-_\s])(navbox|navbar|vertical-navbox|sidebar|nav|m
 export function isHiddenOrNavigation(table: Element): boolean {
   for (let current: Element | null = table; current; current = parentElement(current)) {
     if (isUnreadElement(current) || ['nav', 'footer', 'aside'].includes(current.name) || current.attribs.role === 'navigation') return true;
-    if (NAVIGATION_CLASS.test(`${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`)) return true;
+    const called = `${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`;
+    // `<html class="js cookies …">` says what the browser supports (Modernizr), not that the page is a banner.
+    if (NAVIGATION_CLASS.test(called) || (!['html', 'body'].includes(current.name) && isConsentBanner(called))) return true;
   }
   return false;
+}
+
+/** A cookie or consent banner (`CookieConsentDialog`, `cookiebar`, `gdpr-modal`) lists the site's cookies, not the page's data. */
+function isConsentBanner(called: string): boolean {
+  return splitWords(called).some((word) => word.startsWith('cookie') || word === 'consent' || word === 'gdpr');
 }
 
 interface Header {
@@ -140,7 +147,7 @@ function readHeader(rows: Element[], grid: Cell[][]): Header | null {
   const headerRows = grid.slice(titleCount, headerCount);
   const titled = titleCount > 0 && headerRows.length === 0;
   // Under a title only, rows of a label cell and a value each (an infobox) are a key/value block (key-values.ts).
-  if (titled && rows.slice(headerCount).some(isLabelRow)) return null;
+  if (titled && (rows.slice(headerCount).some(isLabelRow) || isSpecification(rows.slice(headerCount)))) return null;
   const columns = titled ? tableWidth : Math.max(...headerRows.map(width));
   if (columns < 2) return null;
   // Header cells that say nothing (a grid of letters or icons under empty `th`s) make no table of records.
@@ -198,9 +205,8 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     // second column under one header (`Gold` over a name and a time) by its header and what it holds.
     const spanned = sharesHeaderCell(headerRows, column);
     const content = nameFromColumn(cells, filled);
-    const name = names.take(
-      spanned ? `${nameFromHeader(header)}${content[0]!.toUpperCase()}${content.slice(1)}` : nameFromHeader(header) || content,
-    );
+    const headerName = nameFromHeader(header);
+    const name = names.take(spanned && headerName ? `${headerName}${content[0]!.toUpperCase()}${content.slice(1)}` : headerName || content);
     const numeric = filled.every((value) => isCleanNumber(value) || (looksLikePrice(value) && !/^\D*0\d/.test(value)));
     fields.push(
       numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector },
