@@ -38,11 +38,21 @@ function selectsExactly(selector: string, roots: AnyNode | AnyNode[], expected: 
   return selectsOnly(selector, roots, expected);
 }
 
+/**
+ * An id a person wrote (`main-menu`, `Major_parks`), not one a framework generated for this build or visit:
+ * no run of three digits, and no part mixing letters and digits (`rec-carousel-0i4aq87ohnr`, `ntzguatb5t`,
+ * `ember42x`) beyond a short trailing number (`section2`, `h1`).
+ */
+export function isStableId(id: string, maxLength = 40): boolean {
+  if (id.length > maxLength + 1 || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(id) || /\d{3,}/.test(id)) return false;
+  return id.split(/[-_]+/).every((part) => !/\d[A-Za-z]|[A-Za-z]\d+[A-Za-z]/.test(part));
+}
+
 /** Selectors naming the element by itself (id, classes), most robust first. */
 function ownSelectors(element: Element): string[] {
   const candidates: string[] = [];
   const id = element.attribs.id;
-  if (id && /^[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(id) && !/\d{3,}/.test(id)) candidates.push(`${element.name}#${escapeIdentifier(id)}`);
+  if (id && isStableId(id)) candidates.push(`${element.name}#${escapeIdentifier(id)}`);
   const classes = stableClasses(element);
   for (const cls of classes) candidates.push(classSelector(element.name, [cls]));
   for (const prefix of moduleClassPrefixes(element)) candidates.push(`${element.name}[class*=${quoteAttributeValue(prefix)}]`);
@@ -68,9 +78,9 @@ function anchoredSelectors(element: Element): string[] {
   while (previous && previous.type !== 'tag') previous = previous.prev;
   if (previous && isElement(previous)) {
     const id = previous.attribs.id;
-    if (id && /^[A-Za-z][A-Za-z0-9_-]{0,40}$/.test(id)) candidates.push(`${previous.name}#${escapeIdentifier(id)} + ${element.name}`);
+    if (id && isStableId(id)) candidates.push(`${previous.name}#${escapeIdentifier(id)} + ${element.name}`);
     if (/^h[1-6]$/.test(previous.name)) {
-      const inner = selectIn('[id]', previous).find((child) => /^[A-Za-z][A-Za-z0-9_-]{0,60}$/.test(child.attribs.id ?? ''));
+      const inner = selectIn('[id]', previous).find((child) => isStableId(child.attribs.id ?? '', 60));
       if (inner) candidates.push(`${previous.name}:has(#${escapeIdentifier(inner.attribs.id!)}) + ${element.name}`);
       const text = containsText(textOf(previous));
       if (text) candidates.push(`${previous.name}:contains(${quoteAttributeValue(text)}) + ${element.name}`);

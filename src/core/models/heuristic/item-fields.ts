@@ -2,11 +2,7 @@ import type { AnyNode } from 'domhandler';
 import type { Field } from '../../config/index.js';
 import {
   attr,
-  classesOf,
-  cssModulePrefix,
-  elementChildren,
   isElement,
-  isStableClass,
   isUnreadElement,
   ownText,
   parentElement,
@@ -20,7 +16,19 @@ import {
   textOf,
   type Element,
 } from '../../extract/index.js';
-import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClasses, nameFromContent, nameFromText } from './naming.js';
+import { looksLikePrice, NameSet, nameFromClasses, pluralize } from './naming.js';
+import { labelOf, leadingLabel, nameFromClassesOf, nameFromHrefs, readableName, readsTitleAttribute, secondName } from './item-names.js';
+import {
+  collectSlots,
+  constantsOf,
+  IGNORED,
+  imageAttribute,
+  roleOf,
+  valuesOf,
+  type Found,
+  type Readable,
+  type Slot,
+} from './item-slots.js';
 
 /**
  * The fields of a repeated region. Elements at the same tag/class path inside every item form a "slot";
@@ -28,159 +36,8 @@ import { isKnownFieldWord, looksLikeDate, looksLikePrice, NameSet, nameFromClass
  * links as text + absolute URL, images as their absolute source. Selectors are relative to the item.
  */
 
-const IGNORED = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'svg',
-  'path',
-  'button',
-  'input',
-  'select',
-  'option',
-  'form',
-  'iframe',
-  'br',
-  'hr',
-  'source',
-  'picture',
-]);
-const INLINE = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub', 'mark', 'abbr', 'code']);
-const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-
-interface Slot {
-  key: string;
-  /** Per item: the elements at this path (usually one). */
-  byItem: Map<Element, Element[]>;
-}
-
-function stepKey(element: Element): string {
-  const cls =
-    stableClasses(element)[0] ??
-    classesOf(element)
-      .map(cssModulePrefix)
-      .find((prefix) => prefix !== null);
-  return cls ? `${element.name}.${cls}` : element.name;
-}
-
-/** Groups every element of every item by its tag/class path from the item. */
-function collectSlots(items: Element[]): Slot[] {
-  const slots = new Map<string, Slot>();
-  for (const item of items) {
-    const stack: Array<{ element: Element; key: string }> = elementChildren(item)
-      .reverse()
-      .map((element) => ({ element, key: stepKey(element) }));
-    while (stack.length > 0) {
-      const { element, key } = stack.pop()!;
-      // Hidden from readers: a visual duplicate (Amazon's price split into whole and fraction beside the real one).
-      // Screen-reader text (`visuallyHidden`) stays: it often carries the record's words ("Status: Open").
-      if (IGNORED.has(element.name) || element.attribs['aria-hidden'] === 'true') continue;
-      const slot = slots.get(key) ?? { key, byItem: new Map() };
-      slots.set(key, slot);
-      const list = slot.byItem.get(item) ?? [];
-      list.push(element);
-      slot.byItem.set(item, list);
-      const children = elementChildren(element);
-      for (let i = children.length - 1; i >= 0; i--) stack.push({ element: children[i]!, key: `${key}>${stepKey(children[i]!)}` });
-    }
-  }
-  return [...slots.values()].flatMap(splitByPosition);
-}
-
-/**
- * Links or images at the same path that every item has the same few times (stars and forks counts, both
- * `a.Link`) are different fields, one per position; texts repeated that way stay a list (feature bullets).
- */
-function splitByPosition(slot: Slot): Slot[] {
-  const lists = [...slot.byItem.values()];
-  const count = lists[0]!.length;
-  const first = lists[0]![0]!;
-  if (count < 2 || count > 4 || !['a', 'img'].includes(first.name) || !lists.every((list) => list.length === count)) return [slot];
-  return Array.from({ length: count }, (_, position) => ({
-    key: `${slot.key}#${position + 1}`,
-    byItem: new Map([...slot.byItem].map(([item, list]) => [item, [list[position]!]])),
-  }));
-}
-
-type Role = 'link' | 'image' | 'text' | 'time';
-
-function roleOf(element: Element): Role | null {
-  if (
-    element.name === 'a' &&
-    attr(element, 'href') &&
-    !attr(element, 'href')!.startsWith('#') &&
-    !attr(element, 'href')!.startsWith('javascript:')
-  )
-    return 'link';
-  if (element.name === 'img' && imageAttribute(element)) return 'image';
-  if (element.name === 'time' && attr(element, 'datetime')) return 'time';
-  if (!ownText(element) || /^[\s·|•,;:/()\-–—]*$/.test(ownText(element))) return null;
-  const parent = parentElement(element);
-  // Inline formatting inside a text block is part of that block's text, not a field of its own.
-  if (INLINE.has(element.name) && parent && ownText(parent)) return null;
-  // Part of a link's own text (`<a><span>owner /</span> repo</a>`): the link field reads all of it.
-  if (parent && parent.name === 'a' && ownText(parent)) return null;
-  return 'text';
-}
-
-function imageAttribute(element: Element): string | null {
-  const src = attr(element, 'src');
-  for (const lazy of ['data-src', 'data-lazy-src', 'data-original'])
-    if (attr(element, lazy) && (!src || src.startsWith('data:'))) return lazy;
-  return src && !src.startsWith('data:') ? 'src' : null;
-}
-
-/**
- * A constant text just before an element (`Location:`) names it; screen-reader text ("Opens in a new window")
- * says how to use the element, not what it is.
- */
-function labelOf(element: Element, constants: Set<Element>): string | null {
-  for (let sibling = element.prev; sibling; sibling = sibling.prev) {
-    if (sibling.type === 'text' && (sibling as unknown as { data: string }).data.trim()) break;
-    if (sibling.type === 'tag' && isUnreadElement(sibling as Element)) continue;
-    if (sibling.type === 'tag') return constants.has(sibling as Element) ? textOf(sibling as Element) : null;
-  }
-  const parent = parentElement(element);
-  if (parent)
-    for (const child of elementChildren(parent))
-      if (child !== element && constants.has(child) && ownText(parent) === '' && child.next && child.next === element) return textOf(child);
-  return null;
-}
-
-/**
- * A link's `title` attribute is its name when the text is a truncation of it ("A Light in the ...") or when the
- * link wraps a whole card (no text of its own): then its text would be everything in the card.
- */
-function readsTitleAttribute(link: Element): boolean {
-  const title = attr(link, 'title');
-  return Boolean(title) && (ownText(link) === '' || title!.length > textOf(link).length);
-}
-
-/** Links whose targets all end in the same word (`…/stargazers`, `…/forks`) are named by it. */
-function nameFromHrefs(hrefs: string[]): string | null {
-  const last = hrefs.filter(Boolean).map((href) => href.split(/[?#]/)[0]!.replace(/\/+$/, '').split('/').pop() ?? '');
-  const word = last[0];
-  return word && /^[A-Za-z][A-Za-z-]{2,20}$/.test(word) && last.every((segment) => segment === word) ? nameFromText(word) : null;
-}
-
-/** A constant first child whose text opens the element's text: `<div><span>Venue:</span> Town Hall</div>`. */
-function leadingLabel(element: Element, constants: Set<Element>): string | null {
-  const firstChild = elementChildren(element)[0];
-  if (!firstChild || !constants.has(firstChild)) return null;
-  const label = textOf(firstChild);
-  const text = textOf(element);
-  return label.length > 0 && text.startsWith(label) && text.length > label.length ? label : null;
-}
-
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function isInHeading(element: Element, item: Element): boolean {
-  for (let current: Element | null = element; current && current !== item; current = parentElement(current))
-    if (HEADINGS.has(current.name)) return true;
-  return elementChildren(element).some((child) => HEADINGS.has(child.name));
 }
 
 function slotLooksPriced(slot: Slot): boolean {
@@ -270,36 +127,6 @@ function coverage(found: Found): number {
   return shares.reduce((sum, share) => sum + share, 0) / Math.max(1, shares.length);
 }
 
-/** The fields found so far, and what the next slot's naming depends on. */
-interface Found {
-  readonly items: Element[];
-  readonly names: NameSet;
-  readonly fields: Field[];
-  readonly hints: string[];
-  /** Signatures of the values of the fields added, so the same values twice make one field. */
-  readonly seenValues: Set<string>;
-  /** Elements whose text is the same in every item (labels such as `Location:`): never fields themselves. */
-  readonly constants: Set<Element>;
-  hasTitle: boolean;
-  /** Per item (by index), the values its fields read, to tell how much of the record they cover. */
-  readonly covered: string[][];
-}
-
-/** Per item, what `read` gives for the slot's first element there ('' where the item lacks it). */
-function valuesOf(items: Element[], slot: Slot, read: (element: Element) => string): string[] {
-  return items.map((item) => (slot.byItem.get(item)?.[0] ? read(slot.byItem.get(item)![0]!) : ''));
-}
-
-function constantsOf(items: Element[], slots: Slot[]): Set<Element> {
-  const constants = new Set<Element>();
-  for (const slot of slots) {
-    const values = valuesOf(items, slot, (element) => textOf(element));
-    if (items.length >= 3 && values.every((value) => value !== '' && value === values[0]))
-      for (const list of slot.byItem.values()) constants.add(list[0]!);
-  }
-  return constants;
-}
-
 function addField(found: Found, field: Field, values: string[], hint: string): void {
   // The same values twice (a card link's title attribute and the card's title text) are one field.
   const signature = `${field.type}|${values.join('\u0000')}`;
@@ -328,14 +155,15 @@ function slotFields(found: Found, slot: Slot): void {
   const candidates = relativeCandidates(first, [...slot.byItem.keys()][0]!);
   const selector = relativeSelector(occurrences, withoutStruckOut(candidates, items, role === 'text' && slotLooksPriced(slot)));
   if (!selector) return;
-  const fromClasses = nameFromClasses(classesOf(first).filter((cls) => isStableClass(cls) || cssModulePrefix(cls)));
-  // `a.Link` says it is a link, which the url field says already: no name for its text.
-  const classNamed = attr(first, 'itemprop') ?? (role === 'link' && fromClasses === 'url' ? null : fromClasses);
+  const classNamed = attr(first, 'itemprop') ?? nameFromClassesOf(first, [...slot.byItem.keys()][0]!, role);
   if (role === 'image') {
-    const attribute = imageAttribute(first)!;
+    const attribute = imageSource(items, slot, imageAttribute(first)!);
+    if (!attribute) return;
+    // A second image is named by its class (`hoverImage`), not `image2`.
+    const name = names.has('image') && classNamed && classNamed !== 'image' ? `${classNamed}Image` : 'image';
     addField(
       found,
-      { name: names.take('image'), type: 'url', selector, attribute, transform: ['absoluteUrl'] },
+      { name: names.take(name), type: 'url', selector, attribute, transform: ['absoluteUrl'] },
       valuesOf(items, slot, (e) => attr(e, attribute) ?? ''),
       hint,
     );
@@ -353,6 +181,16 @@ function slotFields(found: Found, slot: Slot): void {
   readableFields(found, { slot, first, role, selector, classNamed, hint });
 }
 
+/**
+ * The attribute holding each record's own image. The same source in every record is a placeholder (a lazy
+ * loader's grey square, a default picture) or decoration: the lazy attribute then, else no image at all.
+ */
+function imageSource(items: Element[], slot: Slot, attribute: string): string | null {
+  const varies = (name: string): boolean => items.length < 3 || new Set(valuesOf(items, slot, (e) => attr(e, name) ?? '')).size > 1;
+  if (varies(attribute)) return attribute;
+  return ['data-src', 'data-lazy-src', 'data-original'].find(varies) ?? null;
+}
+
 /** A text repeated within each item (feature bullets, tags): one array of strings. */
 function listField(found: Found, slot: Slot, first: Element, hint: string): void {
   const { items } = found;
@@ -362,25 +200,16 @@ function listField(found: Found, slot: Slot, first: Element, hint: string): void
   );
   if (!selector) return;
   const parent = parentElement(first);
-  const name = found.names.take(
-    nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null) ?? 'tags',
-  );
+  // A second list in the record is named by what its classes say in the plural (`headings`), else `details`.
+  const named = nameFromClasses(stableClasses(first)) ?? (parent ? nameFromClasses(stableClasses(parent)) : null);
+  const candidates = [named, named ? pluralize(named) : null, 'tags', 'details'].filter((name): name is string => name !== null);
+  const name = found.names.take(candidates.find((candidate) => !found.names.has(candidate)) ?? candidates[0]!);
   addField(
     found,
     { name, type: 'array', selector, items: { type: 'string' } },
     items.map((item) => (slot.byItem.get(item) ?? []).map(textOf).join('|')),
     hint,
   );
-}
-
-/** A slot read for its text: a link or a text block, with its selector found. */
-interface Readable {
-  slot: Slot;
-  first: Element;
-  role: 'link' | 'text';
-  selector: string;
-  classNamed: string | null;
-  hint: string;
 }
 
 function readableFields(found: Found, readable: Readable): void {
@@ -412,48 +241,6 @@ function readableFields(found: Found, readable: Readable): void {
   addField(found, field, texts, hint);
 }
 
-const OLD_PRICE_CLASS = /(^|[-_\s])(old|was|before|regular|original|strike|crossed|compare|list|rrp|uvp)([-_\s]|price|$)/i;
-
-/**
- * A name already taken in the item names a second field by what tells it apart, before any number: a second
- * price that is struck out or called old is `oldPrice`; a second text is a `label` when short, a `description`
- * when long.
- */
-function secondName(found: Found, { first, role }: Readable, name: string, filled: string[]): string {
-  if (!found.names.has(name)) return name;
-  if (name === 'price') {
-    const struck = (element: Element | null): boolean =>
-      element !== null && (['del', 's', 'strike'].includes(element.name) || OLD_PRICE_CLASS.test(element.attribs.class ?? ''));
-    if (struck(first) || struck(parentElement(first))) return 'oldPrice';
-  }
-  if (role !== 'text' || !['text', 'subtitle', 'label', 'description'].includes(name)) return name;
-  const average = filled.reduce((sum, text) => sum + text.length, 0) / Math.max(1, filled.length);
-  const byLength = average > 60 ? 'description' : average <= 25 ? 'label' : 'subtitle';
-  return found.names.has(byLength) ? name : byLength;
-}
-
-/** The name of a link or text field, from the strongest sign to the weakest. */
-function readableName(
-  found: Found,
-  { slot, first, role, classNamed }: Readable,
-  seen: { label: string | null; filled: string[]; priced: boolean },
-): string {
-  const { hasTitle } = found;
-  const contentName = nameFromContent(seen.filled[0] ?? '');
-  return (
-    (seen.label ? nameFromText(seen.label) : null) ??
-    (classNamed && isKnownFieldWord(classNamed) ? classNamed : null) ??
-    (seen.priced ? 'price' : null) ??
-    (isInHeading(first, [...slot.byItem.keys()][0]!) && !hasTitle ? 'title' : null) ??
-    (role === 'link' && readsTitleAttribute(first) && !hasTitle ? 'title' : null) ??
-    contentName ??
-    classNamed ??
-    (role === 'link' && !hasTitle ? 'title' : null) ??
-    (role === 'link' ? nameFromHrefs(valuesOf(found.items, slot, (e) => attr(e, 'href') ?? '')) : null) ??
-    (first.name === 'p' ? 'description' : first.name === 'time' || seen.filled.every(looksLikeDate) ? 'date' : 'text')
-  );
-}
-
 /** A link: its text (when it says something) and its absolute URL. */
 function linkFields(
   found: Found,
@@ -467,7 +254,12 @@ function linkFields(
     const attribute = readsTitleAttribute(first) ? 'title' : undefined;
     addField(found, { name: names.take(name), type: 'string', selector, ...(attribute ? { attribute } : {}) }, read.texts, hint);
   }
-  const base = ownTextUseful && name !== 'title' ? `${name}Url` : name === 'title' || !ownTextUseful ? 'url' : `${name}Url`;
+  // A second link is named by what it is (`imageUrl`, `reviewsUrl` from its class or where it leads), not `url2`.
+  let base = ownTextUseful && name !== 'title' ? `${name}Url` : 'url';
+  if (base === 'url' && names.has('url')) {
+    const other = ['title', 'text'].includes(name) ? nameFromHrefs(valuesOf(found.items, slot, (e) => attr(e, 'href') ?? '')) : name;
+    if (other && other !== 'url') base = `${other}Url`;
+  }
   addField(
     found,
     { name: names.take(base), type: 'url', selector, attribute: 'href', transform: ['absoluteUrl'] },

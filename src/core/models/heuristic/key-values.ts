@@ -1,6 +1,8 @@
 import type { Field } from '../../config/index.js';
 import { elementChildren, parentElement, selectIn, textOf, uniqueSelector, type Element } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
+import { isSpecification } from './table-columns.js';
+import { isHiddenOrNavigation } from './tables.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -35,17 +37,29 @@ function definitionPairs(list: Element, listSelector: string): Pair[] {
 function tablePairs(table: Element, tableSelector: string): Pair[] {
   const rows = selectIn('tr', table).filter((row) => !selectIn('table', row).some((nested) => nested !== row));
   const pairs: Pair[] = [];
+  const labelRows: Element[] = [];
+  const seen = new Set<string>();
   for (const row of rows) {
     const cells = elementChildren(row).filter((cell) => cell.name === 'th' || cell.name === 'td');
+    // A row of one cell across the block (an infobox's title, image or section heading) holds no pair.
+    if (cells.length <= 1) continue;
     if (cells.length !== 2 || cells[1]!.name !== 'td') return [];
+    labelRows.push(row);
     const label = textOf(cells[0]!).replace(/:$/, '');
-    if (!usableLabel(label) || !textOf(cells[1]!)) continue;
-    pairs.push({ label, selector: `${tableSelector} tr:has(> ${cells[0]!.name}:contains("${label}")) > td` });
+    // A label met again (Wimbledon under Singles, then under Doubles) would read the first one's value.
+    if (!usableLabel(label) || !textOf(cells[1]!) || seen.has(label)) continue;
+    seen.add(label);
+    const selector =
+      cells[0]!.name === 'th' ? `${tableSelector} tr:has(> th:contains("${label}")) > td` : `${tableSelector} td:contains("${label}") + td`;
+    pairs.push({ label, selector });
   }
-  // A table whose first cells are all th is a key/value table; with td labels, only when labels end in ":".
-  const labelledByTh = rows.every((row) => elementChildren(row)[0]?.name === 'th');
-  const labelledByColon = rows.every((row) => /:\s*$/.test(textOf(elementChildren(row)[0] ?? row)));
-  return labelledByTh || labelledByColon ? pairs : [];
+  // A table whose first cells are all th is a key/value table; with td labels, only when labels end in ":"
+  // or the table is a specification under a title row.
+  const labelledByTh = labelRows.every((row) => elementChildren(row)[0]?.name === 'th');
+  const labelledByColon = labelRows.every((row) => /:\s*$/.test(textOf(elementChildren(row)[0] ?? row)));
+  const titleCells = rows[0] ? elementChildren(rows[0]) : [];
+  const titled = titleCells.length === 1 && titleCells[0]!.name === 'th' && isSpecification(rows);
+  return labelRows.length > 0 && (labelledByTh || labelledByColon || titled) ? pairs : [];
 }
 
 /** The heading just before the block (or before its wrapper) names it: "Performance", "Physical". */
@@ -61,13 +75,18 @@ function blockName(block: Element): string | null {
     if (caption) return camelCase(splitWords(textOf(caption)).slice(0, 3)) || null;
     if (current !== block) break;
   }
+  // An infobox titles itself in a first row of one header cell across it.
+  const firstRow = block.name === 'table' ? selectIn('tr', block)[0] : undefined;
+  const firstCells = firstRow ? elementChildren(firstRow) : [];
+  if (firstCells.length === 1 && firstCells[0]!.name === 'th') return camelCase(splitWords(textOf(firstCells[0]!)).slice(0, 3)) || null;
   return null;
 }
 
 export function detectKeyValues(context: DetectContext): Proposal[] {
   const proposals: Proposal[] = [];
   const topNames = new NameSet();
-  const blocks = selectIn('dl, table', context.sectionRoots);
+  // Navigation boxes list links under group labels: they describe the site, not the page's subject.
+  const blocks = selectIn('dl, table', context.sectionRoots).filter((block) => !isHiddenOrNavigation(block));
   for (const block of blocks) {
     // Cheap shape check first: a selector is only worth computing for a block that has pairs.
     if ((block.name === 'dl' ? definitionPairs(block, '') : tablePairs(block, '')).length < 2) continue;

@@ -4,6 +4,19 @@
  * the content itself; they are camelCased to fit FIELD_NAME_PATTERN and made unique within their level.
  */
 
+// What values look like (prices, dates, counts) lives in content-kinds.ts; these are read from here too.
+export {
+  CURRENCY,
+  looksLikeDate,
+  looksLikeNumber,
+  looksLikePrice,
+  looksLikeRating,
+  nameFromContent,
+  nameFromValues,
+} from './content-kinds.js';
+export { isReadableName, isReadableWord, splitWords } from './readable-words.js';
+import { isReadableName, looksHashed, splitWords } from './readable-words.js';
+
 /** Words in class names that say how a thing looks or where it sits, never what it is. */
 const NOISE_WORDS = new Set([
   'item',
@@ -140,11 +153,20 @@ const NOISE_WORDS = new Set([
   'horizontal',
   'vertical',
   'responsive',
+  'semibold',
+  'truncate',
+  'ellipsis',
+  'nowrap',
+  'clear',
+  'tertiary',
+  'skeleton',
+  'loading',
 ]);
 
 /** Words that, wherever they appear, name the field outright (synonyms folded to one name). */
 const KNOWN_NAMES: Array<[RegExp, string]> = [
   [/^(price|prices|cost|amount|preis|kaufpreis|miete)$/, 'price'],
+  [/^(subtitle|subheading|subhead|tagline|kicker|standfirst|strapline)$/, 'subtitle'],
   [/^(title|headline|heading|name|titel)$/, 'title'],
   [/^(date|time|datetime|posted|published|pubdate|datum)$/, 'date'],
   [/^(rating|stars|score|bewertung)$/, 'rating'],
@@ -165,17 +187,14 @@ const KNOWN_NAMES: Array<[RegExp, string]> = [
   [/^(area|sqft|surface|flaeche)$/, 'area'],
 ];
 
+function knownName(word: string): string | null {
+  for (const [pattern, name] of KNOWN_NAMES) if (pattern.test(word)) return name;
+  return null;
+}
+
 /** Whether a word is one of the field names the model knows (or a synonym of one). */
 export function isKnownFieldWord(word: string): boolean {
   return KNOWN_NAMES.some(([pattern]) => pattern.test(word));
-}
-
-export function splitWords(raw: string): string[] {
-  return raw
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9\u00c0-\u024f]+/)
-    .filter((word) => word.length > 0);
 }
 
 export function camelCase(words: string[]): string {
@@ -186,9 +205,19 @@ export function camelCase(words: string[]): string {
 }
 
 /** A name from free text (a label, a header cell, a class): known synonyms first, then camelCase. */
-export function nameFromText(raw: string, options: { keepNoise?: boolean } = {}): string | null {
-  const words = splitWords(raw);
-  for (const word of words) for (const [pattern, name] of KNOWN_NAMES) if (pattern.test(word)) return name;
+export function nameFromText(raw: string, options: { keepNoise?: boolean; except?: string[]; skip?: Set<string> } = {}): string | null {
+  // A word that names what the caller knows already (`link` on a link, `lamp` in a `lamp` card) is left out:
+  // it tells nothing apart.
+  const words = splitWords(raw).filter(
+    (word) => !(options.except ?? []).includes(knownName(word) ?? '') && !(options.skip?.has(word) ?? false),
+  );
+  // `sub_title` is one word to a reader; in `reviews-author` or "Posted by" the last known word says what it is.
+  const whole = words.length > 1 ? knownName(words.join('')) : null;
+  if (whole) return whole;
+  for (const word of [...words].reverse()) {
+    const known = knownName(word);
+    if (known) return known;
+  }
   const meaningful = options.keepNoise ? words : words.filter((word) => !NOISE_WORDS.has(word) && !/^\d+$/.test(word));
   const name = camelCase(meaningful.slice(0, 4));
   // Two letters (`bb`, `tx`) name nothing a reader recognises.
@@ -200,53 +229,29 @@ const UTILITY_CLASS =
   /^([a-z0-9]+:)*(m|p|[mp][trblxy]|w|h|min|max|text|font|bg|border|rounded|shadow|flex|grid|gap|space|items|justify|object|aspect|inset|absolute|relative|group|tracking|leading|opacity|z|order|overflow|col|row|d|float|align|fw|fs|lh|ms|me|ps|pe|sr|line|truncate|uppercase|lowercase|capitalize|italic|underline|hover|focus|sm|md|lg|xl|xxl|block|inline|hidden|visible|static|fixed|sticky|top|bottom|left|right|start|end|self|place|content|list|divide|ring|transition|duration|ease|cursor|select|pointer|whitespace|break)(-|$)/;
 
 export function isUtilityClass(name: string): boolean {
-  return UTILITY_CLASS.test(name);
+  // A BEM element (`static-offer-widget__title`) is a component's part, whatever word its block starts with.
+  return !name.includes('__') && UTILITY_CLASS.test(name);
 }
 
 /** A name from class names: the most specific meaningful one (the last class usually is). */
-export function nameFromClasses(classes: string[]): string | null {
-  for (const cls of [...classes].reverse().filter((name) => !isUtilityClass(name))) {
+export function nameFromClasses(classes: string[], except?: string[], skip?: Set<string>): string | null {
+  // Atomic CSS (`EKabf7 xOFAt kMvGAR`) gives every element a bag of hashes: none of them names it.
+  if (classes.length > 0 && classes.filter(looksHashed).length * 2 >= classes.length) return null;
+  for (const cls of [...classes].reverse().filter((name) => !isUtilityClass(name) && !looksHashed(name))) {
     // CSS modules: `ProductCard_name__9yTq2` names `name`; BEM: `story-card__headline--large` names `headline`.
     const moduleName = /^[A-Za-z][A-Za-z0-9]*_([A-Za-z][A-Za-z0-9-]*)__[A-Za-z0-9_-]{4,10}$/.exec(cls)?.[1];
     if (moduleName) {
-      const name = nameFromText(moduleName);
-      if (name) return name;
+      const name = nameFromText(moduleName, { except, skip });
+      if (name && isReadableName(name)) return name;
       continue;
     }
-    const element = cls.includes('__') ? cls.split('__').pop()!.split('--')[0]! : cls;
-    const name = nameFromText(element) ?? nameFromText(cls);
+    // A build's hash after BEM (`OfferCard__title___39y5H`) is no part of the name.
+    const unhashed = cls.replace(/_{3}[A-Za-z0-9-]{4,10}$/, '');
+    const element = unhashed.includes('__') ? unhashed.split('__').pop()!.split('--')[0]! : unhashed;
+    const name = nameFromText(element, { except, skip }) ?? nameFromText(unhashed, { except, skip });
     if (name && isReadableName(name)) return name;
   }
   return null;
-}
-
-/** Consonant clusters English words start with; others (`mf`, `gtk`, `rz`) are abbreviations or hashes. */
-const ONSETS = new Set(
-  'bl br ch cl cr dr dw fl fr gl gr gn kn kl ph pl pr ps sc sh sk sl sm sn sp st sw th tr tw wh wr sch scr shr sph spl spr str squ thr chr phr'.split(
-    ' ',
-  ),
-);
-/** Consonant clusters English words end with (`-nds`, `-cks`, `-ght`); others (`-bf`, `-kb`) are not words. */
-const CODAS =
-  /^(|[b-df-hj-np-tv-xz]|ck|ct|ft|ld|lf|lk|lm|lp|lt|lth|mp|nd|ng|nk|nt|pt|rb|rc|rd|rf|rg|rk|rl|rm|rn|rp|rt|rst|rld|sk|sp|ss|st|th|dth|pth|fth|xth|ch|sh|ll|ff|gh|ght|nth|rth|ngth|tch|nch|rch|lch|xt|mb|mn|wn|wl|wk|wd|ws|ks)s?$/;
-
-/**
- * A word a reader recognises as a word: it has a vowel, starts and ends the way English words do and has no
- * run of four consonants. `mfes`, `rzds`, `ekabf`, `gtkis` are class-name shorthand that names nothing.
- */
-export function isReadableWord(word: string): boolean {
-  const lower = word.toLowerCase();
-  if (!/^[a-z]+$/.test(lower)) return /^[a-z]*\d*$/.test(lower) === false;
-  if (lower.length <= 2 || !/[aeiouy]/.test(lower) || /[b-df-hj-np-tv-xz]{5}/.test(lower)) return false;
-  // `y` is a vowel at the end (company) and a consonant at the start (year).
-  const onset = /^[b-df-hj-np-tv-z]*/.exec(lower)![0];
-  const coda = /[b-df-hj-np-tv-xz]*$/.exec(lower)![0];
-  return (onset.length <= 1 || ONSETS.has(onset)) && CODAS.test(coda);
-}
-
-/** Every word of a camelCase name is readable. */
-export function isReadableName(name: string): boolean {
-  return splitWords(name).every((word) => /^\d+$/.test(word) || isReadableWord(word));
 }
 
 export function pluralize(name: string): string {
@@ -270,46 +275,10 @@ export class NameSet {
   has(name: string): boolean {
     return this.used.has(name);
   }
-}
 
-// Currency symbols, and ISO codes and local abbreviations standing apart from letters (`EUR110.00`, `Rs 22,300`).
-export const CURRENCY =
-  /[$€£¥₹₩₽¢₺₴₱฿₫₦₨₪₡₲₵₸]|円|元|(?<![\p{L}])(тг|руб|грн|лв)\.?(?![\p{L}])|(?<![A-Za-z])(USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|INR|PKR|BRL|MXN|ARS|CLP|COP|PEN|ZAR|TRY|AED|SAR|CNY|RMB|HKD|SGD|MYR|IDR|THB|VND|PHP|KRW|RUB|UAH|ILS|EGP|NGN|KES|Rs\.?|Rp|RM|zł|Kč|kr|lei|Ft|R\$|S\/)(?![A-Za-z])/u;
-const NUMBER = /\d[\d.,\s\u00a0\u202f']*\d|\d/;
-
-export function looksLikePrice(text: string): boolean {
-  if (text.length > 40) return false;
-  // Ranges ("€80k – €95k") and abbreviations are text to a reader, not one number.
-  if (/\d\s*[kKmM]\b|\d\s*[–—-]\s*\D{0,3}\d/.test(text)) return false;
-  return CURRENCY.test(text) && NUMBER.test(text);
-}
-
-export function looksLikeNumber(text: string): boolean {
-  return /^[-+]?\d[\d.,\s\u00a0\u202f']*%?$/.test(text.trim()) && text.trim().length <= 20;
-}
-
-export function looksLikeDate(text: string): boolean {
-  if (text.length > 40) return false;
-  return (
-    /\b\d{4}-\d{2}-\d{2}\b/.test(text) ||
-    /\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b/.test(text) ||
-    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(,? \d{4})?\b/i.test(text) ||
-    /\b\d{1,2}\.? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez)[a-z]*\.?( \d{4})?\b/i.test(
-      text,
-    ) ||
-    /\d{4}年\d{1,2}月\d{1,2}日/.test(text) ||
-    /\b\d+ (minutes?|hours?|days?|weeks?|months?) ago\b/i.test(text)
-  );
-}
-
-export function looksLikeRating(text: string): boolean {
-  return /★|☆|\b\d(\.\d)? ?(\/ ?5|out of 5|stars?)\b/i.test(text) && text.length < 40;
-}
-
-/** A name from what the value looks like, when markup said nothing useful. */
-export function nameFromContent(text: string): string | null {
-  if (looksLikePrice(text)) return 'price';
-  if (looksLikeRating(text)) return 'rating';
-  if (looksLikeDate(text)) return 'date';
-  return null;
+  /** A name given too early (the first of two prices was the old one): the new name is taken, the old freed. */
+  rename(from: string, to: string): void {
+    this.used.delete(from);
+    this.used.add(to);
+  }
 }

@@ -10,7 +10,9 @@ import {
   uniqueSelector,
   type Element,
 } from '../../extract/index.js';
-import { camelCase, looksLikeDate, looksLikePrice, NameSet, nameFromContent, nameFromText, pluralize, splitWords } from './naming.js';
+import { looksLikeDate, looksLikePrice, NameSet, pluralize, splitWords } from './naming.js';
+import { takeTableName, tableTitle, type TableTitle } from './table-titles.js';
+import { columnNames, isSpecification, nameFromColumn, nameFromHeader, sharesHeaderCell, type Cell } from './table-columns.js';
 import type { DetectContext, Proposal } from './types.js';
 
 /**
@@ -21,12 +23,6 @@ import type { DetectContext, Proposal } from './types.js';
  * section titles, not records, and a table without header cells may use its first row as the header.
  * Every significant table is offered, named from its caption or the heading before it.
  */
-
-interface Cell {
-  element: Element;
-  column: number;
-  width: number;
-}
 
 function rowsOf(table: Element): Element[] {
   // Rows of this table only, not of tables nested in its cells.
@@ -76,62 +72,16 @@ function looksLikeHeader(cells: Cell[]): boolean {
   );
 }
 
-/** The heading closest before the element in document order (h1–h4), as the table's title. */
-function headingBefore(table: Element): string | null {
-  for (let current: Element | null = table; current; current = parentElement(current)) {
-    for (let sibling = current.prev; sibling; sibling = sibling.prev) {
-      if (sibling.type !== 'tag') continue;
-      const element = sibling as Element;
-      if (/^h[1-4]$/.test(element.name)) return textOf(element);
-      const inner = selectIn('h1, h2, h3, h4', element);
-      if (inner.length > 0) return textOf(inner[inner.length - 1]!);
-      // Only look back past small things (notes, paragraphs): a whole section in between means no title.
-      if (['table', 'ul', 'ol'].includes(element.name) && textOf(element).length > 200) return null;
-    }
-  }
-  return null;
-}
-
-function tableName(table: Element): string | null {
-  const caption = selectIn('caption', table)[0];
-  const text = caption ? textOf(caption) : headingBefore(table);
-  const words = text ? splitWords(text).filter((word) => !/^(of|the|by|in|and|a|an|for|to|edit)$/.test(word)) : [];
-  return words.length > 0 ? camelCase(words.slice(0, 3)) || null : null;
-}
-
-/** The name of a column without a header, from its cells: ranks, images, links, dates, prices, else `value`. */
-function nameFromColumn(cells: Element[], filled: string[]): string {
-  const numbers = filled.map((value) => (isCleanNumber(value) ? Number(value.replace(/[^\d.-]/g, '')) : NaN));
-  if (numbers.length >= 2 && numbers.every((value, index) => value === index + 1)) return 'rank';
-  if (filled.length === 0 || cells.every((cell) => textOf(cell) === '' || selectIn('img', cell).length > 0)) return 'image';
-  const content = nameFromContent(filled[0] ?? '');
-  if (content && filled.every((value) => nameFromContent(value) === content)) return content;
-  if (filled.every((value) => isCleanNumber(value))) return 'number';
-  return cells.every((cell) => selectIn('a[href]', cell).length > 0) ? 'link' : 'value';
-}
-
-/** Column names from the header rows: the texts of the cells over each column, outer first, repeats dropped. */
-function columnNames(headerRows: Cell[][], columns: number): string[] {
-  return Array.from({ length: columns }, (_, column) => {
-    const parts: string[] = [];
-    for (const row of headerRows) {
-      const over = row.find((cell) => cell.column <= column && column < cell.column + cell.width);
-      const text = over ? textOf(over.element) : '';
-      if (text && parts[parts.length - 1] !== text) parts.push(text);
-    }
-    return parts.join(' ');
-  });
-}
-
 export function detectTables(context: DetectContext): Proposal[] {
   const proposals: Proposal[] = [];
   const topNames = new NameSet();
   // Tables hidden from readers (Wikipedia's persondata) and navigation boxes are not the page's data.
   const tables = selectIn('table', context.sectionRoots).filter((table) => !isHiddenOrNavigation(table));
-  for (const table of tables) {
-    const proposal = describeTable(table, context, tables.length);
-    if (!proposal) continue;
-    proposal.field = { ...proposal.field, name: takeTableName(topNames, proposal) };
+  const described = tables.map((table) => describeTable(table, context, tables.length)).filter((found) => found !== null);
+  // A title several tables share (a scoring summary per game) is told apart by each one's heading, the first too.
+  const shared = new Set(described.map(({ proposal }) => proposal.field.name).filter((name, index, all) => all.indexOf(name) !== index));
+  for (const { proposal, title } of described) {
+    proposal.field = { ...proposal.field, name: takeTableName(topNames, proposal, title, shared.has(proposal.field.name)) };
     proposals.push(proposal);
   }
   return proposals;
@@ -148,30 +98,40 @@ function isIconGrid(rows: Element[]): boolean {
 
 const NAVIGATION_CLASS = /(^|[-_\s])(navbox|navbar|vertical-navbox|sidebar|nav|menu|footer|metadata|persondata)([-_\s]|$)/i;
 
-function isHiddenOrNavigation(table: Element): boolean {
+export function isHiddenOrNavigation(table: Element): boolean {
   for (let current: Element | null = table; current; current = parentElement(current)) {
     if (isUnreadElement(current) || ['nav', 'footer', 'aside'].includes(current.name) || current.attribs.role === 'navigation') return true;
-    if (NAVIGATION_CLASS.test(`${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`)) return true;
+    const called = `${current.attribs.class ?? ''} ${current.attribs.id ?? ''}`;
+    // `<html class="js cookies …">` says what the browser supports (Modernizr), not that the page is a banner.
+    if (NAVIGATION_CLASS.test(called) || (!['html', 'body'].includes(current.name) && isConsentBanner(called))) return true;
   }
   return false;
 }
 
-/**
- * Two tables under one heading ("Results") are told apart by what their rows are (`resultsSingles`), not by
- * a number; a number only when nothing else differs.
- */
-function takeTableName(names: NameSet, proposal: Proposal): string {
-  const name = proposal.field.name;
-  const first = proposal.field.fields?.find((field) => field.type === 'string')?.name;
-  const qualified =
-    first && !name.toLowerCase().includes(first.toLowerCase()) ? `${name}${first[0]!.toUpperCase()}${first.slice(1)}` : null;
-  return names.take(qualified && names.has(name) && !names.has(qualified) ? qualified : name);
+/** A cookie or consent banner (`CookieConsentDialog`, `cookiebar`, `gdpr-modal`) lists the site's cookies, not the page's data. */
+function isConsentBanner(called: string): boolean {
+  return splitWords(called).some((word) => word.startsWith('cookie') || word === 'consent' || word === 'gdpr');
 }
 
-function describeTable(table: Element, context: DetectContext, tableCount: number): Proposal | null {
-  const rows = rowsOf(table);
-  if (rows.length < 3) return null;
-  const grid = rows.map(gridRow);
+interface Header {
+  /** Rows at the top that are header rows (title rows included). */
+  headerCount: number;
+  /** The header rows that name columns. */
+  headerRows: Cell[][];
+  /** Rows at the top of one header cell across the table: its title. */
+  titleCount: number;
+  columns: number;
+  /** The header is a first row of plain cells. */
+  plainHeader: boolean;
+}
+
+const isLabelRow = (row: Element): boolean => {
+  const cells = cellsOf(row);
+  return cells.length === 2 && cells[0]!.name === 'th' && cells[1]!.name === 'td';
+};
+
+/** The table's header rows, its title rows and its width in columns; null when it has no header to read. */
+function readHeader(rows: Element[], grid: Cell[][]): Header | null {
   let headerCount = 0;
   while (headerCount < grid.length && isHeaderRow(rows[headerCount]!, grid[headerCount]!)) headerCount++;
   // No header cells anywhere: the first row may still be the header, written with plain cells.
@@ -179,11 +139,29 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     headerCount === 0 && !rows.some((row) => cellsOf(row).some((cell) => cell.name === 'th')) && looksLikeHeader(grid[0]!);
   if (plainHeader) headerCount = 1;
   if (headerCount === 0) return null;
-  const headerRows = grid.slice(0, headerCount);
-  const columns = Math.max(...headerRows.map(width));
+  // Header rows of one cell across the whole table ("Scoring summary") title it; they name no column.
+  const tableWidth = Math.max(...grid.map(width));
+  let titleCount = 0;
+  while (titleCount < headerCount && grid[titleCount]!.length === 1 && tableWidth >= 2 && grid[titleCount]![0]!.width >= tableWidth)
+    titleCount++;
+  const headerRows = grid.slice(titleCount, headerCount);
+  const titled = titleCount > 0 && headerRows.length === 0;
+  // Under a title only, rows of a label cell and a value each (an infobox) are a key/value block (key-values.ts).
+  if (titled && (rows.slice(headerCount).some(isLabelRow) || isSpecification(rows.slice(headerCount)))) return null;
+  const columns = titled ? tableWidth : Math.max(...headerRows.map(width));
   if (columns < 2) return null;
   // Header cells that say nothing (a grid of letters or icons under empty `th`s) make no table of records.
-  if (columnNames(headerRows, columns).every((name) => name === '')) return null;
+  if (!titled && columnNames(headerRows, columns).every((name) => name === '')) return null;
+  return { headerCount, headerRows, titleCount, columns, plainHeader };
+}
+
+function describeTable(table: Element, context: DetectContext, tableCount: number): { proposal: Proposal; title: TableTitle } | null {
+  const rows = rowsOf(table);
+  if (rows.length < 3) return null;
+  const grid = rows.map(gridRow);
+  const header = readHeader(rows, grid);
+  if (!header) return null;
+  const { headerCount, headerRows, titleCount, columns, plainHeader } = header;
 
   // Records: rows after the header with a plain cell and a cell per column; one cell across the table
   // (a section title such as "Regular season") is not a record.
@@ -215,15 +193,20 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
 
   const names = new NameSet();
   const fields: Field[] = [];
-  columnNames(headerRows, columns).forEach((header, column) => {
+  const headers = columnNames(headerRows, columns);
+  headers.forEach((header, column) => {
     const position = column + 1;
     const cellSelector = `> :nth-child(${position})`;
     const cells = regular.map((row) => cellsOf(row)[column]).filter((cell): cell is Element => cell !== undefined);
     const values = cells.map((cell) => textOf(cell));
     const filled = values.filter((value) => value.length > 0);
     if (filled.length === 0) return;
-    // A column without a header is named by what it holds (`rank`, `image`, `date`), never `column3`.
-    const name = names.take(camelCase(splitWords(header)) || nameFromText(header) || nameFromColumn(cells, filled));
+    // A column without a header is named by what it holds (`rank`, `image`, `date`), never `column3`; the
+    // second column under one header (`Gold` over a name and a time) by its header and what it holds.
+    const spanned = sharesHeaderCell(headerRows, column);
+    const content = nameFromColumn(cells, filled);
+    const headerName = nameFromHeader(header);
+    const name = names.take(spanned && headerName ? `${headerName}${content[0]!.toUpperCase()}${content.slice(1)}` : headerName || content);
     const numeric = filled.every((value) => isCleanNumber(value) || (looksLikePrice(value) && !/^\D*0\d/.test(value)));
     fields.push(
       numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector },
@@ -240,15 +223,17 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
       });
   });
   if (fields.length < 2) return null;
-  const caption = tableName(table);
+  const title = tableTitle(table, titleCount > 0 ? textOf(grid[0]![0]!.element) : null);
+  const caption = title.name;
   // Without a caption or heading, a table is named after what its rows are: its first text column (`players`).
   const rowsName = fields.find((field) => field.type === 'string' && !field.name.endsWith('Url'))?.name;
   const name = caption ? pluralize(caption) : tableCount === 1 || !rowsName ? 'rows' : pluralize(rowsName);
-  return {
+  const proposal: Proposal = {
     kind: 'table',
     field: { name, type: 'array', selector: rowSelector, fields },
     score: bodyRows.length * fields.length,
-    hints: `table ${name} ${columnNames(headerRows, columns).join(' ')}`,
+    hints: `table ${name} ${headers.join(' ')}`,
     itemElements: bodyRows,
   };
+  return { proposal, title };
 }
