@@ -24,6 +24,7 @@ export {
   classesOf,
   cssModulePrefix,
   elementChildren,
+  firstDescendant,
   isElement,
   isInside,
   isStableClass,

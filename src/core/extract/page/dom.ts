@@ -1,6 +1,7 @@
 import { parseHtml as parseEngineHtml } from '../engine/dom.js';
 import { isSuperscriptCents, isUnreadElement } from '../engine/reading.js';
 import { compile, selectAll, selectOne } from 'css-select';
+import { indexedMatches } from './selector-index.js';
 import type { AnyNode, Document, Element } from 'domhandler';
 
 /**
@@ -35,6 +36,21 @@ export function allElements(roots: AnyNode[]): Element[] {
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
   return out;
+}
+
+/**
+ * The first element below `root` (not itself) that passes the test, in document order, template contents left
+ * out as css-select leaves them: a plain walk that stops there, where `selectIn(…)[0]` would walk everything.
+ */
+export function firstDescendant(root: Element, test: (element: Element) => boolean): Element | null {
+  const stack = [...elementChildren(root)].reverse();
+  for (let element = stack.pop(); element; element = stack.pop()) {
+    if (test(element)) return element;
+    if (element.name !== 'template')
+      for (let i = element.children.length - 1; i >= 0; i--)
+        if (isElement(element.children[i]!)) stack.push(element.children[i] as Element);
+  }
+  return null;
 }
 
 const SKIPPED_TEXT = new Set(['script', 'style', 'noscript', 'template']);
@@ -126,6 +142,8 @@ export function selectsOnly(selector: string, roots: AnyNode | AnyNode[], expect
   const query = compiledQuery(selector);
   if (!query) return false;
   const wanted = new Set(expected);
+  const indexed = indexedMatches(selector, roots);
+  if (indexed) return indexed.length === wanted.size && indexed.every((element) => wanted.has(element));
   let seen = 0;
   const unexpected = Object.assign(
     (element: Element) => {

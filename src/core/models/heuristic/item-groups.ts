@@ -1,4 +1,4 @@
-import { elementChildren, parentElement, selectIn, stableClasses, type Element } from '../../extract/index.js';
+import { elementChildren, firstDescendant, isElement, parentElement, stableClasses, type Element } from '../../extract/index.js';
 import { findCousinGroups, findSpreadGroups } from './spread-groups.js';
 
 /**
@@ -87,6 +87,8 @@ function ownTextLength(element: Element): number {
   return length;
 }
 
+const isHeaderCell = (element: Element) => element.name === 'th';
+
 /** Text length, element, link and image counts of every subtree, bottom-up in one pass. */
 export function subtreeStats(elements: Element[]): Map<Element, Stats> {
   const stats = new Map<Element, Stats>();
@@ -99,8 +101,8 @@ export function subtreeStats(elements: Element[]): Map<Element, Stats> {
       images: element.name === 'img' ? 1 : 0,
       placeholders: PLACEHOLDER_CLASS.test(element.attribs.class ?? '') ? 1 : 0,
     };
-    for (const child of elementChildren(element)) {
-      const childStats = stats.get(child);
+    for (const child of element.children) {
+      const childStats = isElement(child) ? stats.get(child) : undefined;
       if (!childStats) continue;
       own.textLength += childStats.textLength;
       own.descendants += 1 + childStats.descendants;
@@ -124,7 +126,7 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
     for (const child of elementChildren(parent)) {
       if (NOT_ITEMS.has(child.name)) continue;
       // Tables with header cells are data tables (the table detector reads their rows), not records.
-      if (child.name === 'table' && selectIn('th', child).length > 0) continue;
+      if (child.name === 'table' && firstDescendant(child, isHeaderCell) !== null) continue;
       const list = byTag.get(child.name) ?? [];
       list.push(child);
       byTag.set(child.name, list);
@@ -148,7 +150,7 @@ function findGroups(elements: Element[], stats: Map<Element, Stats>): Group[] {
         list.reduce((sum, element) => sum + stats.get(element)!.textLength, 0) / Math.max(1, list.length);
       const items = others.length > 0 && averageText(others) * 2 >= averageText(classed) ? siblings : classed;
       // Rows of a data table (one with header cells) are the table detector's.
-      if (items[0]!.name === 'tr' && selectIn('th', parent).length > 0) continue;
+      if (items[0]!.name === 'tr' && firstDescendant(parent, isHeaderCell) !== null) continue;
       groups.push({ parent, items });
     }
   }

@@ -2,6 +2,7 @@ import type { Field } from '../../config/index.js';
 import {
   attr,
   elementChildren,
+  firstDescendant,
   isCleanNumber,
   isUnreadElement,
   parentElement,
@@ -89,12 +90,21 @@ export function detectTables(context: DetectContext): Proposal[] {
 
 /** Every cell a link of a character or two, or an image alone (an alphabet, flags): a grid of icons, not records. */
 function isIconGrid(rows: Element[]): boolean {
-  const cells = rows.flatMap(cellsOf).filter((cell) => textOf(cell) !== '' || selectIn('img', cell).length > 0);
-  return (
-    cells.length > 0 &&
-    cells.every((cell) => textOf(cell).length <= 2 && (selectIn('a[href]', cell).length > 0 || selectIn('img', cell).length > 0))
-  );
+  // One pass that stops at the first cell of real text: a data table of thousands of rows answers at once.
+  let icons = 0;
+  for (const row of rows)
+    for (const cell of cellsOf(row)) {
+      const text = textOf(cell);
+      const image = (text === '' || text.length <= 2) && firstDescendant(cell, isImage) !== null;
+      if (text === '' && !image) continue;
+      if (text.length > 2 || !(image || firstDescendant(cell, isLink) !== null)) return false;
+      icons += 1;
+    }
+  return icons > 0;
 }
+
+const isImage = (element: Element) => element.name === 'img';
+const isLink = (element: Element) => element.name === 'a' && element.attribs.href !== undefined;
 
 const NAVIGATION_CLASS = /(^|[-_\s])(navbox|navbar|vertical-navbox|sidebar|nav|menu|footer|metadata|persondata)([-_\s]|$)/i;
 
@@ -165,23 +175,22 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
 
   // Records: rows after the header with a plain cell and a cell per column; one cell across the table
   // (a section title such as "Regular season") is not a record.
-  const bodyRows = rows.slice(headerCount).filter((row, index) => {
-    const cells = grid[headerCount + index]!;
-    return cells.length >= 2 && cells.some((cell) => cell.element.name === 'td');
-  });
+  const body = grid
+    .slice(headerCount)
+    .map((cells, index) => ({ row: rows[headerCount + index]!, cells }))
+    .filter(({ cells }) => cells.length >= 2 && cells.some((cell) => cell.element.name === 'td'));
+  const bodyRows = body.map(({ row }) => row);
   // Regular rows: one cell per column, none spanning; short rows (trailing cells left out, as HTML allows)
   // count too, their missing cells are empty.
-  const regular = bodyRows.filter((row) => {
-    const cells = gridRow(row);
-    return cells.length >= 2 && width(cells) <= columns && cells.every((cell) => cell.width === 1);
-  });
+  const regularRows = body.filter(({ cells }) => cells.length >= 2 && width(cells) <= columns && cells.every((cell) => cell.width === 1));
+  const regular = regularRows.map(({ row }) => row);
   if (regular.length < 2 || regular.length * 2 < bodyRows.length) return null;
   if (isIconGrid(regular)) return null;
 
   const tableSelector = uniqueSelector(table, context.sectionRoots);
   const nested = selectIn('table', table).length > 1;
   const rowBase = nested ? `${tableSelector} > * > tr, ${tableSelector} > tr` : `${tableSelector} tr`;
-  const needsTwoCells = rows.slice(headerCount).some((row) => cellsOf(row).length < 2 && cellsOf(row).some((cell) => cell.name === 'td'));
+  const needsTwoCells = grid.slice(headerCount).some((cells) => cells.length < 2 && cells.some((cell) => cell.element.name === 'td'));
   // A plain-cell header is left out by position: it must be the first child of its parent.
   if (plainHeader && elementChildren(parentElement(rows[0]!)!)[0] !== rows[0]) return null;
   const filters = `:has(> td)${needsTwoCells ? ':has(> :nth-child(2))' : ''}${plainHeader ? ':not(:first-child)' : ''}`;
@@ -197,7 +206,7 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
   headers.forEach((header, column) => {
     const position = column + 1;
     const cellSelector = `> :nth-child(${position})`;
-    const cells = regular.map((row) => cellsOf(row)[column]).filter((cell): cell is Element => cell !== undefined);
+    const cells = regularRows.map(({ cells: row }) => row[column]?.element).filter((cell): cell is Element => cell !== undefined);
     const values = cells.map((cell) => textOf(cell));
     const filled = values.filter((value) => value.length > 0);
     if (filled.length === 0) return;
@@ -212,7 +221,7 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
       numeric ? { name, type: 'number', selector: cellSelector, transform: ['number'] } : { name, type: 'string', selector: cellSelector },
     );
     // A column of links also offers the link target.
-    const links = cells.map((cell) => selectIn('a[href]', cell)[0]).filter((link) => link && !(attr(link, 'href') ?? '').startsWith('#'));
+    const links = cells.map((cell) => firstDescendant(cell, isLink)).filter((link) => link && !(attr(link, 'href') ?? '').startsWith('#'));
     if (links.length * 2 > regular.length)
       fields.push({
         name: names.take(`${name}Url`),
