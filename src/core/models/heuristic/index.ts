@@ -31,7 +31,8 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
     sectionRoots = allElements(parseHtml(input.sectionHtml).children).filter((element) => element.parent?.type === 'root');
   // A fragment without <body> (the engine then reads top-level fields from the whole document): all of it.
   if (sectionRoots.length === 0) sectionRoots = page.children.filter(isElement);
-  const context: DetectContext = { page, sectionRoots, sectionElements: sectionRoots, pageUrl: input.pageUrl };
+  // Every element of the section in document order, walked once for the detectors that read them all.
+  const context: DetectContext = { page, sectionRoots, sectionElements: allElements(sectionRoots), pageUrl: input.pageUrl };
 
   const markup = [...detectJsonLd(context), ...detectMicrodata(context), ...detectProductSources(context)];
   const productPage = markup.some((proposal) => proposal.productSource !== undefined);

@@ -106,9 +106,15 @@ export function typeOf(value: JsonObject): string | null {
 
 const MAX_ENTITIES = 500;
 
+/** Entities read once per page: the detector and the product merge both ask (each a walk of a 1 MB page). */
+const entitiesOfPage = new WeakMap<Document, JsonObject[]>();
+
 /** Top-level entities of every JSON-LD script: the objects themselves, array members, `@graph` members. */
 export function jsonLdEntities(context: Pick<DetectContext, 'page'>): JsonObject[] {
+  const known = entitiesOfPage.get(context.page);
+  if (known) return known;
   const entities: JsonObject[] = [];
+  entitiesOfPage.set(context.page, entities);
   for (const script of selectIn(JSON_LD_SELECTOR, context.page)) {
     // Read as the engine reads it (comment and CDATA wrappers, raw newlines in strings).
     const parsed = parseLooseJson(rawText(script));

@@ -1,6 +1,5 @@
 import type { Field } from '../../config/index.js';
 import {
-  allElements,
   elementChildren,
   isInside,
   isUnreadElement,
@@ -86,7 +85,7 @@ interface Candidate {
  * (SKU, brand, availability) are read even when no price is found beside the title.
  */
 export function detectMainPrice(context: DetectContext, options: { productPage?: boolean } = {}): Proposal[] {
-  const elements = allElements(context.sectionRoots);
+  const elements = context.sectionElements;
   const rawLength = rawTextLengths(elements);
   const inRepeatedRegion = createRegionCheck(rawLength);
   const titleIndex = elements.findIndex((element) => element.name === 'h1');

@@ -35,17 +35,28 @@ function sourceFields(proposal: Proposal): Field[] {
   return proposal.field.type === 'object' && proposal.field.fields ? proposal.field.fields : [proposal.field];
 }
 
-/** What each field extracts from the page (each read alone: one failing never hides another). */
+/**
+ * What each field extracts from the page: in one extraction, so fields sharing a selector (JSON-LD) read the
+ * page once; should one not compile, each is read alone, so one failing never hides another.
+ */
 function readFields(fields: Array<Field | undefined>, page: Document, pageUrl: string): Array<unknown> {
-  return fields.map((field) => {
-    if (!field) return undefined;
-    try {
-      const structure = [{ ...field, name: 'value' }];
-      return compileStructure({ selector: 'body', structure }).extractFromDocument(page, pageUrl, { sectionOnly: false }).data.value;
-    } catch {
-      return undefined;
-    }
-  });
+  try {
+    const structure = fields.flatMap((field, index) => (field ? [{ ...field, name: `field${index}` }] : []));
+    const { data } = compileStructure({ selector: 'body', structure }).extractFromDocument(page, pageUrl, { sectionOnly: false });
+    return fields.map((field, index) => (field ? data[`field${index}`] : undefined));
+  } catch {
+    return fields.map((field) => readField(field, page, pageUrl));
+  }
+}
+
+function readField(field: Field | undefined, page: Document, pageUrl: string): unknown {
+  if (!field) return undefined;
+  try {
+    const structure = [{ ...field, name: 'value' }];
+    return compileStructure({ selector: 'body', structure }).extractFromDocument(page, pageUrl, { sectionOnly: false }).data.value;
+  } catch {
+    return undefined;
+  }
 }
 
 const samePrice = (a: unknown, b: unknown) => typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 0.005;

@@ -41,16 +41,16 @@ const INLINE_TEXT = new Set(['b', 'strong', 'em', 'i', 'u', 'small', 'sup', 'sub
 
 /** Items that are plain text (ingredients, bullet points) make an array of strings. */
 export function textListField(items: Element[]): Field[] {
-  const texts = items.map(textOf);
-  // Microdata properties are read by the microdata detector; here only plain formatted text counts.
+  // Microdata properties are read by the microdata detector; here only plain formatted text counts (checked
+  // first: the text of thousands of table rows is not read to learn that they hold cells).
   const plain = items.every(
     (item) =>
       item.attribs.itemprop === undefined &&
       elementChildren(item).every((child) => INLINE_TEXT.has(child.name) && child.attribs.itemprop === undefined),
   );
-  return plain && texts.every((text) => text.length > 0) && new Set(texts).size > 1
-    ? [{ name: TEXT_LIST, type: 'string', selector: ':scope' }]
-    : [];
+  if (!plain) return [];
+  const texts = items.map(textOf);
+  return texts.every((text) => text.length > 0) && new Set(texts).size > 1 ? [{ name: TEXT_LIST, type: 'string', selector: ':scope' }] : [];
 }
 
 /** Each group with a score from its items' size, text and links (chrome and link lists weigh less), best first. */

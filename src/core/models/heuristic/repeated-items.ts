@@ -1,4 +1,4 @@
-import { allElements, type Element } from '../../extract/index.js';
+import type { Element } from '../../extract/index.js';
 import type { Field } from '../../config/index.js';
 import { itemFields } from './item-fields.js';
 import { candidateGroups, isBlank, MIN_ITEMS, subtreeStats } from './item-groups.js';
@@ -33,7 +33,7 @@ function withLooseFields(items: Element[], fields: Field[]): Field[] {
 }
 
 export function detectRepeatedItems(context: DetectContext): Proposal[] {
-  const elements = allElements(context.sectionRoots);
+  const elements = context.sectionElements;
   const stats = subtreeStats(elements);
   const scored = scoreGroups(candidateGroups(elements, stats), stats);
   // The best-scored few, and always the region with the most items (it may be offered last, see below).

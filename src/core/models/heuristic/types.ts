@@ -7,6 +7,7 @@ export interface DetectContext {
   page: Document;
   /** The section as the structure engine sees it at retrieval: the config selector's matches. */
   sectionRoots: AnyNode[];
+  /** Every element of the section, roots included, in document order. */
   sectionElements: Element[];
   pageUrl: string;
 }
