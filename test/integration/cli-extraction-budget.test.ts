@@ -108,9 +108,9 @@ describe('pagejson generate', () => {
   });
 
   it("stops at its budget, as the dashboard's generation does, on a page that keeps the heuristic busy", { timeout: 60_000 }, async () => {
-    // fetch.timeoutMs + 4 × extraction.timeoutMs = 5 s; the heuristic needs 10–20 s on these 180,000 items.
+    // fetch.timeoutMs + 4 × extraction.timeoutMs = 5 s; the heuristic needs well over 10 s on these 5,000 tables.
     temp = await makeProject([], { fetch: { timeoutMs: 1_000 }, extraction: { timeoutMs: 1_000 } });
-    const result = await cli('generate', `${site.origin}/hostile/many-items`, '--id', 'many', '--yes');
+    const result = await cli('generate', `${site.origin}/hostile/many-tables`, '--id', 'many', '--yes');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('error: generation stopped: it ran past its budget of 5000 ms');
   });

@@ -36,10 +36,14 @@ export const dashboardRoutes: Record<string, RouteHandler> = {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html><body><h1>Big</h1><p>${'x'.repeat(6_000_000)}</p></body></html>`);
   },
-  // Within the document limits (180,000 elements of 200,000), and seconds of work for the heuristic model.
-  '/hostile/many-items': (_req, res) => {
+  // 5,000 small tables (85,000 elements, 1 MB): well over ten seconds of work for the heuristic model, whose
+  // table selectors (`body > table:nth-of-type(k)`) cost css-select a count of the siblings before each
+  // table (docs/heuristic.md, "Known limits"). What the generation budgets are tested on.
+  '/hostile/many-tables': (_req, res) => {
+    const table = (i: number) =>
+      `<table><tr><th>Name</th><th>Value</th><th>Note</th></tr><tr><td>a${i}</td><td>${i}</td><td>x</td></tr><tr><td>b${i}</td><td>${i + 1}</td><td>y</td></tr><tr><td>c${i}</td><td>${i + 2}</td><td>z</td></tr></table>`;
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><body><h1>Many items</h1><ul>${'<li>item</li>'.repeat(180_000)}</ul></body></html>`);
+    res.end(`<!doctype html><html><body><h1>Many tables</h1>${Array.from({ length: 5_000 }, (_, i) => table(i)).join('')}</body></html>`);
   },
   '/shop/tools/items': shop('tools'),
   '/shop/garden/items': shop('garden'),

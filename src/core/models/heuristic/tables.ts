@@ -77,7 +77,7 @@ export function detectTables(context: DetectContext): Proposal[] {
   const proposals: Proposal[] = [];
   const topNames = new NameSet();
   // Tables hidden from readers (Wikipedia's persondata) and navigation boxes are not the page's data.
-  const tables = selectIn('table', context.sectionRoots).filter((table) => !isHiddenOrNavigation(table));
+  const tables = largestTables(selectIn('table', context.sectionRoots).filter((table) => !isHiddenOrNavigation(table)));
   const described = tables.map((table) => describeTable(table, context, tables.length)).filter((found) => found !== null);
   // A title several tables share (a scoring summary per game) is told apart by each one's heading, the first too.
   const shared = new Set(described.map(({ proposal }) => proposal.field.name).filter((name, index, all) => all.indexOf(name) !== index));
@@ -86,6 +86,25 @@ export function detectTables(context: DetectContext): Proposal[] {
     proposals.push(proposal);
   }
   return proposals;
+}
+
+/**
+ * At most this many tables are described, the ones with the most rows, in page order: each described table is
+ * a selector checked against the page and an extraction to verify it, and a page of thousands of small tables
+ * (a statistics archive) took minutes. Forty is more than the data tables of any article.
+ */
+const MAX_TABLES = 40;
+
+function largestTables(tables: Element[]): Element[] {
+  if (tables.length <= MAX_TABLES) return tables;
+  const kept = new Set(
+    tables
+      .map((table, index) => ({ table, index, rows: rowsOf(table).length }))
+      .sort((a, b) => b.rows - a.rows || a.index - b.index)
+      .slice(0, MAX_TABLES)
+      .map(({ table }) => table),
+  );
+  return tables.filter((table) => kept.has(table));
 }
 
 /** Every cell a link of a character or two, or an image alone (an alphabet, flags): a grid of icons, not records. */
@@ -198,7 +217,9 @@ function describeTable(table: Element, context: DetectContext, tableCount: numbe
     .split(', ')
     .map((part) => `${part}${filters}`)
     .join(', ');
-  if (selectIn(rowSelector, context.sectionRoots).length !== bodyRows.length) return null;
+  // The table's selector picks out this table alone, so its rows are counted inside it, not by a walk of the page.
+  const selected = nested ? selectIn(rowSelector, context.sectionRoots) : selectIn(`tr${filters}`, table);
+  if (selected.length !== bodyRows.length) return null;
 
   const names = new NameSet();
   const fields: Field[] = [];
