@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { firstDescendant, parseHtml, selectIn, selectsOnly } from '../../src/core/extract/page/dom.js';
+import { randomMarkup } from '../support/random-markup.js';
 
 /**
  * `selectsOnly` stops at the first unexpected match instead of collecting every match (detectors try many
@@ -9,16 +10,7 @@ import { firstDescendant, parseHtml, selectIn, selectsOnly } from '../../src/cor
  */
 const TAGS = ['div', 'section', 'p', 'span', 'ul', 'li', 'template', 'a'];
 const CLASSES = ['', 'item', 'card', 'item card', 'card  item', 'item" id="main', 'x" id="main'];
-const markup: fc.Arbitrary<string> = fc.letrec<{ node: string; nodes: string }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom('text', '<!-- note -->', '<br>'),
-    fc
-      .tuple(fc.constantFrom(...TAGS), fc.constantFrom(...CLASSES), tie('nodes'))
-      .map(([tag, cls, inner]) => `<${tag}${cls ? ` class="${cls}"` : ''}>${inner}</${tag}>`),
-  ),
-  nodes: fc.array(tie('node'), { maxLength: 4 }).map((parts) => parts.join('')),
-})).nodes;
+const markup = randomMarkup(TAGS, CLASSES);
 const SELECTORS = [
   'div',
   'div.item.card',

@@ -3,6 +3,7 @@ import { getOuterHTML, removeSubsets } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { describe, expect, test } from 'vitest';
 import { compileSelector, documentBaseUrl, parseHtml, sectionRoots, type Element } from '../../src/core/extract/engine/dom.js';
+import { randomMarkup } from '../support/random-markup.js';
 
 /**
  * Two shortcuts of the DOM layer checked against the plain walks they replace: a section's top-most matches
@@ -14,16 +15,7 @@ const TAGS = ['div', 'section', 'article', 'p', 'span', 'main', 'body', 'templat
 const CLASSES = ['', 'item', 'card', 'item card'];
 
 /** Random nested markup: the same tag inside itself, classes, templates, text and comments. */
-const markup: fc.Arbitrary<string> = fc.letrec<{ node: string; nodes: string }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom('text', ' ', '<!-- note -->', '<br>'),
-    fc
-      .tuple(fc.constantFrom(...TAGS), fc.constantFrom(...CLASSES), tie('nodes'))
-      .map(([tag, cls, inner]) => `<${tag}${cls ? ` class="${cls}"` : ''}>${inner}</${tag}>`),
-  ),
-  nodes: fc.array(tie('node'), { maxLength: 4 }).map((parts) => parts.join('')),
-})).nodes;
+const markup = randomMarkup(TAGS, CLASSES);
 
 const SELECTORS = [
   'div',

@@ -43,7 +43,7 @@ export function allElements(roots: AnyNode[]): Element[] {
  * out as css-select leaves them: a plain walk that stops there, where `selectIn(…)[0]` would walk everything.
  */
 export function firstDescendant(root: Element, test: (element: Element) => boolean): Element | null {
-  const stack = [...elementChildren(root)].reverse();
+  const stack = elementChildren(root).reverse();
   for (let element = stack.pop(); element; element = stack.pop()) {
     if (test(element)) return element;
     if (element.name !== 'template')

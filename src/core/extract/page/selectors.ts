@@ -34,10 +34,6 @@ function moduleClassPrefixes(element: Element): string[] {
     .filter((prefix): prefix is string => prefix !== null);
 }
 
-function selectsExactly(selector: string, roots: AnyNode | AnyNode[], expected: Element[]): boolean {
-  return selectsOnly(selector, roots, expected);
-}
-
 /**
  * An id a person wrote (`main-menu`, `Major_parks`), not one a framework generated for this build or visit:
  * no run of three digits, and no part mixing letters and digits (`rec-carousel-0i4aq87ohnr`, `ntzguatb5t`,
@@ -105,18 +101,18 @@ function anchoredSelectors(element: Element): string[] {
 
 /** A selector matching exactly this element among the roots; climbs to a unique ancestor when needed. */
 export function uniqueSelector(element: Element, roots: AnyNode | AnyNode[], depth = 0): string {
-  for (const candidate of [...ownSelectors(element), element.name]) if (selectsExactly(candidate, roots, [element])) return candidate;
-  for (const candidate of anchoredSelectors(element)) if (selectsExactly(candidate, roots, [element])) return candidate;
+  for (const candidate of [...ownSelectors(element), element.name]) if (selectsOnly(candidate, roots, [element])) return candidate;
+  for (const candidate of anchoredSelectors(element)) if (selectsOnly(candidate, roots, [element])) return candidate;
   const step = countOfType(element) > 1 ? `${element.name}:nth-of-type(${positionOfType(element)})` : element.name;
   const parent = parentElement(element);
   // A top-level element of a fragment (no <html>/<body>): its position counts among the top level only,
   // so say so, or `table:nth-of-type(1)` also matches the first table of every other parent.
-  if (!parent && selectsExactly(`${step}:not(* *)`, roots, [element])) return `${step}:not(* *)`;
+  if (!parent && selectsOnly(`${step}:not(* *)`, roots, [element])) return `${step}:not(* *)`;
   if (!parent || depth > 8) return step;
   // One climb per level (computing the parent's selector once keeps this linear in the depth).
   const parentSelector = uniqueSelector(parent, roots, depth + 1);
   for (const own of ownSelectors(element))
-    if (selectsExactly(`${parentSelector} > ${own}`, roots, [element])) return `${parentSelector} > ${own}`;
+    if (selectsOnly(`${parentSelector} > ${own}`, roots, [element])) return `${parentSelector} > ${own}`;
   return `${parentSelector} > ${step}`;
 }
 
@@ -135,7 +131,7 @@ export function groupSelector(items: Element[], roots: AnyNode | AnyNode[]): str
     for (const cls of shared) candidates.push(`${container} > ${classSelector(first.name, [cls])}`);
     candidates.push(`${container} > ${first.name}`);
   }
-  for (const candidate of candidates) if (selectsExactly(candidate, roots, items)) return candidate;
+  for (const candidate of candidates) if (selectsOnly(candidate, roots, items)) return candidate;
   return null;
 }
 
@@ -171,7 +167,7 @@ export function relativeSelector(slots: Array<{ item: Element; element: Element 
 export function relativeSelectorAll(slots: Array<{ item: Element; elements: Element[] }>, candidates: string[]): string | null {
   const sample = sampleOf(slots);
   for (const candidate of candidates) {
-    const ok = sample.every(({ item, elements }) => selectsExactly(candidate, item, elements));
+    const ok = sample.every(({ item, elements }) => selectsOnly(candidate, item, elements));
     if (ok) return candidate;
   }
   return null;

@@ -114,7 +114,11 @@ function choose(markupFields: Field[], pageFields: Field[], page: Document, page
     named(pageFields, 'sku'),
     named(pageFields, 'availability'),
   ];
-  const [markupValue, pageValue, markupCode, pageCode] = readFields([markupPrice, pagePrice, markupSku, pageSku], page, pageUrl);
+  const [markupValue, pageValue, markupCode, pageCode, pageStockValue] = readFields(
+    [markupPrice, pagePrice, markupSku, pageSku, pageStock],
+    page,
+    pageUrl,
+  );
   const pageWins = pricePrevails(markupValue, pageValue, page);
   const preferred = pageWins ? pageFields.filter((field) => field.name === 'price' || PAGE_ONLY.has(field.name)) : [];
   let bodyText: string | undefined;
@@ -126,7 +130,7 @@ function choose(markupFields: Field[], pageFields: Field[], page: Document, page
     markup = markupFields.flatMap((field) => (field === markupSku ? gtin : [field]));
   }
   // Variants in stock and out of stock in the markup: the page's own words or buy button say what a reader can buy.
-  if (pageStock && readFields([pageStock], page, pageUrl)[0] && variantsDisagreeOnStock(page)) preferred.push(pageStock);
+  if (pageStock && pageStockValue && variantsDisagreeOnStock(page)) preferred.push(pageStock);
   return { preferred, markupFields: markup, agrees: !markupPrice || pageWins || samePrice(markupValue, pageValue) };
 }
 
