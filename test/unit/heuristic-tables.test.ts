@@ -17,6 +17,19 @@ function filmsTable(rows: number, notesEvery: number): string {
 }
 
 describe('tables', () => {
+  it('describes at most 40 tables on a page of many, the ones with the most rows', async () => {
+    // 45 small tables of 3 rows, and one of 12 rows last: the long one is among those kept.
+    const small = (index: number) =>
+      `<table><tr><th>Name</th><th>Score</th></tr><tr><td>a${index}</td><td>${index}</td></tr><tr><td>b${index}</td><td>${index + 1}</td></tr><tr><td>c${index}</td><td>${index + 2}</td></tr></table>`;
+    const long = `<table><tr><th>Player</th><th>Goals</th></tr>${Array.from({ length: 12 }, (_, i) => `<tr><td>P${i}</td><td>${i}</td></tr>`).join('')}</table>`;
+    const { structure, data } = await generate(`${Array.from({ length: 45 }, (_, index) => small(index)).join('')}${long}`);
+    const tables = arrays(structure);
+    expect(tables).toHaveLength(40);
+    const lengths = tables.map((table) => (data[table.name] as unknown[]).length);
+    expect(lengths.filter((length) => length === 12)).toHaveLength(1);
+    expect(lengths.filter((length) => length === 3)).toHaveLength(39);
+  });
+
   it('keeps every column under a header, a sparse Notes column too', async () => {
     const { structure, data } = await generate(filmsTable(40, 10));
     const table = arrays(structure)[0]!;
