@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertNotBlocked, classifyPage } from '../../src/core/fetch/net/block-page.js';
+import { assertNotBlocked, classifyPage, hasMarkerWord } from '../../src/core/fetch/net/block-page.js';
 import { createOriginBackoff, parseRetryAfter } from '../../src/core/fetch/net/origin-backoff.js';
 import { createSourceScreen } from '../../src/core/fetch/net/source-screen.js';
 import { PagejsonError } from '../../src/core/shared/errors.js';
@@ -58,6 +59,41 @@ describe('block pages (docs/block-pages.md)', () => {
     expect(error.code).toBe('SOURCE_BLOCKED');
     expect(error.hint).toMatch(/scraper 3.*proxy.*login/);
     expect(error.context.wireHint).toBe(error.hint);
+  });
+});
+
+describe('the marker words a page is first searched for (one pattern instead of a search per word)', () => {
+  const WORDS = ['moment', 'captcha', 'challenge', 'authori', 'verif', 'ddos', 'security check', 'cf_chl', 'gokuprops'];
+  const reference = (text: string) =>
+    ['moment', 'captcha', 'challenge', 'turnstile', 'denied', 'forbidden', 'blocked', 'rejected', 'authori', 'permission']
+      .concat(['attention', 'verif', 'unusual', 'checking', 'incapsula', 'awswaf', 'gokuprops', 'cf_chl', 'ddos', 'security check'])
+      .some((word) => text.toLowerCase().includes(word));
+  // Pieces of marker words in random case among random latin1 characters: found exactly when a whole word is.
+  const piece = fc.oneof(
+    fc
+      .constantFrom(...WORDS)
+      .chain((word) =>
+        fc
+          .tuple(fc.integer({ min: 1, max: word.length }), fc.array(fc.boolean(), { minLength: word.length, maxLength: word.length }))
+          .map(([length, upper]) => [...word.slice(0, length)].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('')),
+      ),
+    fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((code) => String.fromCharCode(code)), maxLength: 6 }),
+  );
+
+  it('answers as a search of the lower-cased sample would, for bytes read as latin1', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = Buffer.from(pieces.join(''), 'latin1').toString('latin1');
+        expect(hasMarkerWord(text, true)).toBe(reference(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('lower-cases text from a browser first: U+0130 and U+212A lower-case into ASCII', () => {
+    expect(hasMarkerWord('You are not AUTHOR\u0130ZED', false)).toBe(true);
+    expect(hasMarkerWord('Bloc\u212Aed by policy', false)).toBe(true);
+    expect(hasMarkerWord('<p>Fifty books, nothing else</p>', false)).toBe(false);
   });
 });
 
