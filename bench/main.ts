@@ -22,6 +22,7 @@ import { runScaling, type Series } from './scaling.js';
 import { heuristicGenerateFigures } from './generate.js';
 import { LISTING_FIELDS, LISTING_ITEM_SELECTOR, listingConfig } from './pages.js';
 import { HAS_TASKSET, rssMegabytes, startUntil, type Started } from './proc.js';
+import { currentRevision, recordRun } from './history.js';
 
 /**
  * `npm run bench`: every figure of docs/performance.md beside a baseline measured in the same run on the
@@ -58,6 +59,20 @@ interface Figure {
 const figures: Figure[] = [];
 const started: Started[] = [];
 let workDir = '';
+/** Seconds each group of figures took in this run (bench/history.json keeps them beside the figures). */
+const groupSeconds: Record<string, number> = {};
+/** The full run's budget (issue 53): its wall time is a figure of its own. */
+const FULL_RUN_MINUTES = 15;
+
+/** Runs one group of figures and notes how long it took. */
+async function timed<T>(group: string, run: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await run();
+  } finally {
+    groupSeconds[group] = Math.round((performance.now() - start) / 100) / 10;
+  }
+}
 
 function record(figure: Figure): void {
   figures.push(figure);
@@ -309,35 +324,61 @@ function scaling(sourceOrigin: string): Promise<Series> {
 }
 
 async function main(): Promise<void> {
+  const begin = performance.now();
   workDir = await mkdtemp(join(tmpdir(), 'pagejson-bench-'));
   process.stdout.write(
     `pagejson bench: ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s per load figure, ${SECONDS} s per other load run, ${HAS_TASKSET ? 'server on core 0, load on core 1' : 'no taskset: processes not pinned'}\n\n`,
   );
+  const series = await runGroups();
+  const minutes = (performance.now() - begin) / 60_000;
+  // The budget is the full run's; a BENCH_ONLY group or a --quick run only notes its time.
+  if (!ONLY && !QUICK)
+    record({
+      figure: 'full bench wall time',
+      value: minutes,
+      unit: 'min',
+      baseline: null,
+      ratio: null,
+      target: `≤ ${FULL_RUN_MINUTES} min`,
+      pass: minutes <= FULL_RUN_MINUTES,
+      note: Object.entries(groupSeconds)
+        .map(([group, seconds]) => `${group} ${seconds} s`)
+        .join(', '),
+    });
+  await writeFile(
+    join(repoRoot, 'bench/results.json'),
+    `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, quick: QUICK, pinned: HAS_TASKSET, groupSeconds, figures, ...(series ? { series } : {}) }, null, 2)}\n`,
+  );
+  process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
+  const changes = recordRun(join(repoRoot, 'bench/history.json'), {
+    revision: currentRevision(repoRoot),
+    at: new Date().toISOString(),
+    node: process.version,
+    quick: QUICK,
+    seconds: { ...groupSeconds, [ONLY || 'total']: Math.round(minutes * 600) / 10 },
+    figures,
+  });
+  process.stdout.write(`\n${changes.join('\n')}\n(recorded in bench/history.json)\n`);
+}
 
+/** The groups of figures this run measures (all of them, or the BENCH_ONLY one); the scaling series when drawn. */
+async function runGroups(): Promise<Series | undefined> {
   const source = await startUntil(LOAD_CPU, process.execPath, [join(distBench, 'servers/source.js')], /source ready on (http:\/\/\S+)/);
   started.push(source);
   const sourceUrl = `${source.match[1]!}/listing.html`;
   // BENCH_ONLY=memory: the start and memory figures alone (1,000 configs, 10,000 fills).
-  if (ONLY === 'memory') {
-    await startAndMemory(sourceUrl);
-    return;
-  }
+  if (ONLY === 'memory') return void (await timed('memory', () => startAndMemory(sourceUrl)));
   // BENCH_ONLY=scraper2: the scraper 2 figures alone.
-  if (ONLY === 'scraper2') {
-    await scraperTwoLatency(sourceUrl);
-    return;
-  }
+  if (ONLY === 'scraper2') return void (await timed('scraper2', () => scraperTwoLatency(sourceUrl)));
   // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
-  if (ONLY === 'scraper3') return browserActionFigures({ record }, QUICK);
+  if (ONLY === 'scraper3') return void (await timed('scraper3', () => browserActionFigures({ record }, QUICK)));
   // BENCH_ONLY=generate: the heuristic model on 1 MB pages alone (docs/heuristic.md).
-  if (ONLY === 'generate') return heuristicGenerateFigures({ record });
+  if (ONLY === 'generate') return void (await timed('generate', () => heuristicGenerateFigures({ record })));
   // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
-  if (ONLY === 'pagination') return paginationFigures({ record }, QUICK);
+  if (ONLY === 'pagination') return void (await timed('pagination', () => paginationFigures({ record }, QUICK)));
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
-  if (ONLY === 'scaling') {
-    await scaling(source.match[1]!);
-    return;
-  }
+  if (ONLY === 'scaling') return timed('scaling', () => scaling(source.match[1]!));
+  const loadStart = performance.now();
   const llm = await startFakeLlm([]);
 
   // One project for the load figures: a cached and an uncached endpoint over the 100 KB listing, both on an
@@ -380,26 +421,19 @@ async function main(): Promise<void> {
     note: `${llm.requests.length} calls in ~${Math.round(retrievals)} retrievals`,
   });
   await daemon.stop();
+  await llm.close();
+  groupSeconds[ONLY || 'load'] = Math.round((performance.now() - loadStart) / 100) / 10;
 
   // BENCH_ONLY=load stops after the load figures, for quick before/after comparisons of the daemon.
-  let series: Series | undefined;
-  if (!LOAD_FIGURES_ONLY) {
-    await scraperTwoLatency(sourceUrl);
-    await browserActionFigures({ record }, QUICK);
-    await paginationFigures({ record }, QUICK);
-    await heuristicGenerateFigures({ record });
-    await cliWallTimes();
-    // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
-    if (!QUICK) await startAndMemory(sourceUrl);
-    series = await scaling(source.match[1]!);
-  }
-
-  await llm.close();
-  await writeFile(
-    join(repoRoot, 'bench/results.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), node: process.version, seconds: SECONDS, quick: QUICK, pinned: HAS_TASKSET, figures, ...(series ? { series } : {}) }, null, 2)}\n`,
-  );
-  process.stdout.write(`\n${figures.filter((f) => f.pass).length} of ${figures.length} figures on target; written to bench/results.json\n`);
+  if (LOAD_FIGURES_ONLY) return undefined;
+  await timed('scraper2', () => scraperTwoLatency(sourceUrl));
+  await timed('scraper3', () => browserActionFigures({ record }, QUICK));
+  await timed('pagination', () => paginationFigures({ record }, QUICK));
+  await timed('generate', () => heuristicGenerateFigures({ record }));
+  await timed('cli', () => cliWallTimes());
+  // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
+  if (!QUICK) await timed('memory', () => startAndMemory(sourceUrl));
+  return timed('scaling', () => scaling(source.match[1]!));
 }
 
 /** 2. Uncached GET (scraper 1) against undici + htmlparser2 + precompiled css-select in one process. */
