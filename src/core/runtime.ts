@@ -294,6 +294,7 @@ function retrievalService(
     load: (config: ApiConfig, values, sourceUrl, baseline) =>
       retrieve(config, values, pipeline, { handOverPage: true, sourceUrl, ...(baseline ? { baseline } : {}) }),
     failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
+    refuseDegraded: settings.health.refuseDegraded,
     failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
     credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
     now: base.now,

@@ -119,6 +119,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
     if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
+    runtime.subscribe((event) => {
+      // Once per episode (retrieval/endpoint-status.ts): a client reading only the status would not see it.
+      if (event.kind === 'unhealthy')
+        log.warn(
+          { apiId: event.apiId, health: event.state, findings: event.findings.slice(0, 5) },
+          event.refused
+            ? `${event.state} answers refused (health.refuseDegraded): \`pagejson heal ${event.apiId}\` repairs it`
+            : `serving ${event.state} data (X-Pagejson-Health: ${event.state}): \`pagejson heal ${event.apiId}\` repairs it`,
+        );
+    });
     // Schedules and the webhook outbox start once the daemon answers: a monitor's first run fills its cache.
     runtime.watch.start();
   } catch (error) {

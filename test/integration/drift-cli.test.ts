@@ -130,7 +130,7 @@ describe('field health, live', () => {
 
     const fine = await get();
     expect(fine.status).toBe(200);
-    expect(fine.headers.get('x-pagejson-health')).toBeNull();
+    expect(fine.headers.get('x-pagejson-health')).toBe('healthy');
     expect((await get()).headers.get('x-pagejson-cache')).toBe('HIT');
 
     // Redesigned: a new revision of the config (cache keys include it) meets the new page.

@@ -153,8 +153,8 @@ describe('truthful health on written pages: the daemon, check and heal agree', (
       const apiId = config().apiId;
       // Healthy: cached, unmarked; the load teaches the baseline.
       expect(await twice(get, apiId)).toEqual([
-        ['MISS', null],
-        ['HIT', null],
+        ['MISS', 'healthy'],
+        ['HIT', 'healthy'],
       ]);
       site.state.set(live[0], live[1]);
       await bump(server, config(), 2);
@@ -181,8 +181,8 @@ describe('truthful health on written pages: the daemon, check and heal agree', (
       expect(healed.exitCode).toBe(0);
       await server.reload();
       expect(await twice(get, apiId)).toEqual([
-        ['MISS', null],
-        ['HIT', null],
+        ['MISS', 'healthy'],
+        ['HIT', 'healthy'],
       ]);
       expect(await statusOf(server, apiId)).toMatchObject({ health: 'healthy' });
       expect((await server.runtime.watch.monitors.history(apiId, 10)).map((entry) => entry.kind)).toContain('endpoint.recovered');
@@ -227,8 +227,8 @@ describe('truthful health on written pages: the daemon, check and heal agree', (
     expect(JSON.parse(healed.stdout)).toMatchObject({ written: true, recovery: { found: 11, total: 11 }, health: { state: 'healthy' } });
     await server.reload();
     expect(await twice(get, 'tags')).toEqual([
-      ['MISS', null],
-      ['HIT', null],
+      ['MISS', 'healthy'],
+      ['HIT', 'healthy'],
     ]);
   });
 

@@ -295,6 +295,17 @@ export const ProjectSettingsSchema = z
       })
       .strict()
       .default({ enabled: true, sessionHours: 12 }),
+    health: z
+      .object({
+        refuseDegraded: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Answer a degraded endpoint's requests as a broken one's (502 EXTRACTION_EMPTY, refunded) instead of serving its data with X-Pagejson-Health: degraded",
+          ),
+      })
+      .strict()
+      .default({ refuseDegraded: false }),
     heal: z
       .enum(['off', 'propose', 'apply'])
       .default('propose')

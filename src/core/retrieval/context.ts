@@ -1,6 +1,7 @@
 import type { ApiConfig } from '../config/index.js';
 import type { ApiKeyRecord } from '../state/index.js';
 import type { CacheAnswer, CacheState } from '../cache/index.js';
+import type { HealthState } from '../health/index.js';
 import type { LoadOutcome, RetrievalAnswer, RetrievalRequest } from './types.js';
 
 /**
@@ -38,8 +39,8 @@ export class RetrievalContext implements RetrievalAnswer {
   ownLoad: Promise<LoadOutcome> | undefined = undefined;
   /** The own load's outcome, once it has come. */
   loaded: LoadOutcome | undefined = undefined;
-  /** record: the answer's health. */
-  health: 'healthy' | 'degraded' = 'healthy';
+  /** load: the answer's health (a load's own, a cached answer's the endpoint's current one). */
+  health: HealthState = 'healthy';
 
   constructor(
     readonly request: RetrievalRequest,

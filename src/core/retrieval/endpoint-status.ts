@@ -30,6 +30,15 @@ export interface EndpointStatus {
   observed(observation: EndpointObservation): Promise<void>;
   /** The failing fields of the endpoint's current health. */
   failingOf(apiId: string): string[];
+  /** The endpoint's current health as this daemon last saw or was told it (a load, `run`, `check`): healthy when unknown. */
+  healthNow(apiId: string): HealthState;
+  /** The findings of that health (what is wrong, field by field). */
+  findingsOf(apiId: string): string[];
+  /**
+   * An answer of this health went out (or was refused): the first one of an episode that is not healthy is told
+   * (onEvent `unhealthy`, the daemon logs it at warn); the next healthy health starts a new episode.
+   */
+  answered(apiId: string, state: HealthState, refused: boolean): void;
   /** Resolves once every status change made so far is handed to the store (close waits for it). */
   idle(): Promise<void>;
 }
@@ -73,6 +82,16 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     return true;
   };
   const blocked = createBlockedMarks();
+  // The state each endpoint is in now, set as soon as it is known (the stored status follows in order, above).
+  const now = new Map<string, { state: HealthState; findings: string[] }>(
+    [...healthOf].map(([apiId, known]) => [apiId, { state: known.state, findings: known.findings ?? [] }]),
+  );
+  // Endpoints whose unhealthy episode was told already (answered): told once until they are healthy again.
+  const told = new Set<string>();
+  const setNow = (apiId: string, state: HealthState, findings: string[] = []) => {
+    now.set(apiId, { state, findings });
+    if (state === 'healthy') told.delete(apiId);
+  };
 
   const repairField = (apiId: string) => {
     const repair = deps.repairOf?.(apiId);
@@ -141,6 +160,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     loaded(config, values, fetchedAt, health, data, headers) {
       const at = fetchedAt.toISOString();
       blocked.clear(config.apiId);
+      setNow(config.apiId, health.state, health.findings);
       tell(config, health.state, health.failing, health.findings);
       const learned =
         health.state === 'healthy' && learnsNow(config.apiId)
@@ -164,6 +184,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       const findings = listed(context.findings) ?? ['nothing could be extracted'];
       let status: EndpointRuntimeStatus = { ...stored(config.apiId), lastError: message, lastErrorAt: deps.now().toISOString() };
       if (broken) {
+        setNow(config.apiId, 'broken', findings);
         tell(config, 'broken', failing, findings);
         const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
         status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
@@ -173,6 +194,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       void inOrder(() => write(status));
     },
     observed(observation) {
+      if (observation.health) setNow(observation.apiId, observation.health, observation.findings);
       return inOrder(async () => {
         const status = withObservation(stored(observation.apiId), observation);
         remember(status);
@@ -181,6 +203,13 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
     },
     failingOf(apiId) {
       return healthOf.get(apiId)?.failing ?? [];
+    },
+    healthNow: (apiId) => now.get(apiId)?.state ?? 'healthy',
+    findingsOf: (apiId) => now.get(apiId)?.findings ?? [],
+    answered(apiId, state, refused) {
+      if (state === 'healthy' || told.has(apiId)) return;
+      told.add(apiId);
+      deps.onEvent?.({ kind: 'unhealthy', apiId, state, refused, findings: now.get(apiId)?.findings ?? [] });
     },
     idle: () => inOrder(async () => undefined),
   };

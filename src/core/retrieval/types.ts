@@ -44,8 +44,11 @@ export interface RetrievalAnswer {
   /** Balance after this request, milli-credits (undefined when the account is unknown). */
   readonly creditsRemaining: number | undefined;
   readonly config: ApiConfig;
-  /** `degraded`: served, flagged, not cached (see src/core/health). Cached answers are always healthy. */
-  readonly health: 'healthy' | 'degraded';
+  /**
+   * `X-Pagejson-Health`: a loaded answer's own health (`degraded`: served, flagged, not cached), a cached one's
+   * the endpoint's current health (`broken` when `check` found it broken since it was cached).
+   */
+  readonly health: HealthState;
   /** A paginated config: the pages the answer holds (`X-Pagejson-Pages`); undefined otherwise. */
   readonly pages: number | undefined;
   /** A paginated answer cut short (`X-Pagejson-Partial`): `time` (the budget ended) or `error` (a later page failed). */
@@ -56,7 +59,9 @@ export type RetrievalEvent =
   | { kind: 'fetch'; apiId: string; scraper: number; seconds: number; ok: boolean }
   | { kind: 'debit'; apiId: string; milliCredits: number }
   | { kind: 'refund'; apiId: string; milliCredits: number }
-  | { kind: 'health'; apiId: string; state: HealthState };
+  | { kind: 'health'; apiId: string; state: HealthState }
+  /** The first answer of an unhealthy episode (served, or refused by `health.refuseDegraded`): the daemon logs it. */
+  | { kind: 'unhealthy'; apiId: string; state: 'degraded' | 'broken'; refused: boolean; findings: string[] };
 
 /** What one load of an endpoint produced: the data and, as typed fields, its health and the model's tokens. */
 export interface LoadOutcome {
@@ -104,6 +109,11 @@ export interface RetrievalDeps {
   failureCacheMs?: number;
   /** Failures (the service's, and bad requests) one key may cause per minute before its uncached requests are refused (default 30). */
   failedRetrievalsPerMinute?: number;
+  /**
+   * `health.refuseDegraded` of pagejson.json: an endpoint that is not healthy is answered with the broken
+   * answer's 502 (EXTRACTION_EMPTY, refunded), its cached answers not served until a load is healthy again.
+   */
+  refuseDegraded?: boolean;
   /** Told about degraded and broken extractions (the daemon's background repair). */
   onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>) => void;
   /** Every extraction's health, healthy ones too (monitors turn changes of it into webhook events). */

@@ -74,8 +74,8 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Retrie
   reply.header('x-pagejson-cache', answer.cache);
   if (answer.cache === 'HIT' || answer.cache === 'STALE') reply.header('age', String(answer.ageSeconds));
   if (answer.creditsRemaining !== undefined) reply.header('x-pagejson-credits-remaining', formatCredits(answer.creditsRemaining));
-  // Only on degraded answers: the hit path (always healthy) sends no extra header.
-  if (answer.health === 'degraded') reply.header('x-pagejson-health', 'degraded');
+  // On every answer, cached ones too (the endpoint's current health): a client need not know which answers have it.
+  reply.header('x-pagejson-health', answer.health);
   // Paginated endpoints only (docs/pagination.md): the pages the answer holds, and why it was cut short if it was.
   if (answer.pages !== undefined) reply.header('x-pagejson-pages', String(answer.pages));
   if (answer.partial !== undefined) reply.header('x-pagejson-partial', answer.partial);

@@ -1,4 +1,4 @@
-import { isPagejsonError, PagejsonError } from '../../shared/index.js';
+import { isPagejsonError, PagejsonError, wireText } from '../../shared/index.js';
 import type { TokenUsage } from '../../models/index.js';
 import type { CacheAnswer } from '../../cache/index.js';
 import type { RetrievalContext } from '../context.js';
@@ -6,9 +6,12 @@ import type { RetrievalEnv } from '../env.js';
 import { backgroundLoad, cacheValue, healthOf, loadEndpoint, recordLateTokens } from '../load.js';
 import { priceInMemory } from './pages.js';
 
-/** cache: the answer memory holds (HIT or STALE), taken now; it decides the rest of the way (no limit, a final debit). */
+/**
+ * cache: the answer memory holds (HIT or STALE), taken now; it decides the rest of the way (no limit, a final
+ * debit). An endpoint refused while unhealthy (`health.refuseDegraded`) is loaded again instead (see load).
+ */
 export function lookUp(ctx: RetrievalContext, env: RetrievalEnv): undefined {
-  if (ctx.config.caching) ctx.inMemory = env.deps.cache.fromMemory(ctx.entryKey);
+  if (ctx.config.caching && !refusesNow(ctx, env)) ctx.inMemory = env.deps.cache.fromMemory(ctx.entryKey);
   priceInMemory(ctx);
   return undefined;
 }
@@ -88,13 +91,52 @@ export function load(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> | 
       const { config, values, sourceUrl, entryKey, key } = ctx;
       env.deps.cache.refreshLater(entryKey, () => backgroundLoad(env, config, values, sourceUrl, entryKey, key.account));
     }
+    // Its debit is final already: a health changed since the look-up flags the answer, it cannot refuse it.
+    judge(ctx, env, false);
     return undefined;
   }
   const remembered = env.recentFailures.get(ctx.entryKey);
   if (remembered) throw remembered;
-  const answer = env.deps.cache.get(ctx.entryKey, () => ownLoad(ctx, env), { caching: ctx.config.caching });
+  const options = { caching: ctx.config.caching };
+  // Refused while unhealthy: what the cache keeps is not served, a load decides (a healthy one is kept again).
+  const answer = refusesNow(ctx, env)
+    ? env.deps.cache.refresh(ctx.entryKey, () => ownLoad(ctx, env), options)
+    : env.deps.cache.get(ctx.entryKey, () => ownLoad(ctx, env), options);
   return withinDeadline(answer, env.deps.answerTimeoutMs).then((found) => {
     ctx.answer = found;
+    judge(ctx, env, env.deps.refuseDegraded === true);
+  });
+}
+
+/** `health.refuseDegraded` is on and the endpoint is not healthy now: its cached answers are not served. */
+function refusesNow(ctx: RetrievalContext, env: RetrievalEnv): boolean {
+  return env.deps.refuseDegraded === true && env.endpoints.healthNow(ctx.config.apiId) !== 'healthy';
+}
+
+/**
+ * The answer's health (X-Pagejson-Health): a load's own, else (a cached answer) the endpoint's current one, so
+ * an endpoint `check` found broken says so on its cached answers too. The first answer of an unhealthy episode
+ * is told (the daemon logs it); with `health.refuseDegraded` an unhealthy answer is the broken answer's 502.
+ */
+function judge(ctx: RetrievalContext, env: RetrievalEnv, refuses: boolean): void {
+  const answer = ctx.answer!;
+  const apiId = ctx.config.apiId;
+  const cached = answer.state === 'HIT' || answer.state === 'STALE';
+  const health = healthOf(answer) === 'degraded' ? 'degraded' : cached ? env.endpoints.healthNow(apiId) : 'healthy';
+  ctx.health = health;
+  if (health === 'healthy') return;
+  env.endpoints.answered(apiId, health, refuses);
+  if (!refuses) return;
+  const findings = env.endpoints.findingsOf(apiId);
+  throw new PagejsonError('EXTRACTION_EMPTY', wireText('EXTRACTION_EMPTY'), {
+    context: {
+      apiId,
+      health,
+      findings,
+      // The caller's hint says why without the findings (they quote the page); the operator's log has them.
+      wireHint: `the endpoint's data is ${health} (fields came out empty or unlike before) and this daemon refuses such answers until it is repaired`,
+    },
+    hint: `the endpoint is ${health}${findings.length > 0 ? ` (${findings.join('; ')})` : ''} and pagejson.json refuses such answers (health.refuseDegraded): \`pagejson heal ${apiId}\` repairs the selectors`,
   });
 }
 
@@ -106,8 +148,7 @@ export function record(ctx: RetrievalContext, env: RetrievalEnv): undefined {
   const answer = ctx.answer!;
   const { config, key } = ctx;
   const state = answer.state;
-  const health = answer === ctx.inMemory ? 'healthy' : healthOf(answer);
-  ctx.health = health;
+  const health = ctx.health;
   const own = state === 'MISS' || state === 'BYPASS' ? ctx.loaded : undefined;
   if (own === undefined && ctx.ownLoad !== undefined) {
     void ctx.ownLoad.then(
