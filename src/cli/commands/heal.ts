@@ -5,6 +5,7 @@ import { PagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
+import type { RepairProposal } from '../../core/health/index.js';
 
 /**
  * `pagejson heal <apiId> [--yes] [--json]`: repairs a config whose page changed, against the live page. The
@@ -20,7 +21,10 @@ export function register(program: Command, ctx: CliContext): void {
     .description('repair a degraded or broken config against its live page (shows the diff; writes on confirmation or --yes)')
     .argument('<apiId>', 'the endpoint to repair')
     .option('--yes', 'write the repair without asking')
-    .option('--json', 'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, changes, written}')
+    .option(
+      '--json',
+      'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, refused, changes, now, withRepair, better, reason, written, health}',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  pagejson check            # which endpoints need it\n  pagejson heal books       # review the repair, then confirm\n  pagejson heal books --yes --json',
@@ -67,39 +71,28 @@ export function register(program: Command, ctx: CliContext): void {
         extractionTimeoutMs: extraction.timeoutMs,
         limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
       });
-      const percent = proposal.recovery.total === 0 ? 0 : Math.round((100 * proposal.recovery.found) / proposal.recovery.total);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
       const nothingToDo = proposal.changes.length === 0;
+      // Shown before it is saved (issue 47): the change field by field, what is not repaired, the health now and
+      // with the repair; saved only when that is better and no healthy field becomes unhealthy.
+      const now = health.judgeConfig(config, proposal.before, baseline);
+      const withRepair = health.judgeConfig(proposal.config, proposal.data, baseline);
+      const verdict = health.repairVerdict(now, withRepair);
+      if (!options.json) showRepair(ctx, apiId, proposal, { now, withRepair, nothingToDo });
       const write =
         !nothingToDo &&
-        proposal.recovery.found > 0 &&
+        verdict.better &&
         (options.yes === true || (ctx.interactive && !options.json && (await confirmWrite(file, proposal.config.revision))));
       // What the endpoint serves once this command is done: the repair if written (or nothing changed), else the config as it is.
-      const kept = write || nothingToDo;
-      const after = health.judgeConfig(kept ? proposal.config : config, kept ? proposal.data : proposal.before, baseline);
-      if (after.state !== 'healthy') ctx.exitCode = 1;
-      if (!options.json) {
-        const c = colors(ctx.stdout, ctx.env);
-        writeLine(
-          ctx.stdout,
-          `${c.bold(apiId)}: repair by ${proposal.by}, recovers ${proposal.recovery.found} of ${proposal.recovery.total} last good values (${percent}%)`,
-        );
-        for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
-        if (proposal.unrepaired.length > 0)
-          writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
-        const repairedHealth = health.judgeConfig(proposal.config, proposal.data, baseline);
-        if (!nothingToDo)
-          writeLine(
-            ctx.stdout,
-            `  with the repair: ${repairedHealth.state === 'healthy' ? c.green('healthy') : c.yellow(`${repairedHealth.state}: ${repairedHealth.findings.join('; ')}`)}`,
-          );
-      }
+      const after = write || nothingToDo ? withRepair : now;
+      if (after.state !== 'healthy' || (!nothingToDo && !verdict.better)) ctx.exitCode = 1;
       if (write) {
         const { openConfigForEdit, saveEditedConfig } = await import('../../core/edit/config-file.js');
         const editable = await openConfigForEdit(`${project.configsDir}/${apiId}.json`);
         await saveEditedConfig(editable, proposal.config, project.dataDir);
         await health.removeProposal(project.configsDir, apiId);
       }
+      const judged = (of: typeof now) => ({ state: of.state, failing: of.failing, findings: of.findings });
       if (options.json) {
         return writeJson(ctx.stdout, {
           apiId,
@@ -109,9 +102,14 @@ export function register(program: Command, ctx: CliContext): void {
           recovery: proposal.recovery,
           repaired: proposal.repaired,
           unrepaired: proposal.unrepaired,
+          refused: proposal.refused,
           changes: proposal.changes,
+          now: judged(now),
+          withRepair: judged(withRepair),
+          better: verdict.better,
+          ...(verdict.reason && !nothingToDo ? { reason: verdict.reason } : {}),
           written: write,
-          health: { state: after.state, failing: after.failing, findings: after.findings },
+          health: judged(after),
         });
       }
       if (nothingToDo)
@@ -121,18 +119,35 @@ export function register(program: Command, ctx: CliContext): void {
             ? 'nothing to repair: the selectors already find the last good values'
             : `no repair found, and ${apiId} is ${after.state}: ${after.findings.join('; ')}; fix it with \`pagejson edit ${apiId}\``,
         );
-      if (proposal.recovery.found === 0) {
-        ctx.exitCode = 1;
-        return writeLine(
-          ctx.stdout,
-          `no repair found: none of the last good values is on the page; fix it with \`pagejson edit ${apiId}\``,
-        );
-      }
+      if (!verdict.better) return writeLine(ctx.stdout, `nothing saved: ${verdict.reason}; fix it with \`pagejson edit ${apiId}\``);
       writeLine(
         ctx.stdout,
         write ? `saved ${file}, revision ${proposal.config.revision}` : `nothing written: run \`pagejson heal ${apiId} --yes\` to save it`,
       );
     });
+}
+
+type Judged = ReturnType<(typeof import('../../core/health/index.js'))['judgeConfig']>;
+
+/** The repair as `heal` shows it before asking: the change field by field, what it could not repair, and the health. */
+function showRepair(
+  ctx: CliContext,
+  apiId: string,
+  proposal: RepairProposal,
+  view: { now: Judged; withRepair: Judged; nothingToDo: boolean },
+): void {
+  const c = colors(ctx.stdout, ctx.env);
+  const { found, total } = proposal.recovery;
+  const percent = total === 0 ? 0 : Math.round((100 * found) / total);
+  writeLine(ctx.stdout, `${c.bold(apiId)}: repair by ${proposal.by}, recovers ${found} of ${total} last good values (${percent}%)`);
+  for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
+  if (proposal.unrepaired.length > 0) writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
+  for (const refusal of proposal.refused) writeLine(ctx.stdout, c.yellow(`  refused: ${refusal}`));
+  if (view.nothingToDo) return;
+  const said = (judged: Judged) =>
+    judged.state === 'healthy' ? c.green('healthy') : c.yellow(`${judged.state}: ${judged.findings.join('; ')}`);
+  writeLine(ctx.stdout, `  now: ${said(view.now)}`);
+  writeLine(ctx.stdout, `  with the repair: ${said(view.withRepair)}`);
 }
 
 async function confirmWrite(file: string, revision: number): Promise<boolean> {

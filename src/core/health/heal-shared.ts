@@ -54,7 +54,7 @@ export function shareRepairedSelectors(
   old: Field[],
   healed: Field[],
   path: (field: Field) => string,
-  context: { repaired: string[]; unrepaired: string[] },
+  context: { repaired: string[]; unrepaired: string[]; shared?: Set<string> },
 ): Field[] {
   return healed.map((field, index) => {
     const before = old[index]!;
@@ -64,6 +64,7 @@ export function shareRepairedSelectors(
     );
     if (!partner?.selector) return field;
     context.repaired.push(path(field));
+    context.shared?.add(path(field));
     context.unrepaired.splice(0, context.unrepaired.length, ...context.unrepaired.filter((entry) => entry !== path(field)));
     return { ...field, selector: partner.selector };
   });

@@ -1,6 +1,7 @@
 import type { AnyNode } from 'domhandler';
 import type { ApiConfig, Field } from '../config/index.js';
 import { readsFirst, shareRepairedSelectors, withGuards } from './heal-shared.js';
+import { checkRepair } from './repair-check.js';
 import {
   allElements,
   compileStructure,
@@ -39,6 +40,8 @@ export interface HealResult {
   repaired: string[];
   /** Dotted paths whose values were not found on the page (their selector is kept). */
   unrepaired: string[];
+  /** Repairs refused because the values they read are not the field's, each with why (repair-check.ts). */
+  refused: string[];
   /** Of the last good values (leaves), how many the healed structure extracts again. */
   recovery: { found: number; total: number };
   data: Record<string, unknown>;
@@ -183,6 +186,8 @@ interface Context {
   index: PageIndex;
   repaired: string[];
   unrepaired: string[];
+  /** Paths repaired with a partner that read the same element, not by their own values. */
+  shared: Set<string>;
 }
 
 function healScalar(field: Field, value: unknown, path: string, context: Context): Field {
@@ -279,7 +284,7 @@ function healScalars(field: Field, value: unknown, path: string, context: Contex
     return field;
   }
   const { items, selector: pathSelector } = itemsFrom(elements.length >= 2 ? elements : [elements[0]!], context.index.roots);
-  const grouped = pathSelector ?? groupSelector(items.length >= 2 ? items : elements, context.index.roots);
+  const grouped = stringsSelector(elements, items, pathSelector, context.index.roots);
   if (!grouped) {
     context.unrepaired.push(path);
     return field;
@@ -290,6 +295,24 @@ function healScalars(field: Field, value: unknown, path: string, context: Contex
   });
   if (selector !== field.selector) context.repaired.push(path);
   return { ...field, selector };
+}
+
+/**
+ * The selector of a list of strings: the items found around its values, and inside each item the element that
+ * holds the value (`ul.jobs > li.job-card h2`), for the items are often cards whose text holds more than it.
+ */
+function stringsSelector(elements: Element[], items: Element[], pathSelector: string | undefined, roots: AnyNode[]): string | null {
+  const grouped = pathSelector ?? groupSelector(items.length >= 2 ? items : elements, roots);
+  if (!grouped || items.length < 2 || elements.every((element) => items.includes(element))) return grouped;
+  const slots = elements
+    .map((element) => ({ item: items.find((item) => ancestors(element).includes(item)), element }))
+    .filter((slot): slot is { item: Element; element: Element } => slot.item !== undefined);
+  if (slots.length === 0) return grouped;
+  const relative = relativeSelector(slots, relativeCandidates(slots[0]!.element, slots[0]!.item));
+  if (!relative) return null;
+  const selector = `${grouped} ${relative}`;
+  const selected = selectIn(selector, roots);
+  return elements.every((element) => selected.includes(element)) ? selector : null;
 }
 
 function healFields(fields: Field[], expected: Record<string, unknown>, prefix: string, context: Context): Field[] {
@@ -334,7 +357,7 @@ function extractOne(selector: string, field: Field, html: string, pageUrl: strin
 
 export function healStructure(input: HealInput): HealResult {
   const index = indexPage(input.html, input.config.selector, input.pageUrl);
-  const context: Context = { index, repaired: [], unrepaired: [] };
+  const context: Context = { index, repaired: [], unrepaired: [], shared: new Set() };
   const candidate = healFields(input.config.structure, input.expected, '', context);
   // Never worse than before: a field whose old selectors bring back as many of its values stays as it was.
   const structure = candidate.map((healed, position) => {
@@ -349,12 +372,17 @@ export function healStructure(input: HealInput): HealResult {
     }
     return healed;
   });
-  let data: Record<string, unknown> = {};
-  try {
-    data = compileStructure({ selector: input.config.selector, structure }).extract(input.html, input.pageUrl).data;
-  } catch {
-    // A selector that does not compile is not offered: the caller sees zero recovery.
-  }
+  const extract = (candidateStructure: Field[]): Record<string, unknown> => {
+    try {
+      return compileStructure({ selector: input.config.selector, structure: candidateStructure }).extract(input.html, input.pageUrl).data;
+    } catch {
+      return {}; // A selector that does not compile is not offered: the caller sees zero recovery.
+    }
+  };
+  const repairedPaths = [...new Set(context.repaired)];
+  const checked = checkRepair(input.config.structure, structure, repairedPaths, context.shared, input.expected, extract);
+  const refusedPaths = new Set(checked.refused.map((entry) => entry.slice(0, entry.indexOf(':'))));
+  const data = extract(checked.structure);
   // Unrepaired are the fields whose values are still missing, not those that never broke.
   const missing = (path: string) => {
     const [top, sub] = path.split('.');
@@ -364,9 +392,10 @@ export function healStructure(input: HealInput): HealResult {
     return total > 0 && found < total;
   };
   return {
-    structure,
-    repaired: [...new Set(context.repaired)],
-    unrepaired: [...new Set(context.unrepaired)].filter(missing),
+    structure: checked.structure,
+    repaired: repairedPaths.filter((path) => !refusedPaths.has(path)),
+    unrepaired: [...new Set([...context.unrepaired, ...refusedPaths])].filter(missing),
+    refused: checked.refused,
     recovery: recoveryOf(input.expected, data),
     data,
   };

@@ -20,6 +20,7 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
       config: stored,
       repaired: [],
       unrepaired: [],
+      refused: [],
       recovery: recoveryOf(expected, data),
       by: 'the daemon (stored proposal)',
       changes: describeChanges(config, stored),

@@ -4,6 +4,7 @@ import { HEURISTIC_MODEL, type Model } from '../models/index.js';
 import { compileStructure, selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
 import { pageExpectation } from './paged-expectation.js';
+import { checkRepair } from './repair-check.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -18,6 +19,8 @@ export interface RepairProposal {
   config: ApiConfig;
   repaired: string[];
   unrepaired: string[];
+  /** Repairs refused because their values are not the field's, each with why. */
+  refused: string[];
   recovery: { found: number; total: number };
   /** Who proposed the selectors: `heuristic`, or the model's name (with the heuristic filling in). */
   by: string;
@@ -98,12 +101,16 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
       };
       return tryField(field) >= tryField(heuristic.structure[index]!) ? field : heuristic.structure[index]!;
     });
-    structure = pick;
-    const data = compileStructure({ selector: config.selector, structure }).extract(input.html, input.pageUrl).data;
+    // The model's selectors are checked as the heuristic's are: the values they read must be the field's.
+    const extract = (candidate: Field[]) => extractedBy({ selector: config.selector, structure: candidate }, input.html, input.pageUrl);
+    const checked = checkRepair(config.structure, pick, changedPaths(config.structure, pick), new Set(), input.expected, extract);
+    structure = checked.structure;
+    const data = extract(structure);
     const stillMissing = heuristic.unrepaired.filter(
       (path) => recoveryOf(pathValue(input.expected, path), pathValue(data, path)).found === 0,
     );
-    result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing };
+    const refused = [...heuristic.refused, ...checked.refused];
+    result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing, refused };
     by = `${config.model} (verified; heuristic where it did better)`;
   }
   const repaired: ApiConfig = { ...config, structure, revision: config.revision + 1 };
@@ -113,6 +120,7 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     config: repaired,
     repaired: result.repaired,
     unrepaired: result.unrepaired,
+    refused: result.refused,
     recovery: result.recovery,
     by,
     changes: describeChanges(config, repaired),
@@ -138,4 +146,15 @@ function pathValue(value: unknown, path: string): unknown {
     else current = current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
   }
   return current;
+}
+
+/** Dotted paths of the leaf fields whose selector differs between two structures of the same fields. */
+function changedPaths(old: Field[], now: Field[], prefix = ''): string[] {
+  return now.flatMap((field, index) => {
+    const before = old[index];
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    if (!before) return [];
+    if (field.fields && before.fields) return changedPaths(before.fields, field.fields, path);
+    return field.selector !== before.selector ? [path] : [];
+  });
 }

@@ -8,6 +8,7 @@ import { daemonRoutes } from './daemon.js';
 import { dashboardRoutes } from './dashboard.js';
 import { driftRoutes } from './drift.js';
 import { healthRoutes } from './health.js';
+import { healTrustRoutes } from './heal-trust.js';
 import { watchRoutes } from './watch.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
@@ -31,6 +32,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...dashboardRoutes,
   ...driftRoutes,
   ...healthRoutes,
+  ...healTrustRoutes,
   ...watchRoutes,
   ...faultRoutes,
   ...fingerprintRoutes,

@@ -1,0 +1,39 @@
+import type { Health, HealthState } from './field-health.js';
+
+/**
+ * Whether a repair may be saved (issue 47 item 4): only when the endpoint's health with it is better than
+ * without it, and no field that is healthy now becomes unhealthy with it. A repair that fixes one field and
+ * breaks another is not a repair, however many values it recovers; one that changes nothing the judgement
+ * sees is not worth a revision. `reason` says why not, in words a user can act on.
+ */
+export interface RepairVerdict {
+  better: boolean;
+  /** Fields healthy now that the repair would make unhealthy, with the finding they would have. */
+  worsened: string[];
+  /** Failing fields the repair makes healthy. */
+  fixed: string[];
+  reason?: string;
+}
+
+const RANK: Record<HealthState, number> = { healthy: 0, degraded: 1, broken: 2 };
+
+export function repairVerdict(now: Health, withRepair: Health): RepairVerdict {
+  const failingNow = new Set(now.failing);
+  const failingAfter = new Set(withRepair.failing);
+  const worsened = withRepair.failing
+    .filter((path) => !failingNow.has(path))
+    .map((path) => withRepair.findings[withRepair.failing.indexOf(path)] ?? path);
+  const fixed = now.failing.filter((path) => !failingAfter.has(path));
+  if (worsened.length > 0)
+    return { better: false, worsened, fixed, reason: `it would make healthy fields unhealthy: ${worsened.join('; ')}` };
+  const rankNow = RANK[now.state];
+  const rankAfter = RANK[withRepair.state];
+  if (rankAfter < rankNow || (rankAfter === rankNow && fixed.length > 0)) return { better: true, worsened, fixed };
+  if (now.state === 'healthy') return { better: false, worsened, fixed, reason: 'the endpoint is healthy without it' };
+  return {
+    better: false,
+    worsened,
+    fixed,
+    reason: `it repairs none of the failing fields (${now.failing.join(', ') || 'none named'}): the endpoint would stay ${withRepair.state}`,
+  };
+}

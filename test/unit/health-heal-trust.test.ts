@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { Field } from '../../src/core/config/schema.js';
+import { compileStructure } from '../../src/core/extract/engine/index.js';
+import { healStructure, judgeHealth, seedBaseline } from '../../src/core/health/index.js';
+import { GOODS, JOB_TITLES, goodsHtml, jobsHtml, shopHtml } from '../support/site-routes/heal-trust.js';
+
+/** Issue 47's repairs on the written pages of test/support/site-routes/heal-trust.ts, without a process. */
+const URL_BASE = 'http://127.0.0.1:9/';
+const extract = (structure: Field[], html: string) => compileStructure({ selector: 'body', structure }).extract(html, URL_BASE).data;
+const heal = (structure: Field[], html: string, expected: Record<string, unknown>) =>
+  healStructure({ config: { apiId: 'x', selector: 'body', structure }, html, pageUrl: URL_BASE, expected });
+
+describe('a list of strings is repaired to its value elements, not their cards', () => {
+  it('titles in li.job-card h2, broken by an edit to li.job-tile h2 on the unchanged page, come back', () => {
+    const structure: Field[] = [
+      { name: 'heading', type: 'string', selector: 'h1' },
+      { name: 'titles', type: 'array', items: { type: 'string' }, selector: 'li.job-card h2' },
+    ];
+    const good = extract(structure, jobsHtml());
+    expect(good.titles).toEqual(JOB_TITLES);
+    const broken = structure.map((field) => (field.name === 'titles' ? { ...field, selector: 'li.job-tile h2' } : field));
+    const healed = heal(broken, jobsHtml(), good);
+    expect(healed.data).toEqual(good);
+    expect(healed.repaired).toEqual(['titles']);
+    expect(healed.unrepaired).toEqual([]);
+    expect(judgeHealth(healed.structure, healed.data, seedBaseline(structure, [good])).state).toBe('healthy');
+  });
+
+  it('a list of strings whose classes were renamed under an added wrapper is read again', () => {
+    const structure: Field[] = [{ name: 'goods', type: 'array', items: { type: 'string' }, selector: 'ul.goods > li.good > h3.good-name' }];
+    const good = extract(structure, goodsHtml('1'));
+    expect(good.goods).toEqual(GOODS);
+    const healed = heal(structure, goodsHtml('2'), good);
+    expect(healed.data).toEqual(good);
+  });
+});
+
+describe('a repaired field must read its own values', () => {
+  const shop: Field[] = [
+    { name: 'heading', type: 'string', selector: 'h1' },
+    {
+      name: 'products',
+      type: 'array',
+      selector: 'div.cards > div.card',
+      fields: [
+        { name: 'name', type: 'string', selector: 'h3.card-name a' },
+        { name: 'url', type: 'url', selector: 'h3.card-name a', attribute: 'href', transform: ['absoluteUrl'] },
+        { name: 'price', type: 'number', selector: '.card-price', transform: ['number'] },
+        { name: 'reviewCount', type: 'integer', selector: '.card-reviews', transform: ['integer'] },
+      ],
+    },
+  ];
+
+  it('after a shop\'s redesign, reviewCount is not pointed at the name\'s link (14 from "ZenBook 14"): refused and named', () => {
+    const good = extract(shop, shopHtml('1', 1));
+    expect((good.products as unknown[]).length).toBe(9);
+    const healed = heal(shop, shopHtml('2', 1), good);
+    const fields = healed.structure.find((field) => field.name === 'products')!.fields!;
+    expect(fields.find((field) => field.name === 'name')!.selector).toContain('tile__name');
+    expect(fields.find((field) => field.name === 'reviewCount')!.selector).toBe('.card-reviews');
+    expect(healed.refused).toEqual([
+      "products.reviewCount: it would read 14, 360 where it read 14, 127, 134 (1 of 9 of its last good values): not this field's values",
+    ]);
+    expect(healed.unrepaired).toEqual(['products.reviewCount']);
+    const items = healed.data.products as Array<Record<string, unknown>>;
+    expect(items.map((item) => item.name)).toEqual((good.products as Array<Record<string, unknown>>).map((item) => item.name));
+    expect(items.every((item) => item.reviewCount === null)).toBe(true);
+  });
+});
