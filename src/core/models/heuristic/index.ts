@@ -3,6 +3,7 @@ import { allElements, isElement, parseHtml, selectIn } from '../../extract/index
 import { detectHeadings } from './headings.js';
 import { detectJsonLd } from './json-ld.js';
 import { detectKeyValues } from './key-values.js';
+import { detectLabelledFacts } from './labelled-facts.js';
 import { detectMainPrice } from './main-price.js';
 import { detectMetadata } from './metadata.js';
 import { detectMicrodata } from './microdata.js';
@@ -40,6 +41,7 @@ export function proposeStructure(input: GenerateInput): GenerateOutput {
     ...detectMetadata(context),
     ...detectHeadings(context),
     ...detectMainPrice(context, { productPage }),
+    ...detectLabelledFacts(context),
     ...markup,
     ...detectRepeatedItems(context),
     ...detectTables(context),

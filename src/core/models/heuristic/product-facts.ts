@@ -76,6 +76,11 @@ function isLabel(text: string, label: RegExp, name?: string): boolean {
   return parts.some((part) => part.length > 0 && label.test(part.join(' ')));
 }
 
+/** Whether a label names a fact the product object reads (SKU, brand, stock), in any language it knows. */
+export function isProductFactLabel(text: string): boolean {
+  return LABELS.some(({ name, label }) => isLabel(text, label, name));
+}
+
 function transformFor(name: string, label: string | null): string[] {
   if (name === 'sku') return [SKU_CODE];
   if (name === 'availability') return ['availability'];
