@@ -71,6 +71,14 @@ function configs(origin: string): ApiConfigInput[] {
       pagination: { loadMore: '#more', maxItems: 7 },
       structure: [strings('items', 'li.item')],
     },
+    // A button that says "Loading…" while it fetches, as most do: 27 items in three batches.
+    {
+      apiId: 'loading',
+      url: `${origin}/actions/load-more.html?pages=3&size=9&delay=300&label=1`,
+      scraper: 3,
+      pagination: { loadMore: '#more' },
+      structure: [strings('items', 'li.item')],
+    },
     {
       apiId: 'endless',
       url: `${origin}/actions/scroll.html?pages=3&size=5`,
@@ -172,6 +180,8 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
     expect(more.items[8]!.url).toBe(`${site.origin}/items/${encodeURIComponent(ACTION_ITEMS[8]!)}`);
     expect(JSON.parse((await cli('run', 'endless')).stdout)).toEqual({ items: ACTION_ITEMS.slice(0, 15) });
     expect(JSON.parse((await cli('run', 'capped')).stdout)).toEqual({ items: ACTION_ITEMS.slice(0, 7) });
+    const loading = await cli('run', 'loading', '--json');
+    expect(JSON.parse(loading.stdout)).toMatchObject({ data: { items: ACTION_ITEMS.slice(0, 27) }, pages: 3 });
   });
 
   it('keeps every round of "Load more" in a snapshot, and test replays them offline to the same list', async () => {

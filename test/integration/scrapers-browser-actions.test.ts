@@ -167,7 +167,14 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
   });
 
   /** Rounds with an onPage that records each read's items and goes on while a read adds any. */
-  async function rounds(path: string, kind: 'loadMore' | 'scroll', maxPages: number, using = scraper, actions?: PageSteps['actions']) {
+  async function rounds(
+    path: string,
+    kind: 'loadMore' | 'scroll',
+    maxPages: number,
+    using = scraper,
+    actions?: PageSteps['actions'],
+    itemSelector?: string,
+  ) {
     const reads: string[][] = [];
     const seen = new Set<string>();
     const result = await using.fetch({
@@ -177,6 +184,7 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
         rounds: {
           kind,
           selector: '#more',
+          items: itemSelector,
           maxPages,
           onPage: async (read) => {
             const found = items(read.html);
@@ -241,5 +249,54 @@ describe.skipIf(skip)('scraper 3 load-more and scroll rounds', () => {
     const { reads, outcome } = await rounds('/actions/load-more.html?pages=5&size=3&delay=3000', 'loadMore', 10, short);
     expect(reads.map((read) => read.length)).toEqual([3]);
     expect(outcome).toEqual({ pages: 1, stoppedBy: 'time', partial: true });
+  });
+
+  it('waits for the items of a button that says "Loading…" while it fetches, the same on every run', async () => {
+    for (let run = 0; run < 2; run += 1) {
+      const { reads, outcome, last } = await rounds(
+        '/actions/load-more.html?pages=3&size=3&delay=700&label=1',
+        'loadMore',
+        10,
+        scraper,
+        undefined,
+        'li.item',
+      );
+      expect(reads.map((read) => read.length)).toEqual([3, 6, 9]);
+      expect(last).toEqual(ACTION_ITEMS.slice(0, 9));
+      expect(outcome).toEqual({ pages: 3, stoppedBy: 'button-gone', partial: false });
+    }
+  });
+
+  it("without the list's selector, waits for the requests a relabelled button started to end", async () => {
+    const { reads, outcome } = await rounds('/actions/load-more.html?pages=3&size=3&delay=700&label=1', 'loadMore', 10);
+    expect(reads.map((read) => read.length)).toEqual([3, 6, 9]);
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'button-gone', partial: false });
+  });
+
+  it('waits for the items of an endless list that shows a spinner while it fetches', async () => {
+    const { reads, outcome, last } = await rounds(
+      '/actions/scroll.html?pages=3&size=5&delay=700&spinner=1',
+      'scroll',
+      10,
+      scraper,
+      undefined,
+      'li.item',
+    );
+    expect(reads.map((read) => read.length)).toEqual([5, 10, 15]);
+    expect(last).toEqual(ACTION_ITEMS.slice(0, 15));
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'nothing-new', partial: false });
+  });
+
+  it('ends the rounds when the button stays disabled after its requests ended', async () => {
+    const { reads, outcome } = await rounds(
+      '/actions/load-more.html?pages=3&size=3&delay=700&label=1&end=disable',
+      'loadMore',
+      10,
+      scraper,
+      undefined,
+      'li.item',
+    );
+    expect(reads.map((read) => read.length)).toEqual([3, 6, 9]);
+    expect(outcome).toEqual({ pages: 3, stoppedBy: 'button-gone', partial: false });
   });
 });

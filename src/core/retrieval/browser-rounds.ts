@@ -92,7 +92,9 @@ function roundsOf(source: StepsSource, extractor: Extractor): PageRounds | undef
     ).data;
   const collector = new RoundsCollector(config, list, extract);
   source.rounds = collector;
-  return { kind, selector: pagination.loadMore, maxPages: pagination.maxPages, onPage: (read) => collector.take(read) };
+  // The list's items as the browser counts them: a round waits for their number to grow (fetch/scrapers/browser-rounds.ts).
+  const items = config.structure.find((field) => field.name === list)?.selector;
+  return { kind, selector: pagination.loadMore, items, maxPages: pagination.maxPages, onPage: (read) => collector.take(read) };
 }
 
 /**

@@ -37,8 +37,10 @@ const itemsHtml = (names: readonly string[]): string =>
 /**
  * `/actions/load-more.html?pages=3&size=3`: `size` items, and a `#more` button that appends the next `size`
  * (fetched from load-more.json) until `pages` pages are shown, then goes away. `end=stay` keeps the button
- * after the last page (clicking it then changes nothing); `end=repeat` makes it append the last page again
- * (duplicates: nothing new for the merge). `delay` ms before each answer of load-more.json.
+ * after the last page (clicking it then changes nothing), `end=disable` keeps it there disabled; `end=repeat` makes it append the last page again
+ * (duplicates: nothing new for the merge). `delay` ms before each answer of load-more.json. `label=1` makes
+ * the button do what most sites' do: it says "Loading…" and is disabled while it fetches, and says "Load more"
+ * again once the items are in.
  */
 const LOAD_MORE_SCRIPT = `
 const params = new URLSearchParams(location.search);
@@ -46,6 +48,7 @@ const more = document.getElementById('more');
 let shown = 1;
 more.addEventListener('click', async () => {
   more.disabled = true;
+  if (params.get('label') === '1') more.textContent = 'Loading…';
   const next = new URLSearchParams(location.search);
   next.set('page', String(shown + 1));
   const response = await fetch('/actions/load-more.json?' + next);
@@ -61,10 +64,16 @@ more.addEventListener('click', async () => {
   }
   if (items.length > 0) shown += 1;
   more.disabled = false;
-  if (shown >= Number(params.get('pages') || 3) && params.get('end') !== 'stay' && params.get('end') !== 'repeat') more.remove();
+  more.textContent = 'Load more';
+  const last = shown >= Number(params.get('pages') || 3);
+  if (last && params.get('end') === 'disable') more.disabled = true;
+  else if (last && params.get('end') !== 'stay' && params.get('end') !== 'repeat') more.remove();
 });`;
 
-/** `/actions/scroll.html?pages=3&size=5`: more items are fetched each time the page is scrolled near its end. */
+/**
+ * `/actions/scroll.html?pages=3&size=5`: more items are fetched each time the page is scrolled near its end.
+ * `spinner=1` shows a "Loading…" spinner under the list while they are fetched, as most endless lists do.
+ */
 const SCROLL_SCRIPT = `
 const params = new URLSearchParams(location.search);
 let shown = 1;
@@ -73,11 +82,19 @@ window.addEventListener('scroll', async () => {
   if (loading || shown >= Number(params.get('pages') || 3)) return;
   if (window.innerHeight + window.scrollY < document.documentElement.scrollHeight - 50) return;
   loading = true;
+  let spinner;
+  if (params.get('spinner') === '1') {
+    spinner = document.createElement('div');
+    spinner.className = 'spinner';
+    spinner.textContent = 'Loading…';
+    document.body.appendChild(spinner);
+  }
   const next = new URLSearchParams(location.search);
   next.set('page', String(shown + 1));
   next.set('scroll', '1');
   const response = await fetch('/actions/load-more.json?' + next);
   const items = await response.json();
+  if (spinner) spinner.remove();
   const list = document.getElementById('items');
   for (const name of items) {
     const li = document.createElement('li');

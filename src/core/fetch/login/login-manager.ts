@@ -126,6 +126,15 @@ function statusEnded(error: unknown): string | undefined {
   return status === 401 || status === 403 ? `the page answered HTTP ${status}` : undefined;
 }
 
+function turnedAway(login: FetchLogin, ended: string): PagejsonError {
+  return loginFailed(
+    `signed in, but ${ended}`,
+    login.settings.loggedIn
+      ? 'check login.loggedIn against the page as a signed-in visitor sees it, and the credentials'
+      : 'check the credentials, and that the session cookie reaches the page (its path and domain)',
+  );
+}
+
 export function createLoginManager(options: LoginManagerOptions): LoginManager {
   const now = options.now ?? Date.now;
   const held = new Map<string, Held>();
@@ -192,10 +201,19 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
     return session ? { key, session, createdAt: stored.createdAt, written: await jarText(session.jar) } : undefined;
   }
 
-  /** The endpoint's session: kept (unless fresh or ended), else made under the endpoint's login lock. */
-  async function obtain(request: FetchRequest & { login: FetchLogin }, key: string, ended: string | undefined): Promise<Obtained> {
+  /**
+   * The endpoint's session: kept (unless fresh or ended), else made under the endpoint's login lock. `signIn`:
+   * a session taken from the store was turned away as well, so only a new one made while this call waited for
+   * the lock is taken, else it signs in.
+   */
+  async function obtain(
+    request: FetchRequest & { login: FetchLogin },
+    key: string,
+    ended: string | undefined,
+    signIn: boolean,
+  ): Promise<Obtained> {
     const { endpoint, fresh } = request.login;
-    if (!fresh) {
+    if (!fresh && !signIn) {
       const kept = await adoptStored(endpoint, key, ended);
       if (kept) return { held: kept, fresh: false };
     }
@@ -224,7 +242,7 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
   }
 
   /** One login at a time per endpoint in this process: callers share the one under way. */
-  function session(request: FetchRequest & { login: FetchLogin }, ended?: string): Promise<Obtained> {
+  function session(request: FetchRequest & { login: FetchLogin }, ended?: string, signIn = false): Promise<Obtained> {
     const { endpoint, settings, fresh } = request.login;
     const key = loginKey(settings);
     const failure = fresh ? undefined : remembered(endpoint, key);
@@ -233,7 +251,7 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
     if (!fresh && !ended && known && known.key === key) return Promise.resolve({ held: known, fresh: false });
     const under = pending.get(endpoint);
     if (under && !fresh) return under;
-    const making = obtain(request, key, ended).then((made) => {
+    const making = obtain(request, key, ended, signIn).then((made) => {
       held.set(endpoint, made.held);
       return made;
     });
@@ -287,19 +305,16 @@ export function createLoginManager(options: LoginManagerOptions): LoginManager {
         await keep(endpoint, current.held);
         return outcome.page;
       }
-      // Signed in just now and still turned away: the login did not work. Never a second renewal.
-      if (current.fresh || round > 0) {
-        const error = loginFailed(
-          `signed in, but ${outcome.ended}`,
-          request.login.settings.loggedIn
-            ? 'check login.loggedIn against the page as a signed-in visitor sees it, and the credentials'
-            : 'check the credentials, and that the session cookie reaches the page (its path and domain)',
-        );
+      held.delete(endpoint);
+      // Signed in just now and still turned away: the login did not work. Never a second sign-in.
+      if (current.fresh) {
+        const error = turnedAway(request.login, outcome.ended);
         remember(endpoint, loginKey(request.login.settings), error);
-        held.delete(endpoint);
         throw error;
       }
-      current = await session(request, current.held.session.id);
+      // A kept session, then one another process stored (as old, maybe), then a sign-in of its own.
+      if (round >= 2) throw turnedAway(request.login, outcome.ended);
+      current = await session(request, current.held.session.id, round === 1);
     }
   }
 

@@ -18,6 +18,12 @@ export interface PageRounds {
   kind: 'loadMore' | 'scroll';
   /** The "Load more" button's CSS selector (kind loadMore). */
   selector?: string | undefined;
+  /**
+   * The CSS selector of the list's items as the config reads them (its list field's selector): a round is
+   * over when their number grew, not when anything in the page changed (a button relabelled "Loading…", a
+   * spinner). Absent, or not a selector the browser knows: any change, then the page's requests ending.
+   */
+  items?: string | undefined;
   /** Pages read at most (pagination.maxPages): the page as loaded is the first, each click or scroll one more. */
   maxPages: number;
   /**
