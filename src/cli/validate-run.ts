@@ -21,12 +21,15 @@ import { cliLogins } from './login-sessions.js';
 import { writeJson, writeLine, type CliContext } from './context.js';
 import { colors } from './output.js';
 import { escapeData, escapeProperty } from './github-annotations.js';
+import { configSecretNames } from '../core/config/secret-uses.js';
+import { allowedSecretNames } from '../core/config/secret-allow-list.js';
+import { secretNames } from '../core/config/secrets.js';
 
 type Format = 'text' | 'json' | 'github';
 
 interface Checked {
-  /** Every file looked at, valid or not, in order. */
-  files: Array<{ file: string; apiId?: string }>;
+  /** Every file looked at, valid or not, in order; `secrets`: the environment variables it reads as `${NAME}`. */
+  files: Array<{ file: string; apiId?: string; secrets?: string[] }>;
   problems: ConfigProblem[];
 }
 
@@ -147,8 +150,11 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
       hint: 'run `pagejson init`, pass --project DIR, or name the config files to check',
     });
   }
-  const checked: Checked = { files: [{ file: settingsPath }], problems: [] };
   const { settings, problems } = await checkProjectFile(settingsPath);
+  const checked: Checked = {
+    files: [{ file: settingsPath, ...(settings ? { secrets: projectSecretNames(settings) } : {}) }],
+    problems: [],
+  };
   checked.problems.push(...problems);
   // A configs folder outside the project is reported, never read (docs/decisions.md, "Files and folders from outside").
   if (settings) checked.problems.push(...placementProblems(root, settings, ctx.env).map((problem) => ({ file: settingsPath, ...problem })));
@@ -158,7 +164,10 @@ async function checkProject(ctx: CliContext, projectDir: string | undefined): Pr
   const project = usableProject(root, settings, ctx.env);
   const set = await loadConfigDir(project.configsDir);
   const invalidFiles = new Set(set.problems.map((p) => p.file));
-  for (const [apiId, file] of set.files) checked.files.push({ file, apiId });
+  for (const [apiId, file] of set.files) {
+    const config = set.configs.get(apiId);
+    checked.files.push({ file, apiId, ...(config ? { secrets: configSecretNames(config) } : {}) });
+  }
   for (const file of invalidFiles) if (![...set.files.values()].includes(file)) checked.files.push({ file });
   checked.problems.push(...set.problems);
   if (settings)
@@ -172,8 +181,9 @@ async function checkFiles(files: string[]): Promise<Checked> {
   const seen = new Map<string, string>();
   for (const file of files) {
     if (basename(file) === PROJECT_FILE) {
-      checked.files.push({ file });
-      checked.problems.push(...(await checkProjectFile(file)).problems);
+      const { settings, problems } = await checkProjectFile(file);
+      checked.files.push({ file, ...(settings ? { secrets: projectSecretNames(settings) } : {}) });
+      checked.problems.push(...problems);
       continue;
     }
     const result = await loadConfigFile(file);
@@ -183,7 +193,7 @@ async function checkFiles(files: string[]): Promise<Checked> {
       continue;
     }
     const apiId = result.config.apiId;
-    checked.files.push({ file, apiId });
+    checked.files.push({ file, apiId, secrets: configSecretNames(result.config) });
     const previous = seen.get(apiId);
     if (previous)
       checked.problems.push({
@@ -195,6 +205,15 @@ async function checkFiles(files: string[]): Promise<Checked> {
     else seen.set(apiId, file);
   }
   return checked;
+}
+
+/** The variables pagejson.json reads: its models' headers and its fetch.proxy. */
+function projectSecretNames(settings: ProjectSettings): string[] {
+  const texts = [
+    ...Object.values(settings.models).flatMap((model) => Object.values(model.headers ?? {})),
+    ...(settings.fetch.proxy ? settings.fetch.proxy.urls : []),
+  ];
+  return [...new Set(texts.flatMap((text) => secretNames(text)))];
 }
 
 /** The project as validate uses it: settings pagejson.json got wrong (or sent out of the project) at their defaults. */
@@ -238,11 +257,18 @@ export async function checkProjectFile(path: string): Promise<{ settings?: Proje
 
 function report(checked: Checked, format: Format, ctx: CliContext): void {
   const show = (file: string) => displayPath(file, ctx.cwd);
+  const allowed = allowedSecretNames(ctx.env);
   const invalid = new Set(checked.problems.filter((p) => p.severity !== 'warning').map((p) => p.file));
   if (format === 'json') {
     writeJson(ctx.stdout, {
       ok: invalid.size === 0,
-      files: checked.files.map((f) => ({ file: show(f.file), ...(f.apiId ? { apiId: f.apiId } : {}), ok: !invalid.has(f.file) })),
+      files: checked.files.map((f) => ({
+        file: show(f.file),
+        ...(f.apiId ? { apiId: f.apiId } : {}),
+        ok: !invalid.has(f.file),
+        ...(f.secrets ? { secrets: f.secrets } : {}),
+      })),
+      secretsAllowed: [...allowed],
       problems: checked.problems.map((p) => ({
         file: show(p.file),
         path: p.path,
@@ -263,6 +289,8 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
         `::${p.severity === 'warning' ? 'warning' : 'error'} file=${escapeProperty(show(p.file))}${position},title=${escapeProperty(`pagejson ${p.path}`)}::${escapeData(message)}`,
       );
     }
+    for (const line of secretLines(checked, allowed, show))
+      writeLine(ctx.stdout, `::notice file=${escapeProperty(line.file)},title=pagejson secrets::${escapeData(line.text)}`);
     writeLine(ctx.stdout, summary(checked, invalid.size));
     return;
   }
@@ -275,8 +303,22 @@ function report(checked: Checked, format: Format, ctx: CliContext): void {
     );
     if (p.hint) writeLine(ctx.stdout, `  ${c.dim('hint:')} ${p.hint}`);
   }
+  for (const line of secretLines(checked, allowed, show)) writeLine(ctx.stdout, `${c.bold(line.file)} ${line.text}`);
   const line = summary(checked, invalid.size);
   writeLine(ctx.stdout, invalid.size === 0 ? c.green(`✓ ${line}`) : c.red(`✗ ${line}`));
+}
+
+/**
+ * Which environment variables each file reads (issue 45): a reviewer sees a pull request that adds one, and
+ * whoever runs pagejson what to allow (PAGEJSON_SECRETS or --allow-secret).
+ */
+function secretLines(checked: Checked, allowed: Set<string>, show: (file: string) => string): Array<{ file: string; text: string }> {
+  return checked.files
+    .filter((f) => f.secrets && f.secrets.length > 0)
+    .map((f) => {
+      const names = f.secrets!.map((name) => (allowed.has(name) ? name : `${name} (not allowed)`)).join(', ');
+      return { file: show(f.file), text: `reads the environment variables ${names}` };
+    });
 }
 
 function summary(checked: Checked, invalidFiles: number): string {

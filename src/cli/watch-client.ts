@@ -25,8 +25,13 @@ export interface WatchClient {
   close(): Promise<void>;
 }
 
-export async function withWatchClient<T>(project: Project, use: (client: WatchClient) => Promise<T>): Promise<T> {
-  const client = await openWatchClient(project);
+/** `env` is the command's (with `--allow-secret` in PAGEJSON_SECRETS): monitors run locally read their secrets from it. */
+export async function withWatchClient<T>(
+  project: Project,
+  use: (client: WatchClient) => Promise<T>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<T> {
+  const client = await openWatchClient(project, env);
   try {
     return await use(client);
   } finally {
@@ -34,8 +39,7 @@ export async function withWatchClient<T>(project: Project, use: (client: WatchCl
   }
 }
 
-async function openWatchClient(project: Project): Promise<WatchClient> {
-  const env = process.env;
+async function openWatchClient(project: Project, env: Record<string, string | undefined>): Promise<WatchClient> {
   const redisUrl = resolveRedisUrl(undefined, env);
   if (!redisUrl) {
     const connection = await openAdminConnection(adminSocketPath(project.dataDir), 5_000);

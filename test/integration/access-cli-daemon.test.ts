@@ -16,7 +16,8 @@ import { spawnServe, type ServeProcess } from './daemon-support.js';
  */
 const PROXY_USER = 'scraper';
 const PROXY_PASS = 'cli-pr0xy-Pw-77';
-const SECRETS = { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS };
+const ALLOWED = { PAGEJSON_SECRETS: 'FIXTURE_TOKEN,PROXY_PASS,UNSET_TOKEN' };
+const SECRETS = { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS, ...ALLOWED };
 
 let site: FixtureSite;
 let proxy: ForwardProxy;
@@ -124,7 +125,7 @@ describe('the CLI', () => {
   });
 
   it('run fails naming an unset secret, and fetches through the proxy once it is set', async () => {
-    const unset = await project.run(['run', 'invoices'], { env: { PROXY_PASS } });
+    const unset = await project.run(['run', 'invoices'], { env: { PROXY_PASS, ...ALLOWED } });
     expect(unset.exitCode).toBe(1);
     expect(unset.stderr).toContain('the environment variable FIXTURE_TOKEN is not set (used in request.headers.Authorization)');
     expect(unset.stderr).toContain('hint: set FIXTURE_TOKEN');
@@ -165,7 +166,9 @@ describe('the CLI', () => {
   });
 
   it('run through a proxy refusing the password names the proxy, not the password', async () => {
-    const refused = await project.run(['run', 'invoices'], { env: { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS: 'not-the-password-9' } });
+    const refused = await project.run(['run', 'invoices'], {
+      env: { FIXTURE_TOKEN: ACCESS_TOKEN, PROXY_PASS: 'not-the-password-9', ...ALLOWED },
+    });
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(
       `the proxy http://127.0.0.1:${proxy.port} failed: it refused the credentials (407 Proxy Authentication Required)`,

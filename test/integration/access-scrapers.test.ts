@@ -16,7 +16,12 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
 
 const PROXY_USER = 'scraper';
 const PROXY_PASS = 'pr0xy-s3cret-Zq';
-const ENV = { FIXTURE_TOKEN: ACCESS_TOKEN, MEMBER_COOKIE: ACCESS_TOKEN, PROXY_PASS };
+const ENV = {
+  FIXTURE_TOKEN: ACCESS_TOKEN,
+  MEMBER_COOKIE: ACCESS_TOKEN,
+  PROXY_PASS,
+  PAGEJSON_SECRETS: 'FIXTURE_TOKEN,MEMBER_COOKIE,PROXY_PASS',
+};
 const FETCH = { timeoutMs: 15_000, maxBytes: 1024 * 1024, perOriginConcurrency: 4, allowPrivateNetworks: true };
 
 let site: FixtureSite;

@@ -41,7 +41,12 @@ beforeAll(async () => {
       structure: [{ name: 'invoices', type: 'array', selector: 'li.invoice .number', items: { type: 'string' } }],
     },
   ]);
-  serve = await spawnServe(temp.root, [], { FIXTURE_TOKEN: ACCESS_TOKEN, MEMBER_COOKIE: ACCESS_TOKEN, PROXY_PASS });
+  serve = await spawnServe(temp.root, [], {
+    FIXTURE_TOKEN: ACCESS_TOKEN,
+    MEMBER_COOKIE: ACCESS_TOKEN,
+    PROXY_PASS,
+    PAGEJSON_SECRETS: 'FIXTURE_TOKEN,MEMBER_COOKIE,PROXY_PASS',
+  });
   browser = await launchTestChromium();
 }, 120_000);
 

@@ -44,7 +44,7 @@ beforeAll(async () => {
       structure: PRICES,
     },
   ]);
-  serve = await spawnServe(temp.root, [], { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD });
+  serve = await spawnServe(temp.root, [], { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD' });
   browser = await launchTestChromium();
 }, 120_000);
 

@@ -30,7 +30,15 @@ const cli = (dir: string, args: string[]) =>
   execa(process.execPath, [CLI_BIN, ...args], {
     cwd: dir,
     reject: false,
-    env: { NO_COLOR: '1', CI: 'true', PAGEJSON_DATA_DIR: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', PROXY_KEY: SECRET },
+    env: {
+      NO_COLOR: '1',
+      CI: 'true',
+      PAGEJSON_DATA_DIR: '',
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      PROXY_KEY: SECRET,
+      PAGEJSON_SECRETS: 'PROXY_KEY',
+    },
   });
 
 const field = replyField;

@@ -11,7 +11,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * writes the login as typed and signs in once, run reuses the session it kept; generate on a challenge page
  * refuses it with SOURCE_BLOCKED and what to try; validate, show and edit for `login`.
  */
-const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD };
+const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD,OTHER_PASSWORD' };
 let site: FixtureSite;
 let project: CliProject;
 

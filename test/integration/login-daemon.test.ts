@@ -16,7 +16,12 @@ import { issueKey, makeProject, type TempProject } from './daemon-support.js';
  * with Retry-After and the source is not asked again meanwhile. Two daemons on one real redis-server share one
  * login (the fixture counts logins: exactly one).
  */
-const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, WRONG_PASSWORD: 'not it' };
+const env = {
+  SITE_USER: 'ada',
+  SITE_PASSWORD: LOGIN_PASSWORD,
+  WRONG_PASSWORD: 'not it',
+  PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD,WRONG_PASSWORD',
+};
 const PRICES = [
   {
     name: 'prices',

@@ -20,7 +20,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  * redirect to the login page, a 401, `loggedIn` missing), one login for concurrent fetches, a refused login
  * remembered on an injected clock and not retried before its time. Scraper 3 on the real Chromium.
  */
-const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD };
+const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD,PROXY_PASS' };
 const extractor = createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS });
 
 async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
@@ -177,7 +177,7 @@ describe('logins through the scraper pool', () => {
     expect(
       (await failure(fetchAs(scrapers, '/login/members.html', form({ form: { user: '${SITE_USER}', password: 'x' } }), 'b'))).message,
     ).toBe('the login form has no field user');
-    const unset = await failure(fetchAs(pool({ env: {} }), '/login/members.html', form(), 'c'));
+    const unset = await failure(fetchAs(pool({ env: { PAGEJSON_SECRETS: env.PAGEJSON_SECRETS } }), '/login/members.html', form(), 'c'));
     expect(unset.message).toBe('the environment variable SITE_USER is not set (used in login.form.username)');
     expect(
       (await failure(fetchAs(scrapers, '/login/members.html', form({ url: `${site.origin}/blocks/challenge-200.html` }), 'd'))).code,

@@ -197,7 +197,7 @@ describe('OpenAI-compatible model with the servers people run', () => {
     const models = { proxied: { baseURL: llm.baseURL, model: 'm', headers: { 'x-proxy-key': 'Key ${PROXY_KEY}', 'x-tenant': 'shop' } } };
     llm.script([{ status: 401, error: 'bad proxy key' }]);
     const error = (await (
-      await createModelResolver({ models, env: { PROXY_KEY: 's3cr3t-value' } }).get('proxied')
+      await createModelResolver({ models, env: { PROXY_KEY: 's3cr3t-value', PAGEJSON_SECRETS: 'PROXY_KEY' } }).get('proxied')
     )
       .generate(input)
       .catch((e: unknown) => e)) as PagejsonError;
@@ -205,7 +205,7 @@ describe('OpenAI-compatible model with the servers people run', () => {
     expect(llm.requests[0]!.headers['x-tenant']).toBe('shop');
     expect(JSON.stringify({ message: error.message, hint: error.hint, context: error.context })).not.toContain('s3cr3t-value');
 
-    const unset = (await createModelResolver({ models, env: {} })
+    const unset = (await createModelResolver({ models, env: { PAGEJSON_SECRETS: 'PROXY_KEY' } })
       .get('proxied')
       .catch((e: unknown) => e)) as PagejsonError;
     expect(unset.code).toBe('MODEL_NOT_FOUND');

@@ -10,7 +10,8 @@ const list = (rotate: ProxyList['rotate'], ...hosts: string[]): ProxyList => ({
   urls: hosts.map((host) => `http://\${PROXY_USER}:\${PROXY_PASS}@${host}:3128`),
   rotate,
 });
-const env = { PROXY_USER: 'u', PROXY_PASS: 'p4ss' };
+const ALLOWED = { PAGEJSON_SECRETS: 'PROXY_USER,PROXY_PASS' };
+const env = { PROXY_USER: 'u', PROXY_PASS: 'p4ss', ...ALLOWED };
 
 describe('proxy rotation (docs/access.md)', () => {
   it('takes the proxies of a round-robin list in turn, resolving credentials from the environment', () => {
@@ -76,11 +77,11 @@ describe('proxy rotation (docs/access.md)', () => {
   });
 
   it('fails naming the unset variable of a proxy URL, never its value', () => {
-    const chooser = createProxyChooser({ env: { PROXY_USER: 'u' } });
+    const chooser = createProxyChooser({ env: { PROXY_USER: 'u', ...ALLOWED } });
     expect(() => chooser.candidates(target, { proxy: list('round-robin', 'p1') })).toThrow(
       'the environment variable PROXY_PASS is not set (used in proxy.urls[0])',
     );
-    const fromProject = createProxyChooser({ env: { PROXY_USER: 'u' }, project: list('round-robin', 'p1') });
+    const fromProject = createProxyChooser({ env: { PROXY_USER: 'u', ...ALLOWED }, project: list('round-robin', 'p1') });
     expect(() => fromProject.candidates(target, {})).toThrow('(used in fetch.proxy.urls[0])');
   });
 });

@@ -26,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const { project } = await loadProjectConfigs(command, ctx);
       const { withWatchClient } = await import('../watch-client.js');
-      const monitors = await withWatchClient(project, (client) => client.list());
+      const monitors = await withWatchClient(project, (client) => client.list(), ctx.env);
       if (options.json) return writeJson(ctx.stdout, monitors);
       if (monitors.length === 0) return writeLine(ctx.stdout, 'no monitors: add one with `pagejson edit <apiId> --set monitor.every=15m`');
       const c = colors(ctx.stdout, ctx.env);
@@ -59,7 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1_000)
         throw new PagejsonError('USAGE', `--limit must be a whole number from 1 to 1000, got "${options.limit}"`);
       const { withWatchClient } = await import('../watch-client.js');
-      const entries = await withWatchClient(project, (client) => client.history(apiId, limit));
+      const entries = await withWatchClient(project, (client) => client.history(apiId, limit), ctx.env);
       if (options.json) return writeJson(ctx.stdout, entries);
       if (entries.length === 0)
         return writeLine(
@@ -82,7 +82,7 @@ export function register(program: Command, ctx: CliContext): void {
           hint: `add one with \`pagejson edit ${apiId} --set monitor.every=15m\``,
         });
       const { withWatchClient } = await import('../watch-client.js');
-      const outcomes = await withWatchClient(project, (client) => client.run(apiId));
+      const outcomes = await withWatchClient(project, (client) => client.run(apiId), ctx.env);
       const failed = outcomes.some(
         (outcome) => outcome.outcome === 'error' || outcome.outcome === 'broken' || outcome.outcome === 'blocked',
       );

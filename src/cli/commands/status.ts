@@ -26,7 +26,9 @@ export function register(program: Command, ctx: CliContext): void {
       // Schedules, only when some config has one (reading them without a daemon opens a runtime).
       const { loadConfigDir } = await import('../../core/registry/load.js');
       const scheduled = [...(await loadConfigDir(project.configsDir)).configs.values()].some((config) => config.monitor);
-      const monitors = scheduled ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list()) : [];
+      const monitors = scheduled
+        ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list(), ctx.env)
+        : [];
       const monitorsOf = (apiId: string) => monitors.filter((m) => m.apiId === apiId).map(({ apiId: _apiId, ...rest }) => rest);
       if (options.json) {
         return writeJson(ctx.stdout, {

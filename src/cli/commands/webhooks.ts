@@ -86,7 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const project = await projectFor(command, ctx);
       const { withWatchClient } = await import('../watch-client.js');
-      const deliveries = await withWatchClient(project, (client) => client.deliveries(100));
+      const deliveries = await withWatchClient(project, (client) => client.deliveries(100), ctx.env);
       if (options.json) return writeJson(ctx.stdout, deliveries);
       if (deliveries.length === 0) return writeLine(ctx.stdout, 'no deliveries yet');
       const c = colors(ctx.stdout, ctx.env);

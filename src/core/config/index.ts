@@ -48,17 +48,24 @@ export { DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MODEL_MAX_RETRIES } from './model-end
 export { type Project } from './project.js';
 export { MIN_WEBHOOK_SECRET_BYTES, WEBHOOK_SECRET_HINT, webhookSecretProblem, webhookSecretProblems } from './webhook-secret.js';
 export {
+  ALLOWED_SECRETS_VARIABLE,
   SECRET_HINT,
   SECRET_NAME_PATTERN,
+  allowedSecretNames,
+  assertSecretsAllowed,
   hasSecrets,
   resolveSecretRecord,
   resolveSecrets,
   secretNames,
   secretProblems,
   secretTemplate,
+  secretNotAllowedError,
   secretUnsetError,
   unsetSecretNames,
+  withAllowedSecrets,
+  type SecretUse,
 } from './secrets.js';
+export { configSecretNames, secretUses, type SecretParts } from './secret-uses.js';
 export {
   HEADER_NAME_PATTERN,
   MAX_REQUEST_COOKIES,

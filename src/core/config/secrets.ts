@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { PagejsonError } from '../shared/index.js';
+import { ALLOWED_SECRETS_VARIABLE, SECRET_NAME_PATTERN, allowedSecretNames } from './secret-allow-list.js';
+
+export { ALLOWED_SECRETS_VARIABLE, SECRET_NAME_PATTERN, allowedSecretNames, withAllowedSecrets } from './secret-allow-list.js';
 
 /**
  * Secrets from the environment (docs/access.md, "Secrets"): any text of a config's `request`, `login` and
@@ -9,10 +12,12 @@ import { PagejsonError } from '../shared/index.js';
  *
  * `validate` checks that names are well formed (`secretProblems`) without needing them set: CI has no
  * secrets. A fetch with a name unset fails with an error naming the variable, never a value.
+ *
+ * Which variables may be read is decided by whoever runs pagejson, never by the config (a pull request can
+ * change a config): only the names listed in PAGEJSON_SECRETS (or given with `--allow-secret NAME`, which the
+ * CLI adds to it) are read; any other name fails before anything is sent (issue 45, docs/security.md).
  */
 
-/** An environment variable name as shells and twelve-factor apps write them. */
-export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 const MAX_SECRET_NAME_LENGTH = 128;
 /** Every `${…}` in a text; an unclosed `${` is caught by the second branch. */
 const PLACEHOLDER = /\$\{([^}]*)\}|\$\{/g;
@@ -79,10 +84,36 @@ export function secretUnsetError(name: string, where: string | undefined): Pagej
   });
 }
 
+export function secretNotAllowedError(name: string, where: string | undefined): PagejsonError {
+  const place = where ? ` (used in ${where})` : '';
+  return new PagejsonError(
+    'FETCH_FAILED',
+    `the environment variable ${name} is not allowed${place}: allow it with ${ALLOWED_SECRETS_VARIABLE}=${name} or --allow-secret ${name}`,
+    {
+      context: { variable: name, reason: 'secret-not-allowed', ...(where ? { where } : {}) },
+      hint: `pagejson reads only the variables whoever runs it allows: if this config may send ${name} to the hosts it names, set ${ALLOWED_SECRETS_VARIABLE}=${name} (comma-separated for several) in the environment, or pass --allow-secret ${name}`,
+    },
+  );
+}
+
+/** A text and where it stands in a config (`request.headers.Authorization`), for checks before a fetch. */
+export interface SecretUse {
+  where: string;
+  text: string;
+}
+
+/** Throws for the first `${NAME}` among `uses` the operator has not allowed, before anything is resolved or sent. */
+export function assertSecretsAllowed(uses: Iterable<SecretUse>, env: Readonly<Record<string, string | undefined>>): void {
+  const allowed = allowedSecretNames(env);
+  for (const use of uses) {
+    for (const name of secretNames(use.text)) if (!allowed.has(name)) throw secretNotAllowedError(name, use.where);
+  }
+}
+
 /**
  * The text with every `${NAME}` replaced by the environment's value. An unset or empty variable is an error
  * naming it (and `where`, e.g. `request.headers.authorization`); so is a value holding control characters,
- * which would split a header or a URL. Neither error carries the value.
+ * which would split a header or a URL, and a name PAGEJSON_SECRETS does not list. No error carries the value.
  */
 export function resolveSecrets(value: string, env: Record<string, string | undefined>, where?: string): string {
   if (!hasSecrets(value)) return value;
@@ -93,7 +124,9 @@ export function resolveSecrets(value: string, env: Record<string, string | undef
       hint: SECRET_HINT,
     });
   }
+  const allowed = allowedSecretNames(env);
   return value.replace(PLACEHOLDER, (_whole, name: string) => {
+    if (!allowed.has(name)) throw secretNotAllowedError(name, where);
     const resolved = Object.hasOwn(env, name) ? env[name] : undefined;
     if (resolved === undefined || resolved === '') throw secretUnsetError(name, where);
     if (hasControlCharacter(resolved)) {

@@ -5,7 +5,8 @@ import { createSourceScreen, type SourceScreen } from '../net/source-screen.js';
 import { createPoolLogins, type PoolLoginOptions } from '../login/pool-logins.js';
 import { createHttpScraper } from './http.js';
 import { createProxyChooser, type ProxyChooser } from '../net/proxy-rotation.js';
-import type { ProxySettings } from '../../config/index.js';
+import { assertSecretsAllowed, secretUses, type ProxySettings } from '../../config/index.js';
+import { assertConfigProxiesAllowed } from '../net/config-proxy-guard.js';
 import {
   SCRAPER_CAPABILITIES,
   scraperByNumber,
@@ -74,11 +75,27 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
     return pending;
   }
 
+  /**
+   * The operator's rules a config cannot lift, checked before the first byte of a fetch or its login goes out
+   * (issue 45): every `${NAME}` it names is allowed (PAGEJSON_SECRETS), and its proxy is not at a private address.
+   */
+  async function beforeAnythingIsSent(request: FetchRequest, name: ScraperName): Promise<void> {
+    const env = options.env ?? {};
+    try {
+      const proxy = request.access?.proxy;
+      assertSecretsAllowed(secretUses({ request: request.access?.request, proxy, login: request.login?.settings }), env);
+      await assertConfigProxiesAllowed(proxy, env, options.allowPrivateNetworks);
+    } catch (error) {
+      throw withFetchContext(error, request.url, name);
+    }
+  }
+
   function facade(name: ScraperName): Scraper {
     const scraper: Scraper = {
       name,
       async fetch(request: FetchRequest): Promise<FetchResult> {
         if (closed) throw new PagejsonError('FETCH_FAILED', 'scraper pool is closed');
+        if (!request.loginSession) await beforeAnythingIsSent(request, name);
         const origin = originOf(request.url);
         screen.before(origin, request.url);
         // A fetch of an endpoint with a login goes with its session (fetch/login/login-manager.ts); a 429 of the
