@@ -49,7 +49,10 @@ export async function createLocalRetriever(
     import('../core/fetch/scrapers/index.js'),
     import('../core/models/index.js'),
   ]);
-  const pool = createScraperPool({ ...scraperOptionsFromSettings(project.settings.fetch, env), logins: await cliLogins(project, env) });
+  const pool = createScraperPool({
+    ...scraperOptionsFromSettings(project.settings.fetch, env, project.settings.browser),
+    logins: await cliLogins(project, env),
+  });
   const models = createModelResolver({ models: project.settings.models, env, dataDir: project.dataDir });
   let firstPage: FetchResult | undefined;
   const noting = (scraper: Scraper): Scraper => ({

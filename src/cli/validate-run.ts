@@ -73,7 +73,7 @@ async function checkLive(checked: Checked, projectDir: string | undefined, ctx: 
       import('../core/config/action-text.js'),
     ]);
   const pool = createScraperPool({
-    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env, project.settings.browser),
     logins: await cliLogins(project, ctx.env),
   });
   const problems: ConfigProblem[] = [];

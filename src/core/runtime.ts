@@ -172,7 +172,7 @@ function pageDrivers(
   const { settings, env } = base;
   // Endpoints' login sessions live beside the state: Redis, else the data dir (docs/access.md, "Logins").
   const scrapers = createScraperPool({
-    ...scraperOptionsFromSettings(settings.fetch, env),
+    ...scraperOptionsFromSettings(settings.fetch, env, settings.browser),
     logins: keptLogins({ ...sessions, extractor: () => extractor }),
   });
   // A model call is bounded like a fetch: an answer must come before the daemon's handler timeout.

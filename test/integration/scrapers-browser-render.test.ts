@@ -5,8 +5,12 @@ import type { Scraper } from '../../src/core/fetch/scrapers/types.js';
 import { CHROMIUM_PATH, chromiumChildren, skipBrowserTests } from '../support/chromium.js';
 import { JS_ITEMS } from '../support/site-routes/js.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { BROWSER_MODES, browserOption, startRemoteBrowser, type RemoteBrowserServer } from '../support/remote-browser.js';
 
-/** Scraper 3 on the real system Chromium: JavaScript-rendered data, process hygiene, missing browser. */
+/**
+ * Scraper 3 on the real system Chromium: JavaScript-rendered data, process hygiene, missing browser. Run
+ * three ways: launched here, through a Playwright server and on a CDP endpoint (issue 51).
+ */
 const skip = skipBrowserTests();
 
 function isAlive(pid: number): boolean {
@@ -18,18 +22,21 @@ function isAlive(pid: number): boolean {
   }
 }
 
-describe.skipIf(skip)('scraper 3 (browser)', () => {
+describe.skipIf(skip).each(BROWSER_MODES)('scraper 3 (browser, %s)', (mode) => {
   let site: FixtureSite;
   let scraper: Scraper;
+  let server: RemoteBrowserServer | undefined;
 
   beforeAll(async () => {
     site = await startFixtureSite();
+    server = mode === 'local' ? undefined : await startRemoteBrowser(mode);
     scraper = createBrowserScraper({
       timeoutMs: 30_000,
       maxBytes: 1024 * 1024,
       allowPrivateNetworks: true,
       perOriginConcurrency: 4,
       chromiumPath: CHROMIUM_PATH,
+      browser: browserOption(server),
     });
     // Launch Chromium first: on a busy machine the launch can eat most of a deadline, and the rendering test
     // should measure rendering. The launch carries on after a timed-out attempt.
@@ -45,6 +52,7 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
   afterAll(async () => {
     await scraper?.close();
+    await server?.close();
     await site?.close();
   });
 
@@ -70,7 +78,7 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
 
   it('retries a 429 and returns the page served on the retry', async () => {
     site.resetHits();
-    const result = await scraper.fetch({ url: `${site.origin}/fingerprint/flaky.html?token=browser-429` });
+    const result = await scraper.fetch({ url: `${site.origin}/fingerprint/flaky.html?token=browser-429-${mode}` });
     expect(result.html).toContain('Served on a retry');
     expect(site.hitCount('/fingerprint/flaky.html')).toBe(2);
   });
@@ -91,7 +99,7 @@ describe.skipIf(skip)('scraper 3 (browser)', () => {
     await expect(scraper.fetch({ url: `${site.origin}/listing.html`, session: true })).rejects.toMatchObject({ code: 'USAGE' });
   });
 
-  it('leaves no Chromium process behind after close()', async () => {
+  it.runIf(mode === 'local')('leaves no Chromium process behind after close()', async () => {
     const own = createBrowserScraper({
       timeoutMs: 30_000,
       maxBytes: 1024 * 1024,

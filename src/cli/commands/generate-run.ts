@@ -88,7 +88,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   await ensureGenerationCredits(project, cost);
 
   const pool = createScraperPool({
-    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env, project.settings.browser),
     logins: await cliLogins(project, ctx.env),
   });
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);

@@ -42,7 +42,7 @@ export async function loadSamplePage(config: ApiConfig, project: Project, ctx: C
   const spinner = await startSpinner(ctx, `fetching ${config.apiId} for a live sample`);
   const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/fetch/scrapers/index.js');
   const pool = createScraperPool({
-    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env),
+    ...scraperOptionsFromSettings(project.settings.fetch, ctx.env, project.settings.browser),
     logins: await cliLogins(project, ctx.env),
   });
   try {

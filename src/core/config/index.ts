@@ -90,6 +90,16 @@ export {
   type ProxySettingsInput,
 } from './proxy.js';
 export {
+  BROWSER_KINDS,
+  BrowserSchema,
+  browserKindOf,
+  browserUrlLabel,
+  browserUrlProblem,
+  DEFAULT_MAX_SESSIONS,
+  type BrowserKind,
+  type BrowserSettings,
+} from './browser.js';
+export {
   MASK,
   accessRows,
   displayCookieValue,

@@ -11,6 +11,7 @@ import { ActionsSchema } from './actions.js';
 import { PaginationSchema } from './pagination.js';
 import { LoginSchema } from './login.js';
 import { ProxySchema } from './proxy.js';
+import { BrowserSchema, DEFAULT_MAX_SESSIONS } from './browser.js';
 import { RequestSchema } from './request.js';
 import { ModelEndpointSchema } from './model-endpoint.js';
 
@@ -232,6 +233,7 @@ export const ProjectSettingsSchema = z
         allowPrivateNetworks: false,
         actionsTimeoutMs: 10_000,
       }),
+    browser: BrowserSchema.default({ maxSessions: DEFAULT_MAX_SESSIONS }),
     extraction: z
       .object({
         timeoutMs: z

@@ -23,7 +23,7 @@ interface PausedRequest {
   request: { url: string; headers: Record<string, string> };
 }
 
-function withAccess(
+export function withAccess(
   headers: Record<string, string>,
   configured: Record<string, string>,
   cookies: string | undefined,

@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 export interface RunningBrowser {
   browser: Browser;
   proxy: GuardProxy;
+  /** Set when the browser is elsewhere (browser-connect.ts): its pages are routed through pagejson. */
+  remote?: { url: string; kind: 'playwright' | 'cdp' } | undefined;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Response } from 'playwright-core';
 import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { assertNotBlocked } from '../net/block-page.js';
 import { loginFailed } from '../login/login-errors.js';
@@ -7,6 +7,8 @@ import type { BrowserCookie, BrowserStorage } from '../login/session-codec.js';
 import { runActions } from './browser-actions.js';
 import { DEFAULT_ACTIONS_TIMEOUT_MS } from './browser-steps.js';
 import { toFetchError } from './crawlee-errors.js';
+import type { GuardProxy } from './browser-guard-proxy.js';
+import { REMOTE_CONTEXT_OPTIONS, routeThroughGuard, settleRedirects, type RoutedContext } from './browser-remote-route.js';
 
 /**
  * A login's browser steps (docs/access.md, "Logins"): the login page opened in a browser context of its own,
@@ -41,8 +43,18 @@ function asLoginError(error: unknown, timeoutMs: number): unknown {
   });
 }
 
-async function runSteps(page: Page, job: BrowserLoginJob, options: { maxBytes: number; actionsTimeoutMs: number }): Promise<void> {
-  const response = await page.goto(job.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, job.deadlineAt - Date.now()) });
+async function runSteps(
+  page: Page,
+  job: BrowserLoginJob,
+  options: { maxBytes: number; actionsTimeoutMs: number; routed: boolean },
+): Promise<void> {
+  let latest: Response | undefined;
+  page.on('response', (seen) => {
+    if (seen.request().isNavigationRequest() && seen.frame() === page.mainFrame()) latest = seen;
+  });
+  const first = await page.goto(job.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, job.deadlineAt - Date.now()) });
+  // On a remote browser a redirect is a stub page that refreshes to its target (browser-remote-route.ts).
+  const response = options.routed ? await settleRedirects(page, first, () => latest, job.deadlineAt) : first;
   const status = response?.status() ?? 0;
   if (status >= 400)
     throw loginFailed(`the login page answered HTTP ${status}`, 'check login.url: it must be the page with the login form');
@@ -64,23 +76,44 @@ async function runSteps(page: Page, job: BrowserLoginJob, options: { maxBytes: n
 export async function signInWithSteps(
   browser: Browser,
   job: BrowserLoginJob,
-  options: { maxBytes: number; actionsTimeoutMs?: number | undefined; contextProxy?: string | undefined },
+  options: {
+    maxBytes: number;
+    actionsTimeoutMs?: number | undefined;
+    contextProxy?: string | undefined;
+    /** On a remote browser: the guard every request of the login's context is sent through (browser-remote-route.ts). */
+    remoteGuard?: GuardProxy | undefined;
+  },
 ): Promise<BrowserStorage> {
   const started = Date.now();
-  const context = await browser.newContext({
-    acceptDownloads: false,
-    ...(options.contextProxy ? { proxy: { server: options.contextProxy } } : {}),
-  });
-  const closeContext = (): Promise<void> => context.close().catch(() => undefined);
+  const context = await browser.newContext(
+    options.remoteGuard
+      ? REMOTE_CONTEXT_OPTIONS
+      : { acceptDownloads: false, ...(options.contextProxy ? { proxy: { server: options.contextProxy } } : {}) },
+  );
+  let routed: RoutedContext | undefined;
+  const closeContext = async (): Promise<void> => {
+    await context.close().catch(() => undefined);
+    await routed?.close();
+  };
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (job.signal.aborted) throw new PagejsonError('FETCH_FAILED', 'the login was settled before its page opened');
+    if (options.remoteGuard)
+      routed = await routeThroughGuard(context, {
+        guard: options.remoteGuard,
+        maxBytes: options.maxBytes,
+        timeoutMs: Math.max(1, job.deadlineAt - Date.now()),
+      });
     const page = await context.newPage();
     context.on('page', (other) => {
       if (other !== page) void other.close().catch(() => undefined);
     });
-    await runSteps(page, job, { maxBytes: options.maxBytes, actionsTimeoutMs: options.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS });
+    await runSteps(page, job, {
+      maxBytes: options.maxBytes,
+      actionsTimeoutMs: options.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS,
+      routed: routed !== undefined,
+    });
     const state = await context.storageState();
     return { cookies: state.cookies as BrowserCookie[], origins: state.origins };
   } catch (error) {

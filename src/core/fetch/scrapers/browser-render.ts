@@ -12,6 +12,8 @@ import type { BrowserStorage } from '../login/session-codec.js';
 import type { PageSteps } from './page-steps.js';
 import type { FetchResult, PageCharset } from './types.js';
 import { charsetFromContentType, sniffUndeclared } from '../net/charset.js';
+import type { ResolvedAccess } from '../net/request-access.js';
+import { REMOTE_CONTEXT_OPTIONS, routeThroughGuard, settleRedirects, type RoutedContext } from './browser-remote-route.js';
 
 /**
  * One scraper-3 fetch: a browser context of its own (no cookies, storage or cache shared with other fetches),
@@ -44,6 +46,13 @@ export interface RenderJob {
   /** The endpoint's login session (cookies and local storage) the context starts with (fetch/login/). */
   storageState?: BrowserStorage | undefined;
   actionsTimeoutMs?: number | undefined;
+  /**
+   * Set when the browser is elsewhere: the context is routed through pagejson (browser-remote-route.ts), which
+   * sends the endpoint's headers and cookies itself; `proxy` is then the guard its requests go through.
+   */
+  remote?: { access?: ResolvedAccess | undefined } | undefined;
+  /** The routing of the fetch's context, when remote (set by renderInOwnContext). */
+  routed?: RoutedContext | undefined;
 }
 
 interface AttemptState {
@@ -144,7 +153,7 @@ async function renderOnce(page: Page, job: RenderJob): Promise<FetchResult> {
     // A blocked hop is reported by the proxy; anything else is a network failure of the source.
     onFailed: (reason) => failEarly(pageFailure(state, job) ?? toFetchError(new Error(reason), job.timeoutMs)),
   });
-  const state: AttemptState = { navigationHosts: hosts, exceeded: () => documents.exceeded() };
+  const state: AttemptState = { navigationHosts: hosts, exceeded: () => documents.exceeded() || job.routed?.tooLarge() === true };
   const onRequest = (sent: PageRequest): void => {
     if (sent.isNavigationRequest() && sent.frame() === page.mainFrame()) hosts.add(new URL(sent.url()).hostname);
   };
@@ -158,7 +167,11 @@ async function renderOnce(page: Page, job: RenderJob): Promise<FetchResult> {
   page.on('crash', onCrash);
   try {
     const navigation = page.goto(job.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, job.deadlineAt - Date.now()) });
-    const response = await Promise.race([navigation, early]);
+    const first = await Promise.race([navigation, early]);
+    // On a remote browser a redirect is a stub page that refreshes to its target (browser-remote-route.ts).
+    const response = job.routed
+      ? await Promise.race([settleRedirects(page, first, () => state.mainResponse, job.deadlineAt), early])
+      : first;
     return await readPage(page, response, state, job, early);
   } catch (error) {
     throw pageFailure(state, job) ?? (isPagejsonError(error) ? error : toFetchError(error, job.timeoutMs));
@@ -189,19 +202,30 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
 
 export async function renderInOwnContext(browser: Browser, job: RenderJob): Promise<FetchResult> {
   const context = await browser.newContext({
-    acceptDownloads: false,
-    ...(job.contextProxy ? { proxy: { server: job.contextProxy } } : {}),
+    ...(job.remote ? REMOTE_CONTEXT_OPTIONS : { acceptDownloads: false }),
+    ...(job.contextProxy && !job.remote ? { proxy: { server: job.contextProxy } } : {}),
     ...(job.storageState ? { storageState: job.storageState } : {}),
   });
-  const closeContext = (): Promise<void> => context.close().catch(() => undefined);
+  let routed: RoutedContext | undefined;
+  const closeContext = async (): Promise<void> => {
+    await context.close().catch(() => undefined);
+    await routed?.close();
+  };
   const onAbort = (): void => void closeContext();
   job.signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (job.signal.aborted) throw new PagejsonError('FETCH_FAILED', 'the fetch was settled before its page opened');
+    if (job.remote)
+      routed = await routeThroughGuard(context, {
+        guard: job.proxy,
+        access: job.remote.access,
+        maxBytes: job.maxBytes,
+        timeoutMs: job.timeoutMs,
+      });
     const page = await context.newPage();
-    await job.sendAccess?.(page);
+    if (!job.remote) await job.sendAccess?.(page);
     closePopups(context, page);
-    const loaded = await renderWithRetry(page, job);
+    const loaded = await renderWithRetry(page, { ...job, routed });
     return job.steps
       ? await runPageSteps(page, loaded, {
           steps: job.steps,

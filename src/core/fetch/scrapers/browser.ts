@@ -1,9 +1,11 @@
+import { access, constants } from 'node:fs/promises';
 import PQueue from 'p-queue';
 import type { Page } from 'playwright-core';
 import { isPagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { startDeadline } from '../net/deadline.js';
 import { launchBrowser, type RunningBrowser } from './browser-launch.js';
+import { connectBrowser, remoteLabel, remoteLostError } from './browser-connect.js';
 import { renderInOwnContext } from './browser-render.js';
 import { sessionUnsupportedError, sourceUrl } from './crawlee-common.js';
 import { abortedError, closedError, timeoutError, toFetchError } from './crawlee-errors.js';
@@ -21,13 +23,22 @@ export { browserUnavailableError } from './browser-launch.js';
 
 /**
  * Scraper 3: the system Chromium through Playwright (docs/decisions.md, "Scrapers 2 (crawlee) and 3
- * (browser)"). One browser per scraper, launched on first use and again after it died; each fetch renders in
- * a browser context of its own (browser-render.ts), at most MAX_PAGES at a time. Loaded only through
- * `await import`, so Playwright stays off the CLI's start path.
+ * (browser)"), or a browser elsewhere (`browser.connect`, browser-connect.ts). One browser per scraper,
+ * launched or connected on first use and again after it died or the connection was lost; each fetch renders in
+ * a browser context of its own (browser-render.ts), at most `browser.maxSessions` at a time. Loaded only
+ * through `await import`, so Playwright stays off the CLI's start path.
  */
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 const MAX_PAGES = 3;
+
+/** What `status` and `/readyz` say about scraper 3's browser. */
+export interface BrowserProbe {
+  /** `local Chromium /usr/bin/chromium`, or `Playwright server ws://host:3000/` (never a token). */
+  browser: string;
+  answers: boolean;
+  problem?: string;
+}
 
 /** Settles with the promise, or rejects as soon as the signal aborts (the promise carries on regardless). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -39,9 +50,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn {
+export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn & { probe(signal: AbortSignal): Promise<BrowserProbe> } {
   const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH;
-  const pages = new PQueue({ concurrency: MAX_PAGES });
+  const remote = options.browser?.remote;
+  const pages = new PQueue({ concurrency: options.browser?.maxSessions ?? MAX_PAGES });
   const inFlight = new Set<AbortController>();
   let running: Promise<RunningBrowser> | undefined;
   let closed = false;
@@ -55,7 +67,9 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
    */
   function browser(): Promise<RunningBrowser> {
     if (running) return running;
-    const starting = launchBrowser(chromiumPath, options.allowPrivateNetworks);
+    const starting = remote
+      ? connectBrowser(remote, options.env ?? {}, options.allowPrivateNetworks)
+      : launchBrowser(chromiumPath, options.allowPrivateNetworks);
     running = starting;
     starting.then(
       (started) =>
@@ -77,13 +91,15 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     storageState?: BrowserStorage,
   ): Promise<ReturnType<typeof renderInOwnContext>> {
     const deadlineAt = Date.now() + options.timeoutMs;
-    const { browser: chromium, proxy: direct } = await untilAborted(browser(), signal);
+    const { browser: chromium, proxy: direct, remote: elsewhere } = await untilAborted(browser(), signal);
     // Through a configured proxy: the context's own guard, chained to it (browser-access.ts).
     const proxy = via.candidate ? await chained.for(via.candidate) : direct;
-    const access = {
-      ...(via.candidate ? { contextProxy: proxy.url } : {}),
-      ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}),
-    };
+    const access = elsewhere
+      ? { remote: { access: via.access } }
+      : {
+          ...(via.candidate ? { contextProxy: proxy.url } : {}),
+          ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}),
+        };
     return pages
       .add(
         () =>
@@ -102,6 +118,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
         { signal },
       )
       .catch((error: unknown) => {
+        if (elsewhere && !chromium.isConnected() && remote) throw remoteLostError(remote);
         throw asUpstreamFailure(error, via.candidate, proxy, url);
       });
   }
@@ -142,11 +159,33 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     /** A login's browser steps (browser-login.ts), in this scraper's browser. */
     async signIn(job) {
       if (closed) throw closedError();
-      const { browser: chromium } = await untilAborted(browser(), job.signal);
+      const { browser: chromium, proxy: direct, remote: elsewhere } = await untilAborted(browser(), job.signal);
       // Through the endpoint's proxy when it has one, as its fetches (sticky: the same exit).
       const candidate = job.endpoint === undefined ? undefined : resolver.proxies.proxyFor(job.endpoint, job.proxy, new URL(job.url));
-      const contextProxy = candidate ? (await chained.for(candidate)).url : undefined;
-      return signInWithSteps(chromium, job, { maxBytes: options.maxBytes, actionsTimeoutMs: options.actionsTimeoutMs, contextProxy });
+      const guard = candidate ? await chained.for(candidate) : direct;
+      return signInWithSteps(chromium, job, {
+        maxBytes: options.maxBytes,
+        actionsTimeoutMs: options.actionsTimeoutMs,
+        ...(elsewhere ? { remoteGuard: guard } : candidate ? { contextProxy: guard.url } : {}),
+      });
+    },
+    /** Whether the browser answers: a remote one is connected to (bounded by `signal`), a local one only if it runs. */
+    async probe(signal) {
+      const label = remote ? remoteLabel(remote) : `local Chromium ${chromiumPath}`;
+      if (closed) return { browser: label, answers: false, problem: 'scraper 3 is closed' };
+      // A local Chromium is launched by the first fetch that needs it, not by a probe.
+      if (!remote && !running)
+        return access(chromiumPath, constants.X_OK).then(
+          () => ({ browser: label, answers: true }),
+          () => ({ browser: label, answers: false, problem: `Chromium was not found at ${chromiumPath}` }),
+        );
+      try {
+        const { browser: connected } = await untilAborted(browser(), signal);
+        return connected.isConnected() ? { browser: label, answers: true } : { browser: label, answers: false, problem: 'disconnected' };
+      } catch (error) {
+        const problem = isPagejsonError(error) ? error.message : signal.aborted ? 'it did not answer in time' : String(error);
+        return { browser: label, answers: false, problem };
+      }
     },
     async close() {
       if (closed) return;

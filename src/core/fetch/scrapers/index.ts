@@ -5,8 +5,10 @@ import { createSourceScreen, type SourceScreen } from '../net/source-screen.js';
 import { createPoolLogins, type PoolLoginOptions } from '../login/pool-logins.js';
 import { createHttpScraper } from './http.js';
 import { createProxyChooser, type ProxyChooser } from '../net/proxy-rotation.js';
-import { assertSecretsAllowed, secretUses, type ProxySettings } from '../../config/index.js';
+import { assertSecretsAllowed, secretUses, type BrowserSettings, type ProxySettings } from '../../config/index.js';
 import { assertConfigProxiesAllowed } from '../net/config-proxy-guard.js';
+import type { BrowserProbe } from './browser.js';
+import { remoteBrowserOf } from './browser-connect.js';
 import {
   SCRAPER_CAPABILITIES,
   scraperByNumber,
@@ -20,6 +22,7 @@ import {
 
 export { createHttpScraper } from './http.js';
 export type { FetchRequest, FetchResult, Scraper, ScraperFactory, ScraperName, ScraperOptions } from './types.js';
+export type { BrowserProbe } from './browser.js';
 export type { PageRounds, PageSteps, RoundsOutcome, RoundsStop } from './page-steps.js';
 export { SCRAPER_CAPABILITIES, scraperByNumber } from './types.js';
 
@@ -41,6 +44,8 @@ export interface ScraperPool {
   get(number: 1 | 2 | 3): Scraper;
   /** The proxy choice every scraper of the pool shares (a login keeps to `proxies.proxyFor(endpoint, …)`). */
   readonly proxies: ProxyChooser;
+  /** Which browser scraper 3 uses and whether it answers (`status`, `/readyz`), within `signal`. */
+  probeBrowser(signal: AbortSignal): Promise<BrowserProbe>;
   /** Close every scraper created so far (sockets, crawlers, browsers). Idempotent. */
   close(): Promise<void>;
 }
@@ -153,6 +158,10 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
 
   return {
     proxies,
+    async probeBrowser(signal) {
+      const scraper = (await instance('browser')) as Scraper & { probe(signal: AbortSignal): Promise<BrowserProbe> };
+      return scraper.probe(signal);
+    },
     get(number) {
       const { name } = scraperByNumber(number);
       let scraper = facades.get(name);
@@ -231,10 +240,19 @@ export interface FetchSettings {
   actionsTimeoutMs?: number;
 }
 
-/** `pagejson.json`'s `fetch` block plus the environment (PAGEJSON_CHROMIUM) → options of every scraper. */
-export function scraperOptionsFromSettings(fetchSettings: FetchSettings, env: Record<string, string | undefined>): ScraperOptions {
+/**
+ * `pagejson.json`'s `fetch` and `browser` blocks plus the environment (PAGEJSON_CHROMIUM, PAGEJSON_BROWSER_URL)
+ * → options of every scraper.
+ */
+export function scraperOptionsFromSettings(
+  fetchSettings: FetchSettings,
+  env: Record<string, string | undefined>,
+  browserSettings?: BrowserSettings,
+): ScraperOptions {
   const chromium = env.PAGEJSON_CHROMIUM?.trim();
+  const remote = remoteBrowserOf(browserSettings, env);
   return {
+    browser: { maxSessions: browserSettings?.maxSessions ?? 3, ...(remote ? { remote } : {}) },
     timeoutMs: fetchSettings.timeoutMs,
     maxBytes: fetchSettings.maxBytes,
     perOriginConcurrency: fetchSettings.perOriginConcurrency,

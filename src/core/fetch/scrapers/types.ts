@@ -73,6 +73,15 @@ export interface ScraperOptions {
   proxies?: ProxyChooser;
   /** Scraper 3 only: time bound of a fetch's actions and rounds together (fetch.actionsTimeoutMs, default 10 s). */
   actionsTimeoutMs?: number;
+  /** Scraper 3 only: `browser` of pagejson.json with PAGEJSON_BROWSER_URL (browser-connect.ts); absent: launch locally, 3 pages at once. */
+  browser?: ScraperBrowser;
+}
+
+export interface ScraperBrowser {
+  /** The browser elsewhere to connect to; absent: the local Chromium. */
+  remote?: { url: string; kind: 'playwright' | 'cdp'; headers: Readonly<Record<string, string>> } | undefined;
+  /** Pages at once on the browser (browser.maxSessions). */
+  maxSessions: number;
 }
 
 export type ScraperFactory = (options: ScraperOptions) => Scraper;

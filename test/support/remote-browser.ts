@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ScraperBrowser } from '../../src/core/fetch/scrapers/types.js';
+import { CHROMIUM_PATH } from './chromium.js';
+
+/**
+ * Browsers elsewhere, started on loopback for the scraper-3 tests that run both ways (issue 51): a Playwright
+ * server (`chromium.launchServer`, as `npx playwright launch-server`) and a Chromium with
+ * `--remote-debugging-port=0` (a CDP endpoint, as a Chrome container would offer).
+ */
+export type BrowserMode = 'local' | 'playwright' | 'cdp';
+export const BROWSER_MODES: BrowserMode[] = ['local', 'playwright', 'cdp'];
+
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export interface RemoteBrowserServer {
+  mode: Exclude<BrowserMode, 'local'>;
+  /** The URL pagejson is given (`browser.connect`). */
+  url: string;
+  /** The browser's process id: killing it is a lost connection. */
+  pid: number | undefined;
+  close(): Promise<void>;
+}
+
+export async function startPlaywrightServer(options: { wsPath?: string } = {}): Promise<RemoteBrowserServer> {
+  const { chromium } = await import('playwright-core');
+  const server = await chromium.launchServer({
+    executablePath: CHROMIUM_PATH,
+    args: ARGS,
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.wsPath ? { wsPath: options.wsPath } : {}),
+  });
+  return { mode: 'playwright', url: server.wsEndpoint(), pid: server.process().pid, close: () => server.close() };
+}
+
+export async function startCdpChromium(): Promise<RemoteBrowserServer> {
+  const profile = await mkdtemp(join(tmpdir(), 'pagejson-cdp-'));
+  const child = spawn(
+    CHROMIUM_PATH,
+    [
+      '--headless',
+      ...ARGS,
+      '--remote-debugging-address=127.0.0.1',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /DevTools listening on ws:\/\/([^/\s]+)\//.exec(seen);
+      if (match) resolve(`http://${match[1]}`);
+    });
+    child.once('exit', (code) => reject(new Error(`Chromium exited (${code}) before it listened: ${seen.slice(0, 500)}`)));
+  });
+  return {
+    mode: 'cdp',
+    url,
+    pid: child.pid,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export function startRemoteBrowser(mode: Exclude<BrowserMode, 'local'>): Promise<RemoteBrowserServer> {
+  return mode === 'playwright' ? startPlaywrightServer() : startCdpChromium();
+}
+
+/** ScraperOptions.browser for a server (or the local launch without one). */
+export function browserOption(server: RemoteBrowserServer | undefined, maxSessions = 3): ScraperBrowser {
+  return server ? { maxSessions, remote: { url: server.url, kind: server.mode, headers: {} } } : { maxSessions };
+}
