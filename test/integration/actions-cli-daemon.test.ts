@@ -180,7 +180,11 @@ describe.skipIf(skip)('actions and browser rounds through the CLI', () => {
     expect(more.items[8]!.url).toBe(`${site.origin}/items/${encodeURIComponent(ACTION_ITEMS[8]!)}`);
     expect(JSON.parse((await cli('run', 'endless')).stdout)).toEqual({ items: ACTION_ITEMS.slice(0, 15) });
     expect(JSON.parse((await cli('run', 'capped')).stdout)).toEqual({ items: ACTION_ITEMS.slice(0, 7) });
+  });
+
+  it('reads all 27 items behind a button that says "Loading…" while it fetches, not the first batch', async () => {
     const loading = await cli('run', 'loading', '--json');
+    expect(loading.stderr).toBe('');
     expect(JSON.parse(loading.stdout)).toMatchObject({ data: { items: ACTION_ITEMS.slice(0, 27) }, pages: 3 });
   });
 
