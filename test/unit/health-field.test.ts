@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { compareData, judgeHealth, seedBaseline, snapshotName } from '../../src/core/health/index.js';
+import { valueKind } from '../../src/core/health/value-kind.js';
 
 const structure: Field[] = [
   { name: 'title', type: 'string', selector: 'h1' },
@@ -60,6 +62,41 @@ describe('field health (the one judgement)', () => {
 
   it('without a baseline judges only required fields on being filled (a new field is not a break)', () => {
     expect(judgeHealth(structure, { title: 'x', books: [], shop: { phone: null, email: null } }).state).toBe('healthy');
+  });
+});
+
+describe('field health judged many times against one baseline (the daemon: every load, one stored baseline)', () => {
+  it('places the baseline on each structure it is judged with: an edit that renames a field keeps the entry', () => {
+    const baseline = seedBaseline(structure, [sample, sample]);
+    const emptied = { title: 'Books', books: [{ name: 'a' }], shop: { phone: null, email: 'x@y' } };
+    expect(judgeHealth(structure, emptied, baseline).failing).toEqual(['shop.phone']);
+    // The same baseline object, a new structure: `phone` renamed `telephone` (same selector) is still judged.
+    const renamed: Field[] = structure.map((field) =>
+      field.name === 'shop' ? { ...field, fields: [{ name: 'telephone', type: 'string', selector: '.phone' }, field.fields![1]!] } : field,
+    );
+    const data = { title: 'Books', books: [{ name: 'a' }], shop: { telephone: null, email: 'x@y' } };
+    expect(judgeHealth(renamed, data, baseline).findings).toEqual(['shop.telephone: empty in 1 of 1 (was filled in 2 of 2)']);
+    // And back: the first structure still finds its own entries.
+    expect(judgeHealth(structure, emptied, baseline).failing).toEqual(['shop.phone']);
+  });
+
+  it('classifies a value without a digit as a label or text only (dates, numbers, prices and identifiers hold digits)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (text) => {
+        const kind = valueKind(text);
+        if (!/\d/.test(text.replace(/\s+/g, ' ').trim())) expect([undefined, 'url', 'label', 'text']).toContain(kind);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(['2026-11-28', '12.50', '£12.50', 'SKU123', 'Nov 28, 2026', 'In stock', 'Out of stock'].map(valueKind)).toEqual([
+      'date',
+      'number',
+      'price',
+      'identifier',
+      'date',
+      'label',
+      'label',
+    ]);
   });
 });
 

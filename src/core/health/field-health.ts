@@ -176,6 +176,24 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, lis
 }
 
 /**
+ * The baseline's entries placed on a structure, by path, kept while both stay the same objects: the daemon
+ * judges every load of an endpoint against one baseline (retrieval/endpoint-status.ts), and placing it anew
+ * was a sixth of each judgement. Baselines are never changed in place (learning makes a new one).
+ */
+const placed = new WeakMap<HealthBaseline, { structure: Field[]; entries: Map<string, FieldBaseline> }>();
+
+function entriesOn(baseline: HealthBaseline | undefined, structure: Field[]): Map<string, FieldBaseline> {
+  if (!baseline) return new Map();
+  const known = placed.get(baseline);
+  if (known && known.structure === structure) return known.entries;
+  // The kept sample is heal's, not the judgement's: carrying it onto the fields' names is waste.
+  const carried = carryBaseline(baseline.sample === undefined ? baseline : { ...baseline, sample: undefined }, structure);
+  const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
+  placed.set(baseline, { structure, entries });
+  return entries;
+}
+
+/**
  * The health of one extraction against the endpoint's baseline (already carried onto this structure, or
  * stored as it was: it is carried here again, which is idempotent).
  */
@@ -185,9 +203,7 @@ export function judgeHealth(
   baseline?: HealthBaseline,
   options: { listsVary?: boolean; headers?: Record<string, string> } = {},
 ): Health {
-  // The kept sample is heal's, not the judgement's: carrying it onto the fields' names on every load is waste.
-  const carried = carryBaseline(baseline?.sample === undefined ? baseline : { ...baseline, sample: undefined }, structure);
-  const entries = new Map((carried?.fields ?? []).map((entry) => [entry.path, entry]));
+  const entries = entriesOn(baseline, structure);
   const readings = readFields(structure, data);
   const headers = options.headers ?? {};
   const headerOf = (path: string) => (Object.hasOwn(headers, path) ? headers[path] : undefined);

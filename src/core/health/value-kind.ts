@@ -29,10 +29,13 @@ export function valueKind(value: unknown): ValueKind | undefined {
   if (text === '') return undefined;
   if (text.length > MAX_CLASSIFIED) return 'text';
   if (/^(https?:)?\/\/[^\s]+$/i.test(text) || /^\/[^\s]*$/.test(text)) return 'url';
-  if (DATE_PATTERNS.some((pattern) => pattern.test(text))) return 'date';
-  if (NUMBER.test(text)) return 'number';
-  if (text.length <= 40 && /\d/.test(text) && CURRENCY.test(text) && /^[^a-z]*([a-z]{1,3}[^a-z]*)?$/i.test(text)) return 'price';
-  if (!/\s/.test(text) && text.length <= 40 && /\d/.test(text) && /[a-z]/i.test(text)) return 'identifier';
+  // Dates, numbers, prices and identifiers all hold a digit: labels without one skip their seven patterns.
+  if (/\d/.test(text)) {
+    if (DATE_PATTERNS.some((pattern) => pattern.test(text))) return 'date';
+    if (NUMBER.test(text)) return 'number';
+    if (text.length <= 40 && CURRENCY.test(text) && /^[^a-z]*([a-z]{1,3}[^a-z]*)?$/i.test(text)) return 'price';
+    if (!/\s/.test(text) && text.length <= 40 && /[a-z]/i.test(text)) return 'identifier';
+  }
   return text.length <= 40 && text.split(' ').length <= 5 ? 'label' : 'text';
 }
 
