@@ -19,7 +19,10 @@ beforeAll(async () => {
   await ensureBuilt();
   site = await startFixtureSite();
   dir = await mkdtemp(join(tmpdir(), 'pagejson-edit-'));
-  await writeFile(join(dir, 'pagejson.json'), JSON.stringify({ fetch: { allowPrivateNetworks: true } }, null, 2));
+  await writeFile(
+    join(dir, 'pagejson.json'),
+    JSON.stringify({ fetch: { allowPrivateNetworks: true }, extraction: { timeoutMs: 60_000 } }, null, 2),
+  );
   await mkdir(join(dir, 'configs'));
   booksFile = join(dir, 'configs/books.json');
   await writeFile(booksFile, exampleConfigText('books', site.origin));
@@ -165,5 +168,57 @@ describe('pagejson diff', () => {
     const bad = await cli(['diff', 'books', '--against', 'no-such-branch']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('"no-such-branch" is not a git revision here');
+  });
+});
+
+describe('pagejson edit makes an array of objects with flags (issue 52)', () => {
+  it('--add PATH:array=SEL then nested --adds: an array of objects, every nested field and the variable in the summary, and it runs', async () => {
+    const result = await cli([
+      'edit',
+      'books',
+      '--add',
+      'articles:array=article.product_pod',
+      '--add',
+      'articles.title:string=h3 a',
+      '--add',
+      'articles.price:number=.price_color',
+      '--set',
+      'articles.price.transform=number',
+      '--var',
+      'path:1=listing',
+      '--json',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const texts = (JSON.parse(result.stdout) as { changes: Array<{ text: string }> }).changes.map((c) => c.text);
+    expect(texts).toContain('field articles added (array, selector "article.product_pod")');
+    expect(texts).toContain('field articles.title added (string, selector "h3 a")');
+    expect(texts).toContain('field articles.price added (number, selector ".price_color")');
+    expect(texts).toContain('variable listing added (example "listing.html")');
+    const saved = JSON.parse(await readFile(booksFile, 'utf8'));
+    const articles = saved.structure.find((f: { name: string }) => f.name === 'articles');
+    expect(articles.items).toBeUndefined();
+    expect(articles.fields.map((f: { name: string }) => f.name)).toEqual(['title', 'price']);
+    const run = await cli(['run', 'books', '--var', 'listing=listing.html']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data.articles.length).toBeGreaterThan(0);
+    expect(typeof data.articles[0].title).toBe('string');
+    expect(typeof data.articles[0].price).toBe('number');
+  });
+
+  it('an array whose items read an attribute is not turned silently; the hint is a step flags can do', async () => {
+    const result = await cli([
+      'edit',
+      'books',
+      '--add',
+      'links:array=h3 a',
+      '--set',
+      'links.attribute=href',
+      '--add',
+      'links.title:string=a',
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('"links" is an array of string values read with attribute');
+    expect(result.stderr).toContain('--remove links and --add links:array=SELECTOR again');
   });
 });

@@ -124,3 +124,43 @@ describe('describing changes in words', () => {
     expect(describeChanges(base, structuredClone(base))).toEqual([]);
   });
 });
+
+describe('an array of objects from flags (issue 52)', () => {
+  it('a list of strings made by --add PATH:array becomes a list of objects by its first nested field; the summary names each field', () => {
+    const { config } = applyEdits(base, [
+      parseAddSpec('articles:array=article'),
+      parseAddSpec('articles.title:string=h3'),
+      parseAddSpec('articles.price:number=.price'),
+    ]);
+    const articles = config.structure.find((field) => field.name === 'articles')!;
+    expect(articles.items).toBeUndefined();
+    expect(articles.fields!.map((field) => field.name)).toEqual(['title', 'price']);
+    expect(ApiConfigSchema.safeParse(config).success).toBe(true);
+    expect(describeChanges(base, config).map((change) => change.text)).toEqual([
+      'field articles added (array, selector "article")',
+      'field articles.title added (string, selector "h3")',
+      'field articles.price added (number, selector ".price")',
+    ]);
+  });
+
+  it('a list whose items read an attribute is refused with a step flags can do', () => {
+    const links = applyEdits(base, [parseAddSpec('links:array=a'), { kind: 'set', key: 'links.attribute', value: 'href' }]).config;
+    expect(() => applyEdits(links, [parseAddSpec('links.title:string=a')])).toThrow(
+      /"links" is an array of string values read with attribute/,
+    );
+  });
+
+  it('the summary names variables declared beside the URL (those actions type) as well as the URL’s', () => {
+    const { config } = applyEdits(base, [
+      { kind: 'set', key: 'variables.q.example', value: 'desk' },
+      { kind: 'var', spec: 'query:page', name: 'page' },
+    ]);
+    const texts = describeChanges(base, config).map((change) => change.text);
+    expect(texts).toContain('variable q added (example "desk")');
+    expect(texts).toContain('variable page added (example "1")');
+    const described = applyEdits(config, [{ kind: 'set', key: 'variables.q.description', value: 'what to search' }]).config;
+    expect(describeChanges(config, described).map((change) => change.text)).toEqual([
+      'variable q changed from {"example":"desk"} to {"example":"desk","description":"what to search"}',
+    ]);
+  });
+});

@@ -32,8 +32,9 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
       changes.push({ kind: 'setting', subject: key, text: `${key} changed from ${show(before[key])} to ${show(after[key])}` });
     }
   }
-  const oldVars = placeholderNames(before.url);
-  const newVars = placeholderNames(after.url);
+  // The URL's placeholders and the variables declared beside them (a variable used by actions or a body only).
+  const oldVars = [...new Set([...placeholderNames(before.url), ...Object.keys(before.variables)])];
+  const newVars = [...new Set([...placeholderNames(after.url), ...Object.keys(after.variables)])];
   for (const name of newVars)
     if (!oldVars.includes(name))
       changes.push({ kind: 'variable', subject: name, text: `variable ${name} added (example ${show(after.variables[name]?.example)})` });
@@ -56,6 +57,16 @@ export function describeChanges(before: ApiConfig, after: ApiConfig): ConfigChan
   return changes;
 }
 
+/** A field added, and each field nested in it (an array of objects added with its fields says them all). */
+function addedWithFields(field: Field, prefix: string, changes: ConfigChange[]): void {
+  changes.push({
+    kind: 'added',
+    subject: prefix + field.name,
+    text: `field ${prefix}${field.name} added (${field.type}${field.selector ? `, selector ${show(field.selector)}` : ', model field'})`,
+  });
+  for (const nested of field.fields ?? []) addedWithFields(nested, `${prefix}${field.name}.`, changes);
+}
+
 /** Same type, selector and attribute: the evidence that a field was renamed rather than replaced. */
 function sameShape(a: Field, b: Field): boolean {
   return a.type === b.type && a.selector === b.selector && a.attribute === b.attribute;
@@ -75,13 +86,7 @@ function compareLevel(before: Field[], after: Field[], prefix: string, changes: 
     changes.push({ kind: 'renamed', subject: prefix + to, text: `field ${prefix}${from} renamed to ${to}` });
 
   for (const field of after) {
-    if (!beforeNames.includes(field.name) && ![...renamed.values()].includes(field.name)) {
-      changes.push({
-        kind: 'added',
-        subject: prefix + field.name,
-        text: `field ${prefix}${field.name} added (${field.type}${field.selector ? `, selector ${show(field.selector)}` : ', model field'})`,
-      });
-    }
+    if (!beforeNames.includes(field.name) && ![...renamed.values()].includes(field.name)) addedWithFields(field, prefix, changes);
   }
   for (const field of before) {
     if (!afterNames.includes(field.name) && !renamed.has(field.name))

@@ -86,8 +86,17 @@ function parentList(structure: Field[], path: string): { structure: Field[]; sib
   const { structure: copy, found } = locate(structure, names.join('.'));
   if (found.field.type !== 'object' && found.field.type !== 'array')
     throw editError(`field "${names.join('.')}" is a ${found.field.type}`, 'fields can be added only inside object and array fields');
-  if (found.field.items)
-    throw editError(`"${names.join('.')}" is an array of scalars`, 'remove its items to make it an array of objects first');
+  if (found.field.items) {
+    // A plain list of strings (what `--add PATH:array=SEL` makes) becomes a list of objects by its first field;
+    // one whose items read an attribute or transform would lose that silently, so it is said instead.
+    const { type, ...itemSettings } = found.field.items;
+    if (type !== 'string' || Object.keys(itemSettings).length > 0)
+      throw editError(
+        `"${names.join('.')}" is an array of ${type} values read with ${Object.keys(itemSettings).join(', ') || 'its type'}`,
+        `to read objects instead, --remove ${names.join('.')} and --add ${names.join('.')}:array=SELECTOR again before its fields`,
+      );
+    delete found.field.items;
+  }
   found.field.fields ??= [];
   return { structure: copy, siblings: found.field.fields, name };
 }
