@@ -81,6 +81,8 @@ describe('heal repairs what a user breaks', () => {
       SETTINGS,
     );
     expect((await cli('check', 'goods')).exitCode).toBe(0);
+    // The snapshot keeps the name it was taken under (items): heal's last good values.
+    expect((await cli('snapshot', 'goods')).exitCode).toBe(0);
     expect((await cli('edit', 'goods', '--rename', 'items=goods')).exitCode).toBe(0);
     site.state.set('goods', '2');
     const broken = await cli('check', 'goods');

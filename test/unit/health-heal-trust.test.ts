@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { compileStructure } from '../../src/core/extract/engine/index.js';
-import { healStructure, judgeHealth, seedBaseline } from '../../src/core/health/index.js';
+import { ApiConfigSchema } from '../../src/core/config/index.js';
+import { baselineFor, healStructure, judgeHealth, proposeRepair, seedBaseline } from '../../src/core/health/index.js';
+import { underCurrentNames } from '../../src/core/health/renamed-data.js';
 import { GOODS, JOB_TITLES, goodsHtml, jobsHtml, shopHtml } from '../support/site-routes/heal-trust.js';
 
 /** Issue 47's repairs on the written pages of test/support/site-routes/heal-trust.ts, without a process. */
@@ -65,5 +67,32 @@ describe('a repaired field must read its own values', () => {
     const items = healed.data.products as Array<Record<string, unknown>>;
     expect(items.map((item) => item.name)).toEqual((good.products as Array<Record<string, unknown>>).map((item) => item.name));
     expect(items.every((item) => item.reviewCount === null)).toBe(true);
+  });
+});
+
+describe('a renamed field keeps its history', () => {
+  it('a list renamed by edit (items=goods) is repaired from a snapshot taken under its old name, and its baseline follows', async () => {
+    const before: Field[] = [{ name: 'items', type: 'array', items: { type: 'string' }, selector: 'ul.goods > li.good > h3.good-name' }];
+    const snapshot = extract(before, goodsHtml('1'));
+    const renamed: Field[] = [{ ...before[0]!, name: 'goods' }];
+    const config = { apiId: 'goods', selector: 'body', structure: renamed, generated: { sample: snapshot } };
+    const baseline = baselineFor(config, undefined, [snapshot]);
+    expect(judgeHealth(renamed, extract(renamed, goodsHtml('2')), baseline).findings).toEqual([
+      'goods: empty (had at least 7 items in every good observation)',
+    ]);
+    const full = ApiConfigSchema.parse({ apiId: 'goods', url: URL_BASE, selector: 'body', structure: renamed });
+    const proposal = await proposeRepair({ config: full, html: goodsHtml('2'), pageUrl: URL_BASE, expected: snapshot });
+    expect(proposal.data).toEqual({ goods: GOODS });
+    expect(proposal.unrepaired).toEqual([]);
+    expect(judgeHealth(proposal.config.structure, proposal.data, baseline).state).toBe('healthy');
+  });
+
+  it('outside keys stay data: a snapshot key __proto__ is copied as a key, never as a prototype', () => {
+    const data = JSON.parse('{"__proto__": {"polluted": true}, "old": ["x", "y"]}') as Record<string, unknown>;
+    const mapped = underCurrentNames([{ name: 'goods', type: 'array', items: { type: 'string' }, selector: 'li' }], data);
+    expect(Object.getPrototypeOf(mapped)).toBe(null);
+    expect(mapped.goods).toEqual(['x', 'y']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.hasOwn(mapped, '__proto__')).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { PagejsonError } from '../../core/shared/errors.js';
 import { loadProjectConfigs, requireConfig } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
-import type { RepairProposal } from '../../core/health/index.js';
+import type { Health, RepairProposal } from '../../core/health/index.js';
 
 /**
  * `pagejson heal <apiId> [--yes] [--json]`: repairs a config whose page changed, against the live page. The
@@ -127,14 +127,12 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
-type Judged = ReturnType<(typeof import('../../core/health/index.js'))['judgeConfig']>;
-
 /** The repair as `heal` shows it before asking: the change field by field, what it could not repair, and the health. */
 function showRepair(
   ctx: CliContext,
   apiId: string,
   proposal: RepairProposal,
-  view: { now: Judged; withRepair: Judged; nothingToDo: boolean },
+  view: { now: Health; withRepair: Health; nothingToDo: boolean },
 ): void {
   const c = colors(ctx.stdout, ctx.env);
   const { found, total } = proposal.recovery;
@@ -144,7 +142,7 @@ function showRepair(
   if (proposal.unrepaired.length > 0) writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
   for (const refusal of proposal.refused) writeLine(ctx.stdout, c.yellow(`  refused: ${refusal}`));
   if (view.nothingToDo) return;
-  const said = (judged: Judged) =>
+  const said = (judged: Health) =>
     judged.state === 'healthy' ? c.green('healthy') : c.yellow(`${judged.state}: ${judged.findings.join('; ')}`);
   writeLine(ctx.stdout, `  now: ${said(view.now)}`);
   writeLine(ctx.stdout, `  with the repair: ${said(view.withRepair)}`);

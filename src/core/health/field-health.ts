@@ -2,6 +2,7 @@ import { hasCallerVariables, type ApiConfig, type Field } from '../config/index.
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
 import { carryBaseline, medianLength, readFields, seedBaseline, type FieldReading } from './baseline.js';
 import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
+import { underCurrentNames } from './renamed-data.js';
 
 /**
  * The one judgement of health (issue 33): `run`, `check`, `test`, `heal`, the daemon's loads and therefore
@@ -252,5 +253,11 @@ export function baselineFor(
   stored: HealthBaseline | undefined,
   snapshotData: unknown[] = [],
 ): HealthBaseline | undefined {
-  return carryBaseline(stored, config.structure) ?? seedBaseline(config.structure, [...snapshotData, expectedData(config)]);
+  const carried = carryBaseline(stored, config.structure);
+  if (carried) return carried;
+  // Snapshots and the sample keep the names they were taken under: a renamed field keeps its history.
+  const seeds = [...snapshotData, expectedData(config)].map((data) =>
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? underCurrentNames(config.structure, data) : data,
+  );
+  return seedBaseline(config.structure, seeds);
 }

@@ -5,6 +5,7 @@ import { compileStructure, selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
 import { pageExpectation } from './paged-expectation.js';
 import { checkRepair } from './repair-check.js';
+import { underCurrentNames } from './renamed-data.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -69,7 +70,9 @@ function mergeModelSelectors(old: Field[], proposed: Field[]): Field[] {
 
 export async function proposeRepair(request: RepairInput): Promise<RepairProposal> {
   // A paginated endpoint's last good list spans its pages; the repair sees the first (paged-expectation.ts).
-  const input = { ...request, expected: pageExpectation(request.config, request.expected, request.html, request.pageUrl) };
+  // Snapshots and samples keep the names they were taken under: a renamed field keeps its history (renamed-data.ts).
+  const current = underCurrentNames(request.config.structure, request.expected);
+  const input = { ...request, expected: pageExpectation(request.config, current, request.html, request.pageUrl) };
   const { config } = input;
   const heuristic: HealResult = healStructure({ config, html: input.html, pageUrl: input.pageUrl, expected: input.expected });
   let structure = heuristic.structure;
