@@ -115,6 +115,21 @@ describe('pagination.next', () => {
     expect(requests.every((request) => request.url.startsWith(site.origin))).toBe(true);
   });
 
+  it('does not take a page whose link stays on the site but redirects to another one (issue 45)', async () => {
+    const elsewhere = await startFixtureSite();
+    try {
+      const requests: FetchRequest[] = [];
+      const url = `/pages/next.html?page=1&away=${encodeURIComponent(elsewhere.origin)}`;
+      const result = await retrieve(config(url, { next: 'a[rel=next]' }), {}, deps(requests));
+      // Page 3's link is on the site; it landed on the other one, which holds books 7 to 9: not merged.
+      expect(elsewhere.hitCount('/pages/next.html')).toBe(1);
+      expect(titles(result.data)).toEqual(booksUpTo(6));
+      expect(result.pages).toBe(2);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('answers the pages before a page that fails, and says the answer is partial', async () => {
     const result = await retrieve(config('/pages/next.html?page=1&fail=3', { next: 'a[rel=next]' }), {}, deps());
     expect(titles(result.data)).toEqual(booksUpTo(6));

@@ -67,6 +67,14 @@ function stopOnFailure(error: unknown, budget: AbortSignal | undefined, signal: 
   return 'error';
 }
 
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The loop's shared state: the merge, the pages held, the addresses seen, and how it ended. */
 class PageLoop<P extends PageRun> {
   readonly merge: PageMerge;
@@ -93,6 +101,8 @@ class PageLoop<P extends PageRun> {
 
   /** A further page, fetched: taken (undefined) or the reason it ends the loop. */
   take(url: string, page: P, list: string): PageStop | undefined {
+    // Judged where it landed, not by its link: a page of the site that redirects elsewhere is no page of this list (issue 45).
+    if (originOf(page.finalUrl) !== originOf(this.held[0]!.page.finalUrl)) return 'off-site';
     if (page.finalUrl !== url && this.seen.has(page.finalUrl)) return 'seen';
     this.seen.add(page.finalUrl);
     const items = Object.hasOwn(page.data, list) ? page.data[list] : undefined;

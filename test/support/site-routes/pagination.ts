@@ -10,7 +10,7 @@ import type { FixtureSite, RouteHandler } from '../site.js';
  * - `/pages/next.html?page=N`: follow the next link. Options travel in the query and every link keeps them:
  *   `loop=1` (the last page's next link points back to page 1), `dup=1` (each page after the first repeats the
  *   last book of the page before; `dup=2`: at another price), `offsite=1` (page 2's next link leaves the site), `redirect=1` (page 3
- *   redirects to page 1).
+ *   redirects to page 1), `away=ORIGIN` (page 3 redirects to page 3 of the same list at another origin).
  * - `/pages/numbered?page=N` and `/pages/catalog/N` (a path segment): by page number. `past=` says what a page
  *   past the last is: `404` (default), `empty` (a page without books), `first` (page 1's books again, no
  *   redirect) or `redirect` (a redirect to page 1).
@@ -135,6 +135,12 @@ const nextPages: RouteHandler = (req, res, site) => {
   const path = '/pages/next.html';
   if (options.params.get('redirect') === '1' && options.page === 3) {
     res.writeHead(302, { location: withPage(path, options, 1) });
+    res.end();
+    return;
+  }
+  const away = options.params.get('away');
+  if (away && options.page === 3) {
+    res.writeHead(302, { location: `${away}${path}?page=3` });
     res.end();
     return;
   }
