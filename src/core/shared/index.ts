@@ -30,3 +30,12 @@ export {
 export { checkDataDir, linkRefused, openAppendNoFollowSync, prepareDataDir, readNoFollow, readNoFollowSync } from './fs/data-dir.js';
 export { isProcessAlive } from './process-alive.js';
 export { formatCredits, fromMilli, toMilli } from './credit-amounts.js';
+export {
+  charsetFromContentType,
+  charsetFromMeta,
+  decodeHtmlBody,
+  sniffUndeclared,
+  type CharsetSource,
+  type DecodedBody,
+  type PageCharset,
+} from './charset.js';

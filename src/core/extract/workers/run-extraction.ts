@@ -1,7 +1,7 @@
 import { getCompiledStructure, getCompiledStructureByFingerprint } from '../engine/memo.js';
 import { getOuterHTML } from 'domutils';
 import type { CompiledStructure } from '../engine/compile.js';
-import { decodeHtmlBody } from '../../fetch/index.js';
+import { decodeHtmlBody } from '../../shared/index.js';
 import { DocumentLimitError, parseHtml, sectionRoots, type DocumentLimits } from '../engine/dom.js';
 import { nextLinkHref } from '../engine/next-link.js';
 import type { ExtractionFailure, ExtractionJob, ExtractionReply, WireExtractionJob, WireExtractionReply } from './types.js';

@@ -1,3 +1,4 @@
+import type { PageCharset } from '../../shared/index.js';
 import type { PageSteps, RoundsOutcome } from './page-steps.js';
 import type { FetchLogin, LoginSession } from '../login/types.js';
 
@@ -5,6 +6,9 @@ import type { ProxyChooser } from '../net/proxy-rotation.js';
 import type { FetchAccess } from '../net/request-access.js';
 
 /** The fetching seam. Every scraper returns the same result or throws a PagejsonError of the FETCH_ family. */
+/** The encoding a page was read in (declared or guessed): defined beside the decoding, in shared. */
+export type { PageCharset };
+
 export type ScraperName = 'http' | 'crawlee' | 'browser';
 
 export interface FetchRequest {
@@ -39,13 +43,6 @@ export interface FetchResult {
   rounds?: RoundsOutcome;
   /** Set when the page declared no charset and its encoding was guessed from its bytes, as browsers do. */
   charset?: PageCharset;
-}
-
-/** The encoding a page was read in, and whether the page said so or it was guessed. */
-export interface PageCharset {
-  /** The WHATWG name, e.g. `windows-1252`, `utf-8`. */
-  encoding: string;
-  source: 'declared' | 'guessed';
 }
 
 export interface PageBody {
