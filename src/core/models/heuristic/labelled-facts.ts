@@ -184,7 +184,9 @@ function entityLines(elements: Element[], headingIndex: number, roots: DetectCon
     return text.length <= 100 && BY_LINE.test(text) && !elementChildren(element).some((child) => BY_LINE.test(textOf(child)));
   });
   const bySelector = byLine ? stableSelector(byLine, roots) : null;
-  if (bySelector) fields.push({ name: 'author', type: 'string', selector: bySelector, transform: ['regex:^\\s*[Bb]y\\s+(.+)$'] });
+  // The name ends where the line goes on to a date or a section ("By Maria Jensen · 21 November 2026").
+  if (bySelector)
+    fields.push({ name: 'author', type: 'string', selector: bySelector, transform: ['regex:^\\s*[Bb]y\\s+([^·•|]*[^·•|\\s])'] });
   const subtitle = near.slice(0, 8).find((element) => {
     const called = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`;
     return SUBTITLE_NAMES.test(called) && textOf(element).length >= 2 && textOf(element).length <= 200;
