@@ -43,7 +43,7 @@ describe('label and value pairs of a detail page', () => {
 
   it('reads the "by" line and a subtitle as the main entity\'s author and subtitle, before related products', async () => {
     const html = htmlPage(`<header><nav><a href="/">Home</a></nav></header><main><h1>The Quiet Harbour</h1>
-      <p class="subtitle">A Novel of the Sea</p><p class="byline">by <a href="/author/jane-doe">Jane Doe</a></p>
+      <p class="subtitle">A Novel of the Sea</p><p class="byline">by <a href="/author/jane-doe">Jane Doe</a> · 12 March 2021</p>
       <ul><li><strong>Publisher:</strong> Harbour House</li><li><strong>Pages:</strong> 320</li></ul>${related}</main>`);
     const { structure, data } = await generate(html);
     expect(data.facts).toMatchObject({ author: 'Jane Doe', subtitle: 'A Novel of the Sea', publisher: 'Harbour House' });

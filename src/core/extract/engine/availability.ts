@@ -24,7 +24,7 @@ const BY_LOWER_NAME = new Map(SCHEMA_NAMES.map((name) => [name.toLowerCase(), na
 /** Words, in the order tried: a negation ("not available") must be read before the word it negates. */
 const PHRASES: Array<[RegExp, string]> = [
   [
-    /\b(out[\s-]?of[\s-]?stock|sold[\s-]?out|unavailable|not (currently )?available|no longer available|currently unavailable)\b|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar|auf lager|vorr[äa]tig)|vergriffen|[ée]puis[ée]|rupture de stock|indisponible|non disponible|agotado|sin (stock|existencias)|no disponible|esgotado|indispon[íi]vel|esaurito|non disponibile|niet (op voorraad|leverbaar|beschikbaar)|uitverkocht|brak w magazynie|niedost[ęe]pny|wyprzedany|t[üu]kendi|stokta yok|нет в наличии|распродан|在庫(切れ|なし)|品切れ|売り切れ|缺货|售罄/i,
+    /\b(out[\s-]?of[\s-]?stock|sold[\s-]?out|unavailable|not (currently )?available|no longer available|currently unavailable)\b|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar|auf lager|vorr[äa]tig)|vergriffen|[ée]puis[ée]|rupture de stock|indisponible|non disponible|agotado|sin (stock|existencias)|no disponible|esgotado|indispon[íi]vel|esaurito|non disponibile|niet (op voorraad|leverbaar|beschikbaar)|uitverkocht|brak w magazynie|niedost[ęe]pny|wyprzedany|t[üu]kendi|stokta yok|нет в наличии|распродан|在庫(切れ|なし)|品切れ|売り切れ|缺货|缺貨|售罄|售完|품절|일시품절|재고 ?없음|nema na (stanju|zalihi)|nije dostupn[oa]|rasprodan[oa]?|nie je na sklade|vypredan[éeý]|nedostupn[éeýá]|nen[íi] skladem|vyprod[áa]no|nincs rakt[áa]ron|elfogyott|stoc epuizat|indisponibil|nu este [îi]n stoc/i,
     'OutOfStock',
   ],
   [/\bnotify me\b|benachrichtig|m'avertir|av[íi]same|avisar-me|avvisami|powiadom mnie/i, 'OutOfStock'],
@@ -37,17 +37,17 @@ const PHRASES: Array<[RegExp, string]> = [
   ],
   [/\bin[\s-]?store only\b|nur im (laden|markt|gesch[äa]ft)|uniquement en magasin|solo en tienda/i, 'InStoreOnly'],
   [
-    /\b(in[\s-]?stock|available( now| online)?|ready to ship|ships (today|within|in)|auf lager|lieferbar|verf[üu]gbar|vorr[äa]tig|en stock|disponible|en existencia|disponivel|disponível|em estoque|disponibile|op voorraad|leverbaar|dost[ęe]pny|w magazynie|stokta( var)?)\b|в наличии|有货|在庫あり/i,
+    /\b(in[\s-]?stock|available( now| online)?|ready to ship|ships (today|within|in)|auf lager|lieferbar|verf[üu]gbar|vorr[äa]tig|en stock|disponible|en existencia|disponivel|disponível|em estoque|disponibile|op voorraad|leverbaar|dost[ęe]pny|w magazynie|stokta( var)?)\b|в наличии|有货|有貨|現貨|现货|在庫あり|재고 ?있음|구매 ?가능|na (stanju|zalihi)|dostupno|na sklade|skladom|skladem|rakt[áa]ron|[îi]n stoc/i,
     'InStock',
   ],
   // The shop's buy button: a product it offers to put in the cart is one it sells now.
   [
-    /\b(add to (cart|bag|basket|trolley)|buy now|buy it now|in den (warenkorb|einkaufswagen)|ajouter au panier|a[ñn]adir al carrito|adicionar ao carrinho|aggiungi al carrello|in winkelwagen|do koszyka|sepete ekle)\b|в корзину|カートに入れる|加入购物车/i,
+    /\b(add to (cart|bag|basket|trolley)|buy now|buy it now|in den (warenkorb|einkaufswagen)|ajouter au panier|a[ñn]adir al carrito|adicionar ao carrinho|aggiungi al carrello|in winkelwagen|do koszyka|sepete ekle)\b|в корзину|カートに入れる|加入购物车|加入購物車|장바구니 ?담기|바로 ?구매|dodaj u ko[šs]aricu|(prida[tť] )?do ko[šs][íi]ka|do ko[šs][íi]ku|kos[áa]rba|adaug[ăa] [îi]n co[șşs]/i,
     'InStock',
   ],
   // A button of one buy verb ("Buy", "Купить", "Kaufen"): the whole text, so that prose about buying says nothing.
   [
-    /^\s*(buy|kaufen|jetzt kaufen|comprar|acheter|acquista|compra|kopen|kup|köp|kjøp|køb|osta|купить|придбати|購入(する)?|立即购买|购买)\s*[!.]?\s*$/i,
+    /^\s*(buy|kaufen|jetzt kaufen|comprar|acheter|acquista|compra|kopen|kup|köp|kjøp|køb|osta|купить|придбати|購入(する)?|立即购买|购买|立即購買|購買|구매하기|구매|kupi|k[úu]pi[tť]|koupit|v[áa]s[áa]rl[áa]s|cump[ăa]r[ăa])\s*[!.]?\s*$/i,
     'InStock',
   ],
 ];

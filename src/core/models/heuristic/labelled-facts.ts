@@ -12,6 +12,7 @@ import {
 } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
 import { isProductFactLabel } from './product-facts.js';
+import { rawTextLengths } from './other-prices.js';
 import { isChrome } from './region-kinds.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -29,6 +30,8 @@ const AFTER_HEADING = 1500;
 const MAX_LABEL = 40;
 const MAX_VALUE = 150;
 const MAX_FACTS = 30;
+/** Raw text (markup whitespace included) of an element that may hold one pair. */
+const MAX_RAW = 600;
 
 /** Elements that hold a whole label/value pair. */
 const PAIR_TAGS = new Set(['li', 'p', 'div', 'span']);
@@ -110,8 +113,9 @@ function ownTextOf(element: Element): string {
     .trim();
 }
 
-function pairOf(element: Element): Pair | null {
-  if (!PAIR_TAGS.has(element.name) || elementChildren(element).length > 4) return null;
+function pairOf(element: Element, rawLength: Map<Element, number>): Pair | null {
+  // Raw lengths first: reading the text of every block near the heading would read the page many times over.
+  if (!PAIR_TAGS.has(element.name) || (rawLength.get(element) ?? 0) > MAX_RAW || elementChildren(element).length > 4) return null;
   const text = textOf(element);
   if (text.length < 3 || text.length > MAX_LABEL + MAX_VALUE + 5) return null;
   return labelElementPair(element, text) ?? linePair(element, text);
@@ -184,7 +188,9 @@ function entityLines(elements: Element[], headingIndex: number, roots: DetectCon
     return text.length <= 100 && BY_LINE.test(text) && !elementChildren(element).some((child) => BY_LINE.test(textOf(child)));
   });
   const bySelector = byLine ? stableSelector(byLine, roots) : null;
-  if (bySelector) fields.push({ name: 'author', type: 'string', selector: bySelector, transform: ['regex:^\\s*[Bb]y\\s+(.+)$'] });
+  // The name ends where the line goes on to a date or a section ("By Maria Jensen · 21 November 2026").
+  if (bySelector)
+    fields.push({ name: 'author', type: 'string', selector: bySelector, transform: ['regex:^\\s*[Bb]y\\s+([^·•|]*[^·•|\\s])'] });
   const subtitle = near.slice(0, 8).find((element) => {
     const called = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`;
     return SUBTITLE_NAMES.test(called) && textOf(element).length >= 2 && textOf(element).length <= 200;
@@ -207,7 +213,8 @@ export function detectLabelledFacts(context: DetectContext): Proposal[] {
   const heading = elements[headingIndex]!;
   const inRecord = createRecordCheck(heading);
   const window = elements.slice(Math.max(0, headingIndex - BEFORE_HEADING), headingIndex + AFTER_HEADING);
-  const found = window.map(pairOf).filter((pair): pair is Pair => pair !== null);
+  const rawLength = rawTextLengths(window);
+  const found = window.map((element) => pairOf(element, rawLength)).filter((pair): pair is Pair => pair !== null);
   const holders = pairHolders(found);
   const pairs = found.filter(
     (pair) =>
@@ -222,9 +229,9 @@ export function detectLabelledFacts(context: DetectContext): Proposal[] {
   for (const pair of pairs) seen.set(pair.label, (seen.get(pair.label) ?? 0) + 1);
   const names = new NameSet();
   const fields = entityLines(elements, headingIndex, context.sectionRoots).map((field) => ({ ...field, name: names.take(field.name) }));
-  for (const pair of pairs) {
+  // Each selector is checked against the page: a page of hundreds of pairs is not checked hundreds of times.
+  for (const pair of pairs.filter((pair) => seen.get(pair.label)! < 3).slice(0, MAX_FACTS * 2)) {
     if (fields.length >= MAX_FACTS) break;
-    if (seen.get(pair.label)! >= 3) continue;
     const field = pairField(pair, context.sectionRoots, names);
     if (field) fields.push(field);
   }

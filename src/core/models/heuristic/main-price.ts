@@ -35,7 +35,7 @@ const NAMED_PRICE = /price|preis|prix|precio|prezzo|preco|cena|fiyat/i;
 const NOT_THE_PRICE =
   /\/\s*(kg|g|l|ml|m|m2|m²|unit|ea|pc|mo|month|mes|mois|monat)\b|\bper\b|\bpro\b|\bx\s*\d|\d\s*x\b|cuotas?|mensualidad|monthly|\/mo\b|installment|instalment|versand|shipping|envío|livraison|ab\s|from\s|dès\s|desde\s/i;
 const BUY =
-  /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить|в корзину|カートに入れる|加入购物车/i;
+  /add to (cart|bag|basket)|buy|kaufen|warenkorb|comprar|carrito|acheter|panier|aggiungi|carrello|in winkelwagen|koszyk|sepete|купить|в корзину|カートに入れる|加入购物车|加入購物車|장바구니 ?담기|바로 ?구매|구매하기|u ko[šs]aricu|do ko[šs][íi]k|kos[áa]rba|[îi]n co[șşs]/i;
 
 function isStruck(element: Element, struck: Element[]): boolean {
   return struck.some((old) => old === element || isInside(element, old) || isInside(old, element));

@@ -50,7 +50,7 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
   {
     name: 'sku',
     label:
-      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|numero (oggetto|articolo|prodotto)|n[º°o]\.? (de )?(art[íi]culo|article|r[ée]f[ée]rence|referencia)|id (do |del |de |du )?(produto|producto|produit|prodotto)|cod(ul)? produs|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|codice( (prodotto|articolo))?|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код( товара)?|品番|型番|商品コード|商品番号)$/i,
+      /^(sku|item (number|no\.?|#)|item#|article (number|no\.?)|numero (oggetto|articolo|prodotto)|n[º°o]\.? (de )?(art[íi]culo|article|r[ée]f[ée]rence|referencia)|id (do |del |de |du )?(produto|producto|produit|prodotto)|cod(ul)? produs|art\.?[- ]?nr\.?|artikel-?(nummer|nr\.?)|product (code|id|number|no\.?)|model (number|no\.?)|part (number|no\.?)|mpn|ref\.?|r[ée]f[ée]rence|r[ée]f\.?|c[óo]digo( del? (producto|artículo|produto))?|referencia|refer[êe]ncia|cod\.?|code|k[óo]d|[šs]ifra|codice( (prodotto|articolo))?|kod (produktu|towaru)|numer katalogowy|tootekood|produkta kods|prekės kodas|[üu]r[üu]n kodu|артикул|код( товара)?|品番|型番|商品コード|商品番号)$/i,
   },
   {
     name: 'brand',
@@ -64,6 +64,8 @@ const LABELS: Array<{ name: string; label: RegExp }> = [
   },
 ];
 
+const GENERIC_CODE = /^(code|k[óo]d|[šs]ifra)$/i;
+
 const cleanLabel = (text: string): string => text.replace(/[\s:#.]+$/, '').trim();
 
 /**
@@ -72,7 +74,9 @@ const cleanLabel = (text: string): string => text.replace(/[\s:#.]+$/, '').trim(
  */
 function isLabel(text: string, label: RegExp, name?: string): boolean {
   const words = cleanLabel(text).split(/\s+/);
-  const parts = name === 'availability' ? [words] : [words, words.slice(1), words.slice(0, -1)];
+  // "Code" labels an SKU standing alone; in "Promo code" or "Postal code" it labels something else.
+  const partial = [words.slice(1), words.slice(0, -1)].filter((part) => !(part.length === 1 && GENERIC_CODE.test(part[0]!)));
+  const parts = name === 'availability' ? [words] : [words, ...partial];
   return parts.some((part) => part.length > 0 && label.test(part.join(' ')));
 }
 
