@@ -63,10 +63,25 @@ describe('pagejson and logins', () => {
     expect((await stat(join(project.dir, '.pagejson', 'logins', 'members.json'))).mode & 0o777).toBe(0o600);
 
     const run = await project.run(['run', 'members'], { env });
+    expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('Gold');
     expect(loginStats(site).logins).toBe(1);
   });
+
+  it("generate --force without --login keeps the config's login and reads the page signed in again", async () => {
+    const before = JSON.parse(await project.read('configs/members.json')) as { login: unknown; revision: number };
+    const result = await project.run(
+      ['generate', `${site.origin}/login/members.html`, '--id', 'members', '--selector', 'table.prices', '--force', '--yes', '--json'],
+      { env, timeoutMs: 180_000 },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(JSON.stringify((JSON.parse(result.stdout) as { sample: unknown }).sample)).toContain('Gold');
+    const after = JSON.parse(await project.read('configs/members.json')) as { login: unknown; revision: number };
+    expect(after.login).toEqual(before.login);
+    expect(after.revision).toBe(before.revision + 1);
+  }, 300_000);
 
   it('run without the password set fails naming the variable, never a value', async () => {
     await project.run(['edit', 'members', '--set', 'login.form.password=${OTHER_PASSWORD}'], { env });

@@ -47,7 +47,7 @@ describe('a login session shared by the CLI and the daemon', () => {
         { apiId: 'members-too', url: `${site.origin}/login/members.html`, caching: false, login, structure: PRICES },
       ],
       // A busy machine must not turn a slow extraction of a small page into a failure here.
-      { extraction: { timeoutMs: 60_000 } },
+      { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 30_000 } },
     );
     server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, env, app: { logger: false } });
     key = (await issueKey(server.runtime.store, { freeCredits: 100 })).key;

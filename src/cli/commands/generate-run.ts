@@ -27,14 +27,16 @@ import { chargeGeneration, ensureGenerationCredits, recordUnsavedTokens } from '
 import type { GenerateFlags } from './generate.js';
 import { accessFromFlags } from './generate-access.js';
 import { loginFromFlags } from './generate-login.js';
+import { actionsFromFlags, keptSettings } from './generate-actions.js';
 import { cliLogins } from '../login-sessions.js';
 
 /** The body of `pagejson generate`, loaded when the command runs (see generate.ts for the flags). */
 export async function runGenerate(urlArgument: string | undefined, flags: GenerateFlags, command: Command, ctx: CliContext): Promise<void> {
   // The URL is checked before anything else is said or asked: a typo is not found after five questions.
   if (urlArgument !== undefined) checkSourceUrl(urlArgument);
-  const access = accessFromFlags(flags);
-  const login = loginFromFlags(flags);
+  let access = accessFromFlags(flags);
+  let login = loginFromFlags(flags);
+  let steps = await actionsFromFlags(flags);
   const asking = ctx.interactive && !flags.yes;
   if (!ctx.interactive && !flags.yes) {
     throw new PagejsonError('USAGE', 'not on a terminal, so the generated structure cannot be reviewed', {
@@ -47,10 +49,17 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   if (flags.selector !== undefined) checkSelectorFlag(flags.selector);
   const project = await projectFor(command, ctx);
   const models = createModelResolver({ models: project.settings.models, env: ctx.env });
+  // --force keeps what the config it replaces says about reaching the page, unless a flag says it anew.
+  const keptId = flags.id ?? (urlArgument !== undefined ? safeDefaultId(urlArgument) : undefined);
+  const kept = flags.force && keptId !== undefined ? await keptSettings(join(project.configsDir, `${keptId}.json`)) : {};
+  if (!steps.actions && kept.actions) steps = { actions: kept.actions, actionExamples: kept.actionExamples ?? {} };
+  if (!login.login && kept.login) login = { login: kept.login };
+  if (!access.access && kept.access) access = { access: kept.access };
+  const scraper = flags.scraper ?? (steps.actions ? (kept.actions && steps.actions === kept.actions ? kept.scraper : 3) : undefined);
 
   const given: GenerateInputs = {
     url: urlArgument,
-    scraper: flags.scraper,
+    scraper,
     session: flags.session,
     model: flags.model,
     selector: flags.selector,
@@ -62,7 +71,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
       ? await askGenerateInputs(given, modelChoices(project), { url: urlProblem, selector: (selector) => validateSelector(selector) })
       : {
           url: urlArgument!,
-          scraper: flags.scraper ?? 1,
+          scraper: scraper ?? 1,
           session: flags.session ?? false,
           model: flags.model ?? HEURISTIC_MODEL,
           selector: flags.selector ?? 'body',
@@ -100,7 +109,17 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     const { generateIsolated, generationBudgetMs } = await import('../../core/generation/isolated.js');
     const { extraction } = project.settings;
     result = await generateIsolated(
-      { ...inputs, apiId, caching: flags.cache, ...access, ...login, vars: flags.var, paginate: flags.paginate !== false },
+      {
+        ...inputs,
+        apiId,
+        caching: flags.cache,
+        ...access,
+        ...login,
+        ...steps,
+        ...(kept.pagination ? { pagination: kept.pagination } : {}),
+        vars: flags.var,
+        paginate: flags.paginate !== false,
+      },
       {
         scraperFor: (n) =>
           announcing(pool.get(n), (page) => {

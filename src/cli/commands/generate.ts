@@ -21,6 +21,10 @@ export interface GenerateFlags {
   login?: string;
   loginField: string[];
   loggedIn?: string;
+  /** --actions JSON | --actions-file FILE, --var-example name=value (docs/actions.md). */
+  actions?: string;
+  actionsFile?: string;
+  varExample: string[];
   yes?: boolean;
   force?: boolean;
   json?: boolean;
@@ -68,8 +72,14 @@ export function register(program: Command, ctx: CliContext): void {
       [],
     )
     .option('--logged-in <css>', 'an element only a signed-in visitor sees: its absence means the session ended')
+    .option('--actions <json>', "browser steps run on the page before it is read, as a config's `actions` (scraper 3); kept in the config")
+    .option('--actions-file <file>', 'the same steps from a JSON file')
+    .option('--var-example <name=value>', 'the value a {{ name }} the actions type is generated with (repeatable)', collectVar, [])
     .option('-y, --yes', 'save without review (required when not on a terminal)')
-    .option('--force', 'replace an existing config of that id (its revision is bumped)')
+    .option(
+      '--force',
+      'replace an existing config of that id (its revision is bumped; its actions, login, headers, proxies and pagination are kept unless given anew)',
+    )
     .option('--json', 'print {apiId, file, revision, structure, sample}')
     .action(async (url: string | undefined, flags: GenerateFlags, command: Command) => {
       // The pipeline (parsers, scrapers, state) loads only when generate runs, not for every CLI start.

@@ -4,8 +4,11 @@ import {
   CONFIG_SCHEMA_REF,
   DEFAULT_MAX_PAGES,
   markVariable,
+  actionVariableNames,
+  type Action,
   type ApiConfig,
   type Field,
+  type PaginationSettings,
   type LoginSettings,
   type ProxySettings,
   type RequestSettings,
@@ -13,7 +16,7 @@ import {
 } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
-import { loginOf, scraperByNumber, type Scraper } from '../fetch/index.js';
+import { loginOf, scraperByNumber, type PageSteps, type Scraper } from '../fetch/index.js';
 import {
   candidateSections,
   compileStructure,
@@ -49,6 +52,12 @@ export interface GenerateRequest {
   login?: LoginSettings | undefined;
   /** Propose pagination.next when the page has a recognisable next link (default true; `--no-paginate`). */
   paginate?: boolean;
+  /** `--actions` (docs/actions.md): run on the page before it is read (scraper 3), and kept in the config. */
+  actions?: Action[] | undefined;
+  /** `--var-example name=value`: the example of each variable the actions type (`{{ name }}`), used to generate. */
+  actionExamples?: Record<string, string> | undefined;
+  /** The pagination of the config `--force` replaces: kept over a proposal. */
+  pagination?: PaginationSettings | undefined;
 }
 
 export interface GenerateDeps {
@@ -80,6 +89,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     session: request.session,
     access: { endpoint: apiId, ...request.access },
     ...loginOf({ apiId, login: request.login }),
+    ...generationSteps(request),
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
   // The first parse is within the limits: a page past them stops here, before any model reads it.
@@ -91,7 +101,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
   proposal.structure = structure;
   const { sample, usage } = await sampleOf(proposal, { request, model, selector, sectionHtml, doc, pageUrl: page.finalUrl });
   const description = describeGenerated(page.html, request.rule);
-  const nextLink = request.paginate === false ? null : paginationProposal(proposal.structure, doc, page.finalUrl);
+  const nextLink = request.paginate === false || request.pagination ? null : paginationProposal(proposal.structure, doc, page.finalUrl);
   const config = ApiConfigSchema.parse({
     $schema: CONFIG_SCHEMA_REF,
     apiId,
@@ -99,8 +109,9 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     revision: 1,
     status: 'active',
     url: template.url,
-    variables: template.variables,
+    variables: { ...template.variables, ...actionVariables(request) },
     scraper: request.scraper,
+    ...(request.actions && request.actions.length > 0 ? { actions: request.actions } : {}),
     session: request.session,
     ...request.access,
     ...(request.login ? { login: request.login } : {}),
@@ -108,7 +119,7 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     model: request.model,
     selector,
     rule: request.rule,
-    ...(nextLink ? { pagination: { next: nextLink.next, maxPages: DEFAULT_MAX_PAGES } } : {}),
+    ...paginationOf(request, nextLink),
     structure: proposal.structure,
     generated: {
       at: (deps.now?.() ?? new Date()).toISOString(),
@@ -119,6 +130,50 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
     },
   });
   return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}), ...(nextLink ? { nextLink } : {}) };
+}
+
+/** The page's steps of a generation: its actions, typed with the examples (none without actions). */
+export function generationSteps(request: GenerateRequest): { steps?: PageSteps } {
+  if (!request.actions || request.actions.length === 0) return {};
+  return { steps: { actions: request.actions, values: { ...request.actionExamples } } };
+}
+
+function actionVariables(request: GenerateRequest): ApiConfig['variables'] {
+  const variables: ApiConfig['variables'] = {};
+  for (const name of actionVariableNames(request.actions)) {
+    const example = request.actionExamples && Object.hasOwn(request.actionExamples, name) ? request.actionExamples[name] : undefined;
+    if (example !== undefined) variables[name] = { example };
+  }
+  return variables;
+}
+
+/** A kept pagination wins over a proposed next link: the user wrote it. */
+function paginationOf(request: GenerateRequest, nextLink: NextLinkProposal | null): { pagination?: PaginationSettings } {
+  if (request.pagination) return { pagination: request.pagination };
+  return nextLink ? { pagination: { next: nextLink.next, maxPages: DEFAULT_MAX_PAGES } } : {};
+}
+
+/** Actions need the browser, and an example for each variable they type (or the URL's own). */
+function checkActions(request: GenerateRequest, template: UrlTemplate): void {
+  if (!request.actions || request.actions.length === 0) return;
+  if (request.scraper !== 3)
+    throw new PagejsonError('USAGE', `actions need scraper 3 (the browser), not scraper ${request.scraper}`, {
+      hint: 'use --scraper 3 (the default with --actions), or leave --actions out',
+    });
+  const examples = request.actionExamples ?? {};
+  const names = actionVariableNames(request.actions);
+  for (const name of names) {
+    if (!Object.hasOwn(examples, name) && !Object.hasOwn(template.variables, name))
+      throw new PagejsonError('USAGE', `the actions type {{ ${name} }}, which has no example`, {
+        hint: `give the value to generate with: --var-example ${name}=…`,
+      });
+  }
+  for (const name of Object.keys(examples)) {
+    if (!names.includes(name))
+      throw new PagejsonError('USAGE', `--var-example ${name}: no action types {{ ${name} }}`, {
+        hint: names.length > 0 ? `the actions type ${names.map((one) => `{{ ${one} }}`).join(', ')}` : 'leave --var-example out',
+      });
+  }
 }
 
 type UrlTemplate = { url: string; variables: ApiConfig['variables'] };
@@ -140,6 +195,7 @@ function checkRequest(request: GenerateRequest): { url: string; apiId: string; t
   // Variables are marked before fetching so that a wrong --var fails at once, not after a paid generation.
   let template: UrlTemplate = { url, variables: {} };
   for (const { spec, name } of request.vars.map(parseVarFlag)) template = markVariable(template, spec, name);
+  checkActions(request, template);
   return { url, apiId, template, selector: request.selector.trim() || DEFAULT_SELECTOR };
 }
 

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { DEFAULT_MODEL_MAX_RETRIES, type ModelEndpoint, type ProjectSettings, type ScraperNumber } from '../config/index.js';
 import type { DocumentLimits } from '../extract/index.js';
 import { PagejsonError } from '../shared/index.js';
-import type { GenerateRequest, GenerateResult } from './generate.js';
+import { generationSteps, type GenerateRequest, type GenerateResult } from './generate.js';
 import type { Scraper } from '../fetch/index.js';
 import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
@@ -103,7 +103,8 @@ export function generateIsolated(request: GenerateRequest, deps: IsolatedGenerat
       if (message.kind === 'fetch') {
         deps
           .scraperFor(request.scraper)
-          .fetch(message.request)
+          // The steps are data the thread could not send with its fetch (they stay with the caller): added here.
+          .fetch({ ...message.request, ...generationSteps(request) })
           .then(
             (page) => {
               fetched = page.html;
