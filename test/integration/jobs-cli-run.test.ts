@@ -131,22 +131,25 @@ describe('pagejson jobs run', () => {
   });
 
   it('takes a gzipped sitemap through its index, with include, exclude and an exact limit', async () => {
-    const result = await project.run([
-      'jobs',
-      'run',
-      'item',
-      '--sitemap',
-      `${site.origin}/jobs/sitemap-index.xml`,
-      '--include',
-      '*/jobs/item?id=*',
-      '--exclude',
-      '*id=2&*',
-      '--limit',
-      '7',
-      '--out',
-      'sitemap.json',
-      '--json',
-    ]);
+    const result = await project.run(
+      [
+        'jobs',
+        'run',
+        'item',
+        '--sitemap',
+        `${site.origin}/jobs/sitemap-index.xml`,
+        '--include',
+        '*/jobs/item?id=*',
+        '--exclude',
+        '*id=2&*',
+        '--limit',
+        '7',
+        '--out',
+        'sitemap.json',
+        '--json',
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(JSON.parse(result.stdout)).toMatchObject({ state: 'done', total: 7, done: 7, failed: 0, skipped: 0 });
     const lines = JSON.parse(await project.read('sitemap.json')) as Line[];
     expect(lines).toHaveLength(7);
@@ -163,7 +166,7 @@ describe('pagejson jobs run', () => {
       'all.ndjson',
     ]);
     expect(JSON.parse(all.stdout)).toMatchObject({ total: 4, done: 3, skipped: 1 });
-  });
+  }, 240_000);
 
   it("runs over another endpoint's list, each line with the list item it came from", async () => {
     const result = await project.run(['jobs', 'run', 'item', '--from', 'list:entries[].url', '--out', 'from.ndjson', '--json']);
