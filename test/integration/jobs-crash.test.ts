@@ -77,7 +77,7 @@ describe('a job across kill -9', () => {
       },
       { timeout: 180_000, interval: 100 },
     );
-    expect(job).toMatchObject({ total: INPUTS, done: INPUTS, credits: INPUTS * 0.4 });
+    expect(job).toMatchObject({ total: INPUTS, done: INPUTS, credits: (INPUTS * 400) / 1000 });
     const lines = (await readFile(join(temp.project.dataDir, 'jobs', id, 'results.ndjson'), 'utf8'))
       .trim()
       .split('\n')
