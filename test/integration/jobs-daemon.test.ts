@@ -143,6 +143,12 @@ describe('POST /jobs', () => {
     expect(csv).toHaveLength(6);
     const json = JSON.parse(await results(key, job.id, '?format=json')) as unknown[];
     expect(json).toHaveLength(5);
+    // /metrics counts job items by outcome, and finished jobs by state.
+    const metrics = await (await fetch(`${server.metricsUrl}/metrics`)).text();
+    expect(metrics).toContain('pagejson_job_items_total{api_id="item",outcome="data"} 3');
+    expect(metrics).toContain('pagejson_job_items_total{api_id="item",outcome="error"} 1');
+    expect(metrics).toContain('pagejson_job_items_total{api_id="item",outcome="skipped"} 1');
+    expect(metrics).toContain('pagejson_jobs_finished_total{state="done"} 1');
   });
 
   it('stops a job that runs out of credits with the no-credits message, every input still in a line', async () => {
