@@ -25,6 +25,7 @@ export const CORE_LAYERS = [
   'catalog',
   'generation',
   'retrieval',
+  'jobs',
 ];
 
 const stage = (stages) => ({ type: 'core', captured: { stage: stages } });

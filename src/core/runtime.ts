@@ -17,6 +17,7 @@ import {
   type StateStore,
 } from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
+import { createJobService, daemonItemRetriever, wireErrorsOf, type JobEvent, type JobService } from './jobs/index.js';
 
 /**
  * createRuntime: the one place where drivers are chosen and wired (docs/architecture.md). Settings and the
@@ -28,7 +29,8 @@ export type RuntimeEvent =
   | { kind: 'config'; change: ConfigRegistryEvent }
   | { kind: 'cache-error'; phase: string; error: unknown }
   | RepairEvent
-  | WatchEvent;
+  | WatchEvent
+  | JobEvent;
 
 export interface Runtime {
   project: Project;
@@ -46,6 +48,8 @@ export interface Runtime {
   repairs: BackgroundRepair;
   /** Monitors (scheduled refreshes, change detection) and the webhook outbox; the daemon starts them. */
   watch: Watch;
+  /** Jobs: one endpoint over many inputs, on the embedded queue in `<dataDir>/jobs` (docs/jobs.md); the daemon resumes them. */
+  jobs: JobService;
   /** Reservations of requests a dead process left unanswered, refunded at start. */
   releasedHolds: { holds: number; milliCredits: number };
   now(): Date;
@@ -369,7 +373,16 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs.close();
     throw error;
   }
-  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned });
+  const jobs = createJobService({
+    dir: join(project.dataDir, 'jobs'),
+    retrieverFor: (record) => daemonItemRetriever(retrieval, record, base.settings.credits.enabled),
+    errorsOf: wireErrorsOf,
+    // Past the retrieval's own deadline (which refunds) and its grace: only an item that truly stopped moving.
+    itemTimeoutMs: 2 * (base.settings.fetch.timeoutMs + ANSWER_GRACE_MS),
+    now: base.now,
+    onEvent: base.emit,
+  });
+  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs });
 }
 
 /** The Runtime over its parts, with the purge timer and the one way to close them all. */
@@ -386,9 +399,10 @@ function assemble(
     repairs: BackgroundRepair;
     watch: Watch;
     orphaned: { holds: number; milliCredits: number };
+    jobs: JobService;
   },
 ): Runtime {
-  const { configs, store, cache, retrieval, repairs, watch } = parts;
+  const { configs, store, cache, retrieval, repairs, watch, jobs } = parts;
   const { scrapers, models, extractor } = parts.drivers;
   const purgeTimer = setInterval(() => void cache.purgeExpired().catch(() => undefined), options.purgeEveryMs ?? 600_000);
   purgeTimer.unref();
@@ -407,6 +421,7 @@ function assemble(
     releasedHolds: parts.orphaned,
     repairs,
     watch,
+    jobs,
     now: base.now,
     subscribe(listener) {
       base.listeners.add(listener);
@@ -416,6 +431,8 @@ function assemble(
       closing ??= (async () => {
         clearInterval(purgeTimer);
         configs.close();
+        // Jobs first: their items in flight end (and are written) while retrieval still runs; the rest resume next start.
+        await jobs.close().catch(() => undefined);
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
         await repairs.close();
         await watch.close().catch(() => undefined);

@@ -24,6 +24,7 @@ import { registerMcpRoute } from './mcp/route.js';
 import { createReadiness, operationsPlugin } from './operations.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { externalPlugin, JSON_UTF8 } from './routes/external.js';
+import { registerJobRoutes } from './routes/jobs.js';
 
 export { NOT_READY_AFTER_INTERNAL_ERRORS } from './operations.js';
 
@@ -244,6 +245,7 @@ async function registerRoutes(app: FastifyInstance, parts: AppParts, options: Bu
   });
   if (options.mcp !== false) registerMcpRoute(app, runtime);
   registerCatalogRoutes(app, runtime, { docs: runtime.settings.docs.enabled, serverUrl: () => publicUrl(app, runtime) });
+  registerJobRoutes(app, runtime);
   const sessions = runtime.settings.dashboard.enabled ? dashboardSessionsFor(runtime) : undefined;
   if (sessions) {
     await app.register(dashboardPlugin, {

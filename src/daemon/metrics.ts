@@ -56,7 +56,7 @@ function hotCounter<L extends string>(options: {
   };
 }
 
-/** The metrics fed by the runtime's events (fetches, credits, answers' health, monitor runs, webhooks); returns the unsubscribe. */
+/** The metrics fed by the runtime's events (fetches, credits, answers' health, monitor runs, webhooks, job items); returns the unsubscribe. */
 function subscribeEventMetrics(runtime: Runtime, registry: Registry, label: (apiId: string | undefined) => string): () => void {
   const fetchDuration = new Histogram({
     name: 'pagejson_fetch_duration_seconds',
@@ -98,8 +98,23 @@ function subscribeEventMetrics(runtime: Runtime, registry: Registry, label: (api
     registers: [registry],
   });
 
+  const jobItems = new Counter({
+    name: 'pagejson_job_items_total',
+    help: "Jobs' inputs by how they ended (data, error, skipped): docs/jobs.md",
+    labelNames: ['api_id', 'outcome'],
+    registers: [registry],
+  });
+  const jobsFinished = new Counter({
+    name: 'pagejson_jobs_finished_total',
+    help: 'Jobs that ended, by state (done, failed, cancelled)',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+
   return runtime.subscribe((event) => {
-    if (event.kind === 'fetch')
+    if (event.kind === 'job-item') jobItems.inc({ api_id: label(event.apiId), outcome: event.outcome });
+    else if (event.kind === 'job-finished') jobsFinished.inc({ state: event.job.state });
+    else if (event.kind === 'fetch')
       fetchDuration.observe(
         { api_id: label(event.apiId), scraper: String(event.scraper), outcome: event.ok ? 'ok' : 'error' },
         event.seconds,

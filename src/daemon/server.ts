@@ -131,6 +131,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     // Schedules and the webhook outbox start once the daemon answers: a monitor's first run fills its cache.
     runtime.watch.start();
+    // Jobs a stopped daemon left queued or running go on from their results (docs/jobs.md).
+    const resumed = await runtime.jobs.resume();
+    if (resumed > 0) log.info({ jobs: resumed }, 'resumed jobs');
   } catch (error) {
     trimmer.stop();
     await metricsListener?.close().catch(() => undefined);

@@ -23,6 +23,7 @@ import * as heal from './heal.js';
 import * as mcp from './mcp.js';
 import * as monitor from './monitor.js';
 import * as webhooks from './webhooks.js';
+import * as jobs from './jobs.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -37,6 +38,7 @@ export const commandModules: RegisterCommand[] = [
   list.register,
   show.register,
   run.register,
+  jobs.register,
   snapshot.register,
   test.register,
   check.register,

@@ -108,7 +108,7 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 /** The daemon's public URL, when a daemon of this project answers on its admin socket. */
-async function runningDaemonUrl(dataDir: string): Promise<string | undefined> {
+export async function runningDaemonUrl(dataDir: string): Promise<string | undefined> {
   const { adminSocketPath } = await import('../state-client.js');
   const socketPath = adminSocketPath(dataDir);
   if (!existsSync(socketPath)) return undefined;

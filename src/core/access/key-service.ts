@@ -238,6 +238,19 @@ export async function verifyApiKey(
   return { ok: true, record };
 }
 
+/**
+ * The same verdict for a key named by its id: a job's items (src/core/jobs) act for the key that started the
+ * job, whose text is never kept. A key revoked or expired since is `invalid`, like its text would be.
+ */
+export async function verifyKeyId(store: StateStore, id: string, apiId: string, now: Date | number = Date.now()): Promise<KeyVerdict> {
+  const record = await store.getKey(id);
+  const at = typeof now === 'number' ? now : now.getTime();
+  if (!record || keyStatus(record, at) !== 'active') return { ok: false, reason: 'invalid', message: INVALID_KEY_MESSAGE };
+  touchLastUsed(store, record, at);
+  if (record.scope && !record.scope.includes(apiId)) return { ok: false, reason: 'scope', record, message: wireText('NO_DATA') };
+  return { ok: true, record };
+}
+
 function touchLastUsed(store: StateStore, record: ApiKeyRecord, at: number): void {
   let touched = lastTouched.get(store);
   if (!touched) lastTouched.set(store, (touched = new Map()));

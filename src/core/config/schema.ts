@@ -321,6 +321,31 @@ export const ProjectSettingsSchema = z
       })
       .strict()
       .default({ enabled: true, historyEntries: 100 }),
+    jobs: z
+      .object({
+        concurrency: z.number().int().min(1).max(64).default(4).describe("A job's items retrieved at once, unless the job asks for fewer"),
+        maxInputs: z.number().int().min(1).max(1_000_000).default(100_000).describe('Most inputs one job may have (docs/jobs.md)'),
+        perOriginConcurrency: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(2)
+          .describe("Job requests to one origin at once, across a job's items"),
+        minDelayMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(60_000)
+          .default(250)
+          .describe('Least time between two job requests to one origin (429 and Retry-After lengthen it)'),
+        robots: z
+          .enum(['respect', 'ignore'])
+          .default('respect')
+          .describe("Whether job traffic follows the source's robots.txt (ignore: the operator takes that on)"),
+      })
+      .strict()
+      .default({ concurrency: 4, maxInputs: 100_000, perOriginConcurrency: 2, minDelayMs: 250, robots: 'respect' }),
     webhooks: z.array(WebhookSchema).max(50).default([]),
     webhookDelivery: z
       .object({

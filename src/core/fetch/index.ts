@@ -16,3 +16,4 @@ export { createFileSessionStore, createMemorySessionStore, type SessionStore } f
 export { createRedisSessionStore } from './login/session-redis.js';
 export { loginOf } from './login/login-of.js';
 export type { PoolLoginOptions } from './login/pool-logins.js';
+export { readBodyWithLimit } from './net/body-limit.js';

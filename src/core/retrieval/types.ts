@@ -30,6 +30,11 @@ export interface RetrievalRequest {
   query: Record<string, unknown>;
   /** The caller sent a bearer token instead of the key (the commonest first mistake): the missing-key answer says where the key goes. */
   keyAsBearer?: boolean;
+  /**
+   * A job's item (src/core/jobs): the key by its id, verified by the daemon when the job was started, so that
+   * no key is kept in a job's files. Still checked here: a key revoked or expired since then is refused.
+   */
+  keyId?: string;
 }
 
 export interface RetrievalAnswer {
@@ -53,6 +58,8 @@ export interface RetrievalAnswer {
   readonly pages: number | undefined;
   /** A paginated answer cut short (`X-Pagejson-Partial`): `time` (the budget ended) or `error` (a later page failed). */
   readonly partial: string | undefined;
+  /** What the answer cost, milli-credits (debited only when credits are on): a job adds up its items' costs. */
+  readonly cost: number;
 }
 
 export type RetrievalEvent =

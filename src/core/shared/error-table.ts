@@ -240,6 +240,20 @@ export const WIRE_TABLE: readonly WireRow[] = [
     message: own('not ready: <problem>'),
     ...daemon,
   },
+  {
+    codes: ['JOB_INVALID'],
+    when: '`POST /jobs` with a body that names no endpoint, not one input source, or inputs that cannot be read (docs/jobs.md)',
+    status: 400,
+    message: own('<what is wrong with the job>'),
+    ...daemon,
+  },
+  {
+    codes: ['JOB_NOT_FOUND'],
+    when: "`/jobs/{id}` of a job that does not exist or is not the key's",
+    status: 404,
+    message: fixed('no such job'),
+    ...daemon,
+  },
 ];
 
 const byCode = new Map<string, WireRow>(WIRE_TABLE.flatMap((row) => row.codes.map((code) => [code, row] as const)));

@@ -64,6 +64,9 @@ export type ErrorCode =
   | 'DATA_DIR_UNSAFE'
   | 'REDIS_UNAVAILABLE'
   | 'SHUTTING_DOWN'
+  // jobs (docs/jobs.md)
+  | 'JOB_INVALID'
+  | 'JOB_NOT_FOUND'
   | 'INTERNAL';
 
 export type ErrorContext = Record<string, unknown>;

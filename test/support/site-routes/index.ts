@@ -13,6 +13,7 @@ import { watchRoutes } from './watch.js';
 import { faultRoutes } from './faults.js';
 import { fingerprintRoutes } from './fingerprint.js';
 import { hostileRoutes } from './hostile.js';
+import { jobRoutes } from './jobs.js';
 import { jsRoutes } from './js.js';
 import { loginRoutes } from './login.js';
 import { paginationRoutes } from './pagination.js';
@@ -37,6 +38,7 @@ export const siteRoutes: Record<string, RouteHandler> = {
   ...faultRoutes,
   ...fingerprintRoutes,
   ...hostileRoutes,
+  ...jobRoutes,
   ...jsRoutes,
   ...loginRoutes,
   ...paginationRoutes,

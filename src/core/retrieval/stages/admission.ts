@@ -1,4 +1,4 @@
-import { verifyApiKey } from '../../access/index.js';
+import { verifyApiKey, verifyKeyId } from '../../access/index.js';
 import { PagejsonError, wireText } from '../../shared/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
@@ -9,7 +9,10 @@ const BEARER_HINT = 'pagejson reads the key from the apikey header, not Authoriz
 /** authenticate: the key rows. A key outside its scope is still a key here; `resolve` answers it `no data`. */
 export async function authenticate(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> {
   const request = ctx.request;
-  const verdict = await verifyApiKey(env.deps.store, request.apikey, request.apiId, ctx.atMs);
+  const verdict =
+    request.keyId === undefined
+      ? await verifyApiKey(env.deps.store, request.apikey, request.apiId, ctx.atMs)
+      : await verifyKeyId(env.deps.store, request.keyId, request.apiId, ctx.atMs);
   if (verdict.ok || verdict.reason === 'scope') {
     ctx.key = verdict.record;
     ctx.inScope = verdict.ok;

@@ -25,7 +25,8 @@ export function price(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> |
 
 /** limit: a key that keeps causing failures is refused work, but never an answer memory holds (it cannot fail). */
 export function limit(ctx: RetrievalContext, env: RetrievalEnv): undefined {
-  if (ctx.inMemory) return undefined;
+  // A job's items are bounded by the job's concurrency instead: a site's 404s must not turn its later items into 429s.
+  if (ctx.inMemory || ctx.request.keyId !== undefined) return undefined;
   const wait = env.failureRate.retryAfter(ctx.key.id);
   if (wait <= 0) return undefined;
   throw new PagejsonError('RATE_LIMITED', `too many failed retrievals with this key; try again in ${wait} s`, {

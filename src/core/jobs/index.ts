@@ -1,0 +1,22 @@
+export { createJobService, type JobEvent, type JobService, type JobServiceDeps, type StartJob } from './job-service.js';
+export { JOB_ID_PATTERN } from './embedded-queue.js';
+export { expandSource, type SourceDeps } from './job-inputs.js';
+export { inputsFormatOf, parseInputs, parseUrlList } from './input-files.js';
+export { runItems, type RunEnd, type RunnerDeps } from './runner.js';
+export { matchUrl } from './url-match.js';
+export { resultsAs, type ResultsFormat } from './results-format.js';
+export {
+  emptyCounts,
+  FINISHED_STATES,
+  type ItemAnswer,
+  type ItemRetriever,
+  type JobCounts,
+  type JobItem,
+  type JobRecord,
+  type JobSource,
+  type JobState,
+  type ResultLine,
+} from './types.js';
+export { wireErrorsOf } from './item-errors.js';
+export { daemonItemRetriever } from './daemon-retriever.js';
+export { createSitemapFetcher } from './sitemap-fetch.js';

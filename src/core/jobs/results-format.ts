@@ -1,0 +1,91 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { ResultLine } from './types.js';
+
+/**
+ * A job's results file as its reader asks for it (docs/jobs.md): NDJSON as kept, a JSON array, or CSV with one
+ * column per field (nested objects flattened to `data.a.b`, lists as JSON text). Read line by line, never
+ * whole: CSV reads the file twice, once for its columns. `errorsOnly` keeps the lines that did not give data.
+ */
+export type ResultsFormat = 'ndjson' | 'json' | 'csv';
+
+async function* lines(path: string, errorsOnly: boolean): AsyncGenerator<{ text: string; line: ResultLine }> {
+  const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const text of reader) {
+      if (text === '') continue;
+      let line: ResultLine;
+      try {
+        line = JSON.parse(text) as ResultLine;
+      } catch {
+        // The last line of a running job, read while it was being written: it comes whole next time.
+        continue;
+      }
+      if (errorsOnly && line.outcome === 'data') continue;
+      yield { text, line };
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+/** The line as flat columns: `[name, value]` pairs in a Map (names come from outside: never object keys). */
+function flatten(line: ResultLine): Map<string, string> {
+  const out = new Map<string, string>();
+  const put = (prefix: string, value: unknown): void => {
+    if (value === null || value === undefined) out.set(prefix, '');
+    else if (Array.isArray(value)) out.set(prefix, JSON.stringify(value));
+    else if (typeof value === 'object') for (const [key, inner] of Object.entries(value)) put(`${prefix}.${key}`, inner);
+    else out.set(prefix, String(value));
+  };
+  out.set('index', String(line.index));
+  out.set('outcome', line.outcome);
+  put('input', line.input);
+  if (line.data) put('data', line.data);
+  out.set('error', line.errors ? line.errors.map((error) => `${error.code}: ${error.message}`).join('; ') : '');
+  out.set('health', line.health ?? '');
+  out.set('fetchedAt', line.fetchedAt ?? '');
+  if (line.item !== undefined) put('item', line.item);
+  return out;
+}
+
+function csvField(value: string): string {
+  // A leading =, +, - or @ would be a formula to a spreadsheet: quoted with a ' before it (OWASP, CSV injection).
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** Columns in a fixed order whatever order the lines ended in: index, outcome, the input's, the data's, the rest. */
+const GROUPS = ['index', 'outcome', 'input', 'data', 'error', 'health', 'fetchedAt', 'item'];
+
+async function* csv(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+  const groups = new Map(GROUPS.map((group) => [group, new Set<string>()]));
+  for await (const { line } of lines(path, errorsOnly)) for (const name of flatten(line).keys()) groups.get(name.split('.')[0]!)?.add(name);
+  const names = [...groups.values()].flatMap((set) => [...set]);
+  yield `${names.map(csvField).join(',')}\n`;
+  for await (const { line } of lines(path, errorsOnly)) {
+    const flat = flatten(line);
+    yield `${names.map((name) => csvField(flat.get(name) ?? '')).join(',')}\n`;
+  }
+}
+
+async function* json(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const { text } of lines(path, errorsOnly)) {
+    yield first ? `\n${text}` : `,\n${text}`;
+    first = false;
+  }
+  yield '\n]\n';
+}
+
+async function* ndjson(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+  for await (const { text } of lines(path, errorsOnly)) yield `${text}\n`;
+}
+
+export function resultsAs(path: string, format: ResultsFormat, options: { errorsOnly?: boolean } = {}): AsyncGenerator<string> {
+  const errorsOnly = options.errorsOnly === true;
+  if (format === 'csv') return csv(path, errorsOnly);
+  if (format === 'json') return json(path, errorsOnly);
+  return ndjson(path, errorsOnly);
+}
