@@ -220,3 +220,54 @@ describe('pagejson generate on a terminal', () => {
     expect(existsSync(join(root, 'configs/127-0-0-1-jobs-board.json'))).toBe(false);
   });
 });
+
+describe('pagejson generate asks early and asks again (issue 52)', () => {
+  it('asks for another id right after the URL when the URL’s id is taken, before any other question', async () => {
+    const { root, writeConfig } = await project();
+    await writeConfig({
+      apiId: '127-0-0-1-jobs-board',
+      url: `${site.origin}/jobs-board.html`,
+      structure: [{ name: 'title', type: 'string', selector: 'h1' }],
+    });
+    pty = spawnCliOnPty(['generate', `${site.origin}/jobs-board.html`, '--selector', 'ul.jobs', '--rule', 'jobs'], { cwd: root });
+    await pty.waitFor('configs/127-0-0-1-jobs-board.json already exists; apiId of the new endpoint');
+    expect(pty.text()).not.toContain('Scraper');
+    pty.type('jobs'); // taken too: refused at once
+    await pty.press(KEY.enter);
+    await pty.waitFor('configs/jobs.json already exists: choose another id');
+    pty.type('\u007f\u007f\u007f\u007fharbor');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Scraper');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Use session');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Model');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Save this structure as harbor?');
+    await pty.press(KEY.enter);
+    expect(await pty.exited).toBe(0);
+    expect(JSON.parse(await readFile(join(root, 'configs/harbor.json'), 'utf8'))).toMatchObject({ apiId: 'harbor' });
+  });
+
+  it('a section selector that matches nothing is asked again with the sections the page has', async () => {
+    const { root } = await project();
+    pty = spawnCliOnPty(
+      ['generate', `${site.origin}/jobs-board.html`, '--scraper', '1', '--model', 'heuristic', '--selector', 'ul.nothing', '--rule', ''],
+      { cwd: root },
+    );
+    await pty.waitFor('Use session');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Section to extract');
+    expect(pty.text()).toContain('the section selector "ul.nothing" matches nothing');
+    expect(pty.text()).toContain('the whole page');
+    await pty.press(KEY.up, KEY.enter); // another selector… (the list wraps)
+    await pty.waitFor('CSS selector of the section to extract');
+    pty.type('ul.jobs');
+    await pty.press(KEY.enter);
+    await pty.waitFor('Save this structure as');
+    await pty.press(KEY.enter);
+    expect(await pty.exited).toBe(0);
+    const saved = JSON.parse(await readFile(join(root, 'configs/127-0-0-1-jobs-board.json'), 'utf8')) as { selector: string };
+    expect(saved.selector).toBe('ul.jobs');
+  });
+});

@@ -32,4 +32,23 @@ describe('scriptBuiltSignal', () => {
     expect(scriptBuiltSignal(`<body><div id="app"><ul><li>One</li></ul></div><script>track()</script></body>`)).toBeUndefined();
     expect(scriptBuiltSignal('<body><noscript><img src="/pixel.gif"></noscript><p>Hello</p></body>')).toBeUndefined();
   });
+
+  it('a server-rendered product page with short body text and JSON-LD in its head is not called built by JavaScript (issue 52)', () => {
+    const product = {
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Kettle',
+      description: 'A steel kettle with a lid, for every stove, with a whistle that tells you when the water is ready.',
+      offers: { '@type': 'Offer', price: '39.00', priceCurrency: 'EUR', availability: 'https://schema.org/InStock' },
+    };
+    const page = `<html><head><title>Kettle</title><script type="application/ld+json">${JSON.stringify(product)}</script></head><body><h1>Kettle</h1><p class="price">€39.00</p></body></html>`;
+    expect(scriptBuiltSignal(page)).toBeUndefined();
+    // The same short page whose content comes from code is still a shell.
+    const code = `<script>${'document.body.append(x);'.repeat(20)}</script>`;
+    expect(scriptBuiltSignal(`<html><head><title>Kettle</title></head><body><h1>Kettle</h1>${code}</body></html>`)).toBeDefined();
+    // A module script is code, too.
+    expect(
+      scriptBuiltSignal(`<body><h1>Kettle</h1><script type="module">${'document.body.append(x);'.repeat(20)}</script></body>`),
+    ).toBeDefined();
+  });
 });

@@ -64,12 +64,15 @@ export function register(program: Command, ctx: CliContext): void {
       const results: Checked[] = [];
       const observations: EndpointObservation[] = [];
       let done = 0;
+      // The model's tokens each endpoint's check spent, recorded in its usage afterwards (docs/models.md).
+      const spent: Array<{ apiId: string; usage: unknown }> = [];
       const checkOne = async (config: ApiConfig): Promise<Checked> => {
         const values = exampleValues(config);
         const baseline = baselines.of(config);
         const healable = baseline !== undefined;
         try {
           const result = await retriever.retrieve(config, values, baseline ? { baseline } : {});
+          spent.push({ apiId: config.apiId, usage: result.usage });
           if (options.accept) {
             // Accepted: this fetch is the one good observation the baseline starts again from.
             observations.push(await observationOf(config, { ...result, health: acceptedHealth(result.health) }, undefined));
@@ -79,6 +82,7 @@ export function register(program: Command, ctx: CliContext): void {
           const { state, failing, findings, fields } = result.health;
           return { apiId: config.apiId, url: result.sourceUrl, state, failing, findings, fields, healable };
         } catch (error) {
+          spent.push({ apiId: config.apiId, usage: error });
           const broken = isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY';
           const context = broken ? error.context : {};
           const findings = Array.isArray(context.findings) ? (context.findings as string[]) : [];
@@ -112,6 +116,8 @@ export function register(program: Command, ctx: CliContext): void {
         await retriever.close();
         if (progress) ctx.stderr.write('\r\u001b[K');
       }
+      const { recordCommandTokens } = await import('./generate-credits.js');
+      for (const { apiId, usage } of spent) await recordCommandTokens(project, apiId, usage);
       // The last fetch, the health and the learned baseline go into each endpoint's status (the dashboard's "last fetch").
       if (baselines.stateRead) await recordObservations(project, observations, ctx);
       if (results.some((result) => result.state !== 'healthy')) ctx.exitCode = 1;

@@ -2,6 +2,7 @@ import type { Project } from '../../core/config/project.js';
 import { noCreditsError, type AccountBalance } from '../../core/access/accounts.js';
 import type { TokenUsage } from '../../core/models/types.js';
 import { DEFAULT_ACCOUNT } from '../../core/access/key-service.js';
+import { isPagejsonError } from '../../core/shared/errors.js';
 import { openStateClient } from '../state-client.js';
 
 /**
@@ -44,6 +45,15 @@ export async function chargeGeneration(
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The model's tokens a command spent on an endpoint (`run` and `check` filling model fields, a model that failed
+ * after answering: MODEL_FAILED carries them), recorded in its usage at no cost (docs/models.md, "Tokens").
+ */
+export function recordCommandTokens(project: Project, apiId: string, spent: unknown): Promise<void> {
+  const usage = isPagejsonError(spent) ? spent.context.usage : spent;
+  return recordUnsavedTokens(project, apiId, usage);
 }
 
 /**

@@ -18,7 +18,7 @@ import { displayPath } from '../config-files.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors } from '../output.js';
 import { projectFor } from '../project-option.js';
-import { askGenerateInputs, type GenerateInputs } from '../prompts/generate-inputs.js';
+import { askGenerateInputs, type GeneratedInputs, type GenerateInputs } from '../prompts/generate-inputs.js';
 import { askReview } from '../prompts/generate-review.js';
 import { offerPagination } from '../prompts/generate-pagination.js';
 import { startSpinner } from '../spinner.js';
@@ -65,10 +65,21 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     selector: flags.selector,
     rule: flags.rule,
   };
-  let inputs: Required<GenerateInputs>;
+  const force = Boolean(flags.force);
+  // An --id already taken is said before any question (as the URL's own id is, right after the URL).
+  if (flags.id !== undefined) await existingRevision(join(project.configsDir, `${flags.id}.json`), flags.id, force, ctx);
+  let inputs: GeneratedInputs;
   try {
     inputs = asking
-      ? await askGenerateInputs(given, modelChoices(project), { url: urlProblem, selector: (selector) => validateSelector(selector) })
+      ? await askGenerateInputs(given, modelChoices(project), {
+          url: urlProblem,
+          selector: (selector) => validateSelector(selector),
+          takenId: (url) => {
+            const id = safeDefaultId(url);
+            return flags.id === undefined && !force && existsSync(join(project.configsDir, `${id}.json`)) ? id : undefined;
+          },
+          id: (value) => idProblem(value, project.configsDir, force),
+        })
       : {
           url: urlArgument!,
           scraper: scraper ?? 1,
@@ -89,7 +100,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     }
     throw error;
   });
-  let apiId = flags.id ?? safeDefaultId(inputs.url);
+  let apiId = flags.id ?? inputs.apiId ?? safeDefaultId(inputs.url);
   let file = join(project.configsDir, `${apiId}.json`);
   let previousRevision = await existingRevision(file, apiId, Boolean(flags.force), ctx);
   const cost = generationCost(inputs.scraper);
@@ -102,38 +113,51 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
   });
   const spinner = await startSpinner(ctx, `fetching ${inputs.url} with scraper ${inputs.scraper}`);
   const fetched: FetchedNotes = {};
-  let result: GenerateResult;
+  let result: GenerateResult | undefined;
   try {
     // In a thread of its own with a budget and the project's document limits, as the dashboard's generation
     // (issue 40): a hostile page ends the command with the budget's or the limit's error. Fetches are made here.
     const { generateIsolated, generationBudgetMs } = await import('../../core/generation/isolated.js');
     const { extraction } = project.settings;
-    result = await generateIsolated(
-      {
-        ...inputs,
-        apiId,
-        caching: flags.cache,
-        ...access,
-        ...login,
-        ...steps,
-        ...(kept.pagination ? { pagination: kept.pagination } : {}),
-        vars: flags.var,
-        paginate: flags.paginate !== false,
-      },
-      {
-        scraperFor: (n) =>
-          announcing(pool.get(n), (page) => {
-            noteFetched(fetched, page);
-            spinner.update(`generating a structure with ${inputs.model}`);
-          }),
-        models: project.settings.models,
-        env: ctx.env,
-        modelTimeoutMs: CLI_MODEL_TIMEOUT_MS,
-        dataDir: project.dataDir,
-        budgetMs: generationBudgetMs(project.settings, inputs.model, CLI_MODEL_TIMEOUT_MS),
-        limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
-      },
-    );
+    const generate = () =>
+      generateIsolated(
+        {
+          ...inputs,
+          apiId,
+          caching: flags.cache,
+          ...access,
+          ...login,
+          ...steps,
+          ...(kept.pagination ? { pagination: kept.pagination } : {}),
+          vars: flags.var,
+          paginate: flags.paginate !== false,
+        },
+        {
+          scraperFor: (n) =>
+            announcing(pool.get(n), (page) => {
+              noteFetched(fetched, page);
+              spinner.update(`generating a structure with ${inputs.model}`);
+            }),
+          models: project.settings.models,
+          env: ctx.env,
+          modelTimeoutMs: CLI_MODEL_TIMEOUT_MS,
+          dataDir: project.dataDir,
+          budgetMs: generationBudgetMs(project.settings, inputs.model, CLI_MODEL_TIMEOUT_MS),
+          limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
+        },
+      );
+    while (result === undefined) {
+      try {
+        result = await generate();
+      } catch (error) {
+        spinner.stop();
+        // On a terminal, a section that matches nothing is asked again (with the sections the page has).
+        const { askAnotherSection } = await import('../prompts/generate-section.js');
+        const selector = asking ? await askAnotherSection(error, ctx, (text) => validateSelector(text)) : undefined;
+        if (selector === undefined) throw error;
+        inputs = { ...inputs, selector };
+      }
+    }
     spinner.stop();
   } catch (error) {
     // A model that answered and then failed (invalid twice, a timeout after a correction) spent tokens: recorded, not charged.
@@ -241,7 +265,7 @@ function noteFetched(notes: FetchedNotes, page: FetchResult): void {
   notes.page ??= page;
 }
 
-async function writeFetchNotes(ctx: CliContext, notes: FetchedNotes, inputs: Required<GenerateInputs>): Promise<void> {
+async function writeFetchNotes(ctx: CliContext, notes: FetchedNotes, inputs: GeneratedInputs): Promise<void> {
   if (!notes.page) return;
   const { writePageNotes } = await import('../page-notes.js');
   writePageNotes(ctx, notes.page, inputs.scraper, `\`pagejson generate ${inputs.url} --scraper 3\``);

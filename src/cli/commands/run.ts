@@ -56,13 +56,17 @@ export function register(program: Command, ctx: CliContext): void {
       const retriever = await createLocalRetriever(project, ctx.env);
       const spinner = await startSpinner(ctx, `fetching ${apiId} with scraper ${scraperNumber}`);
       let observation: EndpointObservation | undefined;
+      // The model's tokens go into the endpoint's usage, as the daemon's retrievals' do (docs/models.md).
+      let spent: unknown;
       try {
         const result = await retriever.retrieve(config, values, { scraper: scraperNumber, ...(baseline ? { baseline } : {}) });
+        spent = result.usage;
         spinner?.stop();
         // Only the config's own page and scraper say how the endpoint is (a one-off --var or --scraper does not).
         if (options.var.length === 0 && options.scraper === undefined) observation = await observationOf(config, result, baseline);
         printResult(ctx, apiId, scraperNumber, result, options.json === true);
       } catch (error) {
+        spent = error;
         if (isPagejsonError(error) && error.code === 'EXTRACTION_EMPTY' && options.var.length === 0 && options.scraper === undefined) {
           const findings = Array.isArray(error.context.findings) ? (error.context.findings as string[]) : [];
           observation = await observationOf(config, { error: `${error.code}: ${error.message}`, health: 'broken', findings }, baseline);
@@ -76,6 +80,8 @@ export function register(program: Command, ctx: CliContext): void {
         await retriever.close();
         // The endpoint's last fetch and health, as the dashboard and `status` show them.
         if (observation && baselines.stateRead) await recordObservations(project, [observation], ctx);
+        const { recordCommandTokens } = await import('./generate-credits.js');
+        await recordCommandTokens(project, apiId, spent);
       }
     });
 }

@@ -15,6 +15,9 @@ export interface GenerateInputs {
   rule?: string | null;
 }
 
+/** The answers, and the id chosen when the one the URL gives is taken (asked right after the URL). */
+export type GeneratedInputs = Required<GenerateInputs> & { apiId?: string };
+
 export interface ModelChoice {
   value: string;
   description: string;
@@ -26,16 +29,20 @@ export interface InputChecks {
   /** A reason the URL cannot be fetched, or null. */
   url(value: string): string | null;
   selector(value: string): string | null;
+  /**
+   * The id this URL gives when a config already has it (undefined when it is free, or `--id`/`--force` said
+   * what to do): the id is then asked at once, not found taken after every other question.
+   */
+  takenId?(url: string): string | undefined;
+  /** Why an id typed cannot be used, or null. */
+  id?(value: string): string | null;
 }
 
-export async function askGenerateInputs(
-  given: GenerateInputs,
-  models: ModelChoice[],
-  checks: InputChecks,
-): Promise<Required<GenerateInputs>> {
+export async function askGenerateInputs(given: GenerateInputs, models: ModelChoice[], checks: InputChecks): Promise<GeneratedInputs> {
   const { input, select, confirm, GoBack } = await import('./ask.js');
-  const answers: GenerateInputs = { ...given };
-  type Step = { key: keyof GenerateInputs; ask: () => Promise<void> };
+  const answers: GenerateInputs & { apiId?: string } = { ...given };
+  /** A step that asked nothing (the id, when it is free) says so: Escape steps back past it. */
+  type Step = { key: keyof GenerateInputs | 'apiId'; ask: () => Promise<'silent' | void> };
   const steps: Step[] = [
     {
       key: 'url',
@@ -46,6 +53,23 @@ export async function askGenerateInputs(
             message: 'Page URL',
             ...(answers.url ? { default: answers.url } : {}),
             validate: (value) => checks.url(value.trim()) ?? true,
+          })
+        ).trim();
+      },
+    },
+    {
+      key: 'apiId',
+      ask: async () => {
+        const taken = checks.takenId?.(answers.url!);
+        if (taken === undefined) {
+          delete answers.apiId;
+          return 'silent';
+        }
+        answers.apiId = (
+          await input({
+            message: `configs/${taken}.json already exists; apiId of the new endpoint`,
+            default: answers.apiId ?? `${taken}-2`,
+            validate: (value) => checks.id?.(value.trim()) ?? true,
           })
         ).trim();
       },
@@ -115,15 +139,19 @@ export async function askGenerateInputs(
     },
   ];
   // Only what the flags left out is asked; Escape steps back through those.
-  const asked = steps.filter((step) => given[step.key] === undefined);
+  const asked = steps.filter((step) => step.key === 'apiId' || given[step.key] === undefined);
+  const silent = new Set<number>();
   for (let index = 0; index < asked.length;) {
     try {
-      await asked[index]!.ask();
+      if ((await asked[index]!.ask()) === 'silent') silent.add(index);
+      else silent.delete(index);
       index += 1;
     } catch (error) {
       if (!(error instanceof GoBack)) throw error;
-      if (index === 0) throw error;
-      index -= 1;
+      let back = index - 1;
+      while (back >= 0 && silent.has(back)) back -= 1;
+      if (back < 0) throw error;
+      index = back;
     }
   }
   return {
@@ -133,5 +161,6 @@ export async function askGenerateInputs(
     model: answers.model!,
     selector: answers.selector ?? 'body',
     rule: answers.rule ?? null,
+    ...(answers.apiId ? { apiId: answers.apiId } : {}),
   };
 }
