@@ -232,6 +232,35 @@ describe('logins through the scraper pool', () => {
     expect(site.hitCount('/login/submit')).toBe(0);
   });
 
+  it('never fills the form of another site the login URL redirects to (issue 45)', async () => {
+    await freshDir();
+    site.resetHits();
+    const elsewhere = `http://localhost:${site.port}`;
+    const error = await failure(
+      fetchAs(pool(), '/login/members.html', form({ url: `${site.origin}/login/redirect-away?to=${elsewhere}` })),
+    );
+    expect(error.code).toBe('LOGIN_FAILED');
+    expect(error.message).toBe(`the login page posts its form to another site (localhost:${site.port}): the credentials were not sent`);
+    // The other site's form was read, never posted to.
+    expect(site.hitCount('/login/form')).toBe(1);
+    expect(site.hitCount('/login/submit')).toBe(0);
+  });
+
+  it('refuses a GET login form whose answer redirects to another site: the password in its address goes nowhere else (issue 45)', async () => {
+    await freshDir();
+    site.resetHits();
+    site.state.delete('login.referer');
+    const elsewhere = `http://localhost:${site.port}`;
+    const error = await failure(fetchAs(pool(), '/login/members.html', form({ url: `${site.origin}/login/form-get?away=${elsewhere}` })));
+    expect(error.code).toBe('LOGIN_FAILED');
+    expect(error.message).toBe(
+      `the login page redirects its form sent in the address (GET) to another site (localhost:${site.port}): the credentials were not sent`,
+    );
+    expect(site.hitCount('/login/submit-get')).toBe(1);
+    expect(site.hitCount('/login/landing')).toBe(0);
+    expect(site.state.get('login.referer')).toBeUndefined();
+  });
+
   it('a login page that answers 429 pauses its origin: SOURCE_RATE_LIMITED, not a failed login', async () => {
     await freshDir();
     const scrapers = pool();

@@ -37,7 +37,13 @@ export type FakeReply =
   | { status: number; error: string }
   | { echoSchema: true }
   | { hang: true }
-  | { delayMs: number; reply: FakeReply };
+  | { delayMs: number; reply: FakeReply }
+  /** A redirect (307 keeps the request) to `location` (hostile servers, issue 45). */
+  | { redirect: string; status?: number }
+  /** An answer of `bytes` bytes of JSON-looking padding, streamed in 64 KiB chunks, with `status`. */
+  | { huge: number; status?: number }
+  /** Headers at once, then the body a byte every `everyMs`, never ending. */
+  | { trickleEveryMs: number };
 
 export type ReplyScript = FakeReply[] | ((request: RecordedRequest, index: number) => FakeReply);
 
@@ -134,6 +140,34 @@ export async function startFakeLlm(initial: ReplyScript = [], initialBehaviour: 
 
   const answer = (res: ServerResponse, body: ChatRequestBody, reply: FakeReply, index: number): void => {
     if (typeof reply === 'object' && 'hang' in reply) return;
+    if (typeof reply === 'object' && 'redirect' in reply) {
+      res.writeHead(reply.status ?? 307, { location: reply.redirect, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    if (typeof reply === 'object' && 'huge' in reply) {
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      let left = reply.huge;
+      const pump = (): void => {
+        while (left > 0 && !res.destroyed) {
+          const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+          left -= part.length;
+          if (!res.write(part)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      res.on('error', () => undefined);
+      pump();
+      return;
+    }
+    if (typeof reply === 'object' && 'trickleEveryMs' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('error', () => undefined);
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), reply.trickleEveryMs);
+      timers.add(timer);
+      return;
+    }
     if (typeof reply === 'object' && 'delayMs' in reply) {
       const timer = setTimeout(() => {
         timers.delete(timer);

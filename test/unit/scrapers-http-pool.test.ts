@@ -83,6 +83,24 @@ describe('scraper pool', () => {
     }
   });
 
+  it('says a source answering 404 was not found, with no workaround for a block (issue 45)', async () => {
+    const pool = createScraperPool(options);
+    try {
+      const error = await rejection(pool.get(1).fetch({ url: `${site.origin}/faults/404` }));
+      expect(error.code).toBe('FETCH_STATUS');
+      expect(error.message).toBe('the source page was not found (404)');
+      expect(error.context.status).toBe(404);
+      expect(error.hint).toContain("check the config's url");
+      expect(error.hint).not.toMatch(/scraper 2|scraper 3|session/);
+      // Another status keeps its words and its workarounds.
+      const failed = await rejection(pool.get(1).fetch({ url: `${site.origin}/faults/500` }));
+      expect(failed.message).toBe('HTTP 500');
+      expect(failed.hint).toContain('try scraper 2');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('returns one shared scraper per number and refuses fetches after close', async () => {
     const pool = createScraperPool(options);
     const first = pool.get(1);

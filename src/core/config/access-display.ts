@@ -1,5 +1,6 @@
 import type { ProxySettings } from './proxy.js';
 import type { RequestSettings } from './request.js';
+import { isTemplateOnly } from './template-only.js';
 
 /**
  * How `request` and `proxy` are shown (`show`, `show --json`, `diff`, the dashboard; docs/security.md):
@@ -9,7 +10,6 @@ import type { RequestSettings } from './request.js';
  */
 export const MASK = '••••';
 
-const PLACEHOLDER = /\$\{[A-Z_][A-Z0-9_]*\}/;
 /** Header names whose value is a credential. */
 const CREDENTIAL_HEADER = /auth|token|key|secret|session|cookie|signature|password|credential/i;
 
@@ -21,12 +21,12 @@ function masked(value: string): string {
 
 /** A header's value as shown: a credential header's only as a template (`Bearer ${API_TOKEN}`). */
 export function displayHeaderValue(name: string, value: string): string {
-  return CREDENTIAL_HEADER.test(name) && !PLACEHOLDER.test(value) ? masked(value) : value;
+  return CREDENTIAL_HEADER.test(name) && !isTemplateOnly(value, { scheme: true }) ? masked(value) : value;
 }
 
 /** Cookie values are credentials more often than not: shown only when they are templates. */
 export function displayCookieValue(value: string): string {
-  return PLACEHOLDER.test(value) ? value : MASK;
+  return isTemplateOnly(value) ? value : MASK;
 }
 
 /** A proxy URL with written-in credentials masked (`http://user:••••@host:3128`); templates kept. */
@@ -37,7 +37,7 @@ export function displayProxyUrl(url: string): string {
   const colon = userinfo.indexOf(':');
   const user = colon >= 0 ? userinfo.slice(0, colon) : userinfo;
   const password = colon >= 0 ? userinfo.slice(colon + 1) : undefined;
-  const shownPassword = password === undefined ? '' : `:${PLACEHOLDER.test(password) ? password : MASK}`;
+  const shownPassword = password === undefined ? '' : `:${isTemplateOnly(password) ? password : MASK}`;
   return `${scheme}${user}${shownPassword}@${rest}`;
 }
 

@@ -143,3 +143,4 @@ export {
 } from './action-text.js';
 export { LOGIN_KINDS, LoginSchema, MAX_LOGIN_FIELDS, loginTexts, loginUrlProblem, type LoginSettings } from './login.js';
 export { LOGIN_MASK, describeLogin, displayLogin, withLoginShown } from './login-display.js';
+export { CREDENTIAL_FIELD, isTemplateOnly } from './template-only.js';

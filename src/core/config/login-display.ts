@@ -1,5 +1,6 @@
 import type { Action } from './action-text.js';
 import type { LoginSettings } from './login.js';
+import { CREDENTIAL_FIELD, isTemplateOnly } from './template-only.js';
 
 /**
  * How a config's `login` is shown (`show`, `show --json`, `diff`, `edit`'s changes, the dashboard;
@@ -9,12 +10,8 @@ import type { LoginSettings } from './login.js';
  */
 export const LOGIN_MASK = '••••';
 
-const PLACEHOLDER = /\$\{[A-Z_][A-Z0-9_]*\}/;
-/** Field names (and step selectors) whose value is a credential. */
-const CREDENTIAL = /pass|secret|token|otp|pin|passcode|credential|key|code/i;
-
 function shown(name: string, value: string): string {
-  return CREDENTIAL.test(name) && !PLACEHOLDER.test(value) ? LOGIN_MASK : value;
+  return CREDENTIAL_FIELD.test(name) && !isTemplateOnly(value) ? LOGIN_MASK : value;
 }
 
 function shownSteps(steps: readonly Action[]): Action[] {

@@ -55,6 +55,13 @@ export const ModelEndpointSchema = z
       .max(5)
       .optional()
       .describe(`Retries of a failed call (connection, timeout, 429, 5xx) by the client (default ${DEFAULT_MODEL_MAX_RETRIES})`),
+    maxAnswerBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(256 * 1024 * 1024)
+      .optional()
+      .describe('Longest answer read from the server, in bytes (default 4194304): more fails as "the model answered too much"'),
     temperature: z.number().min(0).max(2).optional().describe('Sampling temperature sent with every call (default 0)'),
     maxInputTokens: z
       .number()

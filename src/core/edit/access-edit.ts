@@ -3,6 +3,7 @@ import {
   displayCookieValue,
   displayProxy,
   HEADER_NAME_PATTERN,
+  isTemplateOnly,
   ProxySchema,
   RequestSchema,
   type ApiConfig,
@@ -186,17 +187,16 @@ export function accessChanges(before: ApiConfig, after: ApiConfig): Array<{ kind
   return changes;
 }
 
-const TEMPLATE = /\$\{[A-Z_][A-Z0-9_]*\}/;
 const CREDENTIAL_HEADER = /auth|token|key|secret|session|cookie|signature|password|credential/i;
 
 function literalIn(kind: 'headers' | 'cookies', name: string, value: string): boolean {
   if (OFF.includes(value.trim().toLowerCase())) return false;
-  return (kind === 'cookies' || CREDENTIAL_HEADER.test(name)) && !TEMPLATE.test(value);
+  return (kind === 'cookies' || CREDENTIAL_HEADER.test(name)) && !isTemplateOnly(value, { scheme: kind === 'headers' });
 }
 
 function literalProxyPassword(url: string): boolean {
   const password = /^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:([^@/]*)@/i.exec(url.trim())?.[1];
-  return password !== undefined && password !== '' && !TEMPLATE.test(password);
+  return password !== undefined && password !== '' && !isTemplateOnly(password);
 }
 
 function proxyUrlsOf(value: string): string[] {

@@ -1,4 +1,4 @@
-import { describeLogin, LoginSchema, type ApiConfig, type LoginSettings } from '../config/index.js';
+import { CREDENTIAL_FIELD, describeLogin, isTemplateOnly, LoginSchema, type ApiConfig, type LoginSettings } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
 
 /**
@@ -80,12 +80,9 @@ export function loginChanges(before: ApiConfig, after: ApiConfig): Array<{ kind:
   return [{ kind: 'setting', subject: 'login', text: `login changed: ${describeLogin(after.login)}${values}` }];
 }
 
-const TEMPLATE = /\$\{[A-Z_][A-Z0-9_]*\}/;
-const CREDENTIAL_FIELD = /pass|secret|token|otp|pin|credential|key|code/i;
-
 function literalIn(form: Readonly<Record<string, unknown>>): boolean {
   return Object.entries(form).some(
-    ([name, value]) => typeof value === 'string' && value !== '' && CREDENTIAL_FIELD.test(name) && !TEMPLATE.test(value),
+    ([name, value]) => typeof value === 'string' && value !== '' && CREDENTIAL_FIELD.test(name) && !isTemplateOnly(value),
   );
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { API_ID_PATTERN, serializeConfig, withAccessShown, type ApiConfig } from '../config/index.js';
+import { API_ID_PATTERN, serializeConfig, withAccessShown, withLoginShown, type ApiConfig } from '../config/index.js';
 import { parseConfigText } from '../registry/index.js';
 import { prepareDataDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../shared/index.js';
 import { describeChanges, type ConfigChange } from './describe-changes.js';
@@ -12,6 +12,11 @@ import { describeChanges, type ConfigChange } from './describe-changes.js';
  * the project's history; this lets the dashboard show "what changed in each revision" without a repository.
  */
 export const KEPT_REVISIONS = 50;
+
+/** A revision as shown: its access and its login masked as the endpoint view masks them (issue 45). */
+function shownConfig(config: ApiConfig): ApiConfig {
+  return withLoginShown(withAccessShown(config));
+}
 const MAX_REVISION_BYTES = 1024 * 1024;
 
 export interface RevisionView {
@@ -78,8 +83,8 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
         ? createTwoFilesPatch(
             `${name} (revision ${before.config.revision})`,
             `${name} (revision ${entry.config.revision})`,
-            serializeConfig(withAccessShown(before.config)),
-            serializeConfig(withAccessShown(entry.config)),
+            serializeConfig(shownConfig(before.config)),
+            serializeConfig(shownConfig(entry.config)),
             undefined,
             undefined,
             { context: 2 },
@@ -90,7 +95,7 @@ export async function listRevisions(dataDir: string, current: ApiConfig): Promis
             .join('\n')
         : null,
       // Shown in the dashboard: a credential written into a file is masked there (config/access-display.ts).
-      config: withAccessShown(entry.config),
+      config: shownConfig(entry.config),
     };
   });
 }

@@ -42,6 +42,7 @@ interface OpenAiEndpoint {
   headers?: Record<string, string>;
   timeoutMs?: number | undefined;
   maxRetries?: number | undefined;
+  maxAnswerBytes?: number | undefined;
   temperature?: number | undefined;
   maxInputTokens?: number | undefined;
 }
@@ -66,6 +67,7 @@ function entrySettings(
     ...(headers ? { headers } : {}),
     timeoutMs: entry.timeoutMs,
     maxRetries: entry.maxRetries,
+    maxAnswerBytes: entry.maxAnswerBytes,
     temperature: entry.temperature,
     maxInputTokens: entry.maxInputTokens,
   };

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
-import { PagejsonError } from '../shared/index.js';
+import { isPagejsonError, PagejsonError } from '../shared/index.js';
+import { createModelFetch, DEFAULT_MAX_ANSWER_BYTES } from './model-fetch.js';
 import type { TokenUsage } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ModelCallOptions {
   temperature: number;
   /** Resolved already (secrets in): sent with every call, never written into an error or a log. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** Bytes an answer may have (default 4 MiB): more fails as "answered too much" (model-fetch.ts). */
+  maxAnswerBytes?: number | undefined;
 }
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
@@ -38,8 +41,12 @@ export interface ModelCaller {
 const errorBodies = new WeakMap<object, string>();
 const MAX_ERROR_BODY_CHARS = 4_000;
 
-async function fetchKeepingErrorBodies(url: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(url, init);
+async function fetchKeepingErrorBodies(
+  send: (url: string | URL | Request, init?: RequestInit) => Promise<Response>,
+  url: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> {
+  const response = await send(url, init);
   if (response.status === 400 || response.status === 422) {
     const text = await response
       .clone()
@@ -67,6 +74,7 @@ function serverMessage(error: unknown): string | undefined {
 
 export function createModelCaller(options: ModelCallOptions): ModelCaller {
   let client: Promise<OpenAI> | undefined;
+  const send = createModelFetch({ name: options.name, maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES });
   const getClient = (): Promise<OpenAI> =>
     (client ??= import('openai').then(
       ({ default: OpenAIClient }) =>
@@ -75,7 +83,7 @@ export function createModelCaller(options: ModelCallOptions): ModelCaller {
           baseURL: options.baseURL,
           timeout: options.timeoutMs,
           maxRetries: options.maxRetries,
-          fetch: fetchKeepingErrorBodies,
+          fetch: (url, init) => fetchKeepingErrorBodies(send, url, init),
           ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
         }),
     ));
@@ -117,6 +125,9 @@ function withoutControls(text: string): string {
 
 /** The failure in words; the status kept, so that a refused response format is recognised by the caller. */
 function callError(error: unknown, options: ModelCallOptions): PagejsonError {
+  // Our own refusals (model-fetch.ts) reach here as the client's connection error's cause: said as they are.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (isPagejsonError(cause)) return cause;
   const status = (error as { status?: number }).status;
   if ((error as Error | undefined)?.constructor?.name === 'APIConnectionTimeoutError') {
     const tries = options.maxRetries + 1;

@@ -44,6 +44,8 @@ export interface OpenAiModelOptions {
   /** Retries of failed HTTP calls inside the client (429, 5xx, connection, timeout), separate from the invalid-output retry. */
   maxRetries?: number | undefined;
   temperature?: number | undefined;
+  /** Bytes an answer may have (default 4 MiB). */
+  maxAnswerBytes?: number | undefined;
   /** Resolved header values (secrets in), sent with every call. */
   headers?: Readonly<Record<string, string>> | undefined;
   maxInputTokens?: number | undefined;
@@ -76,6 +78,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     maxRetries: options.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES,
     temperature: options.temperature ?? 0,
     headers: options.headers,
+    maxAnswerBytes: options.maxAnswerBytes,
   });
   const formats = options.formats ?? createFormatMemory(undefined);
   const server = options.baseURL ?? 'https://api.openai.com/v1';

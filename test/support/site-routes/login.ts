@@ -121,6 +121,30 @@ export const loginRoutes: Record<string, RouteHandler> = {
     const to = new URL(req.url ?? '/', 'http://fixture').searchParams.get('to') ?? '';
     send(res, 200, loginForm('token').replace('action="/login/submit"', `action="${to}/login/submit"`));
   },
+  // A login URL that redirects to another site's login page (`?to=<origin>`): that page's form must not be filled (issue 45).
+  '/login/redirect-away': (req, res) => {
+    const to = new URL(req.url ?? '/', 'http://fixture').searchParams.get('to') ?? '';
+    res.writeHead(302, { location: `${to}/login/form` });
+    res.end();
+  },
+  // A login form sent with GET (the password in the address), whose answer redirects to `?away=<origin>`.
+  '/login/form-get': (req, res) => {
+    const away = new URL(req.url ?? '/', 'http://fixture').searchParams.get('away') ?? '';
+    const form = loginForm('token')
+      .replace('method="post" action="/login/submit"', 'method="get" action="/login/submit-get"')
+      .replace('<input type="hidden" name="csrf" value="token">', `<input type="hidden" name="away" value="${away}">`);
+    send(res, 200, form);
+  },
+  '/login/submit-get': (req, res) => {
+    const away = new URL(req.url ?? '/', 'http://fixture').searchParams.get('away') ?? '';
+    res.writeHead(302, { location: `${away}/login/landing` });
+    res.end();
+  },
+  // Where a redirect lands: it keeps the Referer it was sent (`site.state` 'login.referer').
+  '/login/landing': (req, res, site) => {
+    site.state.set('login.referer', req.headers.referer ?? '');
+    send(res, 200, '<!doctype html><title>Landed</title><h1>Landed</h1>');
+  },
   '/login/welcome': (req, res, site) =>
     send(
       res,

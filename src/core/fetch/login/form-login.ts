@@ -77,10 +77,12 @@ async function sendOnce(job: FormLoginJob, url: URL, sent: Sent): Promise<Answer
   const headers: Record<string, string> = { ...BROWSER_HEADERS, ...job.headersFor?.(url) };
   const cookie = await job.jar.getCookieString(url.href);
   if (cookie) headers.cookie = cookie;
-  if (sent.referer) headers.referer = sent.referer;
+  // Never across sites: a GET form's address holds its fields, the password among them (issue 45).
+  const referer = sent.referer !== undefined && isSameSite(new URL(sent.referer), url) ? sent.referer : undefined;
+  if (referer) headers.referer = referer;
   if (sent.method === 'POST') {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    if (sent.referer) headers.origin = new URL(sent.referer).origin;
+    if (referer) headers.origin = new URL(referer).origin;
   }
   const response = await request(url, {
     dispatcher: job.dispatcher,
@@ -95,8 +97,12 @@ async function sendOnce(job: FormLoginJob, url: URL, sent: Sent): Promise<Answer
   return { url: url.href, status: response.statusCode, headers: response.headers, body: response.body };
 }
 
-/** Follows redirects as a browser does after a form: 301-303 become a GET, 307/308 repeat the request. */
-async function follow(job: FormLoginJob, start: URL, first: Sent): Promise<Answer> {
+/**
+ * Follows redirects as a browser does after a form: 301-303 become a GET, 307/308 repeat the request. With
+ * `credentials`, the login's site (the configured login URL's): a request that carries the fields (a repeated
+ * body, or a GET form's address) never goes to another site.
+ */
+async function follow(job: FormLoginJob, start: URL, first: Sent, credentials?: { home: URL; inAddress: boolean }): Promise<Answer> {
   let url = start;
   let sent = first;
   for (let hop = 0; ; hop += 1) {
@@ -109,7 +115,8 @@ async function follow(job: FormLoginJob, start: URL, first: Sent): Promise<Answe
     const next = new URL(location, url);
     next.hash = '';
     const keepsBody = answer.status === 307 || answer.status === 308;
-    if (keepsBody && sent.body !== undefined) assertSameSite(url, next, 'redirects the login form');
+    if (credentials && keepsBody && sent.body !== undefined) assertSameSite(credentials.home, next, 'redirects the login form');
+    if (credentials?.inAddress) assertSameSite(credentials.home, next, 'redirects its form sent in the address (GET)');
     sent = keepsBody ? sent : { method: 'GET', referer: url.href };
     url = next;
   }
@@ -169,8 +176,12 @@ function siteOf(host: string): string {
  * Credentials go to the login page's own site only: a form (or a redirect that repeats its body) that sends them
  * to another site — a login page taken over, an open redirect — is refused (docs/security.md).
  */
+function isSameSite(from: URL, to: URL): boolean {
+  return from.hostname === to.hostname || siteOf(from.hostname) === siteOf(to.hostname);
+}
+
 function assertSameSite(from: URL, to: URL, what: string): void {
-  if (from.hostname === to.hostname || siteOf(from.hostname) === siteOf(to.hostname)) return;
+  if (isSameSite(from, to)) return;
   throw loginFailed(
     `the login page ${what} to another site (${to.host}): the credentials were not sent`,
     "point login.url at the login page of the site itself: pagejson sends credentials only to the login page's site",
@@ -202,10 +213,12 @@ export async function formLogin(job: FormLoginJob): Promise<FormLoginResult> {
   const body = new URLSearchParams(formPayload(form, job.fields)).toString();
   const action = new URL(form.action && form.action.trim() !== '' ? form.action : landing.url, landing.url);
   action.hash = '';
-  assertSameSite(new URL(landing.url), action, 'posts its form');
+  // Judged against the configured login URL, not where its redirects landed (issue 45): a login page that
+  // redirects to another site must not have that site's form filled and posted.
+  assertSameSite(start, action, form.method === 'get' ? 'sends its form' : 'posts its form');
   const sent: Sent = form.method === 'get' ? { method: 'GET', referer: landing.url } : { method: 'POST', body, referer: landing.url };
   if (form.method === 'get') action.search = body;
-  const answer = await follow(job, action, sent);
+  const answer = await follow(job, action, sent, { home: start, inAddress: form.method === 'get' });
   const after = await pageOf(answer, job, 'the site');
   const again = chooseLoginForm(parseForms(after), names);
   if (again && again.hasPassword && names.every((name) => again.fields.some((f) => f.name === name))) {

@@ -182,6 +182,15 @@ export function createScraperPool(options: ScraperPoolOptions): ScraperPool {
   };
 }
 
+const NOT_FOUND_HINT =
+  "check the config's url (and the values of its URL variables): the site has no page at that address, it may have moved";
+
+/** The status of a source's "not found" (404, or 410 gone), else undefined. */
+function notFoundStatus(error: PagejsonError): number | undefined {
+  const status = Number(error.context.status);
+  return error.code === 'FETCH_STATUS' && (status === 404 || status === 410) ? status : undefined;
+}
+
 /** What to try next, by what went wrong: the CLI prints it under the error (the wire shows only the reason). */
 function fetchHint(error: PagejsonError): string | undefined {
   if (error.hint) return error.hint;
@@ -213,9 +222,12 @@ function withFetchContext(error: unknown, url: string, scraper: ScraperName): un
     error.context.fetchUrl !== undefined
   )
     return error;
-  const hint = fetchHint(error);
+  const missing = notFoundStatus(error);
+  const hint = missing === undefined ? fetchHint(error) : NOT_FOUND_HINT;
   const label = `${SCRAPER_CAPABILITIES[scraper].number} (${scraper})`;
-  return new PagejsonError(error.code, error.message, {
+  // A page that is not there is not a block: said as such, without the other scrapers' workarounds (issue 45).
+  const message = missing === undefined ? error.message : `the source page was not found (${missing})`;
+  return new PagejsonError(error.code, message, {
     context: { ...error.context, fetchUrl: url, scraper: label },
     ...(hint ? { hint } : {}),
     cause: error.cause ?? error,
