@@ -28,8 +28,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-// A machine shared with other work can take seconds to start an extraction thread: not what these tests measure.
-const SETTINGS = { extraction: { timeoutMs: 60_000 } };
+// A machine shared with other work can take seconds to start an extraction thread or read three pages: not what these tests measure.
+const SETTINGS = { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 } };
 const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, reject: false, env: { NO_COLOR: '1' } });
 const configOf = async (apiId: string) => JSON.parse(await readFile(join(temp.root, 'configs', `${apiId}.json`), 'utf8')) as ApiConfigInput;
 const runData = async (apiId: string) => JSON.parse((await cli('run', apiId, '--json')).stdout) as { data: Record<string, unknown> };

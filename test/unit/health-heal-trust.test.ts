@@ -160,5 +160,7 @@ describe('a repair never makes things worse', () => {
       'it repairs none of the failing fields (price): the endpoint would stay degraded',
     );
     expect(repairVerdict(judged('broken', ['name']), judged('broken', ['name'])).better).toBe(false);
+    // A list emptied now has no judged fields: a field of it still empty with the repair was not healthy before.
+    expect(repairVerdict(judged('broken', ['products']), judged('degraded', ['products.reviewCount'])).better).toBe(true);
   });
 });
