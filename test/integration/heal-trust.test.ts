@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiConfigInput } from '../../src/core/config/schema.js';
 import { CLI_BIN, ensureBuilt } from '../support/build-once.js';
-import { GOODS, JOB_TITLES } from '../support/site-routes/heal-trust.js';
+import { GOODS, JOB_TITLES, SHOP_TOTAL, laptop } from '../support/site-routes/heal-trust.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { makeProject, type TempProject } from './daemon-support.js';
 
@@ -28,8 +28,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-// A machine shared with other work can take seconds to start an extraction thread: not what these tests measure.
-const SETTINGS = { extraction: { timeoutMs: 60_000 } };
+// A machine shared with other work can take seconds to start an extraction thread or read three pages: not what these tests measure.
+const SETTINGS = { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 } };
 const cli = (...args: string[]) => execa(process.execPath, [CLI_BIN, ...args], { cwd: temp.root, reject: false, env: { NO_COLOR: '1' } });
 const configOf = async (apiId: string) => JSON.parse(await readFile(join(temp.root, 'configs', `${apiId}.json`), 'utf8')) as ApiConfigInput;
 const runData = async (apiId: string) => JSON.parse((await cli('run', apiId, '--json')).stdout) as { data: Record<string, unknown> };
@@ -94,4 +94,53 @@ describe('heal repairs what a user breaks', () => {
     expect((await runData('goods')).data.goods).toEqual(GOODS);
     expect((await configOf('goods')).structure.find((field) => field.name === 'goods')!.selector).toContain('x9f');
   }, 240_000);
+
+  it("after a shop's redesign, heal shop shows the repair before saving, refuses reviewCount read out of names, repairs the pager, and the endpoint reads all 24 products again", async () => {
+    temp = await makeProject(
+      [
+        {
+          apiId: 'shop',
+          url: `${site.origin}/trust/shop`,
+          pagination: { next: 'a.next' },
+          structure: [
+            {
+              name: 'products',
+              type: 'array',
+              selector: 'div.cards > div.card',
+              fields: [
+                { name: 'name', type: 'string', selector: 'h3.card-name a' },
+                { name: 'url', type: 'url', selector: 'h3.card-name a', attribute: 'href', transform: ['absoluteUrl'] },
+                { name: 'price', type: 'number', selector: '.card-price', transform: ['number'] },
+                { name: 'reviewCount', type: 'integer', selector: '.card-reviews', transform: ['integer'] },
+              ],
+            },
+          ],
+        },
+      ],
+      SETTINGS,
+    );
+    expect((await cli('check', 'shop')).exitCode).toBe(0);
+    expect(((await runData('shop')).data.products as unknown[]).length).toBe(SHOP_TOTAL);
+    site.state.set('shop', '2');
+
+    // Without --yes and without a terminal: the view, and nothing written.
+    const shown = await cli('heal', 'shop');
+    expect(shown.stdout).toContain('refused: products.reviewCount: it would read 14, 360 where it read 14');
+    expect(shown.stdout).toMatch(/now: (degraded|broken): products/);
+    expect(shown.stdout).toContain('with the repair: degraded: products[].reviewCount');
+    expect(shown.stdout).toContain('a.pager__next');
+    expect(shown.stdout).toContain('nothing written');
+    expect((await configOf('shop')).pagination?.next).toBe('a.next');
+
+    const healed = await cli('heal', 'shop', '--yes', '--json');
+    const report = JSON.parse(healed.stdout) as { written: boolean; better: boolean; refused: string[]; repaired: string[] };
+    expect(report.better).toBe(true);
+    expect(report.written).toBe(true);
+    expect(report.repaired).toContain('pagination.next');
+    expect(report.refused).toHaveLength(1);
+    expect(healed.exitCode).toBe(1); // still degraded: reviewCount is not repaired, and says so
+    const products = (await runData('shop')).data.products as Array<{ name: string; reviewCount: unknown }>;
+    expect(products.map((product) => product.name)).toEqual(Array.from({ length: SHOP_TOTAL }, (_, index) => laptop(index).name));
+    expect(products.every((product) => product.reviewCount === null)).toBe(true);
+  }, 300_000);
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Field } from '../../src/core/config/schema.js';
 import { compileStructure } from '../../src/core/extract/engine/index.js';
 import { ApiConfigSchema } from '../../src/core/config/index.js';
-import { baselineFor, healStructure, judgeHealth, proposeRepair, seedBaseline } from '../../src/core/health/index.js';
+import { baselineFor, healStructure, judgeHealth, proposeRepair, repairVerdict, seedBaseline } from '../../src/core/health/index.js';
 import { underCurrentNames } from '../../src/core/health/renamed-data.js';
 import { GOODS, JOB_TITLES, goodsHtml, jobsHtml, shopHtml } from '../support/site-routes/heal-trust.js';
 
@@ -94,5 +94,73 @@ describe('a renamed field keeps its history', () => {
     expect(mapped.goods).toEqual(['x', 'y']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.hasOwn(mapped, '__proto__')).toBe(true);
+  });
+});
+
+describe('what a config uses to reach its data is repaired with its fields', () => {
+  const shopConfig = () =>
+    ApiConfigSchema.parse({
+      apiId: 'shop',
+      url: `${URL_BASE}trust/shop`,
+      selector: 'body',
+      pagination: { next: 'a.next' },
+      structure: [
+        {
+          name: 'products',
+          type: 'array',
+          selector: 'div.cards > div.card',
+          fields: [
+            { name: 'name', type: 'string', selector: 'h3.card-name a' },
+            { name: 'price', type: 'number', selector: '.card-price', transform: ['number'] },
+          ],
+        },
+      ],
+    });
+
+  it('the pager became a.pager__next: pagination.next is repaired with the list, and the change is shown', async () => {
+    const config = shopConfig();
+    const good = extract(config.structure, shopHtml('1', 1));
+    const proposal = await proposeRepair({ config, html: shopHtml('2', 1), pageUrl: `${URL_BASE}trust/shop`, expected: good });
+    expect(proposal.config.pagination?.next).toBe('a.pager__next');
+    expect(proposal.repaired).toContain('pagination.next');
+    expect(proposal.changes.map((change) => change.text).join('\n')).toContain('a.pager__next');
+    expect(proposal.data).toEqual(good);
+  });
+
+  it('a next link that still leads somewhere is kept', async () => {
+    const config = shopConfig();
+    const good = extract(config.structure, shopHtml('1', 1));
+    const proposal = await proposeRepair({ config, html: shopHtml('1', 1), pageUrl: `${URL_BASE}trust/shop`, expected: good });
+    expect(proposal.config.pagination?.next).toBe('a.next');
+    expect(proposal.changes).toEqual([]);
+  });
+});
+
+describe('a repair never makes things worse', () => {
+  const judged = (state: 'healthy' | 'degraded' | 'broken', failing: string[]) => ({
+    state,
+    fields: [],
+    failing,
+    findings: failing.map((path) => `${path}: empty`),
+  });
+
+  it('is saved only when better and no healthy field becomes unhealthy; otherwise it says why', () => {
+    expect(repairVerdict(judged('degraded', ['price']), judged('healthy', [])).better).toBe(true);
+    expect(repairVerdict(judged('degraded', ['price', 'sku']), judged('degraded', ['sku']))).toMatchObject({
+      better: true,
+      fixed: ['price'],
+    });
+    expect(repairVerdict(judged('degraded', ['price']), judged('degraded', ['sku']))).toEqual({
+      better: false,
+      worsened: ['sku: empty'],
+      fixed: ['price'],
+      reason: 'it would make healthy fields unhealthy: sku: empty',
+    });
+    expect(repairVerdict(judged('degraded', ['price']), judged('degraded', ['price'])).reason).toBe(
+      'it repairs none of the failing fields (price): the endpoint would stay degraded',
+    );
+    expect(repairVerdict(judged('broken', ['name']), judged('broken', ['name'])).better).toBe(false);
+    // A list emptied now has no judged fields: a field of it still empty with the repair was not healthy before.
+    expect(repairVerdict(judged('broken', ['products']), judged('degraded', ['products.reviewCount'])).better).toBe(true);
   });
 });

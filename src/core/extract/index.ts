@@ -44,3 +44,4 @@ export { createWorkerPoolExtractor } from './workers/index.js';
 export { builtWorkerFile, extractionTimeout, runInThread, type ThreadOptions, type ThreadReply } from './workers/index.js';
 export { mergePages, paginationListField, type PageMerge, type PageMergeOptions } from './page-merge.js';
 export { nextLinkHref } from './engine/next-link.js';
+export { paginationProposal, proposeNextLink, type NextLinkProposal } from './page/next-link-proposal.js';

@@ -20,9 +20,9 @@ const RANK: Record<HealthState, number> = { healthy: 0, degraded: 1, broken: 2 }
 export function repairVerdict(now: Health, withRepair: Health): RepairVerdict {
   const failingNow = new Set(now.failing);
   const failingAfter = new Set(withRepair.failing);
-  const worsened = withRepair.failing
-    .filter((path) => !failingNow.has(path))
-    .map((path) => withRepair.findings[withRepair.failing.indexOf(path)] ?? path);
+  // A field inside a list that fails now (emptied) is not judged now: it is not healthy, so not made worse.
+  const judgedHealthyNow = (path: string) => !failingNow.has(path) && !now.failing.some((failing) => path.startsWith(`${failing}.`));
+  const worsened = withRepair.failing.filter(judgedHealthyNow).map((path) => withRepair.findings[withRepair.failing.indexOf(path)] ?? path);
   const fixed = now.failing.filter((path) => !failingAfter.has(path));
   if (worsened.length > 0)
     return { better: false, worsened, fixed, reason: `it would make healthy fields unhealthy: ${worsened.join('; ')}` };

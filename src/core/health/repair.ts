@@ -6,6 +6,7 @@ import { healStructure, recoveryOf, type HealResult } from './heal.js';
 import { pageExpectation } from './paged-expectation.js';
 import { checkRepair } from './repair-check.js';
 import { underCurrentNames } from './renamed-data.js';
+import { repairedPagination } from './pagination-repair.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -116,12 +117,14 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing, refused };
     by = `${config.model} (verified; heuristic where it did better)`;
   }
-  const repaired: ApiConfig = { ...config, structure, revision: config.revision + 1 };
+  const pagination = repairedPagination(config, input.html, input.pageUrl);
+  const repaired: ApiConfig = { ...config, structure, ...(pagination ? { pagination } : {}), revision: config.revision + 1 };
+  const repairedPaths = pagination?.next !== config.pagination?.next ? [...result.repaired, 'pagination.next'] : result.repaired;
   return {
     apiId: config.apiId,
     fromRevision: config.revision,
     config: repaired,
-    repaired: result.repaired,
+    repaired: repairedPaths,
     unrepaired: result.unrepaired,
     refused: result.refused,
     recovery: result.recovery,
