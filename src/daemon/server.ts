@@ -1,7 +1,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Project } from '../core/config/project.js';
 import { isPagejsonError, PagejsonError } from '../core/shared/errors.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../core/runtime.js';
@@ -86,6 +86,25 @@ function httpUrlOf(bound: AddressInfo | string | null): string | undefined {
     : undefined;
 }
 
+/** Jobs a stopped daemon left queued or running go on from their results (docs/jobs.md). */
+async function resumeJobs(runtime: Runtime, log: FastifyBaseLogger): Promise<void> {
+  const resumed = await runtime.jobs.resume();
+  if (resumed > 0) log.info({ jobs: resumed }, 'resumed jobs');
+}
+
+/** Unhealthy answers are logged once per episode (retrieval/endpoint-status.ts): a client reading only the status would not see them. */
+function logUnhealthyAnswers(runtime: Runtime, log: FastifyBaseLogger): void {
+  runtime.subscribe((event) => {
+    if (event.kind !== 'unhealthy') return;
+    log.warn(
+      { apiId: event.apiId, health: event.state, findings: event.findings.slice(0, 5) },
+      event.refused
+        ? `${event.state} answers refused (health.refuseDegraded): \`pagejson heal ${event.apiId}\` repairs it`
+        : `serving ${event.state} data (X-Pagejson-Health: ${event.state}): \`pagejson heal ${event.apiId}\` repairs it`,
+    );
+  });
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { project } = options;
   await mkdir(project.dataDir, { recursive: true, mode: 0o700 });
@@ -119,21 +138,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const listen = options.metricsListen ?? project.settings.metrics.listen;
     const log = app.log;
     if (listen !== false) metricsListener = await listenMetrics(app.metrics, listen, (message) => log.warn(message));
-    runtime.subscribe((event) => {
-      // Once per episode (retrieval/endpoint-status.ts): a client reading only the status would not see it.
-      if (event.kind === 'unhealthy')
-        log.warn(
-          { apiId: event.apiId, health: event.state, findings: event.findings.slice(0, 5) },
-          event.refused
-            ? `${event.state} answers refused (health.refuseDegraded): \`pagejson heal ${event.apiId}\` repairs it`
-            : `serving ${event.state} data (X-Pagejson-Health: ${event.state}): \`pagejson heal ${event.apiId}\` repairs it`,
-        );
-    });
+    logUnhealthyAnswers(runtime, log);
     // Schedules and the webhook outbox start once the daemon answers: a monitor's first run fills its cache.
     runtime.watch.start();
-    // Jobs a stopped daemon left queued or running go on from their results (docs/jobs.md).
-    const resumed = await runtime.jobs.resume();
-    if (resumed > 0) log.info({ jobs: resumed }, 'resumed jobs');
+    await resumeJobs(runtime, log);
   } catch (error) {
     trimmer.stop();
     await metricsListener?.close().catch(() => undefined);
