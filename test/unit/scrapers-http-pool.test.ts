@@ -131,7 +131,14 @@ describe('scraper pool', () => {
     const settings = { timeoutMs: 1234, maxBytes: 99, perOriginConcurrency: 2, allowPrivateNetworks: true };
     const env = { HTTPS_PROXY: 'http://proxy.example:3128' };
     const options = scraperOptionsFromSettings(settings, env);
-    expect(options).toEqual({ ...settings, chromiumPath: DEFAULT_CHROMIUM_PATH, env, proxies: expect.anything() });
+    // Without browser settings, scraper 3 launches Chromium locally with three pages at once.
+    expect(options).toEqual({
+      ...settings,
+      browser: { maxSessions: 3 },
+      chromiumPath: DEFAULT_CHROMIUM_PATH,
+      env,
+      proxies: expect.anything(),
+    });
     // The environment the secrets and the proxy are read from is the one given, not the process's.
     expect(options.proxies?.candidates(new URL('https://shop.example/'), {}).map((proxy) => proxy.label)).toEqual([
       'http://proxy.example:3128',
