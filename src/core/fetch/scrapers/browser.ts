@@ -1,6 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import PQueue from 'p-queue';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { isPagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { startDeadline } from '../net/deadline.js';
@@ -31,6 +31,8 @@ export { browserUnavailableError } from './browser-launch.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 const MAX_PAGES = 3;
+/** How long a remote browser has to answer after a failed page before the connection counts as lost. */
+const ANSWER_CHECK_MS = 2_000;
 
 /** What `status` and `/readyz` say about scraper 3's browser. */
 export interface BrowserProbe {
@@ -48,6 +50,30 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * Whether a connected browser still answers a round trip: a page fails (its navigation aborted) a moment before
+ * the lost connection is noticed, so after a failure on a remote browser this asks rather than trusting `isConnected`.
+ */
+async function answers(browser: Browser): Promise<boolean> {
+  if (!browser.isConnected()) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ANSWER_CHECK_MS);
+  });
+  const asked = browser.newBrowserCDPSession().then(
+    async (session) => {
+      await session.detach().catch(() => undefined);
+      return true;
+    },
+    () => false,
+  );
+  try {
+    return (await Promise.race([asked, late])) && browser.isConnected();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn & { probe(signal: AbortSignal): Promise<BrowserProbe> } {
@@ -117,8 +143,8 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
           }),
         { signal },
       )
-      .catch((error: unknown) => {
-        if (elsewhere && !chromium.isConnected() && remote) throw remoteLostError(remote);
+      .catch(async (error: unknown) => {
+        if (remote && elsewhere && !(await answers(chromium))) throw remoteLostError(remote);
         throw asUpstreamFailure(error, via.candidate, proxy, url);
       });
   }
