@@ -14,6 +14,7 @@ import { createScraperPool } from '../src/core/fetch/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
 import { browserActionFigures } from './browser-actions.js';
+import { remoteBrowserFigures } from './remote-browser.js';
 import { paginationFigures } from './pagination.js';
 import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
@@ -329,6 +330,8 @@ async function main(): Promise<void> {
   }
   // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
   if (ONLY === 'scraper3') return browserActionFigures({ record }, QUICK);
+  // BENCH_ONLY=remote-browser: scraper 3 through a Playwright server beside the local launch (docs/daemon.md).
+  if (ONLY === 'remote-browser') return remoteBrowserFigures({ record }, QUICK);
   // BENCH_ONLY=generate: the heuristic model on 1 MB pages alone (docs/heuristic.md).
   if (ONLY === 'generate') return heuristicGenerateFigures({ record });
   // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
@@ -386,6 +389,7 @@ async function main(): Promise<void> {
   if (!LOAD_FIGURES_ONLY) {
     await scraperTwoLatency(sourceUrl);
     await browserActionFigures({ record }, QUICK);
+    await remoteBrowserFigures({ record }, QUICK);
     await paginationFigures({ record }, QUICK);
     await heuristicGenerateFigures({ record });
     await cliWallTimes();
