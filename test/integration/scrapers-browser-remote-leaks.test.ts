@@ -12,7 +12,7 @@ import { startFixtureSite, type FixtureSite } from '../support/site.js';
  */
 const skip = skipBrowserTests();
 const FETCHES = 1_000;
-const AT_ONCE = 8;
+const AT_ONCE = 3;
 
 function tcpHandles(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'TCPSocketWrap').length;

@@ -8,7 +8,7 @@ import type { ProjectSettings } from '../../core/config/index.js';
 import type { BrowserProbe } from '../../core/fetch/index.js';
 
 /** How long `status` waits for a remote browser to answer. */
-const BROWSER_PROBE_MS = 5_000;
+const BROWSER_PROBE_MS = 15_000;
 
 /**
  * `pagejson status [--json]`: the dashboard's view — per endpoint its status, source URL, scraper,
