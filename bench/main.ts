@@ -14,6 +14,7 @@ import { createScraperPool } from '../src/core/fetch/scrapers/index.js';
 import { getCompiledStructure } from '../src/core/extract/engine/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
 import { browserActionFigures } from './browser-actions.js';
+import { remoteBrowserFigures } from './remote-browser.js';
 import { paginationFigures } from './pagination.js';
 import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
@@ -372,6 +373,8 @@ async function runGroups(): Promise<Series | undefined> {
   if (ONLY === 'scraper2') return void (await timed('scraper2', () => scraperTwoLatency(sourceUrl)));
   // BENCH_ONLY=scraper3: scraper 3 with and without actions beside playwright-core by hand.
   if (ONLY === 'scraper3') return void (await timed('scraper3', () => browserActionFigures({ record }, QUICK)));
+  // BENCH_ONLY=remote-browser: scraper 3 through a Playwright server beside the local launch (docs/daemon.md).
+  if (ONLY === 'remote-browser') return void (await timed('remote-browser', () => remoteBrowserFigures({ record }, QUICK)));
   // BENCH_ONLY=generate: the heuristic model on 1 MB pages alone (docs/heuristic.md).
   if (ONLY === 'generate') return void (await timed('generate', () => heuristicGenerateFigures({ record })));
   // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
@@ -428,6 +431,7 @@ async function runGroups(): Promise<Series | undefined> {
   if (LOAD_FIGURES_ONLY) return undefined;
   await timed('scraper2', () => scraperTwoLatency(sourceUrl));
   await timed('scraper3', () => browserActionFigures({ record }, QUICK));
+  await timed('remote-browser', () => remoteBrowserFigures({ record }, QUICK));
   await timed('pagination', () => paginationFigures({ record }, QUICK));
   await timed('generate', () => heuristicGenerateFigures({ record }));
   await timed('cli', () => cliWallTimes());

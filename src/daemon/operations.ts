@@ -13,6 +13,8 @@ import { JSON_UTF8 } from './routes/external.js';
 
 /** Consecutive 500s after which the daemon says it is not ready: the retrieval path itself is failing. */
 export const NOT_READY_AFTER_INTERNAL_ERRORS = 5;
+/** How long `/readyz` waits for scraper 3's browser to answer (a remote one is connected to on the first ask). */
+const BROWSER_PROBE_MS = 1_000;
 
 export interface Readiness {
   /** Every /external answer's status (answers.ts): a run of internal errors makes the daemon not ready. */
@@ -87,9 +89,13 @@ export const operationsPlugin: FastifyPluginAsync<OperationsOptions> = async (ap
         .type(JSON_UTF8)
         .send(errorEnvelope(problems.map((message) => ({ message: `not ready: ${message}`, code: 'NOT_READY' }))));
     }
+    // Scraper 3's browser is said, not required: scrapers 1 and 2 serve without it. Its kind only: where the
+    // fleet is and why it fails are for the operator (`pagejson status`), not for whoever reaches /readyz.
+    const probed = await runtime.scrapers.probeBrowser(AbortSignal.timeout(BROWSER_PROBE_MS)).catch(() => undefined);
+    const browser = { uses: probed?.uses ?? 'unknown', answers: probed?.answers ?? false };
     return reply
       .type(JSON_UTF8)
-      .send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length }, errors: null }));
+      .send(JSON.stringify({ data: { status: 'ready', configs, problems: runtime.configs.problems().length, browser }, errors: null }));
   });
   if (metricsToken) registerMetricsRoute(app, metrics, metricsToken);
 };

@@ -31,13 +31,13 @@ export interface RemoteBrowserServer {
   close(): Promise<void>;
 }
 
-export async function startPlaywrightServer(options: { wsPath?: string } = {}): Promise<RemoteBrowserServer> {
+export async function startPlaywrightServer(options: { wsPath?: string; port?: number } = {}): Promise<RemoteBrowserServer> {
   const { chromium } = await import('playwright-core');
   const server = await chromium.launchServer({
     executablePath: CHROMIUM_PATH,
     args: ARGS,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     ...(options.wsPath ? { wsPath: options.wsPath } : {}),
   });
   return { mode: 'playwright', url: server.wsEndpoint(), pid: server.process().pid, close: () => server.close() };
@@ -88,4 +88,22 @@ export function startRemoteBrowser(mode: Exclude<BrowserMode, 'local'>): Promise
 /** ScraperOptions.browser for a server (or the local launch without one). */
 export function browserOption(server: RemoteBrowserServer | undefined, maxSessions = 3): ScraperBrowser {
   return server ? { maxSessions, remote: { url: server.url, kind: server.mode, headers: {} } } : { maxSessions };
+}
+
+/** A loopback port nothing listens on (just freed). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Pages open in a CDP endpoint's browser, every context's (its `/json/list`), the blank one it started with aside. */
+export async function cdpPages(url: string): Promise<string[]> {
+  const { request } = await import('undici');
+  const answer = await request(`${url}/json/list`);
+  const targets = (await answer.body.json()) as Array<{ type: string; url: string }>;
+  return targets.filter((target) => target.type === 'page' && target.url !== 'about:blank').map((target) => target.url);
 }

@@ -4,10 +4,16 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
 import { withStateClient } from '../state-session.js';
+import type { ProjectSettings } from '../../core/config/index.js';
+import type { BrowserProbe } from '../../core/fetch/index.js';
+
+/** How long `status` waits for a remote browser to answer. */
+const BROWSER_PROBE_MS = 15_000;
 
 /**
  * `pagejson status [--json]`: the dashboard's view — per endpoint its status, source URL, scraper,
- * caching, session, dynamic variables, last fetch time and usage — and whether a daemon is serving.
+ * caching, session, dynamic variables, last fetch time and usage — whether a daemon is serving, and which
+ * browser scraper 3 uses and whether it answers.
  */
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -30,10 +36,12 @@ export function register(program: Command, ctx: CliContext): void {
         ? await (await import('../watch-client.js')).withWatchClient(project, (client) => client.list(), ctx.env)
         : [];
       const monitorsOf = (apiId: string) => monitors.filter((m) => m.apiId === apiId).map(({ apiId: _apiId, ...rest }) => rest);
+      const browser = await probeScraper3(project.settings, ctx.env);
       if (options.json) {
         return writeJson(ctx.stdout, {
           daemon,
           state: driver,
+          browser,
           endpoints: endpoints.map((e) => ({
             ...e,
             usage: { ...e.usage, credits: fromMilli(e.usage.milliCredits) },
@@ -50,6 +58,10 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stdout,
           `daemon: ${daemon ? c.green('running') : c.dim('not running')}${driver === 'redis' ? ', state in Redis' : ''}`,
         );
+      writeLine(
+        ctx.stdout,
+        `browser (scraper 3): ${browser.browser}, ${browser.answers ? c.green('answers') : c.red(`does not answer${browser.problem ? `: ${browser.problem}` : ''}`)}`,
+      );
       if (endpoints.length === 0) return writeLine(ctx.stdout, 'no endpoints yet: create one with `pagejson generate <url>`');
       writeLine(
         ctx.stdout,
@@ -94,6 +106,17 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
     });
+}
+
+/** Which browser scraper 3 uses (pagejson.json's `browser`, PAGEJSON_BROWSER_URL) and whether it answers, asked from here. */
+async function probeScraper3(settings: ProjectSettings, env: Record<string, string | undefined>): Promise<BrowserProbe> {
+  const { createScraperPool, scraperOptionsFromSettings } = await import('../../core/fetch/index.js');
+  const pool = createScraperPool(scraperOptionsFromSettings(settings.fetch, env, settings.browser));
+  try {
+    return await pool.probeBrowser(AbortSignal.timeout(BROWSER_PROBE_MS));
+  } finally {
+    await pool.close();
+  }
 }
 
 /** `degraded since 2026-11-23 10:02 (books.price)`: the health, since when, and the fields that failed. */

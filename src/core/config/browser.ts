@@ -79,8 +79,11 @@ export function browserKindOf(url: string, kind: BrowserKind | undefined): Brows
 export function browserUrlLabel(url: string): string {
   try {
     const parsed = new URL(url);
-    // A DevTools browser id is as good as a token to whoever can reach the port.
-    const path = parsed.pathname.replace(/(\/devtools\/browser\/).+$/i, '$1…');
+    // A DevTools browser id, or the random path of a Playwright server, is as good as a token to whoever can reach the port.
+    const path = parsed.pathname
+      .split('/')
+      .map((segment) => (/^[0-9a-f-]{16,}$/i.test(segment) ? '…' : segment))
+      .join('/');
     return `${parsed.protocol}//${parsed.host}${path === '/' ? '' : path}`;
   } catch {
     return '(the browser URL)';

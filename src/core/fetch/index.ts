@@ -4,7 +4,7 @@ export { scriptBuiltSignal, type ScriptBuiltSignal } from './net/script-built.js
 export { startDeadline } from './net/deadline.js';
 export { createGuardedAgent } from './net/guarded-agent.js';
 export { scraperByNumber, type FetchRequest, type FetchResult, type PageBody, type PageCharset, type Scraper } from './scrapers/types.js';
-export { createScraperPool, scraperOptionsFromSettings, type ScraperPool } from './scrapers/index.js';
+export { createScraperPool, scraperOptionsFromSettings, type BrowserProbe, type ScraperPool } from './scrapers/index.js';
 export { accessOf, mergeCookieHeader, resolveAccess, type FetchAccess, type ResolvedAccess } from './net/request-access.js';
 export { createProxyChooser, type ProxyCandidate, type ProxyChoice, type ProxyChooser } from './net/proxy-rotation.js';
 export { isProxyFailure, proxyFailure, throughProxies } from './net/proxy-attempts.js';

@@ -51,9 +51,10 @@ export function remoteUnreachableError(remote: RemoteBrowser, error: unknown): P
   });
 }
 
-export function remoteLostError(remote: RemoteBrowser): PagejsonError {
+export function remoteLostError(remote: RemoteBrowser, cause?: unknown): PagejsonError {
   return new PagejsonError('BROWSER_UNAVAILABLE', `the connection to the ${remoteLabel(remote)} was lost during the fetch`, {
     context: { browser: remoteLabel(remote) },
+    cause,
     hint: 'the next fetch connects again; if this repeats, check the browser service (its logs, its limits on sessions and time)',
   });
 }

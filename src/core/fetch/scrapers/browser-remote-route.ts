@@ -87,11 +87,12 @@ async function sendOnce(
   const location = REDIRECT_STATUSES.has(response.statusCode) ? headers.location : undefined;
   try {
     if ((announcedLength(headers['content-length']) ?? 0) > job.maxBytes) throw new RangeError('too large');
+    // A redirect's body is not shown: read up to a little of it so that the connection can be reused.
+    if (location) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     const body = location ? Buffer.alloc(0) : await readBodyWithLimit(response.body, job.maxBytes);
-    if (location) response.body.destroy();
     return { status: response.statusCode, headers, body, ...(location ? { location: new URL(location, url).href } : {}) };
   } catch (error) {
-    response.body.destroy();
+    response.body.on('error', () => undefined).destroy();
     throw error;
   }
 }

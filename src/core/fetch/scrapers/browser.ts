@@ -1,6 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import PQueue from 'p-queue';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { isPagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { startDeadline } from '../net/deadline.js';
@@ -31,11 +31,14 @@ export { browserUnavailableError } from './browser-launch.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 const MAX_PAGES = 3;
+/** How long the round trip after a failed page on a remote browser is waited for (see stillConnected). */
+const ANSWER_CHECK_MS = 5_000;
 
 /** What `status` and `/readyz` say about scraper 3's browser. */
 export interface BrowserProbe {
   /** `local Chromium /usr/bin/chromium`, or `Playwright server ws://host:3000/` (never a token). */
   browser: string;
+  uses: 'local' | 'playwright' | 'cdp';
   answers: boolean;
   problem?: string;
 }
@@ -48,6 +51,31 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * Whether the connection to a remote browser is still there: a page fails (its navigation aborted) a moment
+ * before a lost connection is noticed, so after a failure this asks for a round trip rather than trusting
+ * `isConnected`. Only a refused round trip counts as lost; a slow one (a busy browser) does not.
+ */
+async function stillConnected(browser: Browser): Promise<boolean> {
+  if (!browser.isConnected()) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), ANSWER_CHECK_MS);
+  });
+  const asked = browser.newBrowserCDPSession().then(
+    async (session) => {
+      await session.detach().catch(() => undefined);
+      return true;
+    },
+    () => false,
+  );
+  try {
+    return (await Promise.race([asked, late])) && browser.isConnected();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn & { probe(signal: AbortSignal): Promise<BrowserProbe> } {
@@ -117,8 +145,8 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
           }),
         { signal },
       )
-      .catch((error: unknown) => {
-        if (elsewhere && !chromium.isConnected() && remote) throw remoteLostError(remote);
+      .catch(async (error: unknown) => {
+        if (remote && elsewhere && !(await stillConnected(chromium))) throw remoteLostError(remote, error);
         throw asUpstreamFailure(error, via.candidate, proxy, url);
       });
   }
@@ -172,19 +200,22 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     /** Whether the browser answers: a remote one is connected to (bounded by `signal`), a local one only if it runs. */
     async probe(signal) {
       const label = remote ? remoteLabel(remote) : `local Chromium ${chromiumPath}`;
-      if (closed) return { browser: label, answers: false, problem: 'scraper 3 is closed' };
+      const uses = remote?.kind ?? 'local';
+      if (closed) return { browser: label, uses, answers: false, problem: 'scraper 3 is closed' };
       // A local Chromium is launched by the first fetch that needs it, not by a probe.
       if (!remote && !running)
         return access(chromiumPath, constants.X_OK).then(
-          () => ({ browser: label, answers: true }),
-          () => ({ browser: label, answers: false, problem: `Chromium was not found at ${chromiumPath}` }),
+          () => ({ browser: label, uses, answers: true }),
+          () => ({ browser: label, uses, answers: false, problem: `Chromium was not found at ${chromiumPath}` }),
         );
       try {
         const { browser: connected } = await untilAborted(browser(), signal);
-        return connected.isConnected() ? { browser: label, answers: true } : { browser: label, answers: false, problem: 'disconnected' };
+        return connected.isConnected()
+          ? { browser: label, uses, answers: true }
+          : { browser: label, uses, answers: false, problem: 'disconnected' };
       } catch (error) {
         const problem = isPagejsonError(error) ? error.message : signal.aborted ? 'it did not answer in time' : String(error);
-        return { browser: label, answers: false, problem };
+        return { browser: label, uses, answers: false, problem };
       }
     },
     async close() {
