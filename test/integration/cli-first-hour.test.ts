@@ -80,7 +80,10 @@ describe('errors name the thing and the way out', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`error: could not fetch ${site.origin}/faults/404 with scraper 1 (http): `);
     expect(result.stderr).toMatch(/404/);
-    expect(result.stderr).toContain('hint: the site may refuse plain requests: try scraper 2');
+    // A page that is not there is not a block (issue 45): no bot-protection workaround is suggested.
+    expect(result.stderr).toContain('the source page was not found (404)');
+    expect(result.stderr).toContain("hint: check the config's url");
+    expect(result.stderr).not.toContain('try scraper 2');
   });
 
   it('serve on a port in use says so and suggests another', async () => {

@@ -121,7 +121,8 @@ describe('pagejson validate', () => {
         message: 'unknown key "colour"',
       }),
     );
-    expect(json.files).toContainEqual({ file: 'configs/countries.json', apiId: 'countries', ok: true });
+    // `secrets`: the environment variables a config reads (issue 45); this one reads none.
+    expect(json.files).toContainEqual({ file: 'configs/countries.json', apiId: 'countries', ok: true, secrets: [] });
 
     const github = await project.run(['validate', '--format', 'github']);
     expect(github.exitCode).toBe(1);

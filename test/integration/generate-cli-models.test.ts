@@ -122,7 +122,18 @@ describe('pagejson generate with the servers people run', () => {
     const dir = await makeProject({ headers: { 'x-proxy-key': '${MISSING_PROXY_KEY}' } });
     llm.requests.length = 0;
     site.resetHits();
-    const result = await cli(dir, ['generate', `${site.origin}/listing.html`, '--id', 'unset', '--model', 'small', '--yes']);
+    // Allowed by the operator (issue 45), and unset: the "not set" error, before any fetch or model call.
+    const result = await cli(dir, [
+      '--allow-secret',
+      'MISSING_PROXY_KEY',
+      'generate',
+      `${site.origin}/listing.html`,
+      '--id',
+      'unset',
+      '--model',
+      'small',
+      '--yes',
+    ]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('MISSING_PROXY_KEY is not set (used in models.small.headers.x-proxy-key)');
     expect(llm.requests).toHaveLength(0);

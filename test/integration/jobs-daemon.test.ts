@@ -132,7 +132,7 @@ describe('POST /jobs', () => {
     expect(byIndex.get(2)).toMatchObject({
       outcome: 'error',
       data: null,
-      errors: [{ code: 'FETCH_STATUS', message: 'source page could not be fetched: HTTP 404' }],
+      errors: [{ code: 'FETCH_STATUS', message: 'source page could not be fetched: the source page was not found (404)' }],
     });
     expect(byIndex.get(4)).toMatchObject({ outcome: 'skipped', errors: [{ code: 'VARIABLE_MISSING', message: 'missing variable: id' }] });
 

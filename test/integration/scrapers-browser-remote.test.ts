@@ -137,7 +137,7 @@ describe.skipIf(skip)('scraper 3 remote browser faults', () => {
         : `http://127.0.0.1:${port}?token=\${BROWSER_TOKEN}`;
     const scraper = createBrowserScraper({
       ...OPTIONS,
-      env: { BROWSER_TOKEN: 's3cret-token' },
+      env: { BROWSER_TOKEN: 's3cret-token', PAGEJSON_SECRETS: 'BROWSER_TOKEN' },
       browser: { maxSessions: 1, remote: { url, kind, headers: { authorization: 'Bearer ${BROWSER_TOKEN}' } } },
     });
     try {

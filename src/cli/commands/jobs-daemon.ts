@@ -86,6 +86,10 @@ export function registerDaemonJobCommands(jobs: Command, ctx: CliContext): void 
       .argument('<apiId>', 'the endpoint'),
   )
     .option('--webhook', "tell the project's webhook subscribers when the job ends")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  PAGEJSON_API_KEY=pj_... pagejson jobs start product --inputs skus.csv\n  pagejson jobs start book --sitemap https://shop.example/sitemap.xml --limit 500 --json',
+    )
     .option('--json', 'print the job as JSON')
     .action(
       async (
@@ -111,6 +115,7 @@ export function registerDaemonJobCommands(jobs: Command, ctx: CliContext): void 
   jobs
     .command('status')
     .description("a job's state and counts")
+    .addHelpText('after', '\nExamples:\n  pagejson jobs status j_4fQk8ZpLw2cT\n  pagejson jobs status j_4fQk8ZpLw2cT --json')
     .argument('<id>', 'the job')
     .option('--json', 'print the job as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
@@ -121,6 +126,10 @@ export function registerDaemonJobCommands(jobs: Command, ctx: CliContext): void 
   jobs
     .command('results')
     .description("a job's results: one line per input (NDJSON), or CSV or JSON")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pagejson jobs results j_4fQk8ZpLw2cT --format csv --out products.csv\n  pagejson jobs results j_4fQk8ZpLw2cT --errors-only',
+    )
     .argument('<id>', 'the job')
     .option('--format <format>', 'ndjson, csv or json', 'ndjson')
     .option('--errors-only', 'only the inputs that gave no data, with their reason')
@@ -140,6 +149,7 @@ export function registerDaemonJobCommands(jobs: Command, ctx: CliContext): void 
   jobs
     .command('cancel')
     .description('cancel a job: items not run yet end as cancelled')
+    .addHelpText('after', '\nExamples:\n  pagejson jobs cancel j_4fQk8ZpLw2cT\n  pagejson jobs cancel j_4fQk8ZpLw2cT --json')
     .argument('<id>', 'the job')
     .option('--json', 'print the job as JSON')
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
@@ -150,6 +160,7 @@ export function registerDaemonJobCommands(jobs: Command, ctx: CliContext): void 
   jobs
     .command('list')
     .description("the key's jobs, newest first")
+    .addHelpText('after', '\nExamples:\n  pagejson jobs list\n  pagejson jobs list --json')
     .option('--json', 'print them as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await (await daemonOf(command, ctx)).call<JobView[]>('GET', '/jobs');

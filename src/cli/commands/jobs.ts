@@ -18,7 +18,11 @@ interface RunOptions extends SourceOptions {
 export function register(program: Command, ctx: CliContext): void {
   const jobs = program
     .command('jobs')
-    .description("run one endpoint over many inputs: a list of variables, URLs, a sitemap, or another endpoint's list");
+    .description("run one endpoint over many inputs: a list of variables, URLs, a sitemap, or another endpoint's list")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pagejson jobs run product --inputs skus.csv --out products.csv\n  pagejson jobs start book --urls urls.txt && pagejson jobs list',
+    );
   withSourceOptions(
     jobs
       .command('run')
