@@ -12,7 +12,8 @@ import { issueKey, makeProject, type TempProject } from './daemon-support.js';
  * own, the site ends that one too; the daemon's next request finds its own session turned away and the CLI's
  * stored one as well, and signs in for real: 200, one more login, no back-off.
  */
-const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD };
+// The operator allows the two variables the login reads (docs/access.md, secrets).
+const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD' };
 const PRICES = [
   {
     name: 'prices',
