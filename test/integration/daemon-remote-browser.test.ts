@@ -53,7 +53,7 @@ describe.skipIf(skip)('a daemon on a remote browser', () => {
     const run = (connect: string) =>
       execa(process.execPath, [CLI_BIN, 'status', '--json', '--project', temp.root], {
         reject: false,
-        env: { PAGEJSON_BROWSER_URL: connect, FLEET_TOKEN: token },
+        env: { PAGEJSON_BROWSER_URL: connect, FLEET_TOKEN: token, PAGEJSON_SECRETS: 'FLEET_TOKEN' },
       });
     const up = await run(url);
     expect(up.exitCode, up.stderr).toBe(0);
