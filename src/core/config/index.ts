@@ -38,6 +38,7 @@ export {
   isDynamic,
   markVariable,
   ownVariable,
+  PLACEHOLDER_PATTERN,
   placeholderNames,
   resolveSourceUrl,
   templateProblems,

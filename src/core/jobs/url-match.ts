@@ -1,4 +1,4 @@
-import { callerVariableNames, checkVariableValues, type ApiConfig } from '../config/index.js';
+import { callerVariableNames, checkVariableValues, PLACEHOLDER_PATTERN, type ApiConfig } from '../config/index.js';
 
 /**
  * A full URL read against an endpoint's URL template (docs/jobs.md, "urls"): the variables that make the
@@ -7,7 +7,6 @@ import { callerVariableNames, checkVariableValues, type ApiConfig } from '../con
  */
 export type UrlMatch = { ok: true; values: Record<string, string> } | { ok: false; reason: string };
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const TEMPLATE_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)([^?#]*)(?:\?([^#]*))?/;
 
 function escapeRegExp(text: string): string {
@@ -27,7 +26,7 @@ function segmentPattern(segment: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
   let source = '';
   let last = 0;
-  for (const match of segment.matchAll(PLACEHOLDER)) {
+  for (const match of segment.matchAll(PLACEHOLDER_PATTERN)) {
     source += escapeRegExp(segment.slice(last, match.index)) + '([^/]*?)';
     names.push(match[1]!);
     last = match.index + match[0].length;
