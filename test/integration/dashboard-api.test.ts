@@ -254,7 +254,7 @@ describe('dashboard API', () => {
         host: '127.0.0.1',
         port: 0,
         watch: false,
-        env: { DASHBOARD_TEST_LLM_KEY: 'sk-test' },
+        env: { DASHBOARD_TEST_LLM_KEY: 'sk-test', PAGEJSON_SECRETS: 'DASHBOARD_TEST_LLM_KEY' },
         app: { logger: false },
       });
       const link = server.app.dashboardLoginLink()!;
