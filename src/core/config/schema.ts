@@ -21,7 +21,7 @@ const Transform = z
   .string()
   .regex(
     TRANSFORM_PATTERN,
-    'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern> or json:<path>',
+    'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, plainText, regex:<pattern> or json:<path>',
   );
 
 /** Items of an array of scalars: each element the array's selector matches yields one value. */
