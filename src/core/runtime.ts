@@ -300,7 +300,11 @@ function retrievalService(
     failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
     refuseDegraded: settings.health.refuseDegraded,
     failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
-    credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
+    credits: {
+      enabled: settings.credits.enabled,
+      freeMilliCredits: toMilli(settings.credits.freeCredits),
+      ...(settings.credits.hit === undefined ? {} : { hitMilliCredits: toMilli(settings.credits.hit) }),
+    },
     now: base.now,
     nowMs: base.nowMs,
     onEvent: emit,

@@ -125,6 +125,18 @@ describe('generateConfig', () => {
     expect(result.config.generated?.usage).toBeUndefined();
   });
 
+  it('decodes the title it describes the config with, and offers a JSON-LD description holding HTML as its text (issue 52 item 10)', async () => {
+    const result = await generateConfig(
+      request({ url: `${site.origin}/kettle-entities.html`, model: 'heuristic', selector: 'body' }),
+      deps(),
+    );
+    expect(result.config.description).toBe('Kettle & Co | Shop');
+    expect(result.sample.title).toBe('Kettle & Co | Shop');
+    expect(result.sample.product).toMatchObject({ name: 'Steel Kettle', description: 'A steel kettle & lid.' });
+    const product = result.config.structure.find((field) => field.name === 'product');
+    expect(product?.fields?.find((field) => field.name === 'description')?.transform).toEqual(['json:Product.description', 'plainText']);
+  });
+
   it('says clearly when the selector matches nothing, naming the sections the page has, before calling the model', async () => {
     const error = await generateConfig(request({ selector: '#missing', url: `${site.origin}/jobs-board.html` }), deps()).catch(
       (e: unknown) => e,

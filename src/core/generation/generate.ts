@@ -22,6 +22,7 @@ import {
   compileStructure,
   dataJsonSchema,
   DEFAULT_DOCUMENT_LIMITS,
+  htmlToText,
   isEmptyValue,
   parseHtml,
   selectSection,
@@ -358,9 +359,10 @@ function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUs
   return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }
 
-/** A description for a new endpoint: the page's title, and the rule it was generated with. */
+/** A description for a new endpoint: the page's title as a reader sees it (`&amp;` is `&`), and the rule. */
 function describeGenerated(html: string, rule: string | null): string | undefined {
-  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+  const raw = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1];
+  const title = raw === undefined ? undefined : (htmlToText(raw) ?? undefined);
   const text = [title, rule].filter((part): part is string => Boolean(part)).join(': ');
   return text.length > 0 ? text.slice(0, 300) : undefined;
 }
