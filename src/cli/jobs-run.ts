@@ -40,15 +40,23 @@ export async function runJobHere(
 ): Promise<{ counts: JobCounts; end: RunEnd }> {
   const format = options.out ? outFormatOf(options.out) : 'ndjson';
   const concurrency = options.concurrency ?? project.settings.jobs.concurrency;
-  const [{ createLocalRetriever }, { expandSource }, { runItems }, { createSitemapFetcher }, { resultsAs }, { emptyCounts }] =
-    await Promise.all([
-      import('./local-retriever.js'),
-      import('../core/jobs/job-inputs.js'),
-      import('../core/jobs/runner.js'),
-      import('../core/jobs/sitemap-fetch.js'),
-      import('../core/jobs/results-format.js'),
-      import('../core/jobs/types.js'),
-    ]);
+  const [
+    { createLocalRetriever },
+    { expandSource },
+    { runItems },
+    { createSitemapFetcher },
+    { resultsAs },
+    { emptyCounts },
+    { jobPoliteness },
+  ] = await Promise.all([
+    import('./local-retriever.js'),
+    import('../core/jobs/job-inputs.js'),
+    import('../core/jobs/runner.js'),
+    import('../core/jobs/sitemap-fetch.js'),
+    import('../core/jobs/results-format.js'),
+    import('../core/jobs/types.js'),
+    import('../core/jobs/job-politeness.js'),
+  ]);
   const retriever = await createLocalRetriever(project, ctx.env, { threads: Math.min(concurrency, 4) });
   const { fetch: fetchSettings, jobs } = project.settings;
   // NDJSON goes where it is asked for as lines end; CSV and JSON are written from it once every line is in.
@@ -78,6 +86,9 @@ export async function runJobHere(
     const fd = linesPath ? openSync(linesPath, 'a') : undefined;
     const counts = emptyCounts(items.length);
     const progress = createProgress(ctx.stderr, counts);
+    // Job traffic here is as polite as the daemon's: per-origin turns, robots.txt, 429 pauses (docs/jobs.md).
+    const politeness = jobPoliteness(project.settings);
+    const itemPoliteness = politeness.forEndpoint(configs.config);
     let end: RunEnd;
     try {
       end = await runItems(items, {
@@ -96,8 +107,10 @@ export async function runJobHere(
         itemTimeoutMs: fetchSettings.timeoutMs * 2 + 10_000,
         errorsOf: (error) => (isPagejsonError(error) ? errorReply(error).errors : [{ message: 'something went wrong', code: 'INTERNAL' }]),
         onLine: () => progress.update(),
+        ...(itemPoliteness ? { politeness: itemPoliteness } : {}),
       });
     } finally {
+      await politeness.close();
       progress.stop();
       if (fd !== undefined) closeSync(fd);
     }

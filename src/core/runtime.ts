@@ -17,7 +17,7 @@ import {
   type StateStore,
 } from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
-import { createJobService, daemonItemRetriever, wireErrorsOf, type JobEvent, type JobService } from './jobs/index.js';
+import { createJobService, daemonItemRetriever, jobPoliteness, wireErrorsOf, type JobEvent, type JobService } from './jobs/index.js';
 
 /**
  * createRuntime: the one place where drivers are chosen and wired (docs/architecture.md). Settings and the
@@ -377,16 +377,19 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs.close();
     throw error;
   }
+  // One politeness for every job of this daemon: per-origin turns, robots.txt, 429 pauses (docs/jobs.md).
+  const politeness = jobPoliteness(base.settings, { now: base.nowMs });
   const jobs = createJobService({
     dir: join(project.dataDir, 'jobs'),
     retrieverFor: (record) => daemonItemRetriever(retrieval, record, base.settings.credits.enabled),
+    politenessFor: (record) => politeness.forEndpoint(configs.get(record.apiId)),
     errorsOf: wireErrorsOf,
     // Past the retrieval's own deadline (which refunds) and its grace: only an item that truly stopped moving.
     itemTimeoutMs: 2 * (base.settings.fetch.timeoutMs + ANSWER_GRACE_MS),
     now: base.now,
     onEvent: base.emit,
   });
-  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs });
+  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs, politeness });
 }
 
 /** The Runtime over its parts, with the purge timer and the one way to close them all. */
@@ -404,6 +407,7 @@ function assemble(
     watch: Watch;
     orphaned: { holds: number; milliCredits: number };
     jobs: JobService;
+    politeness: { close(): Promise<void> };
   },
 ): Runtime {
   const { configs, store, cache, retrieval, repairs, watch, jobs } = parts;
@@ -437,6 +441,7 @@ function assemble(
         configs.close();
         // Jobs first: their items in flight end (and are written) while retrieval still runs; the rest resume next start.
         await jobs.close().catch(() => undefined);
+        await parts.politeness.close().catch(() => undefined);
         // Every step runs even when one fails: state must be flushed whatever the cache or scrapers do.
         await repairs.close();
         await watch.close().catch(() => undefined);

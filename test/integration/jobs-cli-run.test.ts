@@ -38,6 +38,8 @@ beforeAll(async () => {
   settings.fetch = { ...settings.fetch, allowPrivateNetworks: true, timeoutMs: 20_000 };
   // Generous: the machines tests run on may be busy, and a slow worker thread start is no failure here.
   settings.extraction = { ...settings.extraction, timeoutMs: 60_000 };
+  // No minimum delay between job requests: politeness has its own tests (jobs-politeness).
+  settings.jobs = { ...settings.jobs, minDelayMs: 0 };
   await project.write('pagejson.json', JSON.stringify(settings));
   await project.write(
     'configs/item.json',

@@ -29,7 +29,8 @@ beforeAll(async () => {
         structure: [{ name: 'title', type: 'string', selector: 'h1' }],
       },
     ],
-    { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 } },
+    // No minimum delay between job requests: politeness has its own tests (jobs-politeness), this one is about resuming.
+    { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 }, jobs: { minDelayMs: 0 } },
   );
   const store = await createLowdbStore({ file: join(temp.project.dataDir, 'state.json') });
   key = (await issueKey(store, { freeCredits: 100 })).key;

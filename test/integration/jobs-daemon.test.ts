@@ -43,7 +43,8 @@ beforeAll(async () => {
   };
   const other = { ...item, apiId: 'other' };
   // Generous bounds: a busy test machine starts extraction threads slowly, and that is no failure here.
-  temp = await makeProject([item, other], { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 } });
+  // No minimum delay between job requests: politeness has its own tests (jobs-politeness).
+  temp = await makeProject([item, other], { extraction: { timeoutMs: 60_000 }, fetch: { timeoutMs: 60_000 }, jobs: { minDelayMs: 0 } });
   server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
 }, 60_000);
 

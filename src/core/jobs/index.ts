@@ -2,7 +2,10 @@ export { createJobService, type JobEvent, type JobService, type JobServiceDeps, 
 export { JOB_ID_PATTERN } from './embedded-queue.js';
 export { expandSource, type SourceDeps } from './job-inputs.js';
 export { inputsFormatOf, parseInputs, parseUrlList } from './input-files.js';
-export { runItems, type RunEnd, type RunnerDeps } from './runner.js';
+export { runItems, RATE_LIMITED_TRIES, type ItemPoliteness, type RunEnd, type RunnerDeps } from './runner.js';
+export { createMemoryOriginGate, type OriginGate, type OriginGateOptions } from './origin-gate.js';
+export { createRobotsFetcher, createRobotsRules, ROBOTS_USER_AGENT, type RobotsFetcher, type RobotsRules } from './robots.js';
+export { jobPoliteness, type JobPoliteness } from './job-politeness.js';
 export { matchUrl } from './url-match.js';
 export { resultsAs, type ResultsFormat } from './results-format.js';
 export {

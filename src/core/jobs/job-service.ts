@@ -1,5 +1,5 @@
 import { createJobQueueFiles, newJobId, type JobQueueFiles } from './embedded-queue.js';
-import { runItems, type RunEnd } from './runner.js';
+import { runItems, type ItemPoliteness, type RunEnd } from './runner.js';
 import {
   emptyCounts,
   FINISHED_STATES,
@@ -22,6 +22,8 @@ export interface JobServiceDeps {
   /** Where job folders live (`<dataDir>/jobs`). */
   dir: string;
   retrieverFor(record: JobRecord): ItemRetriever;
+  /** Job traffic's per-origin turns, robots.txt and 429 pauses (absent: none). */
+  politenessFor?(record: JobRecord): ItemPoliteness | undefined;
   errorsOf?(error: unknown): Array<{ message: string; code: string }>;
   itemTimeoutMs: number;
   now(): Date;
@@ -132,6 +134,7 @@ async function runJob(files: JobQueueFiles, deps: JobServiceDeps, job: LiveJob, 
   }, deps.heartbeatMs ?? 2_000);
   heartbeat.unref();
   let end: RunEnd;
+  const politeness = deps.politenessFor?.(record);
   try {
     end = await runItems(items, {
       retrieveItem: deps.retrieverFor(record),
@@ -142,6 +145,7 @@ async function runJob(files: JobQueueFiles, deps: JobServiceDeps, job: LiveJob, 
       signal: job.controller.signal,
       itemTimeoutMs: deps.itemTimeoutMs,
       ...(deps.errorsOf ? { errorsOf: deps.errorsOf } : {}),
+      ...(politeness ? { politeness } : {}),
       onLine: (line) => deps.onEvent?.({ kind: 'job-item', apiId: record.apiId, outcome: line.outcome }),
     });
   } finally {

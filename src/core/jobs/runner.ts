@@ -1,12 +1,27 @@
 import { isPagejsonError, wireText, type PagejsonError } from '../shared/index.js';
 import type { ItemRetriever, JobCounts, JobItem, ResultLine } from './types.js';
+import type { OriginGate } from './origin-gate.js';
+import type { RobotsRules } from './robots.js';
 
 /**
  * Runs a job's items (docs/jobs.md, "Never silent"): each item that has no line yet is retrieved once, by at
  * most `concurrency` at a time, and ends in exactly one line: data, an error with its reason, or skipped with
  * its reason. An item whose retrieval stops moving past `itemTimeoutMs` is abandoned and tried again, at most
  * `attempts` times in all. Running out of credits stops the job: the items not run yet end as NO_CREDITS lines.
+ * With `politeness`, an item waits for its origin's turn, is refused by robots.txt, and an origin's 429 pauses
+ * that origin for every job and runs the item again once the pause is over (never an empty record).
  */
+export interface ItemPoliteness {
+  /** The page an item's variables fetch (undefined: no URL known before the retrieval; not gated). */
+  urlOf(values: Record<string, string>): string | undefined;
+  gate: OriginGate;
+  /** Absent: robots.txt is not read (`jobs.robots: "ignore"`). */
+  robots?: RobotsRules;
+}
+
+/** 429s one item meets before it ends as a SOURCE_RATE_LIMITED line. */
+export const RATE_LIMITED_TRIES = 5;
+
 export interface RunnerDeps {
   retrieveItem: ItemRetriever;
   /** Where lines go, in the order they end; written before the counts move. */
@@ -23,6 +38,7 @@ export interface RunnerDeps {
   /** The envelope's error objects of a failure (the daemon: its wire messages). */
   errorsOf?(error: unknown): Array<{ message: string; code: string }>;
   onLine?(line: ResultLine, counts: JobCounts): void;
+  politeness?: ItemPoliteness;
 }
 
 export type RunEnd =
@@ -63,11 +79,59 @@ async function attempt(deps: RunnerDeps, values: Record<string, string>): Promis
   }
 }
 
+/** The job stopped while the item waited for its origin's turn: it did not start. */
+class NotStarted extends Error {}
+
+/** One attempt in the origin's turn (the wait is not part of the stall timer); a 429 pauses the origin for every job. */
+async function politeAttempt(deps: RunnerDeps, origin: string | undefined, values: Record<string, string>) {
+  if (!origin || !deps.politeness) return attempt(deps, values);
+  let release: () => void;
+  try {
+    release = await deps.politeness.gate.acquire(origin, deps.signal);
+  } catch (error) {
+    if (deps.signal?.aborted) throw new NotStarted();
+    throw error;
+  }
+  try {
+    return await attempt(deps, values);
+  } catch (error) {
+    // The pause is set before the slot is given back, so no waiter of this origin starts in between.
+    if (isRateLimited(error)) await deps.politeness.gate.pause(origin, pauseMsOf(error));
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+const originOf = (url: string | undefined): string | undefined => {
+  try {
+    return url ? new URL(url).origin : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const errorLine = (item: JobItem, errors: Array<{ message: string; code: string }>) =>
+  lineOf(item, { outcome: 'error', data: null, errors, health: null, fetchedAt: null });
+
+const isRateLimited = (error: unknown): error is PagejsonError => isPagejsonError(error) && error.code === 'SOURCE_RATE_LIMITED';
+
+/** The origin's pause after a 429: the fetch layer's Retry-After (or backoff), which it also keeps to itself. */
+function pauseMsOf(error: PagejsonError): number {
+  const seconds = Number(error.context.retryAfterSeconds);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+}
+
 async function runItem(deps: RunnerDeps, item: JobItem): Promise<ResultLine> {
   const attempts = deps.attempts ?? 3;
+  const url = deps.politeness?.urlOf(item.values!);
+  const refusal = url && deps.politeness?.robots ? await deps.politeness.robots.refusal(url) : undefined;
+  if (refusal) return errorLine(item, [{ message: refusal, code: 'ROBOTS_DISALLOWED' }]);
+  const origin = originOf(url);
+  let limited = 0;
   for (let tried = 1; ; tried += 1) {
     try {
-      const answer = await attempt(deps, item.values!);
+      const answer = await politeAttempt(deps, origin, item.values!);
       if (answer !== 'stalled')
         return lineOf(
           item,
@@ -76,18 +140,19 @@ async function runItem(deps: RunnerDeps, item: JobItem): Promise<ResultLine> {
         );
       if (tried >= attempts) {
         const message = `the item stopped moving for ${deps.itemTimeoutMs} ms, ${attempts} times`;
-        return lineOf(item, { outcome: 'error', data: null, errors: [{ message, code: 'FETCH_TIMEOUT' }], health: null, fetchedAt: null });
+        return errorLine(item, [{ message, code: 'FETCH_TIMEOUT' }]);
       }
     } catch (error) {
       // No credits stops the job; a daemon stopping refunded the item, which runs again when the job resumes.
+      if (error instanceof NotStarted) throw error;
       if (isPagejsonError(error) && (error.code === 'NO_CREDITS' || error.code === 'SHUTTING_DOWN')) throw error;
-      return lineOf(item, {
-        outcome: 'error',
-        data: null,
-        errors: (deps.errorsOf ?? defaultErrorsOf)(error),
-        health: null,
-        fetchedAt: null,
-      });
+      if (origin && deps.politeness && isRateLimited(error) && limited < RATE_LIMITED_TRIES) {
+        // A 429 was refunded and is no stall: the item is tried again in the origin's next turn.
+        limited += 1;
+        tried -= 1;
+        continue;
+      }
+      return errorLine(item, (deps.errorsOf ?? defaultErrorsOf)(error));
     }
   }
 }
@@ -121,6 +186,11 @@ export async function runItems(items: readonly JobItem[], deps: RunnerDeps): Pro
         write(await runItem(deps, item));
       } catch (error) {
         if ((error as PagejsonError).code === 'SHUTTING_DOWN') return;
+        if (error instanceof NotStarted) {
+          // Cancelled while it waited for its origin: it ends as the cancelled ones do; a shutdown runs it again at resume.
+          if (deps.signal?.reason !== 'shutdown') write(skippedLine(item, 'CANCELLED', 'the job was cancelled'));
+          return;
+        }
         stop ??= { code: 'NO_CREDITS', message: (error as PagejsonError).message, state: 'failed' };
         write(
           lineOf(item, {

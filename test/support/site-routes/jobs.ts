@@ -4,7 +4,9 @@ import type { RouteHandler } from '../site.js';
 /**
  * Routes for jobs (docs/jobs.md): an item page per `id` (`404` answers 404, `slow` takes `ms`), a list page
  * linking items 1–5 (a `from` job's list), a sitemap of items 1–`n` plus a page that fits no template, and a
- * sitemap index naming a gzipped copy of it.
+ * sitemap index naming a gzipped copy of it. Politeness: `/robots.txt` serves `site.state.get('robots')` (404
+ * without it), and `/jobs/polite?id=` takes 30 ms, keeps the most requests it had at once in `polite-max` and the
+ * ids asked in `polite-ids`, and answers an id starting `busy` with 429 (`Retry-After: 1`) the first time.
  */
 function page(res: Parameters<RouteHandler>[1], body: string): void {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -20,7 +22,29 @@ function sitemap(origin: string, count: number): string {
 
 const originOf = (req: Parameters<RouteHandler>[0]) => `http://${req.headers.host}`;
 
+let politeInFlight = 0;
+
 export const jobRoutes: Record<string, RouteHandler> = {
+  '/robots.txt': (_req, res, site) => {
+    const robots = site.state.get('robots');
+    res.writeHead(robots === undefined ? 404 : 200, { 'content-type': 'text/plain' });
+    res.end(robots ?? 'not found');
+  },
+  '/jobs/polite': async (req, res, site) => {
+    const id = (params(req).get('id') ?? '').replace(/[^A-Za-z0-9_-]/g, '');
+    const asked = site.state.get('polite-ids') ?? '';
+    site.state.set('polite-ids', `${asked}${id} `);
+    if (id.startsWith('busy') && !asked.split(' ').includes(id)) {
+      res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' });
+      res.end('slow down');
+      return;
+    }
+    politeInFlight += 1;
+    site.state.set('polite-max', String(Math.max(Number(site.state.get('polite-max') ?? 0), politeInFlight)));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    politeInFlight -= 1;
+    page(res, `<h1>Item ${id}</h1><p class="kind">polite</p>`);
+  },
   '/jobs/item': async (req, res) => {
     const id = params(req).get('id') ?? '';
     if (id === '404') {
