@@ -107,3 +107,29 @@ export async function cdpPages(url: string): Promise<string[]> {
   const targets = (await answer.body.json()) as Array<{ type: string; url: string }>;
   return targets.filter((target) => target.type === 'page' && target.url !== 'about:blank').map((target) => target.url);
 }
+
+/** The ways the scraper-3 tests run both ways: launched here, and through a Playwright server (issue 51). */
+export type Scraper3Mode = 'local' | 'playwright';
+export const SCRAPER3_MODES: Scraper3Mode[] = ['local', 'playwright'];
+
+let shared: Promise<RemoteBrowserServer> | undefined;
+
+/**
+ * One Playwright server for a whole test file (vitest isolates each file's modules), started by the first
+ * describe that needs it; the file closes it in a top-level afterAll (closeSharedPlaywrightServer).
+ */
+export function sharedPlaywrightServer(): Promise<RemoteBrowserServer> {
+  shared ??= startPlaywrightServer();
+  return shared;
+}
+
+export async function closeSharedPlaywrightServer(): Promise<void> {
+  const server = shared;
+  shared = undefined;
+  await (await server?.catch(() => undefined))?.close();
+}
+
+/** ScraperOptions.browser for a mode: absent for the local launch (the scraper's default), else the shared server's. */
+export async function browserFor(mode: Scraper3Mode, maxSessions = 3): Promise<{ browser?: ScraperBrowser }> {
+  return mode === 'local' ? {} : { browser: browserOption(await sharedPlaywrightServer(), maxSessions) };
+}

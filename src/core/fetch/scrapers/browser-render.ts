@@ -233,6 +233,7 @@ export async function renderInOwnContext(browser: Browser, job: RenderJob): Prom
           actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS,
           maxBytes: job.maxBytes,
           signal: job.signal,
+          ...(routed ? { refusedTooLarge: routed.tooLarge } : {}),
         })
       : loaded;
   } finally {
