@@ -13,7 +13,10 @@ import { CHROMIUM_PATH } from './chromium.js';
 export type BrowserMode = 'local' | 'playwright' | 'cdp';
 export const BROWSER_MODES: BrowserMode[] = ['local', 'playwright', 'cdp'];
 
+// Started as docs/security.md ("A remote browser") asks of a fleet: with the renderer heap cap pagejson gives
+// the Chromium it launches, which a remote browser can only have from its own launch.
 const ARGS = [
+  '--js-flags=--max-old-space-size=512',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
