@@ -71,6 +71,7 @@ export function register(program: Command, ctx: CliContext): void {
         fetchTimeoutMs: fetch.timeoutMs,
         extractionTimeoutMs: extraction.timeoutMs,
         limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
+        dataDir: project.dataDir,
       }).catch(async (error: unknown) => {
         // A model that answered and then failed spent its tokens all the same (MODEL_FAILED carries them).
         await recordCommandTokens(project, apiId, error);
