@@ -239,6 +239,7 @@ function backgroundRepairs(
       fetchTimeoutMs: base.settings.fetch.timeoutMs,
       extractionTimeoutMs: base.settings.extraction.timeoutMs,
       limits: { maxDepth: base.settings.extraction.maxDepth, maxElements: base.settings.extraction.maxElements },
+      dataDir: project.dataDir,
     },
     timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {

@@ -117,6 +117,37 @@ describe('generateConfig', () => {
     expect(result.config.variables).toEqual({ page_name: { example: 'listing.html' }, page: { example: '2' } });
   });
 
+  it('says which fields the model asked for matched nothing, and what became of them (issue 52 item 4)', async () => {
+    llm.script([
+      {
+        json: {
+          structure: [
+            field('heading', 'string', 'h1'),
+            field('summary', 'string', '.no-such-thing'),
+            field('books', 'array', 'article.product_pod', {
+              fields: [field('title', 'string', 'h3 a', { attribute: 'title' }), field('rating', 'string', '.no-stars')],
+            }),
+          ],
+        },
+      },
+      { json: { summary: 'Fourteen books' } },
+    ]);
+    const result = await generateConfig(request({ apiId: 'books' }), deps());
+    expect(result.fieldNotes).toEqual([
+      {
+        field: 'summary',
+        outcome: 'model field',
+        reason: 'its selector ".no-such-thing" matches nothing on the page: the model fills it at retrieval',
+      },
+      {
+        field: 'books.rating',
+        outcome: 'dropped',
+        reason: 'its selector ".no-stars" matches nothing inside books (a field inside a list or object is not filled by the model)',
+      },
+    ]);
+    expect(JSON.stringify(result.config.structure)).not.toContain('rating');
+  });
+
   it('works offline with the heuristic model and never calls the LLM', async () => {
     const result = await generateConfig(request({ model: 'heuristic', selector: 'body' }), deps());
     expect(llm.requests).toHaveLength(0);

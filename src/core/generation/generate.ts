@@ -15,7 +15,7 @@ import {
   type ScraperNumber,
 } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
-import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
+import { HEURISTIC_MODEL, isNarrowed, type GenerateOutput, type Model, type TokenUsage } from '../models/index.js';
 import { loginOf, scraperByNumber, type PageSteps, type Scraper } from '../fetch/index.js';
 import {
   candidateSections,
@@ -79,7 +79,11 @@ export interface GenerateResult {
   usage?: TokenUsage;
   /** The next link found on the page, proposed as pagination.next (next-link.ts). */
   nextLink?: NextLinkProposal;
+  /** Fields the model asked for that matched nothing: dropped or made model fields, and why. */
+  fieldNotes?: FieldNote[];
 }
+
+export type FieldNote = NonNullable<GenerateOutput['fieldNotes']>[number];
 
 export const DEFAULT_SELECTOR = 'body';
 
@@ -130,7 +134,16 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
       ...(usage ? { usage } : {}),
     },
   });
-  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}), ...(nextLink ? { nextLink } : {}) };
+  const notes = proposal.fieldNotes ?? [];
+  return {
+    config,
+    sample,
+    finalUrl: page.finalUrl,
+    html: page.html,
+    ...(usage ? { usage } : {}),
+    ...(nextLink ? { nextLink } : {}),
+    ...(notes.length > 0 ? { fieldNotes: notes } : {}),
+  };
 }
 
 /** The page's steps of a generation: its actions, typed with the examples (none without actions). */

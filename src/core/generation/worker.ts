@@ -51,6 +51,7 @@ generateConfig(job.request, {
         finalUrl: result.finalUrl,
         ...(result.usage ? { usage: result.usage } : {}),
         ...(result.nextLink ? { nextLink: result.nextLink } : {}),
+        ...(result.fieldNotes ? { fieldNotes: result.fieldNotes } : {}),
       },
     } satisfies WorkerReply),
   (error: unknown) =>
