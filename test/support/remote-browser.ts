@@ -79,7 +79,8 @@ export async function startCdpChromium(): Promise<RemoteBrowserServer> {
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
-      await rm(profile, { recursive: true, force: true });
+      // Chromium's helper processes outlive the browser a moment and may still write there: tried again.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
