@@ -1,4 +1,4 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import type { Job, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { closeRedis, connectRedis } from '../state/index.js';
 import { newJobId } from './embedded-queue.js';
 import type { JobService, JobServiceDeps, StartJob } from './job-service.js';
@@ -52,10 +52,12 @@ function stoppedLine(record: JobRecord, item: JobItem): ResultLine {
 }
 
 export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<JobService> {
+  // BullMQ loads only in a process given a Redis URL, as the Redis client does.
+  const { Queue, Worker } = await import('bullmq');
   const client = await connectRedis({ url: deps.redisUrl });
   const lines = createRedisJobLines(client);
   const stamp = () => deps.now().toISOString();
-  const queue = new Queue<ItemData>(JOBS_QUEUE, { connection: client, prefix: BULL_PREFIX });
+  const queue: BullQueue<ItemData> = new Queue<ItemData>(JOBS_QUEUE, { connection: client, prefix: BULL_PREFIX });
 
   const settle = async (jobId: string, line: ResultLine, apiId: string) => {
     const { added, ended } = await lines.append(jobId, line);
@@ -67,7 +69,7 @@ export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<
     }
   };
 
-  const worker = deps.work === false ? undefined : startWorker(deps, lines, settle, client);
+  const worker = deps.work === false ? undefined : startWorker(Worker, deps, lines, settle, client);
 
   return {
     async start(input: StartJob) {
@@ -149,7 +151,13 @@ async function runOne(deps: RedisJobServiceDeps, lines: RedisJobLines, settle: S
   await settle(jobId, ended[0]!, record.apiId);
 }
 
-function startWorker(deps: RedisJobServiceDeps, lines: RedisJobLines, settle: Settle, client: Parameters<typeof closeRedis>[0]) {
+function startWorker(
+  Worker: typeof BullWorker,
+  deps: RedisJobServiceDeps,
+  lines: RedisJobLines,
+  settle: Settle,
+  client: Parameters<typeof closeRedis>[0],
+) {
   const worker = new Worker<ItemData>(JOBS_QUEUE, (job) => runOne(deps, lines, settle, job), {
     connection: client,
     prefix: BULL_PREFIX,
