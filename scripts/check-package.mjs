@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// The package a user installs, checked as a user gets it: `.ci/run` runs this right after `npm ci`.
-//   1. `npm pack` (its prepack cleans dist/ and builds it), then the tarball's file list: the built CLI, daemon
-//      and dashboard, the native parts' sources; no tests, bench, demo, TypeScript sources or local builds;
-//   2. `npm install -g` of the tarball into an empty prefix, with the machine's Node;
+// The package a user installs, checked as a user gets it: `.ci/run` runs this right after `npm ci`. The install
+// lines are the README's "Installing" block, run as written (scripts/lib/readme-install.mjs):
+//   1. `npm pack` in the checkout (its prepack cleans dist/ and builds it), then the tarball's file list: the
+//      built CLI, daemon and dashboard, the native parts' sources; no tests, bench, demo, sources or local builds;
+//   2. the README's `npm install -g` of the tarball, into an empty prefix, with the machine's Node;
 //   3. that `pagejson` in a temp project: --version, init --yes, generate on a local fixture page (the bundled
 //      example shop, on 127.0.0.1) with the heuristic model, run, keys create, serve answering GET /external
-//      with the key, the dashboard's sign-in page, and a clean stop.
+//      with the key, the dashboard's sign-in page, and a clean stop;
+//   4. the README's install from a checkout (a global link to it), whose `pagejson --version` answers.
 // No step may print a warning of npm or of Node. Exit 0 when all passed, 1 otherwise, the failure named with
 // its step and the output that says why.
 //
@@ -16,6 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readmeInstall } from './lib/readme-install.mjs';
 import {
   allowLocalFetch,
   cleanEnv,
@@ -38,6 +41,10 @@ import {
 } from './lib/steps.mjs';
 
 const API_ID = 'books';
+/** The README's install lines (scripts/lib/readme-install.mjs): what this check runs, as written. */
+const README_INSTALL = readmeInstall(ROOT);
+/** Tarballs `npm pack` wrote into the checkout, removed at the end. */
+const tarballs = new Set();
 /** What the package must hold: the CLI's entry, the daemon, the dashboard, the native parts and their build. */
 const REQUIRED = [
   'package.json',
@@ -69,15 +76,23 @@ const FORBIDDEN = [
   /^(docs|storage|test-results|coverage|scratch)\//,
 ];
 
-/** `npm pack` into `work`; its output may not warn. Returns the tarball's path. */
-async function pack(work) {
+/** A README line run as written, with bash, in the checkout; its output may not warn. */
+async function readmeLine(what, line, { env, timeoutMs }) {
+  const result = await mustRun(what, 'bash', ['-c', line], { cwd: ROOT, env, timeoutMs });
+  refuseWarnings(what, `${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/** The README's `npm pack`, in the checkout (its prepack builds dist/). Returns the tarball's path. */
+async function pack() {
   const env = cleanEnv({ CI: 'true' });
-  const result = await mustRun('npm pack', 'npm', ['pack', '--pack-destination', work], { env, timeoutMs: 10 * 60_000 });
-  refuseWarnings('npm pack', `${result.stdout}\n${result.stderr}`);
+  let result;
+  for (const line of README_INSTALL.pack) result = await readmeLine(line, line, { env, timeoutMs: 10 * 60_000 });
   const name = result.stdout.trim().split('\n').at(-1);
-  if (!/^pagejson-.*\.tgz$/.test(name) || !existsSync(join(work, name)))
+  if (!/^pagejson-.*\.tgz$/.test(name) || !existsSync(join(ROOT, name)))
     throw new StepError(`npm pack printed no tarball name`, tail(result.stdout));
-  return join(work, name);
+  tarballs.add(join(ROOT, name));
+  return join(ROOT, name);
 }
 
 /** The tarball's files, without npm's leading `package/`. */
@@ -104,33 +119,21 @@ function checkFileList(files) {
 }
 
 /**
- * `npm install -g` of the tarball into an empty prefix, as the README says to install it. Dependencies come
- * from the registry (or npm's cache) at the versions of the package's npm-shrinkwrap.json. npm 11 warns about
- * every install script not allowed by name (npm 12 skips them): pagejson's (its native parts), sqlite3's (its
- * binding) and @scarf/scarf's (swagger-ui-dist's download counter, which pagejson's scarfSettings turns off, so
- * it sends nothing) are allowed; a global install has no way to deny one.
+ * A README line installing globally, run as written with npm's global prefix pointed at an empty folder
+ * (NPM_CONFIG_PREFIX), so that nothing lands in the machine's own. Dependencies come from the registry (or
+ * npm's cache) at the versions of the package's npm-shrinkwrap.json. Returns the `pagejson` it installed.
  */
-async function installGlobally(tarball, prefix) {
-  const env = cleanEnv({ CI: 'true' });
-  const result = await mustRun(
-    'npm install -g',
-    'npm',
-    [
-      'install',
-      '-g',
-      '--prefix',
-      prefix,
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      `--allow-scripts=sqlite3,@scarf/scarf,${tarball}`,
-      tarball,
-    ],
-    { env, timeoutMs: 15 * 60_000 },
-  );
-  refuseWarnings('npm install -g', `${result.stdout}\n${result.stderr}`);
+async function installGlobally(line, prefix) {
+  const env = cleanEnv({
+    CI: 'true',
+    NPM_CONFIG_PREFIX: prefix,
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  });
+  const result = await readmeLine(line, line, { env, timeoutMs: 15 * 60_000 });
   const bin = join(prefix, 'bin', 'pagejson');
-  if (!existsSync(bin)) throw new StepError(`npm install -g made no ${bin}`, tail(result.stdout));
+  if (!existsSync(bin)) throw new StepError(`${line} made no ${bin}`, tail(result.stdout));
   return bin;
 }
 
@@ -239,24 +242,35 @@ async function main() {
   let ok = false;
   try {
     let tarball;
-    await step('npm pack', async () => {
-      tarball = await pack(work);
+    await step(README_INSTALL.pack.join(' && '), async () => {
+      tarball = await pack();
       return tarball;
     });
     await step('file list', async () => checkFileList(await fileList(tarball)));
     let bin;
-    await step('npm install -g', async () => {
+    await step(README_INSTALL.tarball[0], async () => {
       const prefix = join(work, 'prefix');
       await mkdir(prefix);
-      bin = await installGlobally(tarball, prefix);
+      bin = await installGlobally(README_INSTALL.tarball[0], prefix);
       return `into an empty prefix: ${bin}`;
     });
     await usePackage({ bin, work, children });
+    // From a checkout: the README's build step has just been done by npm pack's prepack, so its global
+    // install of `.` is what is left to run; the linked `pagejson` must answer.
+    const checkout = README_INSTALL.checkout.at(-1);
+    await step(checkout, async () => {
+      const prefix = join(work, 'link-prefix');
+      await mkdir(prefix);
+      const linked = await installGlobally(checkout, prefix);
+      const { stdout } = await mustRun(`${linked} --version`, linked, ['--version'], { env: cleanEnv({ NO_COLOR: '1' }) });
+      return `${linked} → this checkout, version ${stdout.trim()}`;
+    });
     ok = true;
   } catch {
     // step() has said what failed and why.
   } finally {
     for (const child of children.reverse()) await child.stop('SIGTERM', 5_000);
+    for (const file of tarballs) await rm(file, { force: true });
     if (KEEP) say(`   kept ${work}`);
     else await rm(work, { recursive: true, force: true });
     workDirs.delete(work);

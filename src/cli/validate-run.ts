@@ -207,13 +207,14 @@ async function checkFiles(files: string[]): Promise<Checked> {
   return checked;
 }
 
-/** The variables pagejson.json reads: its models' headers and its fetch.proxy. */
+/** The variables pagejson.json reads: its models' headers and API keys (apiKeyEnv, allow-listed too) and its fetch.proxy. */
 function projectSecretNames(settings: ProjectSettings): string[] {
   const texts = [
     ...Object.values(settings.models).flatMap((model) => Object.values(model.headers ?? {})),
     ...(settings.fetch.proxy ? settings.fetch.proxy.urls : []),
   ];
-  return [...new Set(texts.flatMap((text) => secretNames(text)))];
+  const apiKeys = Object.values(settings.models).flatMap((model) => (model.apiKeyEnv ? [model.apiKeyEnv] : []));
+  return [...new Set([...texts.flatMap((text) => secretNames(text)), ...apiKeys])];
 }
 
 /** The project as validate uses it: settings pagejson.json got wrong (or sent out of the project) at their defaults. */

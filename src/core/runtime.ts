@@ -252,6 +252,7 @@ function backgroundRepairs(
       fetchTimeoutMs: base.settings.fetch.timeoutMs,
       extractionTimeoutMs: base.settings.extraction.timeoutMs,
       limits: { maxDepth: base.settings.extraction.maxDepth, maxElements: base.settings.extraction.maxElements },
+      dataDir: project.dataDir,
     },
     timeoutMs: base.settings.fetch.timeoutMs + ANSWER_GRACE_MS,
     onEvent: (event) => {
@@ -313,7 +314,11 @@ function retrievalService(
     failureCacheMs: settings.extraction.failureCacheSeconds * 1000,
     refuseDegraded: settings.health.refuseDegraded,
     failedRetrievalsPerMinute: settings.limits.failedRetrievalsPerMinute,
-    credits: { enabled: settings.credits.enabled, freeMilliCredits: toMilli(settings.credits.freeCredits) },
+    credits: {
+      enabled: settings.credits.enabled,
+      freeMilliCredits: toMilli(settings.credits.freeCredits),
+      ...(settings.credits.hit === undefined ? {} : { hitMilliCredits: toMilli(settings.credits.hit) }),
+    },
     now: base.now,
     nowMs: base.nowMs,
     onEvent: emit,

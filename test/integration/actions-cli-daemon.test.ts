@@ -86,10 +86,10 @@ function configs(origin: string): ApiConfigInput[] {
       pagination: { scroll: true },
       structure: [strings('items', 'li.item')],
     },
-    // Each click is answered after 4 s, past the 3 s bound: the rounds end with the page as loaded, partial.
+    // Each click is answered after 7 s, past the 6 s bound: the rounds end with the page as loaded, partial.
     {
       apiId: 'slowmore',
-      url: `${origin}/actions/load-more.html?pages=3&size=3&delay=4000`,
+      url: `${origin}/actions/load-more.html?pages=3&size=3&delay=7000`,
       scraper: 3,
       caching: true,
       pagination: { loadMore: '#more' },
@@ -109,8 +109,9 @@ beforeAll(async () => {
   if (skip) return;
   await ensureBuilt();
   site = await startFixtureSite();
-  // One bound for every config's steps: short, so the failing step fails fast (and in bounded time).
-  temp = await makeProject(configs(site.origin), { fetch: { timeoutMs: 20_000, actionsTimeoutMs: 3_000 } });
+  // One bound for every config's steps: short, so the failing step fails fast (and in bounded time), yet twice
+  // what three "Loading…" rounds take on a quiet machine, as CI's busy one once took over 3 s for them.
+  temp = await makeProject(configs(site.origin), { fetch: { timeoutMs: 20_000, actionsTimeoutMs: 6_000 } });
   const created = await cli('keys', 'create', '--json');
   expect(created.exitCode).toBe(0);
   key = (JSON.parse(created.stdout) as { key: string }).key;

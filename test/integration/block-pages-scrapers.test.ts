@@ -4,12 +4,14 @@ import { createSourceScreen } from '../../src/core/fetch/net/source-screen.js';
 import { isPagejsonError, type PagejsonError } from '../../src/core/shared/errors.js';
 import { CHROMIUM_PATH, chromiumAvailable } from '../support/chromium.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { browserFor, closeSharedPlaywrightServer } from '../support/remote-browser.js';
 
 /**
  * Block pages and 429s through the scraper pool, as every caller meets them (docs/block-pages.md): each scraper
  * fetching the fixture site's challenge, captcha and access-denied pages gets SOURCE_BLOCKED, a 429 pauses the
  * origin (later fetches answer at once, the site sees nothing) until its Retry-After on an injected clock.
- * Scraper 3 runs on the real Chromium (its cases are left out without one, as the browser tests are).
+ * Scraper 3 runs on the real Chromium (its cases are left out without one, as the browser tests are), both ways
+ * (issue 51): launched here and through a Playwright server.
  */
 async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
   const error = await promise.then(
@@ -20,30 +22,51 @@ async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
   return error;
 }
 
-const scrapers = chromiumAvailable ? ([1, 2, 3] as const) : ([1, 2] as const);
+interface Way {
+  number: 1 | 2 | 3;
+  /** Scraper 3 through the Playwright server rather than on a Chromium launched here. */
+  remote: boolean;
+}
+const WAYS: Array<[string, Way]> = [
+  ['scraper 1', { number: 1, remote: false }],
+  ['scraper 2', { number: 2, remote: false }],
+  ...(chromiumAvailable
+    ? ([
+        ['scraper 3 (Chromium launched here)', { number: 3, remote: false }],
+        ['scraper 3 (a Playwright server)', { number: 3, remote: true }],
+      ] as Array<[string, Way]>)
+    : []),
+];
+
+afterAll(closeSharedPlaywrightServer);
 
 describe('block pages and 429s through the scraper pool', () => {
   let site: FixtureSite;
   let pool: ScraperPool;
+  let remotePool: ScraperPool | undefined;
+  const poolFor = (remote: boolean): ScraperPool => (remote && remotePool ? remotePool : pool);
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    pool = createScraperPool({
+    const options = {
       timeoutMs: 30_000,
       maxBytes: 1024 * 1024,
       allowPrivateNetworks: true,
       perOriginConcurrency: 4,
       chromiumPath: CHROMIUM_PATH,
-      screen: createSourceScreen(),
-    });
+    };
+    pool = createScraperPool({ ...options, screen: createSourceScreen() });
+    if (chromiumAvailable)
+      remotePool = createScraperPool({ ...options, ...(await browserFor('playwright')), screen: createSourceScreen() });
   }, 60_000);
 
   afterAll(async () => {
     await pool.close();
+    await remotePool?.close();
     await site.close();
   });
 
-  describe.each(scrapers)('scraper %i', (number) => {
+  describe.each(WAYS)('%s', (_name, { number, remote }) => {
     it.each([
       ['/blocks/challenge-cf.html', 'challenge', /cf-mitigated/],
       ['/blocks/challenge-200.html', 'challenge', /Cloudflare challenge/],
@@ -51,7 +74,11 @@ describe('block pages and 429s through the scraper pool', () => {
     ])(
       '%s is SOURCE_BLOCKED (%s), with what gave it away and what to try',
       async (path, kind, reason) => {
-        const error = await failure(pool.get(number).fetch({ url: `${site.origin}${path}` }));
+        const error = await failure(
+          poolFor(remote)
+            .get(number)
+            .fetch({ url: `${site.origin}${path}` }),
+        );
         expect(error.code).toBe('SOURCE_BLOCKED');
         expect(error.context.block).toBe(kind);
         expect(error.message).toMatch(reason);
@@ -61,7 +88,9 @@ describe('block pages and 429s through the scraper pool', () => {
     );
 
     it('a page with data is a page', async () => {
-      const page = await pool.get(number).fetch({ url: `${site.origin}/blocks/data.html` });
+      const page = await poolFor(remote)
+        .get(number)
+        .fetch({ url: `${site.origin}/blocks/data.html` });
       expect(page.html).toContain('Coffee');
     }, 60_000);
   });
@@ -76,12 +105,13 @@ describe('block pages and 429s through the scraper pool', () => {
     },
   );
 
-  it.each(scrapers)(
-    'scraper %i: a 429 leaves the origin alone until its Retry-After, later fetches answer without touching it',
-    async (number) => {
+  it.each(WAYS)(
+    '%s: a 429 leaves the origin alone until its Retry-After, later fetches answer without touching it',
+    async (_name, { number, remote }) => {
       // A pool of its own per scraper: the pause is per origin, and every scraper here fetches the same one.
       let clock = Date.parse('2026-03-01T12:00:00Z');
       const own = createScraperPool({
+        ...(remote ? await browserFor('playwright') : {}),
         timeoutMs: 30_000,
         maxBytes: 1024 * 1024,
         allowPrivateNetworks: true,

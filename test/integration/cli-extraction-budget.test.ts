@@ -107,6 +107,16 @@ describe('pagejson generate', () => {
     );
   });
 
+  it('parses every page of its work within limits the project raised (issue 52 item 11)', { timeout: 60_000 }, async () => {
+    // 700 levels: past the default maxDepth (512), within the project's 1,000; the model's parses and the
+    // sample's once used the defaults, so the project's own setting was refused with a limit it does not have.
+    temp = await makeProject([], { extraction: { maxDepth: 1_000 } });
+    const deep = await cli('generate', `${site.origin}/hostile/nested?levels=700`, '--id', 'deep', '--yes', '--json');
+    expect(deep.stderr).not.toContain('extraction stopped');
+    expect(deep.exitCode).toBe(0);
+    expect((JSON.parse(deep.stdout) as { apiId: string }).apiId).toBe('deep');
+  });
+
   it("stops at its budget, as the dashboard's generation does, on a page that keeps the heuristic busy", { timeout: 60_000 }, async () => {
     // fetch.timeoutMs + 4 × extraction.timeoutMs = 5 s; the heuristic needs well over 10 s on these 5,000 tables.
     temp = await makeProject([], { fetch: { timeoutMs: 1_000 }, extraction: { timeoutMs: 1_000 } });

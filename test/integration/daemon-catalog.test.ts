@@ -63,6 +63,8 @@ describe('endpoint listing and schemas on the wire', () => {
         variables: [{ name: 'name', example: 'x', pattern: '^[a-z]+$' }],
         cached: true,
         credits: '0.4',
+        hitCredits: '0.4',
+        price: '0.4 credits a call, from the source or the cache alike',
         schema: '/external/books/schema',
       },
       {
@@ -72,6 +74,8 @@ describe('endpoint listing and schemas on the wire', () => {
         variables: [],
         cached: false,
         credits: '0.4',
+        hitCredits: '0.4',
+        price: '0.4 credits a call, from the source or the cache alike',
         schema: '/external/static/schema',
       },
     ]);

@@ -191,7 +191,12 @@ describe('dashboard API', () => {
     // tables of /hostile/many-tables on the 2-core machine. The extraction budget stays roomy for the first retrieval.
     await start({ fetch: { timeoutMs: 1_000 }, extraction: { timeoutMs: 1_000 } });
     const created = await call<{ key: string }>('POST', '/keys', {});
-    expect((await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status).toBe(200);
+    // The first retrieval also starts the extraction thread, which on a busy machine can outlast the 1 s budget:
+    // a 502 is not cached, so it is asked again (at most three times) until the answer is cached.
+    let first = 0;
+    for (let attempt = 0; attempt < 3 && first !== 200; attempt += 1)
+      first = (await fetch(`${server.url}/external/shop`, { headers: { apikey: created.json.key } })).status;
+    expect(first).toBe(200);
     const order: string[] = [];
     const fetched = site.whenHits('/hostile/many-tables', site.hitCount('/hostile/many-tables') + 1);
     const generation = call<{ error: { code: string; message: string } }>('POST', '/generate', {
@@ -249,7 +254,7 @@ describe('dashboard API', () => {
         host: '127.0.0.1',
         port: 0,
         watch: false,
-        env: { DASHBOARD_TEST_LLM_KEY: 'sk-test' },
+        env: { DASHBOARD_TEST_LLM_KEY: 'sk-test', PAGEJSON_SECRETS: 'DASHBOARD_TEST_LLM_KEY' },
         app: { logger: false },
       });
       const link = server.app.dashboardLoginLink()!;

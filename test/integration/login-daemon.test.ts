@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
@@ -206,6 +207,7 @@ const skipRedis = skipRedisTests();
 
 describe.skipIf(skipRedis)('two daemons on one Redis share one login', () => {
   let redis: RedisServer;
+  let other: FixtureSite;
   let site: FixtureSite;
   let temp: TempProject;
   let first: RunningServer;
@@ -213,8 +215,16 @@ describe.skipIf(skipRedis)('two daemons on one Redis share one login', () => {
   let key: string;
 
   beforeAll(async () => {
-    [redis, site] = await Promise.all([startRedisServer(), startFixtureSite()]);
+    [redis, site, other] = await Promise.all([startRedisServer(), startFixtureSite(), startFixtureSite()]);
     temp = await makeProject([
+      // Another endpoint with a login of its own, on another site of the same host (cookies ignore ports).
+      {
+        apiId: 'guests',
+        url: `${other.origin}/login/members.html`,
+        caching: false,
+        login: { url: `${other.origin}/login/form`, form: { username: '${SITE_USER}', password: '${SITE_PASSWORD}' } },
+        structure: PRICES,
+      },
       {
         apiId: 'members',
         url: `${site.origin}/login/members.html`,
@@ -239,7 +249,7 @@ describe.skipIf(skipRedis)('two daemons on one Redis share one login', () => {
 
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);
-    await Promise.all([redis?.stop(), site?.close(), temp?.cleanup()]);
+    await Promise.all([redis?.stop(), site?.close(), other?.close(), temp?.cleanup()]);
   });
 
   it('signs in once for both, even when both need the session at the same moment, and renews once when the site ends it', async () => {
@@ -260,5 +270,52 @@ describe.skipIf(skipRedis)('two daemons on one Redis share one login', () => {
     // The first daemon meets the end of its session too, and takes the one the second made.
     expect((await get(first, 'members', key)).status).toBe(200);
     expect(loginStats(site).logins).toBe(2);
+  });
+
+  it("keeps each endpoint's session to its own site, even when Redis hands it another endpoint's session", async () => {
+    const cookiesAt = (server: FixtureSite): string[] => {
+      const seen: string[] = [];
+      server.server.on('request', (req: IncomingMessage) => seen.push(req.headers.cookie ?? ''));
+      return seen;
+    };
+    const [atSite, atOther] = [cookiesAt(site), cookiesAt(other)];
+    const answers = await Promise.all([get(first, 'members', key), get(second, 'guests', key), get(first, 'guests', key)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const tokens = (server: FixtureSite): string[] => [...loginStats(server).members];
+    expect(tokens(other)).toHaveLength(1);
+    const leaked = (seen: string[], foreign: string[]): string[] =>
+      seen.filter((cookie) => foreign.some((token) => cookie.includes(token)));
+    expect(leaked(atOther, tokens(site))).toEqual([]);
+    expect(leaked(atSite, tokens(other))).toEqual([]);
+
+    // The attack: one endpoint's stored session copied under the other's key (a shared Redis, a bad restore).
+    const { createClient } = await import('@redis/client');
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const members = await client.get('pagejson:login:members');
+      expect(members).toContain(tokens(site).at(-1));
+      await client.set('pagejson:login:guests', members!);
+    } finally {
+      await client.close();
+    }
+    await fetch(`${other.origin}/login/expire`);
+    // A fresh daemon has nothing in memory: it reads the planted session, refuses it and signs in on its own.
+    const third = await startServer({
+      project: temp.project,
+      host: '127.0.0.1',
+      port: 0,
+      watch: false,
+      env,
+      app: { logger: false },
+      runtime: { redisUrl: redis.url },
+    });
+    try {
+      expect((await get(third, 'guests', key)).status).toBe(200);
+    } finally {
+      await third.close();
+    }
+    expect(leaked(atOther, tokens(site))).toEqual([]);
+    expect(leaked(atSite, tokens(other))).toEqual([]);
   });
 });

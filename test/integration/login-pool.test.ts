@@ -12,13 +12,16 @@ import { CHROMIUM_PATH, chromiumAvailable } from '../support/chromium.js';
 import { LOGIN_PASSWORD, loginStats } from '../support/site-routes/login.js';
 import { startForwardProxy } from '../support/forward-proxy.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { browserFor, closeSharedPlaywrightServer, SCRAPER3_MODES } from '../support/remote-browser.js';
+import type { ScraperBrowser } from '../../src/core/fetch/scrapers/types.js';
 
 /**
  * Logins through the scraper pool on the fixture site's login form (test/support/site-routes/login.ts: a CSRF
  * token bound to a pre-session cookie, a session the site can end): signed in once and kept in a private file,
  * reused across fetches and a new pool on the same data dir, renewed only when the site ends the session (a
  * redirect to the login page, a 401, `loggedIn` missing), one login for concurrent fetches, a refused login
- * remembered on an injected clock and not retried before its time. Scraper 3 on the real Chromium.
+ * remembered on an injected clock and not retried before its time. Scraper 3 on the real Chromium, both ways
+ * (issue 51): launched here and through a Playwright server (one for the file).
  */
 const env = { SITE_USER: 'ada', SITE_PASSWORD: LOGIN_PASSWORD, PAGEJSON_SECRETS: 'SITE_USER,SITE_PASSWORD,PROXY_PASS' };
 const extractor = createInProcessExtractor({ limits: DEFAULT_DOCUMENT_LIMITS });
@@ -32,6 +35,14 @@ async function failure(promise: Promise<unknown>): Promise<PagejsonError> {
   return error;
 }
 
+afterAll(closeSharedPlaywrightServer);
+
+/** The sticky-proxy login case: scraper 1, and scraper 3 both ways where Chromium is. */
+const PROXY_LOGIN_CASES: Array<[string, 1 | 3, 'local' | 'playwright']> = [
+  ['scraper 1', 1, 'local'],
+  ...(chromiumAvailable ? SCRAPER3_MODES.map((mode): [string, 1 | 3, 'local' | 'playwright'] => [`scraper 3 (${mode})`, 3, mode]) : []),
+];
+
 describe('logins through the scraper pool', () => {
   let site: FixtureSite;
   let dataDir: string;
@@ -43,8 +54,9 @@ describe('logins through the scraper pool', () => {
     form: { username: '${SITE_USER}', password: '${SITE_PASSWORD}' },
     ...extra,
   });
-  const pool = (overrides: { env?: Record<string, string> } = {}): ScraperPool => {
+  const pool = (overrides: { env?: Record<string, string>; browser?: ScraperBrowser } = {}): ScraperPool => {
     const made = createScraperPool({
+      ...(overrides.browser ? { browser: overrides.browser } : {}),
       timeoutMs: 30_000,
       maxBytes: 1024 * 1024,
       allowPrivateNetworks: true,
@@ -184,13 +196,13 @@ describe('logins through the scraper pool', () => {
     ).toBe('SOURCE_BLOCKED');
   });
 
-  it.each(chromiumAvailable ? ([1, 3] as const) : ([1] as const))(
-    'scraper %i: with a sticky proxy, the login goes through the proxy the fetches take',
-    async (scraper) => {
+  it.each(PROXY_LOGIN_CASES)(
+    '%s: with a sticky proxy, the login goes through the proxy the fetches take',
+    async (_name, scraper, mode) => {
       await freshDir();
       const proxy = await startForwardProxy({ username: 'u', password: 'p' });
       try {
-        const scrapers = pool({ env: { ...env, PROXY_PASS: 'p' } });
+        const scrapers = pool({ env: { ...env, PROXY_PASS: 'p' }, ...(await browserFor(mode)) });
         const settings =
           scraper === 1
             ? form()
@@ -299,11 +311,11 @@ describe('logins through the scraper pool', () => {
     expect(loginStats(site).logins).toBe(1);
   });
 
-  it.skipIf(!chromiumAvailable)(
-    "scraper 3: a form login's cookies go into the browser, and browser steps sign in and keep the storage",
-    async () => {
+  it.skipIf(!chromiumAvailable).each(SCRAPER3_MODES)(
+    "scraper 3 (%s): a form login's cookies go into the browser, and browser steps sign in and keep the storage",
+    async (mode) => {
       await freshDir();
-      const scrapers = pool();
+      const scrapers = pool(await browserFor(mode));
       expect((await fetchAs(scrapers, '/login/members.html', form(), 'members', 3)).html).toContain('Gold');
       const steps: LoginSettings = {
         url: `${site.origin}/login/form`,
@@ -326,10 +338,11 @@ describe('logins through the scraper pool', () => {
     90_000,
   );
 
-  it.skipIf(!chromiumAvailable)(
-    'scraper 3: steps that leave the form there are LOGIN_FAILED',
-    async () => {
+  it.skipIf(!chromiumAvailable).each(SCRAPER3_MODES)(
+    'scraper 3 (%s): steps that leave the form there are LOGIN_FAILED',
+    async (mode) => {
       await freshDir();
+      const browser = await browserFor(mode);
       site.state.set('loginPassword', 'another one');
       const steps: LoginSettings = {
         url: `${site.origin}/login/form`,
@@ -339,12 +352,12 @@ describe('logins through the scraper pool', () => {
           { click: 'form.login button[type="submit"]' },
         ],
       };
-      const error = await failure(fetchAs(pool(), '/login/members.html', steps, 'members-steps', 3));
+      const error = await failure(fetchAs(pool(browser), '/login/members.html', steps, 'members-steps', 3));
       expect(error.code).toBe('LOGIN_FAILED');
       expect(error.message).toContain('the login form is still there after the steps');
       const missing = await failure(
         fetchAs(
-          pool(),
+          pool(browser),
           '/login/members.html',
           { url: `${site.origin}/login/form`, steps: [{ click: '#no-such-button' }] },
           'members-steps-2',

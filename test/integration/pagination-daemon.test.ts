@@ -24,8 +24,8 @@ const paged = (
 ): ApiConfigInput => ({ apiId, url: `${site.origin}${url}`, structure: STRUCTURE, pagination, ...extra });
 const titlesUpTo = paginationTitlesUpTo;
 
-async function start(configs: ApiConfigInput[], fetch: { timeoutMs?: number } = {}): Promise<RunningServer> {
-  temp = await makeProject(configs, { fetch });
+async function start(configs: ApiConfigInput[], fetch: { timeoutMs?: number } = {}, credits?: { hit: number }): Promise<RunningServer> {
+  temp = await makeProject(configs, { fetch, ...(credits ? { credits } : {}) });
   server = await startServer({ project: temp.project, host: '127.0.0.1', port: 0, watch: false, app: { logger: false } });
   return server;
 }
@@ -83,6 +83,33 @@ describe('a paginated endpoint on the wire', () => {
     await running.runtime.retrieval.flushUsage();
     const usage = await running.runtime.store.usage({ apiId: 'shelf' });
     expect(usage.reduce((sum, row) => sum + row.milliCredits, 0)).toBe(2_400);
+  });
+
+  it('prices a cache hit apart with credits.hit (issue 52 item 9), and the listing and the dashboard say what a hit and a miss cost', async () => {
+    const running = await start([paged('shelf', '/pages/next.html?page=1', { next: 'a[rel=next]', maxPages: 5 })], {}, { hit: 0.1 });
+    const { key, account } = await issueKey(running.runtime.store, { freeCredits: 10, account: 'hits' });
+    const miss = await call(running, key, 'shelf');
+    expect(miss.headers.get('x-pagejson-pages')).toBe('3');
+    expect(miss.headers.get('x-pagejson-credits-remaining')).toBe('8.8');
+    const hit = await call(running, key, 'shelf');
+    expect(hit.headers.get('x-pagejson-cache')).toBe('HIT');
+    expect(hit.headers.get('x-pagejson-credits-remaining')).toBe('8.7');
+    expect((await running.runtime.store.getAccount(account))!.balance).toBe(8_700);
+    await running.runtime.retrieval.flushUsage();
+    const usage = await running.runtime.store.usage({ apiId: 'shelf' });
+    expect(usage.reduce((sum, row) => sum + row.milliCredits, 0)).toBe(1_300);
+
+    const price = '0.4 credits a page the answer holds (at most 5 pages: 2) from the source; 0.1 credits a call from the cache';
+    const listed = (await (await fetch(`${running.url}/external`, { headers: { apikey: key } })).json()) as {
+      data: { endpoints: Array<Record<string, unknown>> };
+    };
+    expect(listed.data.endpoints[0]).toMatchObject({ credits: '0.4', hitCredits: '0.1', maxPages: 5, price });
+    // The dashboard's endpoint page shows the same line.
+    const link = running.app.dashboardLoginLink()!;
+    const signIn = await fetch(link.url.replace(/^http:\/\/[^/]+/, running.url), { redirect: 'manual' });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const detail = (await (await fetch(`${running.url}/ui/api/endpoints/shelf`, { headers: { cookie } })).json()) as { price: string };
+    expect(detail.price).toBe(price);
   });
 
   it('keeps the page count with the cached answer across a restart (the SQLite file), so the hit costs the same', async () => {
@@ -160,7 +187,13 @@ describe('a paginated endpoint on the wire', () => {
     const listed = (await (await fetch(`${running.url}/external`, { headers: { apikey: key } })).json()) as {
       data: { endpoints: Array<{ apiId: string; credits: string; maxPages?: number }> };
     };
-    expect(listed.data.endpoints.find((entry) => entry.apiId === 'shelf')).toMatchObject({ credits: '0.4', maxPages: 4 });
+    // Without credits.hit a hit costs what the miss did, and the listing says so.
+    expect(listed.data.endpoints.find((entry) => entry.apiId === 'shelf')).toMatchObject({
+      credits: '0.4',
+      hitCredits: '0.4',
+      maxPages: 4,
+      price: '0.4 credits a page the answer holds (at most 4 pages: 1.6), from the source or the cache alike',
+    });
     expect(listed.data.endpoints.find((entry) => entry.apiId === 'plain')?.maxPages).toBeUndefined();
   });
 

@@ -5,21 +5,27 @@ import { CHROMIUM_PATH, skipBrowserTests } from '../support/chromium.js';
 import { rendererProcesses } from '../support/chromium-renderers.js';
 import { DOWNLOAD_STATE, POPUP_COUNT } from '../support/site-routes/browser-hostile.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
+import { browserFor, closeSharedPlaywrightServer, SCRAPER3_MODES } from '../support/remote-browser.js';
 
 /**
  * Scraper 3 against pages that attack the browser rendering them (issue 40, item 6), replayed in the real
  * system Chromium: three `noopener` popups spinning in `while (true) {}`, a download started by script,
- * and a page allocating 1.5 GB of JavaScript heap. Each fetch must leave nothing of the page running.
+ * and a page allocating 1.5 GB of JavaScript heap. Each fetch must leave nothing of the page running: its
+ * context is closed with all it opened. Run both ways (issue 51): on a Chromium launched here and through a
+ * Playwright server (started by this process, so its renderers are counted the same way).
  */
 const skip = skipBrowserTests();
 
-describe.skipIf(skip)('scraper 3 (browser) against hostile pages', () => {
+afterAll(closeSharedPlaywrightServer);
+
+describe.skipIf(skip).each(SCRAPER3_MODES)('scraper 3 (browser, %s) against hostile pages', (mode) => {
   let site: FixtureSite;
   let scraper: Scraper;
 
   beforeAll(async () => {
     site = await startFixtureSite();
     scraper = createBrowserScraper({
+      ...(await browserFor(mode)),
       timeoutMs: 30_000,
       maxBytes: 1024 * 1024,
       allowPrivateNetworks: true,

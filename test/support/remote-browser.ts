@@ -13,7 +13,10 @@ import { CHROMIUM_PATH } from './chromium.js';
 export type BrowserMode = 'local' | 'playwright' | 'cdp';
 export const BROWSER_MODES: BrowserMode[] = ['local', 'playwright', 'cdp'];
 
+// Started as docs/security.md ("A remote browser") asks of a fleet: with the renderer heap cap pagejson gives
+// the Chromium it launches, which a remote browser can only have from its own launch.
 const ARGS = [
+  '--js-flags=--max-old-space-size=512',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -106,4 +109,30 @@ export async function cdpPages(url: string): Promise<string[]> {
   const answer = await request(`${url}/json/list`);
   const targets = (await answer.body.json()) as Array<{ type: string; url: string }>;
   return targets.filter((target) => target.type === 'page' && target.url !== 'about:blank').map((target) => target.url);
+}
+
+/** The ways the scraper-3 tests run both ways: launched here, and through a Playwright server (issue 51). */
+export type Scraper3Mode = 'local' | 'playwright';
+export const SCRAPER3_MODES: Scraper3Mode[] = ['local', 'playwright'];
+
+let shared: Promise<RemoteBrowserServer> | undefined;
+
+/**
+ * One Playwright server for a whole test file (vitest isolates each file's modules), started by the first
+ * describe that needs it; the file closes it in a top-level afterAll (closeSharedPlaywrightServer).
+ */
+export function sharedPlaywrightServer(): Promise<RemoteBrowserServer> {
+  shared ??= startPlaywrightServer();
+  return shared;
+}
+
+export async function closeSharedPlaywrightServer(): Promise<void> {
+  const server = shared;
+  shared = undefined;
+  await (await server?.catch(() => undefined))?.close();
+}
+
+/** ScraperOptions.browser for a mode: absent for the local launch (the scraper's default), else the shared server's. */
+export async function browserFor(mode: Scraper3Mode, maxSessions = 3): Promise<{ browser?: ScraperBrowser }> {
+  return mode === 'local' ? {} : { browser: browserOption(await sharedPlaywrightServer(), maxSessions) };
 }

@@ -47,6 +47,31 @@ describe('block pages (docs/block-pages.md)', () => {
     expect(classifyPage(page(`<title>Access denied<script>${'<script>'.repeat(5_000)}`))?.kind).toBe('access-denied');
   });
 
+  it('cannot be forced onto a good page: block words in its content, with its text past the first 64 KiB (issue 45)', () => {
+    // A shop page whose head is 70 KB of inline styles: its text starts past the sample. A seller's product
+    // title, a review quoting a challenge script or a comment form's captcha must not make it a block page.
+    const head = `<style>${'.c{color:red}'.repeat(5_400)}</style>`;
+    const items = Array.from(
+      { length: 40 },
+      (_, i) => `<li><a href="/p/${i}">Book ${i}</a> <span>£${i}.99</span> in stock, ships in 2 days</li>`,
+    );
+    const body = `<ul>${items.join('')}</ul><p>${'A review of this edition, and why it is worth reading. '.repeat(40)}</p>`;
+    const good = {
+      'a title with a block phrase': `<html><head><title>Access Denied (DVD) | Shop</title>${head}</head><body><h1>Access Denied</h1>${body}</body></html>`,
+      'a quoted challenge script': `<html><head><title>Shop</title>${head}</head><body><h1>Shop</h1><p>window._cf_chl_opt = {}</p>${body}</body></html>`,
+      'a captcha in a form': `<html><head><title>Shop</title>${head}</head><body><h1>Shop</h1><div class="g-recaptcha"></div>${body}</body></html>`,
+    };
+    for (const [name, html] of Object.entries(good)) {
+      expect(html.length, name).toBeGreaterThan(70_000);
+      expect(classifyPage(page(html)), name).toBeUndefined();
+      expect(classifyPage(asBytes(html)), name).toBeUndefined();
+    }
+    // Padding alone does not hide a block page: its visible text is still a sentence.
+    const padded = `<html><head><title>Access Denied</title>${head}</head><body><h1>Access Denied</h1><p>Reference #18.2f</p></body></html>`;
+    expect(classifyPage(asBytes(padded))?.kind).toBe('access-denied');
+    expect(classifyPage(page(CHALLENGE_PAGE.replace('</head>', `${head}</head>`)))?.kind).toBe('challenge');
+  });
+
   it('fails a block page with SOURCE_BLOCKED and a hint that names another scraper, a proxy and a login, on the wire too', () => {
     let caught: unknown;
     try {

@@ -117,12 +117,55 @@ describe('generateConfig', () => {
     expect(result.config.variables).toEqual({ page_name: { example: 'listing.html' }, page: { example: '2' } });
   });
 
+  it('says which fields the model asked for matched nothing, and what became of them (issue 52 item 4)', async () => {
+    llm.script([
+      {
+        json: {
+          structure: [
+            field('heading', 'string', 'h1'),
+            field('summary', 'string', '.no-such-thing'),
+            field('books', 'array', 'article.product_pod', {
+              fields: [field('title', 'string', 'h3 a', { attribute: 'title' }), field('rating', 'string', '.no-stars')],
+            }),
+          ],
+        },
+      },
+      { json: { summary: 'Fourteen books' } },
+    ]);
+    const result = await generateConfig(request({ apiId: 'books' }), deps());
+    expect(result.fieldNotes).toEqual([
+      {
+        field: 'summary',
+        outcome: 'model field',
+        reason: 'its selector ".no-such-thing" matches nothing on the page: the model fills it at retrieval',
+      },
+      {
+        field: 'books.rating',
+        outcome: 'dropped',
+        reason: 'its selector ".no-stars" matches nothing inside books (a field inside a list or object is not filled by the model)',
+      },
+    ]);
+    expect(JSON.stringify(result.config.structure)).not.toContain('rating');
+  });
+
   it('works offline with the heuristic model and never calls the LLM', async () => {
     const result = await generateConfig(request({ model: 'heuristic', selector: 'body' }), deps());
     expect(llm.requests).toHaveLength(0);
     expect(result.config.model).toBe('heuristic');
     expect(JSON.stringify(result.sample)).toContain('A Light in the Attic');
     expect(result.config.generated?.usage).toBeUndefined();
+  });
+
+  it('decodes the title it describes the config with, and offers a JSON-LD description holding HTML as its text (issue 52 item 10)', async () => {
+    const result = await generateConfig(
+      request({ url: `${site.origin}/kettle-entities.html`, model: 'heuristic', selector: 'body' }),
+      deps(),
+    );
+    expect(result.config.description).toBe('Kettle & Co | Shop');
+    expect(result.sample.title).toBe('Kettle & Co | Shop');
+    expect(result.sample.product).toMatchObject({ name: 'Steel Kettle', description: 'A steel kettle & lid.' });
+    const product = result.config.structure.find((field) => field.name === 'product');
+    expect(product?.fields?.find((field) => field.name === 'description')?.transform).toEqual(['json:Product.description', 'plainText']);
   });
 
   it('says clearly when the selector matches nothing, naming the sections the page has, before calling the model', async () => {

@@ -47,7 +47,7 @@ describe('product pages: structured data read leniently', () => {
     expect(structure.map((field) => field.name)).not.toContain('availability');
   });
 
-  it("reads prefixed types (`schema:Product`), a product that is the page's main entity, and leaves raw HTML descriptions to the page", async () => {
+  it("reads prefixed types (`schema:Product`), a product that is the page's main entity, and reads a description holding HTML as its text", async () => {
     const html = page(
       '<h1>Kettle</h1>',
       `<meta name="description" content="A kettle & more">${ld({
@@ -62,7 +62,7 @@ describe('product pages: structured data read leniently', () => {
       })}`,
     );
     const { data } = await generate(html);
-    expect(data.product).toEqual({ name: 'Kettle', price: 25, currency: 'EUR', gtin: '4006381333931' });
+    expect(data.product).toEqual({ name: 'Kettle', price: 25, currency: 'EUR', gtin: '4006381333931', description: 'Boils water & more' });
     expect(data.description).toBe('A kettle & more');
   });
 

@@ -7,7 +7,7 @@ import { createOpenAiModel, type OpenAiModelOptions } from '../../src/core/model
 import { FORMATS_FILE, forgetFormats } from '../../src/core/models/openai-formats.js';
 import { createModelResolver } from '../../src/core/models/index.js';
 import { cleanHtml } from '../../src/core/models/html-cleaner.js';
-import { listAtEndPage } from '../support/big-pages.js';
+import { listAfterBlockPage, listAtEndPage } from '../support/big-pages.js';
 import { replyField, startFakeLlm, userContent, type FakeLlm, type RecordedRequest } from '../support/fake-llm.js';
 
 /**
@@ -275,6 +275,34 @@ describe('the token budget', () => {
         ],
       },
     ]);
+  });
+
+  it('shows a 6-item list that comes after a 24,000-row block: every region sampled, not the largest whole (issue 52 item 4)', async () => {
+    const html = listAfterBlockPage();
+    expect(html.length).toBeGreaterThan(3_400_000);
+    llm.script([
+      { json: { structure: [replyField('releases', 'array', 'ul.releases > li', { fields: [replyField('name', 'string', 'a')] })] } },
+    ]);
+    await createOpenAiModel({
+      name: 'small',
+      baseURL: llm.baseURL,
+      apiKey: 'k',
+      model: 'm',
+      maxRetries: 0,
+      maxInputTokens: 8_000,
+    }).generate({
+      sectionHtml: html,
+      pageHtml: html,
+      pageUrl: 'http://127.0.0.1/inventory',
+      selector: 'body',
+      rule: 'the latest releases',
+    });
+    const sent = userContent(llm.requests[0]!);
+    // Both regions, each by a sample: the block's first rows and the list after it.
+    expect(sent).toMatch(/list of 24000 items: `tr\.row`/);
+    expect(sent).toMatch(/repeated group of 6 × li\.release/);
+    expect(sent).toContain('<li class="release"><a href="/r/0">Release 0: Northern Lights</a>');
+    expect(sent).not.toContain('R-100<');
   });
 
   it('shows the section named with --selector first', async () => {

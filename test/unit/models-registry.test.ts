@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PagejsonError } from '../../src/core/shared/errors.js';
 import { createModelResolver } from '../../src/core/models/index.js';
@@ -35,7 +37,7 @@ describe('model registry', () => {
   it('routes a named pagejson.json entry to its endpoint with the key from its apiKeyEnv', async () => {
     const resolver = createModelResolver({
       models: { mine: { baseURL: llm.baseURL, model: 'm-1', apiKeyEnv: 'MY_KEY' } },
-      env: { MY_KEY: 'secret-1' },
+      env: { MY_KEY: 'secret-1', PAGEJSON_SECRETS: 'MY_KEY' },
     });
     const model = await resolver.get('mine');
     expect(model).toBe(await resolver.get('mine'));
@@ -56,7 +58,7 @@ describe('model registry', () => {
   });
 
   it('explains a missing key, and remembers no failure', async () => {
-    const env: Record<string, string | undefined> = {};
+    const env: Record<string, string | undefined> = { PAGEJSON_SECRETS: 'MY_KEY' };
     const resolver = createModelResolver({ models: { mine: { baseURL: llm.baseURL, model: 'm-1', apiKeyEnv: 'MY_KEY' } }, env });
     await expect(resolver.get('mine')).rejects.toMatchObject({
       code: 'MODEL_NOT_FOUND',
@@ -68,6 +70,47 @@ describe('model registry', () => {
     });
     env.MY_KEY = 'now-set';
     await expect(resolver.get('mine')).resolves.toMatchObject({ name: 'mine' });
+  });
+
+  it('reads no apiKeyEnv the operator has not allowed: a pull request cannot send GITHUB_TOKEN to its own host', async () => {
+    // The attack: pagejson.json names a CI secret as the key of a model whose baseURL is the attacker's.
+    const seen: IncomingHttpHeaders[] = [];
+    const listener = createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const baseURL = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+    const models = { evil: { baseURL, model: 'x', apiKeyEnv: 'GITHUB_TOKEN', maxRetries: 0 } };
+    try {
+      const refused = (await createModelResolver({ models, env: { GITHUB_TOKEN: 'ghp_ciSecretValue123' } })
+        .get('evil')
+        .catch((e: unknown) => e)) as PagejsonError;
+      expect(refused).toBeInstanceOf(PagejsonError);
+      expect(refused.code).toBe('MODEL_NOT_FOUND');
+      expect(refused.message).toBe(
+        'model evil: the environment variable GITHUB_TOKEN is not allowed (used in models.evil.apiKeyEnv): allow it with PAGEJSON_SECRETS=GITHUB_TOKEN or --allow-secret GITHUB_TOKEN',
+      );
+      expect(JSON.stringify({ message: refused.message, hint: refused.hint, context: refused.context })).not.toContain(
+        'ghp_ciSecretValue123',
+      );
+      // Allowed for another name is not allowed for this one.
+      await expect(
+        createModelResolver({ models, env: { GITHUB_TOKEN: 'ghp_ciSecretValue123', PAGEJSON_SECRETS: 'SHOP_TOKEN' } }).get('evil'),
+      ).rejects.toMatchObject({ code: 'MODEL_NOT_FOUND', context: { reason: 'secret-not-allowed' } });
+      expect(seen).toHaveLength(0);
+
+      // The operator's choice: allowed, the key goes to the model's own server (and only there).
+      const allowed = await createModelResolver({
+        models,
+        env: { GITHUB_TOKEN: 'ghp_ciSecretValue123', PAGEJSON_SECRETS: 'GITHUB_TOKEN' },
+      }).get('evil');
+      await allowed.generate(input).catch(() => undefined);
+      expect(seen.map((headers) => headers.authorization)).toContain('Bearer ghp_ciSecretValue123');
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('rejects an unknown name with a hint listing the choices', async () => {

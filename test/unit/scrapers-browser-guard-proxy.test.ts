@@ -17,10 +17,18 @@ afterAll(async () => {
   await site?.close();
 });
 
-function proxyGet(proxy: GuardProxy, target: string): Promise<{ response: IncomingMessage; body: string }> {
+/** The guard's own credential, as the browser it serves sends it; `null`: none; a string: that one instead. */
+type Credential = string | null | undefined;
+const authorizationOf = (proxy: GuardProxy, credential: Credential): Record<string, string> => {
+  const value = credential === undefined ? proxy.authorization : credential;
+  return value === null ? {} : { 'proxy-authorization': value };
+};
+
+function proxyGet(proxy: GuardProxy, target: string, credential?: Credential): Promise<{ response: IncomingMessage; body: string }> {
   const { hostname, port } = new URL(proxy.url);
+  const headers = { host: new URL(target).host, ...authorizationOf(proxy, credential) };
   return new Promise((resolve, reject) => {
-    const sent = request({ host: hostname, port, path: target, headers: { host: new URL(target).host } }, (response) => {
+    const sent = request({ host: hostname, port, path: target, headers }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
@@ -31,10 +39,10 @@ function proxyGet(proxy: GuardProxy, target: string): Promise<{ response: Incomi
   });
 }
 
-function proxyConnect(proxy: GuardProxy, authority: string): Promise<number> {
+function proxyConnect(proxy: GuardProxy, authority: string, credential?: Credential): Promise<number> {
   const { hostname, port } = new URL(proxy.url);
   return new Promise((resolve, reject) => {
-    const sent = request({ host: hostname, port, method: 'CONNECT', path: authority });
+    const sent = request({ host: hostname, port, method: 'CONNECT', path: authority, headers: authorizationOf(proxy, credential) });
     sent.on('connect', (response: IncomingMessage, socket) => {
       socket.destroy();
       resolve(response.statusCode ?? 0);
@@ -82,6 +90,28 @@ describe('guard proxy', () => {
       expect(await proxyConnect(proxy, `127.0.0.1:${site.port}`)).toBe(200);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('serves only its browser: a local client without the per-launch credential gets 407 and reaches nothing', async () => {
+    const proxy = await startGuardProxy(true);
+    const other = await startGuardProxy(true);
+    try {
+      site.resetHits();
+      const forged = `Basic ${Buffer.from('pagejson:guess').toString('base64')}`;
+      // Another guard's credential (another launch) is no key to this one either.
+      for (const credential of [null, forged, other.authorization]) {
+        const { response } = await proxyGet(proxy, `${site.origin}/listing.html`, credential);
+        expect(response.statusCode).toBe(407);
+        expect(response.headers['proxy-authenticate']).toMatch(/^Basic /);
+        expect(await proxyConnect(proxy, `127.0.0.1:${site.port}`, credential)).toBe(407);
+      }
+      expect(site.hitCount('/listing.html')).toBe(0);
+      expect(proxy.authorization).not.toBe(other.authorization);
+      expect(proxy.browserProxy.server).toBe(proxy.url);
+      expect(proxy.url).not.toContain(proxy.browserProxy.password);
+    } finally {
+      await Promise.all([proxy.close(), other.close()]);
     }
   });
 });

@@ -136,6 +136,23 @@ describe('booleans, urls and coercion', () => {
   });
 });
 
+describe('the plainText transform', () => {
+  test('a value holding HTML reads as the text a reader sees: tags dropped, references decoded, blocks spaced', () => {
+    expect(run('<p>A <strong>steel</strong> kettle &amp; lid.</p>', ['plainText'])).toBe('A steel kettle & lid.');
+    expect(run('<p>One</p><p>Two</p><ul><li>a</li><li>b</li></ul>', ['plainText'])).toBe('One Two a b');
+    expect(run('Fish &amp; chips &#8211; &lt;b&gt; stays text', ['plainText'])).toBe('Fish & chips – <b> stays text');
+    expect(run('<b>Hello</b>, world<script>alert(1)</script><style>p{}</style>', ['plainText'])).toBe('Hello, world');
+    expect(run('  plain   words ', ['plainText'])).toBe('plain words');
+    expect(run('<p> </p>', ['plainText'])).toBe('');
+  });
+
+  test("a value nested deeper than a page may be has no text: it is parsed within the page's limits", () => {
+    const deep = (levels: number) => `${'<b>'.repeat(levels)}deep${'</b>'.repeat(levels)}`;
+    expect(run(deep(100), ['plainText'])).toBe('deep');
+    expect(run(deep(20_000), ['plainText'])).toBeNull();
+  });
+});
+
 describe('the availability transform', () => {
   test('schema.org values become their schema.org name, whatever the prefix or case', () => {
     expect(run('https://schema.org/InStock', ['availability'])).toBe('InStock');

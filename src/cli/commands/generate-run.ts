@@ -174,6 +174,13 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
     writeLine(ctx.stdout, `${out.bold(apiId)}  ${out.dim(`from ${result.finalUrl}, ${config.model}, scraper ${config.scraper}`)}`);
     writeLine(ctx.stdout, renderStructureTree(config.structure, result.sample, { name: out.cyan, dim: out.dim, value: out.green }));
     writeLine(ctx.stdout);
+    // A field the model asked for that matched nothing is said, not lost without a word.
+    for (const note of result.fieldNotes ?? [])
+      writeLine(
+        ctx.stdout,
+        `${out.yellow(note.outcome === 'dropped' ? 'dropped' : 'model field')} ${out.bold(note.field)}: ${note.reason}`,
+      );
+    if (result.fieldNotes) writeLine(ctx.stdout);
   }
   await writeFetchNotes(ctx, fetched, inputs);
   config = await offerPagination(config, result.nextLink, ctx, { asking, json: Boolean(flags.json) });
@@ -233,6 +240,7 @@ export async function runGenerate(urlArgument: string | undefined, flags: Genera
       structure: config.structure,
       sample: result.sample,
       ...(config.pagination ? { pagination: config.pagination } : {}),
+      fieldNotes: result.fieldNotes ?? [],
     });
     return;
   }

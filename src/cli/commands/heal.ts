@@ -64,13 +64,21 @@ export function register(program: Command, ctx: CliContext): void {
       // command with the budget's error.
       const { fetch, extraction, models } = project.settings;
       const request = { config, html: page.html, pageUrl: page.finalUrl, expected, ...(stored ? { stored } : {}) };
+      const { recordCommandTokens } = await import('./generate-credits.js');
       const proposal = await repairIsolated(request, {
         models,
         env: ctx.env,
         fetchTimeoutMs: fetch.timeoutMs,
         extractionTimeoutMs: extraction.timeoutMs,
         limits: { maxDepth: extraction.maxDepth, maxElements: extraction.maxElements },
+        dataDir: project.dataDir,
+      }).catch(async (error: unknown) => {
+        // A model that answered and then failed spent its tokens all the same (MODEL_FAILED carries them).
+        await recordCommandTokens(project, apiId, error);
+        throw error;
       });
+      // The model's tokens go into the endpoint's usage, as run's and check's do (docs/models.md, "Tokens").
+      await recordCommandTokens(project, apiId, proposal.usage);
       const file = relative(ctx.cwd, `${project.configsDir}/${apiId}.json`) || `${apiId}.json`;
       const nothingToDo = proposal.changes.length === 0;
       // Shown before it is saved (issue 47): the change field by field, what is not repaired, the health now and

@@ -53,6 +53,7 @@ const TRANSFORMS = [
   { value: 'absoluteUrl', description: 'resolve a relative link against the page' },
   { value: 'date', description: 'read a date as ISO 8601' },
   { value: 'availability', description: 'a product\'s availability as its schema.org name: "Auf Lager" → InStock' },
+  { value: 'plainText', description: 'HTML in a value as its text: "<p>Tea &amp; cake</p>" → Tea & cake' },
 ];
 
 function describeMatches(matches: MatchSummary, parent: string, c: ReturnType<typeof colors>): string {

@@ -14,4 +14,4 @@ export const SCALAR_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'd
 export type ScalarType = (typeof SCALAR_TYPES)[number];
 
 /** Transforms are a fixed vocabulary; `regex:` and `json:` carry an argument after the colon. */
-export const TRANSFORM_PATTERN = /^(trim|number|integer|boolean|absoluteUrl|date|availability|regex:.+|json:.*)$/;
+export const TRANSFORM_PATTERN = /^(trim|number|integer|boolean|absoluteUrl|date|availability|plainText|regex:.+|json:.*)$/;

@@ -21,7 +21,7 @@ const Transform = z
   .string()
   .regex(
     TRANSFORM_PATTERN,
-    'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern> or json:<path>',
+    'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, plainText, regex:<pattern> or json:<path>',
   );
 
 /** Items of an array of scalars: each element the array's selector matches yields one value. */
@@ -200,7 +200,18 @@ export const ProjectSettingsSchema = z
       .strict()
       .default({ freshMinutes: 15, keepHours: 24, memoryEntries: 10_000, memoryMegabytes: 64 }),
     credits: z
-      .object({ enabled: z.boolean().default(true), freeCredits: z.number().nonnegative().default(100) })
+      .object({
+        enabled: z.boolean().default(true),
+        freeCredits: z.number().nonnegative().default(100),
+        hit: z
+          .number()
+          .nonnegative()
+          .max(1_000_000)
+          .optional()
+          .describe(
+            'Credits an answer from the cache (HIT or STALE) costs, whatever its pages; absent: the same as from the source (the price per page, 0.4 or 0.5 with scraper 3)',
+          ),
+      })
       .strict()
       .default({ enabled: true, freeCredits: 100 }),
     models: z.record(z.string(), ModelEndpointSchema).default({}),

@@ -13,6 +13,7 @@ export {
   type HtmlDocument,
 } from './engine/index.js';
 export { webUrlsIn, webUrlsOnly } from './engine/index.js';
+export { htmlToText } from './engine/html-text.js';
 export { parseLooseJson } from './engine/json-path.js';
 export { isCleanAmount, isCleanNumber, parseLocaleNumber } from './engine/numbers.js';
 export { isUnreadElement } from './engine/reading.js';

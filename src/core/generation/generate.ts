@@ -15,13 +15,14 @@ import {
   type ScraperNumber,
 } from '../config/index.js';
 import { PagejsonError } from '../shared/index.js';
-import { HEURISTIC_MODEL, isNarrowed, type Model, type TokenUsage } from '../models/index.js';
+import { HEURISTIC_MODEL, isNarrowed, type GenerateOutput, type Model, type TokenUsage } from '../models/index.js';
 import { loginOf, scraperByNumber, type PageSteps, type Scraper } from '../fetch/index.js';
 import {
   candidateSections,
   compileStructure,
   dataJsonSchema,
   DEFAULT_DOCUMENT_LIMITS,
+  htmlToText,
   isEmptyValue,
   parseHtml,
   selectSection,
@@ -78,7 +79,11 @@ export interface GenerateResult {
   usage?: TokenUsage;
   /** The next link found on the page, proposed as pagination.next (next-link.ts). */
   nextLink?: NextLinkProposal;
+  /** Fields the model asked for that matched nothing: dropped or made model fields, and why. */
+  fieldNotes?: FieldNote[];
 }
+
+export type FieldNote = NonNullable<GenerateOutput['fieldNotes']>[number];
 
 export const DEFAULT_SELECTOR = 'body';
 
@@ -129,7 +134,16 @@ export async function generateConfig(request: GenerateRequest, deps: GenerateDep
       ...(usage ? { usage } : {}),
     },
   });
-  return { config, sample, finalUrl: page.finalUrl, html: page.html, ...(usage ? { usage } : {}), ...(nextLink ? { nextLink } : {}) };
+  const notes = proposal.fieldNotes ?? [];
+  return {
+    config,
+    sample,
+    finalUrl: page.finalUrl,
+    html: page.html,
+    ...(usage ? { usage } : {}),
+    ...(nextLink ? { nextLink } : {}),
+    ...(notes.length > 0 ? { fieldNotes: notes } : {}),
+  };
 }
 
 /** The page's steps of a generation: its actions, typed with the examples (none without actions). */
@@ -358,9 +372,10 @@ function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUs
   return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }
 
-/** A description for a new endpoint: the page's title, and the rule it was generated with. */
+/** A description for a new endpoint: the page's title as a reader sees it (`&amp;` is `&`), and the rule. */
 function describeGenerated(html: string, rule: string | null): string | undefined {
-  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+  const raw = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html)?.[1];
+  const title = raw === undefined ? undefined : (htmlToText(raw) ?? undefined);
   const text = [title, rule].filter((part): part is string => Boolean(part)).join(': ');
   return text.length > 0 ? text.slice(0, 300) : undefined;
 }

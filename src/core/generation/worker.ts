@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { generateConfig } from './generate.js';
 import { createModelResolver } from '../models/index.js';
+import { useDocumentLimits } from '../extract/index.js';
 import type { FetchRequest, FetchResult, Scraper } from '../fetch/index.js';
 import { errorFromData, errorToData, type GenerationJob, type GenerationMessage, type WorkerReply } from './protocol.js';
 
@@ -11,6 +12,9 @@ import { errorFromData, errorToData, type GenerationJob, type GenerationMessage,
  */
 const job = workerData as GenerationJob;
 const port = parentPort!;
+// The project's document limits for every parse here (the models' and the sample's), not only the first:
+// a project that raised extraction.maxDepth or maxElements for its large pages generates from them too.
+if (job.limits) useDocumentLimits(job.limits);
 const models = createModelResolver({ models: job.models, env: job.env, timeoutMs: job.modelTimeoutMs, dataDir: job.dataDir });
 
 let pending: { resolve: (page: FetchResult) => void; reject: (error: unknown) => void } | undefined;
@@ -47,6 +51,7 @@ generateConfig(job.request, {
         finalUrl: result.finalUrl,
         ...(result.usage ? { usage: result.usage } : {}),
         ...(result.nextLink ? { nextLink: result.nextLink } : {}),
+        ...(result.fieldNotes ? { fieldNotes: result.fieldNotes } : {}),
       },
     } satisfies WorkerReply),
   (error: unknown) =>

@@ -1,7 +1,7 @@
 import type { Field } from '../config/index.js';
 import { isEmptyValue } from '../extract/index.js';
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
-import { valueKind } from './value-kind.js';
+import { fitsKind, STRICT_KIND_SHARE, strictKindOf, valueKind } from './value-kind.js';
 
 /**
  * The health baseline: per field, what good data looks like (how often it is filled, how many items an array
@@ -109,6 +109,24 @@ function kindShares(values: unknown[]): Map<ValueKind, number> {
   return shares;
 }
 
+/**
+ * The kinds after one more observation. A field of a strict kind learns kinds only from an observation whose
+ * values fit it as well as the baseline asks (90%): a page that mixes a few words among its prices is healthy
+ * (more than half still fit), but taught as good it would loosen the kind within two loads, and a later read of
+ * words alone would pass as healthy (issue 45, health poisoning). A real change of kind is taken by `--accept`.
+ */
+function learnKinds(before: FieldBaseline | undefined, values: unknown[], scale: number): Partial<Record<ValueKind, number>> {
+  const shares = kindShares(values);
+  const strict = strictKindOf(before?.kinds);
+  const fitting = [...shares].reduce((sum, [kind, share]) => sum + (strict !== undefined && fitsKind(strict, kind) ? share : 0), 0);
+  if (strict !== undefined && shares.size > 0 && fitting < STRICT_KIND_SHARE) return { ...before!.kinds };
+  const kinds: Partial<Record<ValueKind, number>> = {};
+  for (const [kind, share] of Object.entries(before?.kinds ?? {}) as Array<[ValueKind, number]>) kinds[kind] = share * scale;
+  for (const [kind, share] of shares) kinds[kind] = (kinds[kind] ?? 0) + share;
+  for (const kind of Object.keys(kinds) as ValueKind[]) kinds[kind] = round(kinds[kind]!);
+  return kinds;
+}
+
 function learnField(before: FieldBaseline | undefined, reading: FieldReading, header: string | undefined): FieldBaseline {
   // A list with no items says nothing of its items' fields.
   if (reading.ofItems === 0)
@@ -116,10 +134,7 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading, he
       ? { ...before, path: reading.path, ...identityOf(reading.field) }
       : { path: reading.path, ...identityOf(reading.field), seen: 0, filled: 0 };
   const scale = before && before.seen >= WINDOW ? (WINDOW - 1) / before.seen : 1;
-  const kinds: Partial<Record<ValueKind, number>> = {};
-  for (const [kind, share] of Object.entries(before?.kinds ?? {}) as Array<[ValueKind, number]>) kinds[kind] = share * scale;
-  for (const [kind, share] of kindShares(reading.values)) kinds[kind] = (kinds[kind] ?? 0) + share;
-  for (const kind of Object.keys(kinds) as ValueKind[]) kinds[kind] = round(kinds[kind]!);
+  const kinds = learnKinds(before, reading.values, scale);
   const counts = reading.count === undefined ? undefined : [...(before?.counts ?? []), reading.count].slice(-KEPT_COUNTS);
   const median = medianLength(reading.values);
   const lengths = median === undefined ? before?.lengths : [...(before?.lengths ?? []), median].slice(-KEPT_COUNTS);

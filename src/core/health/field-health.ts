@@ -1,7 +1,7 @@
 import { hasCallerVariables, type ApiConfig, type Field } from '../config/index.js';
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
 import { carryBaseline, medianLength, readFields, seedBaseline, type FieldReading } from './baseline.js';
-import { fitsKind, KIND_WORDS, STRICT_KINDS, valueKind } from './value-kind.js';
+import { fitsKind, KIND_WORDS, STRICT_KIND_SHARE, strictKindOf, valueKind } from './value-kind.js';
 import { underCurrentNames } from './renamed-data.js';
 
 /**
@@ -48,8 +48,8 @@ export interface Health {
 
 /** A field is expected filled when it was in at least this share of the good observations. */
 const FILLED_SHARE = 0.9;
-/** A strict kind is the field's when at least this share of its good values had it... */
-const KIND_SHARE = 0.9;
+/** A strict kind is the field's when at least this share of its good values had it (strictKindOf)... */
+const KIND_SHARE = STRICT_KIND_SHARE;
 /** ...and it changed when fewer than this share of its values now fit it. */
 const KIND_KEPT = 0.5;
 
@@ -71,18 +71,7 @@ function fewestItems(entry: FieldBaseline | undefined): number {
 
 /** The strict kind (number, price, URL, date) nearly all of the field's good values had, if any. */
 function strictKind(entry: FieldBaseline | undefined): ValueKind | undefined {
-  const kinds = entry?.kinds;
-  if (!kinds || typeof kinds !== 'object') return undefined;
-  const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
-  if (total <= 0) return undefined;
-  for (const kind of STRICT_KINDS) {
-    const share = STRICT_KINDS.filter((other) => fitsKind(kind, other)).reduce(
-      (sum, other) => sum + (Object.hasOwn(kinds, other) && Number.isFinite(kinds[other]) ? kinds[other]! : 0),
-      0,
-    );
-    if (share / total >= KIND_SHARE) return kind;
-  }
-  return undefined;
+  return strictKindOf(entry?.kinds);
 }
 
 /** Labels of a list's items now of another length altogether: read from another element (a hidden sort key, a neighbour). */

@@ -30,6 +30,8 @@ export interface IsolatedRepairSettings {
   extractionTimeoutMs: number;
   /** extraction.maxDepth and maxElements: every parse of the page in the thread is within them. */
   limits?: DocumentLimits;
+  /** The project's data dir: the response formats each model server refused are remembered there (docs/models.md). */
+  dataDir?: string;
 }
 
 /** What crosses into the thread. */
@@ -38,6 +40,7 @@ export interface RepairThreadTask extends IsolatedRepairRequest {
   env: Record<string, string | undefined>;
   modelTimeoutMs: number;
   limits?: DocumentLimits;
+  dataDir?: string;
 }
 
 /** 4 × extraction.timeoutMs; with a model to ask, 2 × fetch.timeoutMs and 60 s more for its answer. */
@@ -75,6 +78,7 @@ export function repairIsolated(
     env: settings.env,
     modelTimeoutMs: settings.fetchTimeoutMs,
     ...(settings.limits ? { limits: settings.limits } : {}),
+    ...(settings.dataDir ? { dataDir: settings.dataDir } : {}),
   };
   return runInThread<RepairProposal>(file, task, {
     budgetMs,

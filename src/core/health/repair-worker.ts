@@ -32,7 +32,13 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
   const model =
     config.model === HEURISTIC_MODEL
       ? undefined
-      : await createModelResolver({ models: task.models, env: task.env, timeoutMs: task.modelTimeoutMs }).get(config.model);
+      : // The formats a server refused, remembered in the data dir as generation does: not asked for again.
+        await createModelResolver({
+          models: task.models,
+          env: task.env,
+          timeoutMs: task.modelTimeoutMs,
+          ...(task.dataDir ? { dataDir: task.dataDir } : {}),
+        }).get(config.model);
   return proposeRepair({ config, html, pageUrl, expected, ...(model ? { model } : {}) });
 }
 

@@ -1,6 +1,6 @@
 import type { ApiConfig, Field } from '../config/index.js';
 import { describeChanges, type ConfigChange } from '../edit/index.js';
-import { HEURISTIC_MODEL, type Model } from '../models/index.js';
+import { HEURISTIC_MODEL, type Model, type TokenUsage } from '../models/index.js';
 import { compileStructure, selectSection } from '../extract/index.js';
 import { healStructure, recoveryOf, type HealResult } from './heal.js';
 import { pageExpectation } from './paged-expectation.js';
@@ -30,6 +30,8 @@ export interface RepairProposal {
   /** What the repaired config extracts from the page, and what the config as it is extracts (health is judged on both). */
   data: Record<string, unknown>;
   before: Record<string, unknown>;
+  /** The model's tokens the repair spent (none with the heuristic): they go into the endpoint's usage. */
+  usage?: TokenUsage;
 }
 
 export interface RepairInput {
@@ -79,6 +81,7 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
   let structure = heuristic.structure;
   let result = heuristic;
   let by = HEURISTIC_MODEL;
+  let usage: TokenUsage | undefined;
   if (input.model && config.model !== HEURISTIC_MODEL) {
     input.signal?.throwIfAborted();
     const { sectionHtml } = selectSection(input.html, config.selector);
@@ -89,6 +92,7 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
       selector: config.selector,
       rule: repairRule(config.structure, input.expected),
     });
+    usage = output.usage;
     // Field by field: the model's selector where it brings that field's values back, the heuristic's elsewhere.
     const modelStructure = mergeModelSelectors(config.structure, output.structure);
     const pick = modelStructure.map((field, index) => {
@@ -132,6 +136,7 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     changes: describeChanges(config, repaired),
     data: result.data,
     before: extractedBy(config, input.html, input.pageUrl),
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -47,6 +47,24 @@ export function fitsKind(expected: ValueKind, kind: ValueKind | undefined): bool
   return false;
 }
 
+/** A strict kind is a field's when at least this share of its good values had it. */
+export const STRICT_KIND_SHARE = 0.9;
+
+/** The strict kind (number, price, URL, date) at least STRICT_KIND_SHARE of these kind shares fit, if any. */
+export function strictKindOf(kinds: Partial<Record<ValueKind, number>> | undefined): ValueKind | undefined {
+  if (!kinds || typeof kinds !== 'object') return undefined;
+  const total = Object.values(kinds).reduce<number>((sum, share) => sum + (Number.isFinite(share) ? share! : 0), 0);
+  if (total <= 0) return undefined;
+  for (const kind of STRICT_KINDS) {
+    const share = STRICT_KINDS.filter((other) => fitsKind(kind, other)).reduce(
+      (sum, other) => sum + (Object.hasOwn(kinds, other) && Number.isFinite(kinds[other]) ? kinds[other]! : 0),
+      0,
+    );
+    if (share / total >= STRICT_KIND_SHARE) return kind;
+  }
+  return undefined;
+}
+
 /** How a finding names a field's values: "numbers became text such as …". */
 export const KIND_WORDS: Record<ValueKind, string> = {
   number: 'numbers',

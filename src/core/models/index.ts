@@ -1,5 +1,5 @@
 import { didYouMean, isPagejsonError, PagejsonError } from '../shared/index.js';
-import { resolveSecretRecord, type ModelEndpoint } from '../config/index.js';
+import { allowedSecretNames, resolveSecretRecord, secretNotAllowedError, type ModelEndpoint } from '../config/index.js';
 import { createFormatMemory } from './openai-formats.js';
 import type { Model } from './types.js';
 
@@ -73,6 +73,31 @@ function entrySettings(
   };
 }
 
+/**
+ * A `models` entry's API key, read from the variable its `apiKeyEnv` names. That name comes from pagejson.json,
+ * which a pull request can change together with `baseURL`, so it is held to the operator's allow-list of
+ * secrets as `${NAME}` is (PAGEJSON_SECRETS, `--allow-secret`; issue 45): checked before the variable is read.
+ */
+function entryApiKey(name: string, entry: ModelEndpoint, env: Record<string, string | undefined>): string {
+  const variable = entry.apiKeyEnv;
+  if (!variable) return PLACEHOLDER_API_KEY;
+  if (!allowedSecretNames(env).has(variable)) {
+    const refused = secretNotAllowedError(variable, `models.${name}.apiKeyEnv`);
+    throw new PagejsonError('MODEL_NOT_FOUND', `model ${name}: ${refused.message}`, {
+      context: { model: name, apiKeyEnv: variable, reason: 'secret-not-allowed' },
+      ...(refused.hint ? { hint: refused.hint } : {}),
+    });
+  }
+  const value = Object.hasOwn(env, variable) ? env[variable] : undefined;
+  if (!value) {
+    throw new PagejsonError('MODEL_NOT_FOUND', `model ${name} needs an API key in ${variable}, which is not set`, {
+      context: { model: name, apiKeyEnv: variable },
+      hint: `export ${variable}=<key>, or remove apiKeyEnv from models.${name} in pagejson.json for a server without keys`,
+    });
+  }
+  return value;
+}
+
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const created = new Map<string, Promise<Model>>();
   const formats = createFormatMemory(options.dataDir);
@@ -88,17 +113,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     }
     const entry = Object.hasOwn(options.models, name) ? options.models[name] : undefined;
     if (entry) {
-      let apiKey = PLACEHOLDER_API_KEY;
-      if (entry.apiKeyEnv) {
-        const value = options.env[entry.apiKeyEnv];
-        if (!value) {
-          throw new PagejsonError('MODEL_NOT_FOUND', `model ${name} needs an API key in ${entry.apiKeyEnv}, which is not set`, {
-            context: { model: name, apiKeyEnv: entry.apiKeyEnv },
-            hint: `export ${entry.apiKeyEnv}=<key>, or remove apiKeyEnv from models.${name} in pagejson.json for a server without keys`,
-          });
-        }
-        apiKey = value;
-      }
+      const apiKey = entryApiKey(name, entry, options.env);
       return openAiModel({ name, baseURL: entry.baseURL, model: entry.model, apiKey, ...entrySettings(name, entry, options.env) });
     }
     if (name.startsWith(OPENAI_PREFIX) && name.length > OPENAI_PREFIX.length) {

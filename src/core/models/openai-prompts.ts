@@ -53,7 +53,7 @@ export const GENERATE_SYSTEM_PROMPT = [
   "- Top-level selectors are matched inside the section. Keep the proposal's selectors unless a sample shows a better one;",
   '  prefer stable classes and ids over positions.',
   '- `attribute` reads an attribute (href for links, src for images, datetime, content); null reads the text.',
-  '- `transform` is a list from: trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern with one',
+  '- `transform` is a list from: trim, number, integer, boolean, absoluteUrl, date, availability, plainText, regex:<pattern with one',
   '  group>, json:<dotted.path>. Use number for prices, absoluteUrl for links and images, availability for stock words.',
   '- Use a null selector only for a value that no element holds (it will be filled by a model later).',
   '- Field names are camelCase, unique within their level. Follow the extraction rule when one is given.',

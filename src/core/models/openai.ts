@@ -153,8 +153,8 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       check: (reply) => parseStructureReply(reply, schema),
     });
     // Selectors are checked against the uncleaned section: that is what retrieval will see.
-    const { structure } = verifySelectors(value, input.sectionHtml);
-    return { structure, usage };
+    const { structure, notes } = verifySelectors(value, input.sectionHtml);
+    return { structure, usage, ...(notes.length > 0 ? { fieldNotes: notes } : {}) };
   }
 
   async function fill(input: FillInput): Promise<FillOutput> {

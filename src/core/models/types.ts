@@ -19,6 +19,8 @@ export interface TokenUsage {
 export interface GenerateOutput {
   structure: Field[];
   usage?: TokenUsage;
+  /** Fields the model asked for that matched nothing on the page: dropped or made model fields, and why. */
+  fieldNotes?: Array<{ field: string; outcome: 'dropped' | 'model field'; reason: string }>;
 }
 
 export interface FillInput {

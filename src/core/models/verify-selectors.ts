@@ -13,6 +13,15 @@ export interface VerifiedStructure {
   structure: Field[];
   /** Dotted paths of fields whose selector matched nothing, for messages. */
   unmatched: string[];
+  /** What became of each field the model asked for that matched nothing, and why: said by `generate`. */
+  notes: FieldNote[];
+}
+
+/** A field the model proposed that is not kept as proposed: dropped (nested), or kept as a model field (top level). */
+export interface FieldNote {
+  field: string;
+  outcome: 'dropped' | 'model field';
+  reason: string;
 }
 
 type Scope = HtmlDocument | ReturnType<ReturnType<typeof compileSelector>['select']>[number];
@@ -29,21 +38,31 @@ function matches(selector: string, scopes: Scope[]): Scope[] {
 export function verifySelectors(structure: Field[], sectionHtml: string): VerifiedStructure {
   const document = parseHtml(sectionHtml);
   const unmatched: string[] = [];
+  const reasons = new Map<string, string>();
   const out: Field[] = [];
   for (const field of structure) {
-    const verified = verifyField(field, [document], field.name, unmatched);
+    const verified = verifyField(field, [document], field.name, unmatched, reasons);
     out.push(verified ?? toModelField(field));
   }
-  return { structure: out, unmatched };
+  const notes = unmatched.map((path): FieldNote => {
+    const nested = path.includes('.');
+    const reason = reasons.get(path) ?? 'it matches nothing';
+    return nested
+      ? { field: path, outcome: 'dropped', reason: `${reason} (a field inside a list or object is not filled by the model)` }
+      : { field: path, outcome: 'model field', reason: `${reason}: the model fills it at retrieval` };
+  });
+  return { structure: out, unmatched, notes };
 }
 
 /** Returns the field with its nested fields verified, or undefined when it extracts nothing from the page. */
-function verifyField(field: Field, scopes: Scope[], path: string, unmatched: string[]): Field | undefined {
+function verifyField(field: Field, scopes: Scope[], path: string, unmatched: string[], reasons: Map<string, string>): Field | undefined {
   let found = scopes;
   if (field.selector !== undefined) {
     found = matches(field.selector, scopes);
     if (found.length === 0) {
       unmatched.push(path);
+      const where = path.includes('.') ? `inside ${path.slice(0, path.lastIndexOf('.'))}` : 'on the page';
+      reasons.set(path, `its selector ${JSON.stringify(field.selector)} matches nothing ${where}`);
       return undefined;
     }
   } else if (!(field.type === 'object' && (field.fields ?? []).some(hasSelectorInside))) {
@@ -54,11 +73,12 @@ function verifyField(field: Field, scopes: Scope[], path: string, unmatched: str
   const itemScopes = field.type === 'object' ? found.slice(0, 1) : found;
   const kept: Field[] = [];
   for (const child of field.fields) {
-    const verified = verifyField(child, itemScopes, `${path}.${child.name}`, unmatched);
+    const verified = verifyField(child, itemScopes, `${path}.${child.name}`, unmatched, reasons);
     if (verified) kept.push(verified);
   }
   if (kept.length === 0) {
     unmatched.push(path);
+    reasons.set(path, 'none of its fields matches anything');
     return undefined;
   }
   return { ...field, fields: kept };

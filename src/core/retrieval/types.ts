@@ -91,7 +91,8 @@ export interface RetrievalDeps {
   cache: ResponseCache;
   /** The page pipeline: fetch + extract one config with these variable values, at the URL already resolved from them. */
   load(config: ApiConfig, values: Record<string, unknown>, sourceUrl: string, baseline?: HealthBaseline): Promise<RetrieveResult>;
-  credits: { enabled: boolean; freeMilliCredits: number };
+  /** `hitMilliCredits`: an answer from the cache costs this, whatever its pages (credits.hit); absent: as a miss. */
+  credits: { enabled: boolean; freeMilliCredits: number; hitMilliCredits?: number };
   now(): Date;
   /** The same clock in ms (default: from `now`); the daemon passes Date.now, so a hit makes no Date. */
   nowMs?: () => number;

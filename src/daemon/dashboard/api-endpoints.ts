@@ -13,6 +13,7 @@ import { describeEndpoint } from '../../core/catalog/endpoint-tools.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { endpointStatus } from '../../core/access/state-service.js';
 import { emptyTotals, totalsBy } from '../../core/access/usage-series.js';
+import { endpointPrice } from '../../core/access/credits.js';
 import { ApiIdParam, parse, type DashboardApiContext, shownProblems } from './api-common.js';
 import { actionsView } from './actions-view.js';
 import { paginationView } from './pagination-view.js';
@@ -111,6 +112,7 @@ export function registerEndpointRoutes(api: FastifyInstance, context: DashboardA
       places: urlPlaces(config)?.places ?? [],
       examples: exampleValues(config),
       curl: exampleRequest(config, context.publicUrl()),
+      price: endpointPrice(config, runtime.settings.credits).text,
       ...actionsView(config),
       ...paginationView(config),
     };

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiConfig } from '../../core/config/schema.js';
 import { callerVariableNames, ownVariable } from '../../core/config/url-template.js';
-import { retrievalCost } from '../../core/access/credits.js';
+import { endpointPrice } from '../../core/access/credits.js';
 import { formatCredits } from '../../core/shared/credit-amounts.js';
 import { describeEndpoint } from '../../core/catalog/endpoint-tools.js';
 import { buildOpenApiDocument } from '../../core/catalog/openapi.js';
@@ -28,14 +28,19 @@ interface Listed {
   variables: Array<{ name: string; example: string | null; pattern: string | null }>;
   cached: boolean;
   credits: string;
+  /** An answer from the cache (HIT or STALE): `credits.hit` in pagejson.json, else the same as `credits`. */
+  hitCredits: string;
   /** A paginated endpoint (docs/pagination.md): `credits` is the price per page, at most this many pages. */
   maxPages?: number;
+  /** The price in words: per call or per page, from the source and from the cache. */
+  price: string;
   schema: string;
 }
 
 /** One endpoint as a key holder sees it: its source URL only when the operator turned `docs.sourceUrls` on. */
-function listing(config: ApiConfig, sourceUrls: boolean): Listed {
+function listing(config: ApiConfig, sourceUrls: boolean, credits: { hit?: number | undefined }): Listed {
   const names = callerVariableNames(config);
+  const price = endpointPrice(config, credits);
   return {
     apiId: config.apiId,
     description: describeEndpoint(config, { sourceUrls }),
@@ -46,8 +51,10 @@ function listing(config: ApiConfig, sourceUrls: boolean): Listed {
       pattern: ownVariable(config, name)?.pattern ?? null,
     })),
     cached: config.caching,
-    credits: formatCredits(retrievalCost(config.scraper)),
+    credits: formatCredits(price.milliCredits),
+    hitCredits: formatCredits(price.hitMilliCredits),
     ...(config.pagination ? { maxPages: config.pagination.maxPages } : {}),
+    price: price.text,
     schema: `/external/${config.apiId}/schema`,
   };
 }
@@ -71,7 +78,7 @@ export function registerCatalogRoutes(app: FastifyInstance, runtime: Runtime, op
     if (scope === undefined) return reply;
     const endpoints = visible(scope)
       .sort((a, b) => a.apiId.localeCompare(b.apiId))
-      .map((config) => listing(config, runtime.settings.docs.sourceUrls));
+      .map((config) => listing(config, runtime.settings.docs.sourceUrls, runtime.settings.credits));
     return send(reply, 200, JSON.stringify({ data: { endpoints }, errors: null }));
   });
 

@@ -94,7 +94,7 @@ export function PaginationEditor({
     <Section title="Pagination" id="pagination">
       <p>
         {text
-          ? `Reads the list over pages: ${text}. Each page the answer holds costs the price of a request.`
+          ? `Reads the list over pages: ${text}. Each page the answer holds costs the price of a call (the cost line above).`
           : 'One page: the list is read from the page as it loads.'}
       </p>
       <fieldset class="toolbar" disabled={disabled}>

@@ -27,6 +27,8 @@ interface Detail {
   curl: string;
   actionSteps?: ActionStep[];
   paginationText?: string | null;
+  /** What a call costs, from the source and from the cache (pagejson.json's credits). */
+  price: string;
 }
 
 interface Revision {
@@ -111,6 +113,7 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         <span>
           revision {detail.config.revision} · scraper {status.scraper} ({status.scraperName}) · last fetch {when(status.lastFetchAt)}
         </span>
+        <span id="endpoint-price">costs {detail.price}</span>
         {detail.file ? <code class="small">{detail.file}</code> : null}
         <button
           type="button"

@@ -11,8 +11,11 @@ function html(res: Parameters<RouteHandler>[1], body: string): void {
 }
 
 export const hostileRoutes: Record<string, RouteHandler> = {
-  // 132 KB of nesting, as reported: 26,000 levels.
-  '/hostile/nested': (_req, res) => html(res, `<h1>Nested</h1>${'<div>'.repeat(26_000)}deep${'</div>'.repeat(26_000)}`),
+  // 132 KB of nesting, as reported: 26,000 levels (`?levels=N` for fewer or more, at most 100,000).
+  '/hostile/nested': (req, res) => {
+    const levels = Math.min(Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('levels') ?? '26000') || 26_000, 100_000);
+    html(res, `<h1>Nested</h1>${'<div>'.repeat(levels)}deep${'</div>'.repeat(levels)}`);
+  },
   '/hostile/siblings': (req, res) => {
     const n = Math.min(Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('n') ?? '40000') || 40_000, 100_000);
     html(res, `<h1>Many items</h1><ul>${'<li>item</li>'.repeat(n)}</ul>`);

@@ -17,26 +17,33 @@ export interface SectionCandidate {
 const SKIP = new Set(['html', 'head', 'script', 'style', 'select', 'svg', 'noscript', 'template']);
 
 export function candidateSections(roots: AnyNode[], limit = 5): SectionCandidate[] {
-  const found: Array<SectionCandidate & { textLength: number }> = [];
-  for (const element of allElements(roots)) {
+  const found: Array<{ element: Element; items: number; item: string; textLength: number }> = [];
+  // A document root is walked from its children: allElements starts at elements.
+  for (const element of allElements(roots.flatMap((root) => (root.type === 'root' ? (root as unknown as Element).children : [root])))) {
     if (SKIP.has(element.name) || element.name === 'body') continue;
     const kinds = new Map<string, Element[]>();
     for (const child of elementChildren(element)) {
       if (SKIP.has(child.name)) continue;
       const kind = [child.name, ...stableClasses(child).slice(0, 1)].join('.');
-      kinds.set(kind, [...(kinds.get(kind) ?? []), child]);
+      const members = kinds.get(kind);
+      if (members) members.push(child);
+      else kinds.set(kind, [child]);
     }
     const [item, members] = [...kinds.entries()].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
     if (!item || !members || members.length < 3) continue;
     const textLength = members.reduce((sum, member) => sum + textLengthOf(member), 0);
     if (textLength === 0) continue;
-    found.push({ selector: uniqueSelector(element, roots), items: members.length, item, textLength });
+    found.push({ element, items: members.length, item, textLength });
   }
-  return found
-    .sort((a, b) => b.items - a.items || b.textLength - a.textLength)
-    .filter((candidate, index, all) => all.findIndex((other) => other.selector === candidate.selector) === index)
-    .slice(0, limit)
-    .map(({ textLength: _textLength, ...candidate }) => candidate);
+  found.sort((a, b) => b.items - a.items || b.textLength - a.textLength);
+  // Selectors only for the candidates shown: a page of 24,000 rows has 24,000 candidates, each a walk to name.
+  const shown: SectionCandidate[] = [];
+  for (const { element, items, item } of found) {
+    if (shown.length >= limit) break;
+    const selector = uniqueSelector(element, roots);
+    if (!shown.some((other) => other.selector === selector)) shown.push({ selector, items, item });
+  }
+  return shown;
 }
 
 function textLengthOf(node: AnyNode): number {

@@ -1,6 +1,7 @@
 import { compileSafePattern, PatternProblem, type SafePattern, type ScalarType } from '../../config/index.js';
 import { toAvailability } from './availability.js';
 import { parseDateToIso } from './dates.js';
+import { htmlToText } from './html-text.js';
 import { parseJsonPath, resolveJsonPath } from './json-path.js';
 import { parseLocaleNumber } from './numbers.js';
 import { memoizeText } from './text-memo.js';
@@ -55,9 +56,11 @@ export function compileTransform(transform: string): CompiledTransform {
       return (value) => parseDateToIso(value);
     case 'availability':
       return (value) => toAvailability(value);
+    case 'plainText':
+      return (value) => (typeof value === 'string' ? htmlToText(value) : value);
     default:
       throw new Error(
-        'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, regex:<pattern> or json:<path>',
+        'unknown transform: use trim, number, integer, boolean, absoluteUrl, date, availability, plainText, regex:<pattern> or json:<path>',
       );
   }
 }

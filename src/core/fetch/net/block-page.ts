@@ -86,18 +86,18 @@ const CAPTCHA_MARKERS: ReadonlyArray<[string, string]> = [
 const DENIED_TITLE =
   /\b(?:access denied|access to this page has been denied|forbidden|you have been blocked|request blocked|request rejected|the requested url was rejected|not authori[sz]ed|permission denied|bot detected|unusual traffic)\b/;
 
-/** The first bytes of a fetched page as text, without decoding the whole page (markers are ASCII). */
-function sampleOf(page: Pick<FetchResult, 'body' | 'html'>): { text: string; size: number; latin1: boolean } {
+/** The first `limit` bytes of a fetched page as text, without decoding the whole page (markers are ASCII). */
+function sampleOf(page: Pick<FetchResult, 'body' | 'html'>, limit = SAMPLE_BYTES): { text: string; size: number; latin1: boolean } {
   if (page.body) {
     const { bytes } = page.body;
     return {
-      text: Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, SAMPLE_BYTES)).toString('latin1'),
+      text: Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, limit)).toString('latin1'),
       size: bytes.byteLength,
       latin1: true,
     };
   }
   const html = page.html;
-  return { text: html.slice(0, SAMPLE_BYTES), size: html.length, latin1: false };
+  return { text: html.slice(0, limit), size: html.length, latin1: false };
 }
 
 interface Reading {
@@ -180,6 +180,11 @@ export function classifyPage(page: Pick<FetchResult, 'headers' | 'body' | 'html'
   if (!hasMarkerWord(text, latin1)) return undefined;
   const lower = text.toLowerCase();
   const reading = read(text);
+  // "Little else" is a claim about the page, not the sample: a page past the sample whose first 64 KiB are
+  // mostly head (inline styles, scripts) has its text further on, where a block word in its title or a quoted
+  // widget must not make it a block page (issue 45). Such a page is counted whole (it is at most 256 KiB).
+  if (size > SAMPLE_BYTES && reading.visible <= CHALLENGE_TEXT_MAX)
+    reading.visible = read(sampleOf(page, MAX_CLASSIFIED_BYTES).text).visible;
   const challenge =
     firstMarker(lower, CHALLENGE_MARKERS) ??
     (CHALLENGE_TITLE.test(reading.title) ? `a challenge page ("${reading.title.slice(0, 60)}")` : undefined);

@@ -47,14 +47,39 @@ const OTHER_REASONS: Record<string, string> = {
   UND_ERR_SOCKET: 'connection closed',
   ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate does not match its name',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate is signed by an untrusted authority',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate cannot be verified',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
 };
 
-function codesOf(error: unknown): Array<{ code: string | undefined; message: string }> {
-  const chain: Array<{ code: string | undefined; message: string }> = [];
+/**
+ * Errors of the connection to a proxy itself, marked where that connection is opened (proxy-dispatchers.ts):
+ * an `https://` proxy's TLS failure has the same code as the page's behind a tunnel, so the code cannot tell.
+ */
+const proxyLegErrors = new WeakSet<object>();
+
+export function markProxyLeg(error: unknown): void {
+  if (error !== null && typeof error === 'object') proxyLegErrors.add(error);
+}
+
+/** A failure on the connection to the proxy, in words from its code (never the message: it may quote the URL). */
+function proxyLegReason(chain: ReadonlyArray<{ code: string | undefined }>): string {
+  for (const { code } of chain)
+    if (code && (CONNECT_REASONS[code] ?? OTHER_REASONS[code])) return (CONNECT_REASONS[code] ?? OTHER_REASONS[code])!;
+  const code = chain.find((link) => link.code && link.code !== 'UND_ERR_PRX_TLS')?.code;
+  return code ? `the TLS connection to it failed (${code})` : 'the TLS connection to it failed';
+}
+
+function codesOf(error: unknown): Array<{ code: string | undefined; message: string; proxyLeg: boolean }> {
+  const chain: Array<{ code: string | undefined; message: string; proxyLeg: boolean }> = [];
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    chain.push({ code: typeof code === 'string' ? code : undefined, message: current instanceof Error ? current.message : '' });
+    chain.push({
+      code: typeof code === 'string' ? code : undefined,
+      message: current instanceof Error ? current.message : '',
+      proxyLeg: typeof current === 'object' && proxyLegErrors.has(current),
+    });
     current = current instanceof Error ? current.cause : undefined;
   }
   return chain;
@@ -67,7 +92,10 @@ function codesOf(error: unknown): Array<{ code: string | undefined; message: str
  * proxy clients can quote the proxy URL, credentials included, so they are never passed on.
  */
 export function proxyLevelReason(error: unknown): string | undefined {
-  for (const { code, message } of codesOf(error)) {
+  const chain = codesOf(error);
+  // undici's own mark of a TLS failure with the proxy (a name mismatch), or ours (proxy-dispatchers.ts).
+  if (chain.some((link) => link.proxyLeg || link.code === 'UND_ERR_PRX_TLS')) return proxyLegReason(chain);
+  for (const { code, message } of chain) {
     if (code && CONNECT_REASONS[code]) return CONNECT_REASONS[code];
     // undici's tunnel ("Proxy response (407) !== 200"), its absolute-form wrapper ("Proxy Authentication
     // Required (407)") and got-scraping's ("The proxy responded with 407 …").

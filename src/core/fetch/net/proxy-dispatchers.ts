@@ -1,4 +1,5 @@
-import { ProxyAgent, type Dispatcher } from 'undici';
+import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
+import { markProxyLeg } from './proxy-attempts.js';
 import type { ProxyCandidate } from './proxy-rotation.js';
 
 /**
@@ -27,6 +28,21 @@ export function bareProxyUrl(url: URL): string {
   return bare.href;
 }
 
+/**
+ * The connector of the connection to the proxy itself, its failures marked as the proxy's: a TLS failure with
+ * an `https://` proxy carries the same OpenSSL code as one with the page behind it (proxy-attempts.ts).
+ */
+function proxyLegClient(origin: URL, opts: object): Dispatcher {
+  const { connect } = opts as { connect?: buildConnector.connector };
+  if (typeof connect !== 'function') return new Pool(origin, opts);
+  const marked: buildConnector.connector = (options, callback) =>
+    connect(options, (...args: Parameters<buildConnector.Callback>) => {
+      if (args[0]) markProxyLeg(args[0]);
+      callback(...args);
+    });
+  return new Pool(origin, { ...opts, connect: marked });
+}
+
 export function createProxyDispatchers(options: { timeoutMs: number }): ProxyDispatchers {
   const agents = new Map<string, ProxyAgent>();
   return {
@@ -39,6 +55,7 @@ export function createProxyDispatchers(options: { timeoutMs: number }): ProxyDis
           uri: bareProxyUrl(candidate.url),
           ...(token ? { token } : {}),
           proxyTunnel: false,
+          clientFactory: proxyLegClient,
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
           keepAliveTimeout: 4_000,

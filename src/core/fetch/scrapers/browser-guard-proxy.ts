@@ -1,4 +1,5 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { isPagejsonError, type PagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost, createGuardedLookup } from '../net/address-guard.js';
@@ -13,6 +14,10 @@ import { forwardThroughUpstream, tunnelThroughUpstream, type UpstreamHooks } fro
  *
  * A refused plain-HTTP request is answered 403 with `x-pagejson-blocked: <address>` so the scraper can tell
  * a refusal from a real 403; a refused CONNECT (HTTPS) is remembered by host for the same purpose.
+ *
+ * It serves only the browser it was started for: every request must carry the random per-launch credential
+ * (`Proxy-Authorization: Basic`, given to Chromium through Playwright's proxy settings); any other local client
+ * gets 407 and never reaches the source or an upstream proxy whose credentials the guard adds (issue 45).
  */
 export const BLOCKED_HEADER = 'x-pagejson-blocked';
 
@@ -29,9 +34,20 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** Playwright's `proxy` option for a browser or a context that goes through a guard. */
+export interface GuardBrowserProxy {
+  readonly server: string;
+  readonly username: string;
+  readonly password: string;
+}
+
 export interface GuardProxy {
-  /** `http://127.0.0.1:<port>`, for Chromium's `--proxy-server`. */
+  /** `http://127.0.0.1:<port>`, without the credential. */
   readonly url: string;
+  /** The guard with its credential, for Playwright's `proxy` option (launch or context). */
+  readonly browserProxy: GuardBrowserProxy;
+  /** The `Proxy-Authorization` value the guard accepts, for a client of pagejson's own (browser-remote-route.ts). */
+  readonly authorization: string;
   /** The refused address for a host whose HTTPS tunnel was refused, if any. */
   blockedHost(hostname: string): string | undefined;
   /** Why the upstream proxy failed for a host, if it did last time (a guard chained to one: proxy-tunnel.ts). */
@@ -59,8 +75,32 @@ function refuse(res: ServerResponse, address: string): void {
   res.end(`address ${address} is not public\n`);
 }
 
+const GUARD_USER = 'pagejson';
+const REALM_CHALLENGE = 'Basic realm="pagejson guard proxy"';
+
+/** A fresh credential per guard: 24 random bytes, compared in constant time. */
+function guardCredential(): { password: string; authorization: string; accepts(req: IncomingMessage): boolean } {
+  const password = randomBytes(24).toString('base64url');
+  const authorization = `Basic ${Buffer.from(`${GUARD_USER}:${password}`).toString('base64')}`;
+  const expected = Buffer.from(authorization);
+  return {
+    password,
+    authorization,
+    accepts(req) {
+      const given = Buffer.from(String(req.headers['proxy-authorization'] ?? ''));
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
+}
+
+function askForCredential(res: ServerResponse): void {
+  res.writeHead(407, { 'proxy-authenticate': REALM_CHALLENGE, 'content-type': 'text/plain', connection: 'close' });
+  res.end("this proxy serves pagejson's browser only\n");
+}
+
 export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: ProxyCandidate): Promise<GuardProxy> {
   const lookup = createGuardedLookup(allowPrivateNetworks);
+  const credential = guardCredential();
   const sockets = new Set<Socket>();
   const blockedHosts = new Map<string, string>();
   const rememberBlocked = (host: string, address: string): void => {
@@ -85,6 +125,7 @@ export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: 
   });
 
   const server = createServer((req, res) => {
+    if (!credential.accepts(req)) return askForCredential(res);
     let target: URL;
     try {
       target = new URL(req.url ?? '');
@@ -140,6 +181,11 @@ export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: 
     const fail = (status: string): void => {
       client.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     };
+    if (!credential.accepts(req)) {
+      return void client.end(
+        `HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: ${REALM_CHALLENGE}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
+      );
+    }
     if (!match) return fail('400 Bad Request');
     const [, host = '', port = '443'] = match;
     try {
@@ -186,8 +232,11 @@ export async function startGuardProxy(allowPrivateNetworks: boolean, viaProxy?: 
   // The browser it serves keeps the process busy while it runs; the listening socket alone must not.
   server.unref();
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    browserProxy: { server: url, username: GUARD_USER, password: credential.password },
+    authorization: credential.authorization,
     blockedHost: (hostname) => blockedHosts.get(hostname.replace(/^\[|\]$/g, '')),
     upstreamFailure: (hostname) => upstreamFailures.get(hostname.replace(/^\[|\]$/g, '')),
     close: () =>

@@ -75,8 +75,8 @@ export async function launchBrowser(chromiumPath: string, allowPrivateNetworks: 
       args: CHROMIUM_ARGS,
       // Playwright turns Chromium's popup blocker off; kept on, a page cannot open windows without a click.
       ignoreDefaultArgs: ['--disable-popup-blocking'],
-      // All traffic, loopback included (Playwright's default), goes through the guard proxy.
-      proxy: { server: proxy.url },
+      // All traffic, loopback included (Playwright's default), goes through the guard proxy, with its credential.
+      proxy: { ...proxy.browserProxy },
       // The daemon and the CLI own the process's signals (Playwright would exit the process on SIGINT).
       handleSIGINT: false,
       handleSIGTERM: false,

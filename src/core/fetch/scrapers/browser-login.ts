@@ -7,7 +7,7 @@ import type { BrowserCookie, BrowserStorage } from '../login/session-codec.js';
 import { runActions } from './browser-actions.js';
 import { DEFAULT_ACTIONS_TIMEOUT_MS } from './browser-steps.js';
 import { toFetchError } from './crawlee-errors.js';
-import type { GuardProxy } from './browser-guard-proxy.js';
+import type { GuardBrowserProxy, GuardProxy } from './browser-guard-proxy.js';
 import { REMOTE_CONTEXT_OPTIONS, routeThroughGuard, settleRedirects, type RoutedContext } from './browser-remote-route.js';
 
 /**
@@ -79,7 +79,7 @@ export async function signInWithSteps(
   options: {
     maxBytes: number;
     actionsTimeoutMs?: number | undefined;
-    contextProxy?: string | undefined;
+    contextProxy?: GuardBrowserProxy | undefined;
     /** On a remote browser: the guard every request of the login's context is sent through (browser-remote-route.ts). */
     remoteGuard?: GuardProxy | undefined;
   },
@@ -88,7 +88,7 @@ export async function signInWithSteps(
   const context = await browser.newContext(
     options.remoteGuard
       ? REMOTE_CONTEXT_OPTIONS
-      : { acceptDownloads: false, ...(options.contextProxy ? { proxy: { server: options.contextProxy } } : {}) },
+      : { acceptDownloads: false, ...(options.contextProxy ? { proxy: { ...options.contextProxy } } : {}) },
   );
   let routed: RoutedContext | undefined;
   const closeContext = async (): Promise<void> => {

@@ -127,7 +127,7 @@ async function answerFor(route: Route, agent: Dispatcher, job: RouteJob): Promis
 
 /** Routes every request of `context` through pagejson (see above); `close()` ends its connections. */
 export async function routeThroughGuard(context: BrowserContext, job: RouteJob): Promise<RoutedContext> {
-  const agent = new ProxyAgent({ uri: job.guard.url, proxyTunnel: false });
+  const agent = new ProxyAgent({ uri: job.guard.url, token: job.guard.authorization, proxyTunnel: false });
   let tooLarge = false;
   await context.routeWebSocket(/.*/, (socket) => void socket.close({ code: 1008, reason: 'no WebSockets on a remote browser' }));
   await context.route('**/*', async (route) => {

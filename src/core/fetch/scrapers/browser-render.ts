@@ -3,7 +3,7 @@ import { isPagejsonError, PagejsonError } from '../../shared/index.js';
 import { blockedAddressError } from '../net/address-guard.js';
 import { assertAnnouncedLength, tooLargeError } from '../net/body-limit.js';
 import { assertHtmlContentType } from '../net/html-response.js';
-import { BLOCKED_HEADER, type GuardProxy } from './browser-guard-proxy.js';
+import { BLOCKED_HEADER, type GuardBrowserProxy, type GuardProxy } from './browser-guard-proxy.js';
 import { DEFAULT_ACTIONS_TIMEOUT_MS, runPageSteps } from './browser-steps.js';
 import { watchDocuments } from './browser-watch.js';
 import { retryWaitMs, waitForBackoff } from './crawlee-common.js';
@@ -37,8 +37,8 @@ export interface RenderJob {
   maxBytes: number;
   timeoutMs: number;
   proxy: GuardProxy;
-  /** The context's own proxy server (a guard chained to a configured proxy), when not the browser's. */
-  contextProxy?: string | undefined;
+  /** The context's own proxy (a guard chained to a configured proxy, with its credential), when not the browser's. */
+  contextProxy?: GuardBrowserProxy | undefined;
   /** Installs the endpoint's headers and cookies on the page (browser-access.ts). */
   sendAccess?: ((page: Page) => Promise<void>) | undefined;
   /** Actions and rounds run on the loaded page before it is read (browser-steps.ts). */
@@ -203,7 +203,7 @@ async function renderWithRetry(page: Page, job: RenderJob): Promise<FetchResult>
 export async function renderInOwnContext(browser: Browser, job: RenderJob): Promise<FetchResult> {
   const context = await browser.newContext({
     ...(job.remote ? REMOTE_CONTEXT_OPTIONS : { acceptDownloads: false }),
-    ...(job.contextProxy && !job.remote ? { proxy: { server: job.contextProxy } } : {}),
+    ...(job.contextProxy && !job.remote ? { proxy: { ...job.contextProxy } } : {}),
     ...(job.storageState ? { storageState: job.storageState } : {}),
   });
   let routed: RoutedContext | undefined;
@@ -233,6 +233,7 @@ export async function renderInOwnContext(browser: Browser, job: RenderJob): Prom
           actionsTimeoutMs: job.actionsTimeoutMs ?? DEFAULT_ACTIONS_TIMEOUT_MS,
           maxBytes: job.maxBytes,
           signal: job.signal,
+          ...(routed ? { refusedTooLarge: routed.tooLarge } : {}),
         })
       : loaded;
   } finally {

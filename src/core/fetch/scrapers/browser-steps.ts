@@ -33,6 +33,8 @@ export interface StepsJob {
   actionsTimeoutMs: number;
   maxBytes: number;
   signal: AbortSignal;
+  /** On a remote browser: whether pagejson refused a document past the byte cap (the browser saw it fail). */
+  refusedTooLarge?: () => boolean;
 }
 
 /** The time bound of the steps, and the setting that sets it (named when a step runs out of it). */
@@ -122,7 +124,12 @@ export async function runPageSteps(page: Page, loaded: FetchResult, job: StepsJo
   const documents = await watchDocuments(page, {
     maxBytes: job.maxBytes,
     onTooLarge: () => failEarly(tooLargeError(job.maxBytes)),
-    onFailed: (reason) => failEarly(new PagejsonError('FETCH_FAILED', `the page a step opened failed to load: ${reason}`)),
+    onFailed: (reason) =>
+      failEarly(
+        job.refusedTooLarge?.()
+          ? tooLargeError(job.maxBytes)
+          : new PagejsonError('FETCH_FAILED', `the page a step opened failed to load: ${reason}`),
+      ),
   });
   const navigations = watchNavigations(page);
   const onCrash = (): void => failEarly(pageCrashedError());

@@ -125,7 +125,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
     const access = elsewhere
       ? { remote: { access: via.access } }
       : {
-          ...(via.candidate ? { contextProxy: proxy.url } : {}),
+          ...(via.candidate ? { contextProxy: proxy.browserProxy } : {}),
           ...(via.access.sendsAnything ? { sendAccess: (page: Page) => sendRequestAccess(page, via.access) } : {}),
         };
     return pages
@@ -194,7 +194,7 @@ export function createBrowserScraper(options: ScraperOptions): Scraper & SignsIn
       return signInWithSteps(chromium, job, {
         maxBytes: options.maxBytes,
         actionsTimeoutMs: options.actionsTimeoutMs,
-        ...(elsewhere ? { remoteGuard: guard } : candidate ? { contextProxy: guard.url } : {}),
+        ...(elsewhere ? { remoteGuard: guard } : candidate ? { contextProxy: guard.browserProxy } : {}),
       });
     },
     /** Whether the browser answers: a remote one is connected to (bounded by `signal`), a local one only if it runs. */

@@ -1,10 +1,11 @@
 import type { CookieJar } from 'tough-cookie';
-import { isPagejsonError } from '../../shared/index.js';
+import { isPagejsonError, type PagejsonError } from '../../shared/index.js';
 import { assertAllowedUrlHost } from '../net/address-guard.js';
 import { proxyFailure, proxyLevelReason } from '../net/proxy-attempts.js';
 import type { ProxyCandidate } from '../net/proxy-rotation.js';
 import { assertAllowedProxiedTarget } from '../net/proxy-target.js';
 import { mergeCookieHeader, type ResolvedAccess } from '../net/request-access.js';
+import type { GuardProxy } from './browser-guard-proxy.js';
 
 /**
  * Scraper 2's share of docs/access.md: got-scraping options that send the endpoint's headers and cookies to
@@ -16,6 +17,20 @@ import { mergeCookieHeader, type ResolvedAccess } from '../net/request-access.js
 export interface CrawleeVia {
   access: ResolvedAccess;
   proxy?: ProxyCandidate | undefined;
+  /**
+   * For an `https://` proxy: a guard on loopback chained to it (proxy-tunnel.ts), which got-scraping talks to
+   * instead. got-scraping opens its CONNECT to an https proxy without checking the proxy's certificate, so it
+   * would hand the proxy's credentials to whoever answers; the guard verifies it (issue 45).
+   */
+  guard?: GuardProxy | undefined;
+}
+
+/** The guard's address with its credential, as got-scraping takes a proxy (user info in the URL). */
+function guardProxyUrl(guard: GuardProxy): string {
+  const url = new URL(guard.url);
+  url.username = guard.browserProxy.username;
+  url.password = guard.browserProxy.password;
+  return url.href;
 }
 
 interface RedirectOptions {
@@ -49,14 +64,22 @@ export function crawleeAccessOptions(url: string, jar: CookieJar, via: CrawleeVi
   };
   return {
     ...(access.sendsAnything ? { headers: access.headersFor(url), cookieJar: withConfiguredCookies(jar, access) } : {}),
-    ...(proxy ? { proxyUrl: proxy.url.href, dnsLookup: undefined } : {}),
+    ...(proxy ? { proxyUrl: via.guard ? guardProxyUrl(via.guard) : proxy.url.href, dnsLookup: undefined } : {}),
     hooks: { beforeRedirect: [beforeRedirect] },
   };
 }
 
+/** Why the https proxy behind the guard failed for the page's host, if it did (remembered by the guard). */
+export function guardedProxyFailure(via: CrawleeVia, url: string): PagejsonError | undefined {
+  const reason = via.guard?.upstreamFailure(new URL(url).hostname);
+  return reason && via.proxy ? proxyFailure(via.proxy, reason) : undefined;
+}
+
 /** An error before any response came, through a proxy: the proxy's when it is (proxy-attempts.ts). */
-export function asProxyFailure(error: unknown, via: CrawleeVia, signal: AbortSignal): unknown {
+export function asProxyFailure(error: unknown, via: CrawleeVia, signal: AbortSignal, url: string): unknown {
   if (!via.proxy || signal.aborted) return error;
+  const behindGuard = guardedProxyFailure(via, url);
+  if (behindGuard) return behindGuard;
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
     // got's own timeout (the fetch's deadline) says ETIMEDOUT too, and is not the proxy's.
     if (isPagejsonError(current) || (current as { name?: unknown }).name === 'TimeoutError') return error;

@@ -12,7 +12,9 @@ import { abortedError, closedError, isRetryableStatus, statusError, timeoutError
 import { BLOCKED_STATUSES, createSessionPool, type FingerprintSession } from './crawlee-sessions.js';
 import type { CookieJar } from 'tough-cookie';
 import type { FetchResult, Scraper, ScraperOptions } from './types.js';
-import { asProxyFailure, crawleeAccessOptions, type CrawleeVia } from './crawlee-access.js';
+import { asProxyFailure, crawleeAccessOptions, guardedProxyFailure, type CrawleeVia } from './crawlee-access.js';
+import { createChainedGuards } from './browser-access.js';
+import type { ProxyCandidate } from '../net/proxy-rotation.js';
 import { proxyFailure, proxyStatusReason, throughProxies } from '../net/proxy-attempts.js';
 import { accessResolverFor, resolveAccess } from '../net/request-access.js';
 
@@ -77,7 +79,14 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
   const guardedLookup = createGuardedLookup(options.allowPrivateNetworks);
   const resolver = accessResolverFor(options);
   const inFlight = new Set<AbortController>();
+  const chained = createChainedGuards(options.allowPrivateNetworks);
   let closed = false;
+
+  /** How a fetch goes through `proxy`: an `https://` one behind a verifying guard (crawlee-access.ts). */
+  async function viaProxy(access: CrawleeVia['access'], proxy: ProxyCandidate | undefined): Promise<CrawleeVia> {
+    if (proxy?.url.protocol !== 'https:') return { access, proxy };
+    return { access, proxy, guard: await chained.for(proxy) };
+  }
 
   /** One request through got-scraping; the body is read only when status, address, type and length pass. */
   async function requestOnce(attempt: Attempt): Promise<FetchResult> {
@@ -102,9 +111,12 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
     stream.on('error', () => undefined);
     try {
       const response = await responseOf(stream).catch((error: unknown) => {
-        throw asProxyFailure(error, attempt, attempt.signal);
+        throw asProxyFailure(error, attempt, attempt.signal, attempt.url);
       });
       if (attempt.proxy && response.statusCode === 407) throw proxyFailure(attempt.proxy, proxyStatusReason(407));
+      // The guard before an https proxy answers 502 when that proxy failed, and remembers why.
+      if (attempt.guard && response.statusCode === 502)
+        throw guardedProxyFailure(attempt, response.url) ?? statusError(502, response.headers);
       // Through a proxy the connected address is the proxy's: the page's host was checked by name instead.
       if (!attempt.proxy && response.ip && !isAllowedAddress(response.ip, options.allowPrivateNetworks))
         throw blockedAddressError(response.ip);
@@ -178,8 +190,8 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       try {
         const deadlineAt = Date.now() + options.timeoutMs;
         const access = resolveAccess(url.href, request.access, resolver);
-        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, (proxy) =>
-          fetchWithRetries(url.href, deadlineAt, signal, { access, proxy }, request.loginSession?.jar),
+        return await throughProxies(access.candidates, resolver.proxies, access.endpoint, signal, async (proxy) =>
+          fetchWithRetries(url.href, deadlineAt, signal, await viaProxy(access, proxy), request.loginSession?.jar),
         );
       } catch (error) {
         if (request.signal?.aborted) throw abortedError();
@@ -198,6 +210,7 @@ export function createCrawleeScraper(options: ScraperOptions): Scraper {
       for (const stop of inFlight) stop.abort();
       sockets.http.destroy();
       sockets.https.destroy();
+      await chained.close();
     },
   };
 }

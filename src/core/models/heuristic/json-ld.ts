@@ -1,5 +1,5 @@
 import type { Field, ScalarType } from '../../config/index.js';
-import { parseLooseJson, rawText, selectIn, type Document } from '../../extract/index.js';
+import { htmlToText, parseLooseJson, rawText, selectIn, type Document } from '../../extract/index.js';
 import { camelCase, NameSet, splitWords } from './naming.js';
 import type { DetectContext, Proposal } from './types.js';
 
@@ -19,7 +19,7 @@ interface PropertySpec {
   list?: boolean;
   /** Transforms after the json path (availability URLs become their schema.org name). */
   then?: string[];
-  /** Text a reader reads: a value holding HTML tags or entities is left to the page's own description. */
+  /** Text a reader reads: a value holding HTML tags or entities is read through the `plainText` transform. */
   plainText?: boolean;
 }
 
@@ -48,7 +48,7 @@ const ARTICLE: PropertySpec[] = [
   { name: 'dateModified', paths: ['dateModified'], type: 'string' },
   { name: 'publisher', paths: ['publisher.name'], type: 'string' },
   { name: 'image', paths: ['image.url', 'image', 'image.0'], type: 'url' },
-  { name: 'description', paths: ['description'], type: 'string' },
+  { name: 'description', paths: ['description'], type: 'string', plainText: true },
 ];
 
 const RECIPE: PropertySpec[] = [
@@ -60,7 +60,7 @@ const RECIPE: PropertySpec[] = [
   { name: 'recipeYield', paths: ['recipeYield', 'recipeYield.0'], type: 'string' },
   { name: 'ingredients', paths: ['recipeIngredient'], type: 'string', list: true },
   { name: 'rating', paths: ['aggregateRating.ratingValue'], type: 'number' },
-  { name: 'description', paths: ['description'], type: 'string' },
+  { name: 'description', paths: ['description'], type: 'string', plainText: true },
 ];
 
 const KNOWN_TYPES: Record<string, PropertySpec[]> = {
@@ -201,9 +201,10 @@ export function detectJsonLd(context: DetectContext): Proposal[] {
     const fields: Field[] = [];
     for (const spec of KNOWN_TYPES[type] ?? genericSpecs(entity)) {
       const path = spec.paths.find((candidate) => (spec.list ? isScalarList : isScalar)(valueAtPath(entity, candidate)));
-      if (!path || (spec.plainText && !isPlainText(valueAtPath(entity, path)))) continue;
+      if (!path || (spec.plainText && !htmlToText(String(valueAtPath(entity, path))))) continue;
       const name = names.take(camelCase(splitWords(spec.name)) || 'value');
-      const transform = [`json:${type}.${path}`, ...(spec.then ?? [])];
+      const asText = spec.plainText && !isPlainText(valueAtPath(entity, path)) ? ['plainText'] : [];
+      const transform = [`json:${type}.${path}`, ...asText, ...(spec.then ?? [])];
       fields.push(
         spec.list
           ? { name, type: 'array', selector: JSON_LD_SELECTOR, transform, items: { type: spec.type } }

@@ -12,7 +12,7 @@ import { priceInMemory } from './pages.js';
  */
 export function lookUp(ctx: RetrievalContext, env: RetrievalEnv): undefined {
   if (ctx.config.caching && !refusesNow(ctx, env)) ctx.inMemory = env.deps.cache.fromMemory(ctx.entryKey);
-  priceInMemory(ctx);
+  priceInMemory(ctx, env);
   return undefined;
 }
 

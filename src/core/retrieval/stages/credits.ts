@@ -3,7 +3,7 @@ import { retrievalCost } from '../../access/index.js';
 import { PagejsonError, wireText } from '../../shared/index.js';
 import type { RetrievalContext } from '../context.js';
 import type { RetrievalEnv } from '../env.js';
-import { pricePages, settlePages } from './pages.js';
+import { pricePages, settleAnswered } from './pages.js';
 
 /**
  * The stages about credits. The debit is final at once for an answer already in memory (it cannot fail);
@@ -65,10 +65,6 @@ export function charge(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> 
 
 /** settle: the request counts as answered once its settled hold is durable (a kill -9 before that refunds it). */
 export function settle(ctx: RetrievalContext, env: RetrievalEnv): Promise<void> | undefined {
-  if (ctx.config.pagination) return settlePages(ctx, env);
-  const holdId = ctx.holdId;
-  if (holdId === undefined) return undefined;
-  return env.deps.store.settle(holdId).then(() => {
-    ctx.holdId = undefined;
-  });
+  if (ctx.holdId === undefined && !ctx.config.pagination && env.deps.credits.hitMilliCredits === undefined) return undefined;
+  return settleAnswered(ctx, env);
 }
