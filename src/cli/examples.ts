@@ -23,6 +23,7 @@ export const EXAMPLES: Record<string, string[]> = {
   schema: ['pagejson schema books', 'pagejson schema books --json > books.schema.json'],
   openapi: ['pagejson openapi > openapi.json', 'pagejson openapi --server https://api.example.com --json'],
   serve: ['pagejson serve', 'pagejson serve --port 9090', 'PAGEJSON_REDIS_URL=redis://127.0.0.1:6379 pagejson serve --host 0.0.0.0'],
+  worker: ['pagejson worker --redis redis://10.0.0.5:6379', 'PAGEJSON_REDIS_URL=redis://10.0.0.5:6379 pagejson worker'],
   dashboard: ['pagejson dashboard', 'pagejson dashboard --no-open', 'pagejson dashboard --json'],
   keys: ['pagejson keys create --label ci', 'pagejson keys list', 'pagejson keys revoke k_3f9a2c1b'],
   'keys create': [

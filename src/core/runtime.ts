@@ -17,7 +17,18 @@ import {
   type StateStore,
 } from './state/index.js';
 import { createRedisCache, createResponseCache, type ResponseCache } from './cache/index.js';
-import { createJobService, daemonItemRetriever, jobPoliteness, wireErrorsOf, type JobEvent, type JobService } from './jobs/index.js';
+import {
+  createJobService,
+  createRedisJobService,
+  createRedisOriginGate,
+  daemonItemRetriever,
+  jobPoliteness,
+  wireErrorsOf,
+  type JobEvent,
+  type JobService,
+  type JobServiceDeps,
+} from './jobs/index.js';
+import { closeRedis, connectRedis } from './state/index.js';
 
 /**
  * createRuntime: the one place where drivers are chosen and wired (docs/architecture.md). Settings and the
@@ -82,6 +93,8 @@ export interface RuntimeOptions {
   webhookPollMs?: number;
   /** Life of a Redis cache lock whose holder died (default 60 s; tests shorten it). */
   missLockTtlMs?: number;
+  /** With Redis: this process takes job items from the queue (the daemon, `pagejson worker`); default false. */
+  jobWorker?: boolean;
 }
 
 /**
@@ -378,19 +391,55 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs.close();
     throw error;
   }
-  // One politeness for every job of this daemon: per-origin turns, robots.txt, 429 pauses (docs/jobs.md).
-  const politeness = jobPoliteness(base.settings, { now: base.nowMs });
-  const jobs = createJobService({
-    dir: join(project.dataDir, 'jobs'),
-    retrieverFor: (record) => daemonItemRetriever(retrieval, record, base.settings.credits.enabled),
-    politenessFor: (record) => politeness.forEndpoint(configs.get(record.apiId)),
+  const { jobs, politeness } = await openJobs(project, options, base, { retrieval, configs, redisUrl });
+  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs, politeness });
+}
+
+/**
+ * Jobs and their politeness: the embedded queue in `<dataDir>/jobs`, or with Redis the BullMQ driver and an
+ * origin gate every daemon and worker shares (docs/jobs.md).
+ */
+async function openJobs(
+  project: Project,
+  options: RuntimeOptions,
+  base: Basics,
+  parts: { retrieval: RetrievalService; configs: ConfigRegistry; redisUrl: string | undefined },
+): Promise<{ jobs: JobService; politeness: { close(): Promise<void> } }> {
+  const { settings } = base;
+  // Past the retrieval's own deadline (which refunds) and its grace: only an item that truly stopped moving.
+  const itemTimeoutMs = 2 * (settings.fetch.timeoutMs + ANSWER_GRACE_MS);
+  const gateClient = parts.redisUrl ? await connectRedis({ url: parts.redisUrl }) : undefined;
+  const gate = gateClient
+    ? createRedisOriginGate(gateClient, {
+        concurrency: settings.jobs.perOriginConcurrency,
+        minDelayMs: settings.jobs.minDelayMs,
+        now: base.nowMs,
+        leaseMs: settings.jobs.workerLockMs,
+      })
+    : undefined;
+  const politeness = jobPoliteness(settings, { now: base.nowMs, ...(gate ? { gate } : {}) });
+  const common: Omit<JobServiceDeps, 'dir'> = {
+    retrieverFor: (record) => daemonItemRetriever(parts.retrieval, record, settings.credits.enabled),
+    politenessFor: (record) => politeness.forEndpoint(parts.configs.get(record.apiId)),
     errorsOf: wireErrorsOf,
-    // Past the retrieval's own deadline (which refunds) and its grace: only an item that truly stopped moving.
-    itemTimeoutMs: 2 * (base.settings.fetch.timeoutMs + ANSWER_GRACE_MS),
+    itemTimeoutMs,
     now: base.now,
     onEvent: base.emit,
-  });
-  return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs, politeness });
+  };
+  const jobs = parts.redisUrl
+    ? await createRedisJobService({
+        ...common,
+        redisUrl: parts.redisUrl,
+        concurrency: settings.jobs.concurrency,
+        lockMs: settings.jobs.workerLockMs,
+        work: options.jobWorker === true,
+      })
+    : createJobService({ ...common, dir: join(project.dataDir, 'jobs') });
+  const close = async () => {
+    await politeness.close();
+    if (gateClient) await closeRedis(gateClient);
+  };
+  return { jobs, politeness: { close } };
 }
 
 /** The Runtime over its parts, with the purge timer and the one way to close them all. */

@@ -126,7 +126,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   limitHeapGrowth();
   const trimmer = startAllocatorTrimmer();
   try {
-    runtime = await createRuntime(project, { ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
+    // Every daemon on a Redis takes job items from its queue (docs/jobs.md, "On Redis").
+    runtime = await createRuntime(project, { jobWorker: true, ...options.runtime, env: options.env ?? {}, watch: options.watch ?? true });
     const tokenEnv = project.settings.metrics.tokenEnv;
     const metricsToken = tokenEnv ? options.env?.[tokenEnv] : undefined;
     app = await buildApp(runtime, { ...options.app, ...(metricsToken ? { metricsToken } : {}) });

@@ -24,6 +24,7 @@ import * as mcp from './mcp.js';
 import * as monitor from './monitor.js';
 import * as webhooks from './webhooks.js';
 import * as jobs from './jobs.js';
+import * as worker from './worker.js';
 
 /** Each command file exports `register(program, ctx)`; adding a command is one line here. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -48,6 +49,7 @@ export const commandModules: RegisterCommand[] = [
   schema.register,
   openapi.register,
   serve.register,
+  worker.register,
   dashboard.register,
   mcp.register,
   keys.register,

@@ -354,9 +354,16 @@ export const ProjectSettingsSchema = z
           .enum(['respect', 'ignore'])
           .default('respect')
           .describe("Whether job traffic follows the source's robots.txt (ignore: the operator takes that on)"),
+        workerLockMs: z
+          .number()
+          .int()
+          .min(500)
+          .max(600_000)
+          .default(30_000)
+          .describe('With Redis: how long the items of a worker that stopped answering stay taken before another worker runs them'),
       })
       .strict()
-      .default({ concurrency: 4, maxInputs: 100_000, perOriginConcurrency: 2, minDelayMs: 250, robots: 'respect' }),
+      .default({ concurrency: 4, maxInputs: 100_000, perOriginConcurrency: 2, minDelayMs: 250, robots: 'respect', workerLockMs: 30_000 }),
     webhooks: z.array(WebhookSchema).max(50).default([]),
     webhookDelivery: z
       .object({

@@ -23,3 +23,5 @@ export {
 export { wireErrorsOf } from './item-errors.js';
 export { daemonItemRetriever } from './daemon-retriever.js';
 export { createSitemapFetcher } from './sitemap-fetch.js';
+export { createRedisOriginGate } from './redis-origin-gate.js';
+export { createRedisJobService, JOBS_QUEUE, type RedisJobServiceDeps } from './redis-job-service.js';

@@ -1,4 +1,6 @@
 import { createJobQueueFiles, newJobId, type JobQueueFiles } from './embedded-queue.js';
+import { existsSync } from 'node:fs';
+import { fileTexts, type ResultTexts } from './results-format.js';
 import { runItems, type ItemPoliteness, type RunEnd } from './runner.js';
 import {
   emptyCounts,
@@ -16,7 +18,9 @@ import {
  * lines, cancelled by their owner. How an item is retrieved is the caller's (the daemon: its retrieval service,
  * acting for the job's key).
  */
-export type JobEvent = { kind: 'job-item'; apiId: string; outcome: ResultLine['outcome'] } | { kind: 'job-finished'; job: JobRecord };
+export type JobEvent =
+  | { kind: 'job-item'; apiId: string; jobId: string; index: number; outcome: ResultLine['outcome'] }
+  | { kind: 'job-finished'; job: JobRecord };
 
 export interface JobServiceDeps {
   /** Where job folders live (`<dataDir>/jobs`). */
@@ -46,7 +50,8 @@ export interface JobService {
   list(): Promise<JobRecord[]>;
   /** Cancels a job that has not finished; its items not run end as `cancelled` lines. */
   cancel(id: string): Promise<JobRecord | undefined>;
-  resultsPath(id: string): string;
+  /** The job's lines so far, as text (none yet: empty). */
+  results(id: string): ResultTexts;
   /** Runs the jobs a stopped process left queued or running (at the daemon's start). */
   resume(): Promise<number>;
   /** Stops running jobs where they are (they resume at the next start). */
@@ -103,7 +108,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
       }
       return files.get(id);
     },
-    resultsPath: (id) => files.resultsPath(id),
+    results: (id) => {
+      const path = files.resultsPath(id);
+      return existsSync(path) ? fileTexts(path) : async function* () {};
+    },
     async resume() {
       const pending = (await files.list()).filter((record) => !FINISHED_STATES.has(record.state) && !live.has(record.id));
       for (const record of pending) run(record);
@@ -146,7 +154,8 @@ async function runJob(files: JobQueueFiles, deps: JobServiceDeps, job: LiveJob, 
       itemTimeoutMs: deps.itemTimeoutMs,
       ...(deps.errorsOf ? { errorsOf: deps.errorsOf } : {}),
       ...(politeness ? { politeness } : {}),
-      onLine: (line) => deps.onEvent?.({ kind: 'job-item', apiId: record.apiId, outcome: line.outcome }),
+      onLine: (line) =>
+        deps.onEvent?.({ kind: 'job-item', apiId: record.apiId, jobId: record.id, index: line.index, outcome: line.outcome }),
     });
   } finally {
     clearInterval(heartbeat);

@@ -9,23 +9,33 @@ import type { ResultLine } from './types.js';
  */
 export type ResultsFormat = 'ndjson' | 'json' | 'csv';
 
-async function* lines(path: string, errorsOnly: boolean): AsyncGenerator<{ text: string; line: ResultLine }> {
-  const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  try {
-    for await (const text of reader) {
-      if (text === '') continue;
-      let line: ResultLine;
-      try {
-        line = JSON.parse(text) as ResultLine;
-      } catch {
-        // The last line of a running job, read while it was being written: it comes whole next time.
-        continue;
-      }
-      if (errorsOnly && line.outcome === 'data') continue;
-      yield { text, line };
+/** A job's lines as text, from the start each time it is called (CSV reads them twice). */
+export type ResultTexts = () => AsyncIterable<string>;
+
+/** A results file's lines, read as they are on disk. */
+export function fileTexts(path: string): ResultTexts {
+  return async function* () {
+    const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    try {
+      yield* reader;
+    } finally {
+      reader.close();
     }
-  } finally {
-    reader.close();
+  };
+}
+
+async function* lines(texts: ResultTexts, errorsOnly: boolean): AsyncGenerator<{ text: string; line: ResultLine }> {
+  for await (const text of texts()) {
+    if (text === '') continue;
+    let line: ResultLine;
+    try {
+      line = JSON.parse(text) as ResultLine;
+    } catch {
+      // The last line of a running job, read while it was being written: it comes whole next time.
+      continue;
+    }
+    if (errorsOnly && line.outcome === 'data') continue;
+    yield { text, line };
   }
 }
 
@@ -58,7 +68,7 @@ function csvField(value: string): string {
 /** Columns in a fixed order whatever order the lines ended in: index, outcome, the input's, the data's, the rest. */
 const GROUPS = ['index', 'outcome', 'input', 'data', 'error', 'health', 'fetchedAt', 'item'];
 
-async function* csv(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+async function* csv(path: ResultTexts, errorsOnly: boolean): AsyncGenerator<string> {
   const groups = new Map(GROUPS.map((group) => [group, new Set<string>()]));
   for await (const { line } of lines(path, errorsOnly)) for (const name of flatten(line).keys()) groups.get(name.split('.')[0]!)?.add(name);
   const names = [...groups.values()].flatMap((set) => [...set]);
@@ -69,7 +79,7 @@ async function* csv(path: string, errorsOnly: boolean): AsyncGenerator<string> {
   }
 }
 
-async function* json(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+async function* json(path: ResultTexts, errorsOnly: boolean): AsyncGenerator<string> {
   let first = true;
   yield '[';
   for await (const { text } of lines(path, errorsOnly)) {
@@ -79,12 +89,18 @@ async function* json(path: string, errorsOnly: boolean): AsyncGenerator<string> 
   yield '\n]\n';
 }
 
-async function* ndjson(path: string, errorsOnly: boolean): AsyncGenerator<string> {
+async function* ndjson(path: ResultTexts, errorsOnly: boolean): AsyncGenerator<string> {
   for await (const { text } of lines(path, errorsOnly)) yield `${text}\n`;
 }
 
-export function resultsAs(path: string, format: ResultsFormat, options: { errorsOnly?: boolean } = {}): AsyncGenerator<string> {
+/** A job's results as asked for: from a results file (its path) or from the queue's own lines. */
+export function resultsAs(
+  source: string | ResultTexts,
+  format: ResultsFormat,
+  options: { errorsOnly?: boolean } = {},
+): AsyncGenerator<string> {
   const errorsOnly = options.errorsOnly === true;
+  const path = typeof source === 'string' ? fileTexts(source) : source;
   if (format === 'csv') return csv(path, errorsOnly);
   if (format === 'json') return json(path, errorsOnly);
   return ndjson(path, errorsOnly);

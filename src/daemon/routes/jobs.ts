@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyApiKey } from '../../core/access/key-service.js';
@@ -142,15 +141,9 @@ export function registerJobRoutes(app: FastifyInstance, runtime: Runtime): void 
     if (!['ndjson', 'csv', 'json'].includes(format))
       throw new PagejsonError('JOB_INVALID', `format ${String(format).slice(0, 40)} is not ndjson, csv or json`);
     const type = format === 'csv' ? 'text/csv; charset=utf-8' : format === 'json' ? JSON_UTF8 : 'application/x-ndjson; charset=utf-8';
-    const path = runtime.jobs.resultsPath(job.id);
-    if (!existsSync(path))
-      return reply
-        .code(200)
-        .type(type)
-        .send(format === 'json' ? '[]\n' : '');
     return reply
       .code(200)
       .type(type)
-      .send(Readable.from(resultsAs(path, format, { errorsOnly: request.query.errors === 'only' })));
+      .send(Readable.from(resultsAs(runtime.jobs.results(job.id), format, { errorsOnly: request.query.errors === 'only' })));
   });
 }

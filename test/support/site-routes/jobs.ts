@@ -6,7 +6,7 @@ import type { RouteHandler } from '../site.js';
  * linking items 1–5 (a `from` job's list), a sitemap of items 1–`n` plus a page that fits no template, and a
  * sitemap index naming a gzipped copy of it. Politeness: `/robots.txt` serves `site.state.get('robots')` (404
  * without it), and `/jobs/polite?id=` takes 30 ms, keeps the most requests it had at once in `polite-max` and the
- * ids asked in `polite-ids`, and answers an id starting `busy` with 429 (`Retry-After: 1`) the first time.
+ * ids asked in `polite-ids` (`ms` sets the time taken), and answers an id starting `busy` with 429 (`Retry-After: 1`) the first time.
  */
 function page(res: Parameters<RouteHandler>[1], body: string): void {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -41,7 +41,7 @@ export const jobRoutes: Record<string, RouteHandler> = {
     }
     politeInFlight += 1;
     site.state.set('polite-max', String(Math.max(Number(site.state.get('polite-max') ?? 0), politeInFlight)));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Number(params(req).get('ms') ?? 30), 5_000)));
     politeInFlight -= 1;
     page(res, `<h1>Item ${id}</h1><p class="kind">polite</p>`);
   },
