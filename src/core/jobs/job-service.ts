@@ -80,17 +80,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   return {
     async start(input) {
-      const record: JobRecord = {
-        id: newJobId(),
-        apiId: input.apiId,
-        state: 'queued',
-        counts: emptyCounts(input.items.length),
-        concurrency: input.concurrency,
-        webhook: input.webhook,
-        source: input.source.kind,
-        ...(input.keyId ? { keyId: input.keyId } : {}),
-        createdAt: stamp(),
-      };
+      const record = newRecord(input, stamp());
       await files.create(record, input.items);
       run(record);
       return { ...record, counts: { ...record.counts } };
@@ -170,4 +160,19 @@ async function runJob(files: JobQueueFiles, deps: JobServiceDeps, job: LiveJob, 
   record.finishedAt = stamp();
   await files.save(record);
   deps.onEvent?.({ kind: 'job-finished', job: { ...record, counts: { ...record.counts } } });
+}
+
+/** A job's record as it starts: queued, nothing counted yet (both drivers start jobs so). */
+export function newRecord(input: StartJob, now: string): JobRecord {
+  return {
+    id: newJobId(),
+    apiId: input.apiId,
+    state: 'queued',
+    counts: emptyCounts(input.items.length),
+    concurrency: input.concurrency,
+    webhook: input.webhook,
+    source: input.source.kind,
+    ...(input.keyId ? { keyId: input.keyId } : {}),
+    createdAt: now,
+  };
 }

@@ -1,7 +1,6 @@
 import type { Job, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { closeRedis, connectRedis } from '../state/index.js';
-import { newJobId } from './embedded-queue.js';
-import type { JobService, JobServiceDeps, StartJob } from './job-service.js';
+import { newRecord, type JobService, type JobServiceDeps, type StartJob } from './job-service.js';
 import { createRedisJobLines, type RedisJobLines } from './redis-job-lines.js';
 import { runItems, skippedLine } from './runner.js';
 import { emptyCounts, FINISHED_STATES, type JobItem, type JobRecord, type ResultLine } from './types.js';
@@ -103,20 +102,6 @@ export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<
       await queue.close();
       await closeRedis(client);
     },
-  };
-}
-
-function newRecord(input: StartJob, now: string): JobRecord {
-  return {
-    id: newJobId(),
-    apiId: input.apiId,
-    state: 'queued',
-    counts: emptyCounts(input.items.length),
-    concurrency: input.concurrency,
-    webhook: input.webhook,
-    source: input.source.kind,
-    ...(input.keyId ? { keyId: input.keyId } : {}),
-    createdAt: now,
   };
 }
 
