@@ -2,6 +2,9 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /** How many of the slowest files the closing list names (the suite's time is spent in a few). */
 const SLOWEST = 15;
+/** A file running longer than this is named once a minute (the slowest file takes about five minutes). */
+const LONG_RUNNER_MS = 8 * 60_000;
+const WATCH_EVERY_MS = 60_000;
 
 /**
  * Ends every run with one plain line, `Tests: N passed, N failed, N skipped`, that any CI log reader
@@ -10,7 +13,30 @@ const SLOWEST = 15;
  * retries once under CI), so that neither the suite's time nor a flaky test goes unseen.
  */
 export default class SummaryReporter implements Reporter {
+  /** Files now running, with when each started: a file that hangs is named while the run goes on. */
+  private readonly running = new Map<string, number>();
+  private watchdog: NodeJS.Timeout | undefined;
+
+  onTestModuleStart(module: TestModule): void {
+    this.running.set(module.relativeModuleId, Date.now());
+    this.watchdog ??= setInterval(() => this.nameLongRunners(), WATCH_EVERY_MS).unref();
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.running.delete(module.relativeModuleId);
+  }
+
+  /** Prints every file running for longer than LONG_RUNNER_MS (a CI log cut off by a time limit still says why). */
+  private nameLongRunners(): void {
+    const now = Date.now();
+    for (const [file, started] of this.running) {
+      const seconds = Math.round((now - started) / 1000);
+      if (now - started > LONG_RUNNER_MS) process.stdout.write(`still running after ${seconds} s: ${file}\n`);
+    }
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    clearInterval(this.watchdog);
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const flaky: string[] = [];
     for (const module of testModules) {
