@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import lockfile from 'proper-lockfile';
 
@@ -16,40 +16,16 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 export const REPO_ROOT = here.includes('/dist/') ? join(here, '../../..') : join(here, '../..');
 export const CLI_BIN = join(REPO_ROOT, 'bin/pagejson.js');
 
-const SOURCE_DIRS = ['src', 'test/support', 'bench', 'demo'];
-const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
 const STAMP_FILE = join(REPO_ROOT, 'dist/.build-stamp');
 
-async function walk(dir: string, out: string[]): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await walk(path, out);
-    else if (/\.c?ts$/.test(entry.name)) out.push(path);
-  }
-}
-
-/** A digest of everything tsc reads: it changes whenever a source file is added, removed or edited. */
+/**
+ * A digest of everything tsc reads: scripts/lib/build-stamp.mjs, which `npm run build` also runs when it ends, so
+ * that a build by `npm test` is not done again here. Loaded by path, as this file also runs from dist/.
+ */
 export async function sourceStamp(): Promise<string> {
-  const files: string[] = [];
-  for (const dir of SOURCE_DIRS) await walk(join(REPO_ROOT, dir), files);
-  for (const file of SOURCE_FILES) files.push(join(REPO_ROOT, file));
-  files.sort();
-  const hash = createHash('sha256');
-  for (const file of files) {
-    try {
-      const info = await stat(file);
-      hash.update(`${file}\0${info.size}\0${info.mtimeMs}\n`);
-    } catch {
-      hash.update(`${file}\0missing\n`);
-    }
-  }
-  return hash.digest('hex');
+  const script = pathToFileURL(join(REPO_ROOT, 'scripts/lib/build-stamp.mjs')).href;
+  const { sourceStamp: stampOf } = (await import(script)) as { sourceStamp(root: string): Promise<string> };
+  return stampOf(REPO_ROOT);
 }
 
 async function isCurrent(stamp: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Job, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
-import { closeRedis, connectRedis } from '../state/index.js';
+import type { Redis as IORedis } from 'ioredis';
+import { closeRedis, connectRedis, type RedisClient } from '../state/index.js';
 import { newRecord, type JobService, type JobServiceDeps, type StartJob } from './job-service.js';
 import { createRedisJobLines, type RedisJobLines } from './redis-job-lines.js';
 import { runItems, skippedLine } from './runner.js';
@@ -56,7 +57,10 @@ export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<
   const client = await connectRedis({ url: deps.redisUrl });
   const lines = createRedisJobLines(client);
   const stamp = () => deps.now().toISOString();
-  const queue: BullQueue<ItemData> = new Queue<ItemData>(JOBS_QUEUE, { connection: client, prefix: BULL_PREFIX });
+  const connection = await connectBullmq(deps.redisUrl);
+  const queue: BullQueue<ItemData> = new Queue<ItemData>(JOBS_QUEUE, { connection, prefix: BULL_PREFIX });
+  // As the worker's: a lost connection is retried by the client; a command that fails reaches its caller.
+  queue.on('error', () => undefined);
 
   const settle = async (jobId: string, line: ResultLine, apiId: string) => {
     const { added, ended } = await lines.append(jobId, line);
@@ -68,7 +72,7 @@ export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<
     }
   };
 
-  const worker = deps.work === false ? undefined : startWorker(Worker, deps, lines, settle, client);
+  const worker = deps.work === false ? undefined : startWorker(Worker, deps, lines, settle, connection);
 
   return {
     async start(input: StartJob) {
@@ -97,12 +101,55 @@ export async function createRedisJobService(deps: RedisJobServiceDeps): Promise<
     results: (id) => lines.texts(id),
     // BullMQ keeps the items: nothing to resume.
     resume: async () => 0,
-    async close() {
-      await worker?.close();
-      await queue.close();
-      await closeRedis(client);
-    },
+    close: () => closeWithin(CLOSE_WAIT_MS, worker, queue, connection, client),
   };
+}
+
+/**
+ * BullMQ's own connection is ioredis, the client it is built and tested on: with `@redis/client` (what the rest of
+ * the project uses) a worker whose Redis went away retried without a pause and starved the event loop, so the
+ * daemon could neither answer nor stop. Commands wait for a reconnect (`maxRetriesPerRequest: null`, as BullMQ
+ * asks for workers); its close is bounded instead (closeWithin).
+ */
+async function connectBullmq(url: string): Promise<IORedis> {
+  const { Redis } = await import('ioredis');
+  const connection = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 2_000),
+  });
+  // Connection errors while Redis is away are expected (it reconnects by itself); the job lines report failures.
+  connection.on('error', () => undefined);
+  return connection;
+}
+
+/** How long a close waits for BullMQ's in-flight commands; past it (Redis gone), the connections are cut. */
+const CLOSE_WAIT_MS = 3_000;
+
+/** Closes the worker, the queue and both connections, in at most `waitMs` when Redis does not answer. */
+async function closeWithin(
+  waitMs: number,
+  worker: BullWorker | undefined,
+  queue: BullQueue,
+  connection: IORedis,
+  client: RedisClient,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceful = (async () => {
+    await worker?.close();
+    await queue.close();
+    await connection.quit();
+    await closeRedis(client);
+  })();
+  const cut = new Promise<'cut'>((resolve) => {
+    timer = setTimeout(() => resolve('cut'), waitMs);
+  });
+  const ended = await Promise.race([graceful.then(() => 'closed' as const), cut]).finally(() => clearTimeout(timer));
+  if (ended === 'cut') {
+    graceful.catch(() => undefined);
+    void worker?.close(true).catch(() => undefined);
+    connection.disconnect();
+    if (client.isOpen) client.destroy();
+  }
 }
 
 type Settle = (jobId: string, line: ResultLine, apiId: string) => Promise<void>;
@@ -136,15 +183,9 @@ async function runOne(deps: RedisJobServiceDeps, lines: RedisJobLines, settle: S
   await settle(jobId, ended[0]!, record.apiId);
 }
 
-function startWorker(
-  Worker: typeof BullWorker,
-  deps: RedisJobServiceDeps,
-  lines: RedisJobLines,
-  settle: Settle,
-  client: Parameters<typeof closeRedis>[0],
-) {
+function startWorker(Worker: typeof BullWorker, deps: RedisJobServiceDeps, lines: RedisJobLines, settle: Settle, connection: IORedis) {
   const worker = new Worker<ItemData>(JOBS_QUEUE, (job) => runOne(deps, lines, settle, job), {
-    connection: client,
+    connection,
     prefix: BULL_PREFIX,
     concurrency: deps.concurrency,
     lockDuration: deps.lockMs,
