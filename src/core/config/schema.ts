@@ -135,7 +135,15 @@ export type ScraperNumber = ApiConfig['scraper'];
 export { ModelEndpointSchema, type ModelEndpoint } from './model-endpoint.js';
 
 /** What a webhook subscriber can be told (docs/monitors.md). */
-export const WEBHOOK_EVENTS = ['data.changed', 'endpoint.degraded', 'endpoint.broken', 'endpoint.recovered', 'heal.proposed'] as const;
+export const WEBHOOK_EVENTS = [
+  'data.changed',
+  'endpoint.degraded',
+  'endpoint.broken',
+  'endpoint.recovered',
+  'heal.proposed',
+  'job.completed',
+  'job.failed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export const WebhookSchema = z

@@ -25,3 +25,4 @@ export { daemonItemRetriever } from './daemon-retriever.js';
 export { createSitemapFetcher } from './sitemap-fetch.js';
 export { createRedisOriginGate } from './redis-origin-gate.js';
 export { createRedisJobService, JOBS_QUEUE, type RedisJobServiceDeps } from './redis-job-service.js';
+export { jobView, jobWebhook } from './job-view.js';

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyApiKey } from '../../core/access/key-service.js';
 import type { ApiKeyRecord } from '../../core/state/types.js';
-import { fromMilli } from '../../core/shared/credit-amounts.js';
 import { PagejsonError } from '../../core/shared/errors.js';
 import { wireText } from '../../core/shared/error-table.js';
 import { expandSource } from '../../core/jobs/job-inputs.js';
@@ -11,6 +10,7 @@ import { createSitemapFetcher } from '../../core/jobs/sitemap-fetch.js';
 import { resultsAs, type ResultsFormat } from '../../core/jobs/results-format.js';
 import { JOB_ID_PATTERN } from '../../core/jobs/embedded-queue.js';
 import type { JobRecord } from '../../core/jobs/types.js';
+import { jobView } from '../../core/jobs/job-view.js';
 import type { Runtime } from '../../core/runtime.js';
 import { errorEnvelope, MESSAGES } from '../errors.js';
 import { inScope } from '../key-scope.js';
@@ -25,19 +25,6 @@ import { parseJobBody } from './jobs-body.js';
  */
 const JOBS_BODY_LIMIT = 32 * 1024 * 1024;
 const MAX_CONCURRENCY = 64;
-
-/** A job as its owner reads it: state, counts (credits in credits), times. */
-export function jobView(record: JobRecord): Record<string, unknown> {
-  const { counts, keyId: _keyId, heartbeatAt: _heartbeat, ...rest } = record;
-  return {
-    ...rest,
-    total: counts.total,
-    done: counts.done,
-    failed: counts.failed,
-    skipped: counts.skipped,
-    credits: fromMilli(counts.credits),
-  };
-}
 
 export function registerJobRoutes(app: FastifyInstance, runtime: Runtime): void {
   const send = (reply: FastifyReply, status: number, data: unknown) =>
