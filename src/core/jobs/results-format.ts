@@ -105,3 +105,24 @@ export function resultsAs(
   if (format === 'json') return json(path, errorsOnly);
   return ndjson(path, errorsOnly);
 }
+
+/**
+ * One page of a job's lines, for readers that take an answer whole (MCP): from the `offset`-th line (of those
+ * kept), at most `limit` lines and about `maxBytes` of text (always one line at least); `next` is the offset to
+ * ask for after it, null when the lines so far are all read.
+ */
+export async function resultsPage(
+  texts: ResultTexts,
+  options: { offset: number; limit: number; maxBytes: number; errorsOnly?: boolean },
+): Promise<{ lines: ResultLine[]; next: number | null }> {
+  const page: ResultLine[] = [];
+  let seen = 0;
+  let bytes = 0;
+  for await (const { text, line } of lines(texts, options.errorsOnly === true)) {
+    if (seen++ < options.offset) continue;
+    if (page.length >= options.limit || (page.length > 0 && bytes + text.length > options.maxBytes)) return { lines: page, next: seen - 1 };
+    page.push(line);
+    bytes += text.length;
+  }
+  return { lines: page, next: null };
+}
