@@ -7,7 +7,7 @@ export { createMemoryOriginGate, type OriginGate, type OriginGateOptions } from 
 export { createRobotsFetcher, createRobotsRules, ROBOTS_USER_AGENT, type RobotsFetcher, type RobotsRules } from './robots.js';
 export { jobPoliteness, type JobPoliteness } from './job-politeness.js';
 export { matchUrl } from './url-match.js';
-export { resultsAs, resultsPage, type ResultsFormat } from './results-format.js';
+export { reasonsOf, resultsAs, resultsPage, type JobReason, type ResultsFormat } from './results-format.js';
 export {
   emptyCounts,
   FINISHED_STATES,

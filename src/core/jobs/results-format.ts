@@ -126,3 +126,26 @@ export async function resultsPage(
   }
   return { lines: page, next: null };
 }
+
+/** Why a job's inputs did not give data, by reason: how many lines had each code, and the first one's words. */
+export interface JobReason {
+  code: string;
+  outcome: 'error' | 'skipped';
+  count: number;
+  message: string;
+}
+
+/** A job's lines read once, tallied by their first error's code; most frequent first. */
+export async function reasonsOf(texts: ResultTexts): Promise<JobReason[]> {
+  // Codes come from the lines: a Map, never an object's keys.
+  const byCode = new Map<string, JobReason>();
+  for await (const { line } of lines(texts, true)) {
+    const first = line.errors?.[0];
+    if (!first || line.outcome === 'data') continue;
+    const key = `${line.outcome} ${first.code}`;
+    const known = byCode.get(key);
+    if (known) known.count += 1;
+    else byCode.set(key, { code: first.code, outcome: line.outcome, count: 1, message: first.message.slice(0, 500) });
+  }
+  return [...byCode.values()].sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+}
