@@ -16,6 +16,7 @@ import { startFakeLlm } from '../test/support/fake-llm.js';
 import { browserActionFigures } from './browser-actions.js';
 import { remoteBrowserFigures } from './remote-browser.js';
 import { paginationFigures } from './pagination.js';
+import { jobFigures } from './jobs.js';
 import { startCrawleeFloor } from './crawlee-floor.js';
 import { openDashboard } from './dashboard-open.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -38,7 +39,7 @@ const distBench = join(repoRoot, 'dist/bench');
 const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
-// =memory, =scraper2, =scraper3, =pagination, =generate or =scaling: those figures alone;
+// =memory, =scraper2, =scraper3, =pagination, =generate, =jobs or =scaling: those figures alone;
 // BENCH_SECONDS shortens each run.
 const ONLY = process.env.BENCH_ONLY;
 /** BENCH_ONLY=load, cached or uncached: the load figures (or one of them) and nothing after. */
@@ -379,6 +380,8 @@ async function runGroups(): Promise<Series | undefined> {
   if (ONLY === 'generate') return void (await timed('generate', () => heuristicGenerateFigures({ record })));
   // BENCH_ONLY=pagination: 3 pages against one page on scrapers 1 and 2 (docs/pagination.md).
   if (ONLY === 'pagination') return void (await timed('pagination', () => paginationFigures({ record }, QUICK)));
+  // BENCH_ONLY=jobs: a 10,000-input job beside a hand-written runner, and one worker against three on Redis (docs/jobs.md).
+  if (ONLY === 'jobs') return void (await timed('jobs', () => jobFigures({ record }, QUICK, { cli, workDir })));
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
   if (ONLY === 'scaling') return timed('scaling', () => scaling(source.match[1]!));
   const loadStart = performance.now();
@@ -434,6 +437,7 @@ async function runGroups(): Promise<Series | undefined> {
   await timed('remote-browser', () => remoteBrowserFigures({ record }, QUICK));
   await timed('pagination', () => paginationFigures({ record }, QUICK));
   await timed('generate', () => heuristicGenerateFigures({ record }));
+  await timed('jobs', () => jobFigures({ record }, QUICK, { cli, workDir }));
   await timed('cli', () => cliWallTimes());
   // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
   if (!QUICK) await timed('memory', () => startAndMemory(sourceUrl));

@@ -23,6 +23,7 @@ import {
   createRedisOriginGate,
   daemonItemRetriever,
   jobPoliteness,
+  jobWebhook,
   wireErrorsOf,
   type JobEvent,
   type JobService,
@@ -391,7 +392,7 @@ export async function createRuntime(project: Project, options: RuntimeOptions = 
     configs.close();
     throw error;
   }
-  const { jobs, politeness } = await openJobs(project, options, base, { retrieval, configs, redisUrl });
+  const { jobs, politeness } = await openJobs(project, options, base, { retrieval, configs, redisUrl, watch });
   return assemble(project, options, base, { configs, store, cache, drivers, retrieval, repairs, watch, orphaned, jobs, politeness });
 }
 
@@ -403,7 +404,7 @@ async function openJobs(
   project: Project,
   options: RuntimeOptions,
   base: Basics,
-  parts: { retrieval: RetrievalService; configs: ConfigRegistry; redisUrl: string | undefined },
+  parts: { retrieval: RetrievalService; configs: ConfigRegistry; redisUrl: string | undefined; watch: Watch },
 ): Promise<{ jobs: JobService; politeness: { close(): Promise<void> } }> {
   const { settings } = base;
   // Past the retrieval's own deadline (which refunds) and its grace: only an item that truly stopped moving.
@@ -424,7 +425,15 @@ async function openJobs(
     errorsOf: wireErrorsOf,
     itemTimeoutMs,
     now: base.now,
-    onEvent: base.emit,
+    onEvent: (event) => {
+      base.emit(event);
+      // A finished job that asked for it tells the webhook subscribers, through the monitors' durable outbox.
+      const hook = event.kind === 'job-finished' ? jobWebhook(event.job) : undefined;
+      if (hook)
+        void parts.watch.publisher
+          .publish(hook.type, hook.data)
+          .catch((error: unknown) => base.emit({ kind: 'cache-error', phase: 'monitor', error }));
+    },
   };
   const jobs = parts.redisUrl
     ? await createRedisJobService({

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
+import { isJobTool, JOB_TOOL_NAMES } from '../../src/daemon/mcp/job-tools.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
@@ -44,7 +45,7 @@ describe('MCP over HTTP at /mcp', () => {
     const client = await connect(server, key);
 
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'static']);
+    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'static', ...JOB_TOOL_NAMES]);
     const echo = tools.find((tool) => tool.name === 'echo')!;
     expect(tools.find((tool) => tool.name === 'static')!.description).toBe('A fixed echo page');
     // No source URL in a tool's description unless the operator turns docs.sourceUrls on (the next test).
@@ -84,7 +85,7 @@ describe('MCP over HTTP at /mcp', () => {
     servers.push(server);
     const { key } = await issueKey(server.runtime.store);
     const { tools } = await (await connect(server, key)).listTools();
-    expect(tools.map((tool) => tool.description)).toEqual([
+    expect(tools.filter((tool) => !isJobTool(tool.name)).map((tool) => tool.description)).toEqual([
       `Data extracted from ${site.origin}/daemon/echo?name={name} as JSON (title, kind).`,
     ]);
   });
@@ -105,11 +106,11 @@ describe('MCP over HTTP at /mcp', () => {
 
     const { key } = await issueKey(server.runtime.store);
     const client = await connect(server, key);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['static']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['static', ...JOB_TOOL_NAMES]);
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     await temp.writeConfig(pageConfig('later', `${site.origin}/daemon/echo?name=later`));
     await server.reload();
     await changed;
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['later', 'static']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['later', 'static', ...JOB_TOOL_NAMES]);
   });
 });

@@ -5,6 +5,7 @@ import { revokeKey } from '../../src/core/access/key-service.js';
 import { startServer, type RunningServer } from '../../src/daemon/server.js';
 import { mcpSessionsOf } from '../../src/daemon/mcp/route.js';
 import { MCP_SESSION_LIMITS } from '../../src/daemon/mcp/sessions.js';
+import { JOB_TOOL_NAMES } from '../../src/daemon/mcp/job-tools.js';
 import { startFixtureSite, type FixtureSite } from '../support/site.js';
 import { issueKey, makeProject, pageConfig, type TempProject } from './daemon-support.js';
 
@@ -102,7 +103,7 @@ describe('MCP sessions per key', () => {
 
     const other = await issueKey(server.runtime.store, { account: 'other' });
     const client = await connect(server, other.key);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['static']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['static', ...JOB_TOOL_NAMES]);
   });
 
   it("counts every initialize toward the key's openings per minute", async () => {
@@ -132,9 +133,9 @@ describe('MCP sessions per key', () => {
     const sessionId = transport.sessionId!;
     clock += MCP_SESSION_LIMITS.idleMs - 60_000;
     // A request keeps it alive.
-    expect((await client.listTools()).tools).toHaveLength(1);
+    expect((await client.listTools()).tools).toHaveLength(1 + JOB_TOOL_NAMES.length);
     clock += MCP_SESSION_LIMITS.idleMs - 60_000;
-    expect((await client.listTools()).tools).toHaveLength(1);
+    expect((await client.listTools()).tools).toHaveLength(1 + JOB_TOOL_NAMES.length);
     clock += MCP_SESSION_LIMITS.idleMs;
     const late = await fetch(`${server.url}/mcp`, {
       method: 'POST',
@@ -181,6 +182,6 @@ describe('MCP sessions per key', () => {
     while (!ended) ended = (await reader.read()).done;
     expect(mcpSessionsOf(server.app)!.size).toBe(1);
     // The other key's session goes on.
-    expect((await client.listTools()).tools).toHaveLength(1);
+    expect((await client.listTools()).tools).toHaveLength(1 + JOB_TOOL_NAMES.length);
   });
 });

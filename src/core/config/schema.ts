@@ -135,7 +135,15 @@ export type ScraperNumber = ApiConfig['scraper'];
 export { ModelEndpointSchema, type ModelEndpoint } from './model-endpoint.js';
 
 /** What a webhook subscriber can be told (docs/monitors.md). */
-export const WEBHOOK_EVENTS = ['data.changed', 'endpoint.degraded', 'endpoint.broken', 'endpoint.recovered', 'heal.proposed'] as const;
+export const WEBHOOK_EVENTS = [
+  'data.changed',
+  'endpoint.degraded',
+  'endpoint.broken',
+  'endpoint.recovered',
+  'heal.proposed',
+  'job.completed',
+  'job.failed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export const WebhookSchema = z
@@ -342,14 +350,16 @@ export const ProjectSettingsSchema = z
           .min(1)
           .max(64)
           .default(2)
-          .describe("Job requests to one origin at once, across a job's items"),
+          .describe(
+            'Job items asking one origin at once, across every job (with Redis, every daemon and worker); their pagination pages follow within the turn',
+          ),
         minDelayMs: z
           .number()
           .int()
           .min(0)
           .max(60_000)
           .default(250)
-          .describe('Least time between two job requests to one origin (429 and Retry-After lengthen it)'),
+          .describe('Least time between the starts of two job items at one origin (a 429 and its Retry-After pause it longer)'),
         robots: z
           .enum(['respect', 'ignore'])
           .default('respect')

@@ -7,7 +7,7 @@ export { createMemoryOriginGate, type OriginGate, type OriginGateOptions } from 
 export { createRobotsFetcher, createRobotsRules, ROBOTS_USER_AGENT, type RobotsFetcher, type RobotsRules } from './robots.js';
 export { jobPoliteness, type JobPoliteness } from './job-politeness.js';
 export { matchUrl } from './url-match.js';
-export { resultsAs, type ResultsFormat } from './results-format.js';
+export { reasonsOf, resultsAs, resultsPage, type JobReason, type ResultsFormat } from './results-format.js';
 export {
   emptyCounts,
   FINISHED_STATES,
@@ -25,3 +25,4 @@ export { daemonItemRetriever } from './daemon-retriever.js';
 export { createSitemapFetcher } from './sitemap-fetch.js';
 export { createRedisOriginGate } from './redis-origin-gate.js';
 export { createRedisJobService, JOBS_QUEUE, type RedisJobServiceDeps } from './redis-job-service.js';
+export { jobView, jobWebhook } from './job-view.js';

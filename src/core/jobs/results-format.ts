@@ -105,3 +105,47 @@ export function resultsAs(
   if (format === 'json') return json(path, errorsOnly);
   return ndjson(path, errorsOnly);
 }
+
+/**
+ * One page of a job's lines, for readers that take an answer whole (MCP): from the `offset`-th line (of those
+ * kept), at most `limit` lines and about `maxBytes` of text (always one line at least); `next` is the offset to
+ * ask for after it, null when the lines so far are all read.
+ */
+export async function resultsPage(
+  texts: ResultTexts,
+  options: { offset: number; limit: number; maxBytes: number; errorsOnly?: boolean },
+): Promise<{ lines: ResultLine[]; next: number | null }> {
+  const page: ResultLine[] = [];
+  let seen = 0;
+  let bytes = 0;
+  for await (const { text, line } of lines(texts, options.errorsOnly === true)) {
+    if (seen++ < options.offset) continue;
+    if (page.length >= options.limit || (page.length > 0 && bytes + text.length > options.maxBytes)) return { lines: page, next: seen - 1 };
+    page.push(line);
+    bytes += text.length;
+  }
+  return { lines: page, next: null };
+}
+
+/** Why a job's inputs did not give data, by reason: how many lines had each code, and the first one's words. */
+export interface JobReason {
+  code: string;
+  outcome: 'error' | 'skipped';
+  count: number;
+  message: string;
+}
+
+/** A job's lines read once, tallied by their first error's code; most frequent first. */
+export async function reasonsOf(texts: ResultTexts): Promise<JobReason[]> {
+  // Codes come from the lines: a Map, never an object's keys.
+  const byCode = new Map<string, JobReason>();
+  for await (const { line } of lines(texts, true)) {
+    const first = line.errors?.[0];
+    if (!first || line.outcome === 'data') continue;
+    const key = `${line.outcome} ${first.code}`;
+    const known = byCode.get(key);
+    if (known) known.count += 1;
+    else byCode.set(key, { code: first.code, outcome: line.outcome, count: 1, message: first.message.slice(0, 500) });
+  }
+  return [...byCode.values()].sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+}

@@ -1,4 +1,4 @@
-import { resolveSourceUrl, type ApiConfig, type WebhookEventType } from '../config/index.js';
+import { resolveSourceUrl, type ApiConfig } from '../config/index.js';
 import { isPagejsonError } from '../shared/index.js';
 import type { WebhookPublisher } from './webhooks/publisher.js';
 import { diffData, isEmptyChange, type DataChange } from './diff.js';
@@ -86,7 +86,11 @@ export function createMonitorService(options: MonitorServiceOptions): MonitorSer
   const observing = new Set<Promise<void>>();
   const targets = (): MonitorTarget[] => monitorTargets(options.configs());
 
-  async function publish(type: WebhookEventType, entry: Omit<HistoryEntry, 'kind' | 'at'>, data: Record<string, unknown>): Promise<void> {
+  async function publish(
+    type: HistoryEntry['kind'],
+    entry: Omit<HistoryEntry, 'kind' | 'at'>,
+    data: Record<string, unknown>,
+  ): Promise<void> {
     const at = new Date(options.now()).toISOString();
     await store.addHistory({ ...entry, kind: type, at }, options.historyEntries);
     await publisher.publish(type, data);

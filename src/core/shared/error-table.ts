@@ -277,3 +277,26 @@ export function wireText(code: WireCode): string {
   if (message.kind !== 'fixed') throw new Error(`${code} has no fixed wire text`);
   return message.text;
 }
+
+/**
+ * Codes a job's results line may carry that are never an HTTP answer (docs/jobs.md): the job's own reasons for
+ * an input that gave no data. They reach callers inside `GET /jobs/{id}/results`, the MCP tool and the webhooks'
+ * counts, so docs/wire.md lists them beside the table above. Other lines carry the table's codes.
+ */
+export interface JobLineRow {
+  readonly code: JobLineCode;
+  /** How the line ends: an error (counted in `failed`) or skipped (counted in `skipped`). */
+  readonly outcome: 'error' | 'skipped';
+  readonly when: string;
+}
+export type JobLineCode = 'ROBOTS_DISALLOWED' | 'URL_NOT_MATCHED' | 'CANCELLED';
+
+export const JOB_LINE_TABLE: readonly JobLineRow[] = [
+  {
+    code: 'ROBOTS_DISALLOWED',
+    outcome: 'error',
+    when: 'the source\'s robots.txt disallows the input\'s URL for pagejson (`jobs.robots: "respect"`); the message names the file and the URL',
+  },
+  { code: 'URL_NOT_MATCHED', outcome: 'skipped', when: "a URL input of another origin or shape than the endpoint's URL template" },
+  { code: 'CANCELLED', outcome: 'skipped', when: 'the job was cancelled before the input ran' },
+];

@@ -5,6 +5,7 @@ import { createStateService } from '../../core/access/state-service.js';
 import { sendError, type DashboardApiContext } from './api-common.js';
 import { registerEndpointRoutes } from './api-endpoints.js';
 import { registerGenerateRoutes } from './api-generate.js';
+import { registerJobRoutes } from './api-jobs.js';
 import { registerKeyAndUsageRoutes } from './api-state.js';
 import { registerLoginRoutes } from './api-login.js';
 import { createPageSampler } from './page-sampler.js';
@@ -42,4 +43,5 @@ export async function registerDashboardApi(api: FastifyInstance, options: { runt
   registerGenerateRoutes(api, context);
   registerKeyAndUsageRoutes(api, context);
   registerLoginRoutes(api, context);
+  registerJobRoutes(api, context);
 }

@@ -10,6 +10,7 @@ import type { Runtime } from '../../core/runtime.js';
 import { errorEnvelope, errorReply, MESSAGES } from '../errors.js';
 import { inScope, keyScope } from '../key-scope.js';
 import { JSON_UTF8 } from '../routes/external.js';
+import { callJobTool, isJobTool, JOB_TOOLS } from './job-tools.js';
 import { createMcpSessions, MCP_SESSION_LIMITS, type McpSessions } from './sessions.js';
 
 /**
@@ -27,7 +28,8 @@ const loadSdk = () =>
 
 /**
  * Streamable HTTP MCP at `/mcp`: every active endpoint the `apikey` may call is a tool, and a tool call is a
- * retrieval through the same service as `/external/{apiId}`: charged, cached and counted the same way.
+ * retrieval through the same service as `/external/{apiId}`: charged, cached and counted the same way. The
+ * job tools (job-tools.ts) come after them.
  * Sessions are kept (so that a hot-reloaded config is announced with `tools/list_changed`), each bound to the
  * key that opened it, within the limits of sessions.ts.
  */
@@ -56,14 +58,16 @@ function sourceFor(runtime: Runtime, apikey: string) {
       // Asked again at every listing: a key revoked or rescoped meanwhile sees that.
       const verdict = await keyScope(runtime, apikey);
       const scope = verdict.ok ? verdict.scope : [];
-      return runtime.configs
+      const endpoints = runtime.configs
         .list()
         .filter((config) => inScope(scope, config))
         .sort((a, b) => a.apiId.localeCompare(b.apiId))
         .map((config) => endpointTool(config, { sourceUrls: runtime.settings.docs.sourceUrls }));
+      return verdict.ok ? [...endpoints, ...JOB_TOOLS] : endpoints;
     },
     async call(name: string, args: Record<string, unknown>) {
       try {
+        if (isJobTool(name)) return { data: await callJobTool(runtime, apikey, name, args) };
         const answer = await runtime.retrieval.retrieve({
           apiId: name,
           apikey,

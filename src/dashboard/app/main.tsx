@@ -5,6 +5,7 @@ import { api, setCsrf } from './api';
 import { EndpointsPage } from '../pages/endpoints';
 import { EndpointPage } from '../pages/endpoint';
 import { GeneratePage } from '../pages/generate';
+import { JobsPage } from '../pages/jobs';
 import { KeysPage } from '../pages/keys';
 import { UsagePage } from '../pages/usage';
 import { ErrorBox } from '../components/ui';
@@ -24,6 +25,7 @@ const NAV = [
   ['/generate', 'Generate'],
   ['/keys', 'Keys'],
   ['/usage', 'Usage'],
+  ['/jobs', 'Jobs'],
 ] as const;
 
 function Nav() {
@@ -80,6 +82,7 @@ function App() {
             <Route path="/generate">{() => <GeneratePage />}</Route>
             <Route path="/keys">{() => <KeysPage session={session} />}</Route>
             <Route path="/usage">{() => <UsagePage />}</Route>
+            <Route path="/jobs">{() => <JobsPage />}</Route>
             <Route>
               {() => (
                 <p>

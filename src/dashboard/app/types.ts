@@ -157,3 +157,31 @@ export interface CreatedKey {
 export interface UsagePoint extends Totals {
   at: string;
 }
+
+/** A job as the Jobs page lists it (GET /ui/api/jobs; docs/jobs.md). */
+export interface JobRow {
+  id: string;
+  apiId: string;
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  total: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  credits: number;
+  source: string;
+  concurrency: number;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  reason?: string;
+  keyId: string | null;
+  keyLabel: string | null;
+}
+
+/** How many of a job's inputs ended without data for one reason, with the first one's words. */
+export interface JobReason {
+  code: string;
+  outcome: 'error' | 'skipped';
+  count: number;
+  message: string;
+}
