@@ -39,7 +39,7 @@ const distBench = join(repoRoot, 'dist/bench');
 const QUICK = process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 1 : 5));
 // BENCH_ONLY=load: only the load figures (cached, uncached, LLM calls); =cached or =uncached: that figure alone;
-// =memory, =scraper2, =scraper3, =pagination, =generate, =jobs or =scaling: those figures alone;
+// =memory, =scraper2, =scraper3, =pagination, =generate, =jobs, =cli or =scaling: those figures alone;
 // BENCH_SECONDS shortens each run.
 const ONLY = process.env.BENCH_ONLY;
 /** BENCH_ONLY=load, cached or uncached: the load figures (or one of them) and nothing after. */
@@ -382,6 +382,8 @@ async function runGroups(): Promise<Series | undefined> {
   if (ONLY === 'pagination') return void (await timed('pagination', () => paginationFigures({ record }, QUICK)));
   // BENCH_ONLY=jobs: a 10,000-input job beside a hand-written runner, and one worker against three on Redis (docs/jobs.md).
   if (ONLY === 'jobs') return void (await timed('jobs', () => jobFigures({ record }, QUICK, { cli, workDir })));
+  // BENCH_ONLY=cli: the CLI's start-up, and a one-page `run` beside a plain undici fetch of its page (issue 52).
+  if (ONLY === 'cli') return void (await timed('cli', () => cliWallTimes(sourceUrl)));
   // BENCH_ONLY=scaling: the scaling series and their figures alone (the charts are redrawn).
   if (ONLY === 'scaling') return timed('scaling', () => scaling(source.match[1]!));
   const loadStart = performance.now();
@@ -438,7 +440,7 @@ async function runGroups(): Promise<Series | undefined> {
   await timed('pagination', () => paginationFigures({ record }, QUICK));
   await timed('generate', () => heuristicGenerateFigures({ record }));
   await timed('jobs', () => jobFigures({ record }, QUICK, { cli, workDir }));
-  await timed('cli', () => cliWallTimes());
+  await timed('cli', () => cliWallTimes(sourceUrl));
   // The 10,000 cache fills of the memory figure alone take longer than --quick may; the full run has it.
   if (!QUICK) await timed('memory', () => startAndMemory(sourceUrl));
   return timed('scaling', () => scaling(source.match[1]!));
@@ -557,8 +559,12 @@ function wallMs(args: string[], cwd: string, runs = QUICK ? 3 : 10): number {
   return (performance.now() - start) / runs;
 }
 
-/** 5. CLI start-up: `--help` and `validate` over 10 configs against `node -e 0`. */
-async function cliWallTimes(): Promise<void> {
+/**
+ * 5. CLI start-up: `--help` and `validate` over 10 configs against `node -e 0`; a one-page scraper-1 `run` of
+ * the listing against a process that fetches the same page with undici and nothing else (issue 52).
+ */
+async function cliWallTimes(sourceUrl: string): Promise<void> {
+  await runWallTime(sourceUrl);
   const configs = Array.from({ length: 10 }, (_, i) =>
     listingConfig(`endpoint-${i}`, 'https://shop.example/listing.html', { caching: true }),
   );
@@ -583,6 +589,25 @@ async function cliWallTimes(): Promise<void> {
     ratio: validate / node,
     target: '≤ 4×',
     pass: validate / node <= 4,
+  });
+}
+
+/** `pagejson run` of one page (scraper 1) against `node` fetching that page with undici: the rest is pagejson's. */
+async function runWallTime(sourceUrl: string): Promise<void> {
+  const dir = await makeProject('run', {}, [listingConfig('listing', sourceUrl, { caching: false })]);
+  const fetchOnly = `import('undici').then(({ request }) => request(${JSON.stringify(sourceUrl)})).then((r) => r.body.text())`;
+  const plain = wallMs(['--input-type=module', '-e', fetchOnly], repoRoot);
+  const node = wallMs(['-e', '0'], dir);
+  const run = wallMs([cli, 'run', 'listing', '--json'], dir);
+  record({
+    figure: '`pagejson run` (one page, scraper 1) wall time',
+    value: run,
+    unit: 'ms',
+    baseline: plain,
+    ratio: run / plain,
+    target: '≤ 4×',
+    pass: run / plain <= 4,
+    note: `baseline: node fetching the page with undici; \`node -e 0\` ${node.toFixed(0)} ms`,
   });
 }
 

@@ -60,16 +60,25 @@ export async function createLocalRetriever(
     close: () => scraper.close(),
     fetch: (request) => scraper.fetch(request).then((page) => ((firstPage ??= page), page)),
   });
-  // Threads start with the first page to extract: a fetch that fails (or `heal`, which only fetches) needs none.
+  // Threads start with the first retrieval, while its page is fetched (a thread's start was the pause between a
+  // paginated read's first and second page); `heal`, which only fetches, starts none.
   let started: Promise<Extractor> | undefined;
+  const start = () => {
+    if (started) return started;
+    started = createCliExtractor(project, options.threads);
+    // Its failure is the first extraction's (or close's) to report, not an unhandled rejection.
+    started.catch(() => undefined);
+    return started;
+  };
   const extractor: Extractor = {
     name: 'worker-pool',
-    extract: async (job, signal) => (await (started ??= createCliExtractor(project, options.threads))).extract(job, signal),
+    extract: async (job, signal) => (await start()).extract(job, signal),
     close: async () => (await started)?.close(),
   };
   return {
-    retrieve: (config, values, options = {}) =>
-      retrieve(
+    retrieve: (config, values, options = {}) => {
+      void start();
+      return retrieve(
         config,
         values,
         {
@@ -82,7 +91,8 @@ export async function createLocalRetriever(
           ...(options.scraper ? { scraper: options.scraper } : {}),
           ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
         },
-      ),
+      );
+    },
     async fetchPage(config, values) {
       const [{ resolveSourceUrl }, { actionSteps }] = await Promise.all([
         import('../core/config/url-template.js'),

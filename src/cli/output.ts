@@ -18,11 +18,20 @@ const MIN_COLUMN = 20;
  * widest columns wrap first (long words, URLs, are broken, never cut), and when even narrow columns do not
  * fit, the rightmost are left out and a line under the table says so (`--wide` shows every column).
  */
-export function renderTable(head: string[], rows: Array<Array<string | number | null | undefined>>): string {
+export function renderTable(
+  head: string[],
+  rows: Array<Array<string | number | null | undefined>>,
+  options: { oneLine?: boolean } = {},
+): string {
   const cells = rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
   const natural = head.map((title, index) => Math.max(displayWidth(title), ...cells.map((row) => displayWidth(row[index] ?? ''))) + 2);
   const tableWidth = currentTableWidth();
   const fit = tableWidth === undefined ? { widths: natural, shown: head.length } : fitColumns(natural, tableWidth);
+  if (options.oneLine && tableWidth !== undefined && natural.length > 1 && natural[0]! + 24 < tableWidth) {
+    // The first column (the row's name) keeps its width; the others share what is left.
+    const rest = fitColumns(natural.slice(1), tableWidth - natural[0]! - 1);
+    return oneLineTable(head, cells, { widths: [natural[0]!, ...rest.widths], shown: rest.shown + 1 }, tableWidth);
+  }
   if (fit.shown === head.length && fit.widths.every((width, index) => width === natural[index])) {
     const table = new Table({ head, style: { head: [], border: [] } });
     for (const row of cells) table.push(row);
@@ -36,12 +45,36 @@ export function renderTable(head: string[], rows: Array<Array<string | number | 
     style: { head: [], border: [] },
   });
   for (const row of cells) table.push(row.slice(0, fit.shown).map((cell, index) => breakLongWords(cell, inner[index]!)));
-  const hidden = head.slice(fit.shown);
-  const note =
-    hidden.length > 0
-      ? `\n${wrapWords(`(${hidden.length === 1 ? 'column' : 'columns'} ${hidden.join(', ')} left out to fit ${tableWidth} characters: --wide shows all)`, tableWidth!)}`
-      : '';
-  return `${table.toString()}${note}`;
+  return `${table.toString()}${leftOutNote(head, fit.shown, tableWidth!)}`;
+}
+
+/**
+ * A table of one line per row (a list of many endpoints fits a terminal's height too): no rule between rows, and
+ * every cell after the first cut with `…` to its column instead of wrapped (`--wide` or `--json` show it whole).
+ */
+function oneLineTable(head: string[], cells: string[][], fit: { widths: number[]; shown: number }, tableWidth: number): string {
+  const inner = fit.widths.map((width) => width - 2);
+  const cut = (cell: string, index: number) => {
+    const line = cell.split('\n').join('; ');
+    const plain = [...stripVTControlCharacters(line)];
+    if (index === 0 || plain.length <= inner[index]!) return line;
+    return `${plain.slice(0, Math.max(1, inner[index]! - 1)).join('')}…`;
+  };
+  const table = new Table({
+    head: head.slice(0, fit.shown).map((title, index) => breakLongWords(title, inner[index]!)),
+    colWidths: fit.widths,
+    wordWrap: true,
+    style: { head: [], border: [], compact: true },
+  });
+  for (const row of cells) table.push(row.slice(0, fit.shown).map((cell, index) => breakLongWords(cut(cell, index), inner[index]!)));
+  return `${table.toString()}${leftOutNote(head, fit.shown, tableWidth)}`;
+}
+
+/** The line under a table that says which columns were left out to fit. */
+function leftOutNote(head: string[], shown: number, tableWidth: number): string {
+  const hidden = head.slice(shown);
+  if (hidden.length === 0) return '';
+  return `\n${wrapWords(`(${hidden.length === 1 ? 'column' : 'columns'} ${hidden.join(', ')} left out to fit ${tableWidth} characters: --wide shows all)`, tableWidth)}`;
 }
 
 /** Widths (padding included) that fit `width` with the table's borders, and how many columns from the left fit. */

@@ -10,7 +10,8 @@ beforeAll(async () => {
   await ensureBuilt();
   project = await createCliProject();
   expect((await project.run(['init'])).exitCode).toBe(0);
-  for (const n of [1, 2, 3]) {
+  // Thirteen endpoints: `status` must fit a terminal's height too (issue 52).
+  for (const n of Array.from({ length: 13 }, (_, index) => index + 1)) {
     const apiId = `endpoint-with-a-long-name-${n}`;
     await project.write(
       `configs/${apiId}.json`,
@@ -41,5 +42,16 @@ describe('tables at the terminal width', () => {
     expect(widest(wide.stdout)).toBeGreaterThan(120);
     expect(wide.stdout).toContain(URL);
     expect(wide.stdout).not.toContain('left out');
+  });
+
+  it('status lists 13 endpoints one line each, within 80 columns and a 24-line terminal', async () => {
+    const fitted = await project.run(['status'], { env: { COLUMNS: '80' } });
+    expect(fitted.exitCode).toBe(0);
+    const lines = fitted.stdout.split('\n');
+    expect(widest(fitted.stdout)).toBeLessThanOrEqual(80);
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (let n = 1; n <= 13; n += 1) expect(lines.filter((line) => line.includes(`endpoint-with-a-long-name-${n} `))).toHaveLength(1);
+    // The address, cut to its column: its start, not its scheme.
+    expect(fitted.stdout).toContain('shop.example.com');
   });
 });

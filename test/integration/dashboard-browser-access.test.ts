@@ -66,6 +66,8 @@ describe.skipIf(skip)("the endpoint page's headers, cookies and proxy", () => {
   it('shows templates and masks written-in credentials, takes secrets as ${NAME} only, and saves a proxy the live sample goes through', async () => {
     const { page, problems } = await signedIn();
     await page.goto(`${serve.url}/ui/endpoints/members`);
+    // The settings are folded under the data and structure (issue 52): open them.
+    await page.locator('details#settings > summary').click();
     const section = page.getByRole('region', { name: 'Headers, cookies and proxy' });
     const headers = section.getByRole('table', { name: 'Request headers' });
     await expect

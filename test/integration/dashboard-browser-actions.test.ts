@@ -61,6 +61,8 @@ describe.skipIf(skip)("the endpoint page's browser actions", () => {
   it('edits the steps as JSON, tries them on the live page, refuses a typo and saves them', async () => {
     const { page, problems } = await signedIn();
     await page.goto(`${serve.url}/ui/endpoints/consent`);
+    // The settings are folded under the data and structure (issue 52): open them.
+    await page.locator('details#settings > summary').click();
     const section = page.getByRole('region', { name: 'Browser actions' });
     await section.getByText('No actions: the page is read as it loads.').waitFor();
 

@@ -58,6 +58,8 @@ describe.skipIf(skip)("the endpoint page's pagination", () => {
   it('chooses a kind, refuses what cannot work, saves it, and try it shows every page', async () => {
     const { page, problems } = await signedIn();
     await page.goto(`${serve.url}/ui/endpoints/shelf`);
+    // The settings are folded under the data and structure (issue 52): open them.
+    await page.locator('details#settings > summary').click();
     const section = page.getByRole('region', { name: 'Pagination' });
     await section.getByText('One page: the list is read from the page as it loads.').waitFor();
 

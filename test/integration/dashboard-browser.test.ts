@@ -202,6 +202,8 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
       await new Promise((resolve) => setTimeout(resolve, again ? 1_000 : 150));
       await route.fallback();
     });
+    // The settings are folded under the data and structure (issue 52): open them.
+    await page.locator('details#settings > summary').click();
     await page.getByLabel('Variable name for path segment 2').fill('category');
     await page.getByLabel('Make path segment 2 dynamic').click();
     await page.getByRole('heading', { name: 'Unsaved changes' }).waitFor();

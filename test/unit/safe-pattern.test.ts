@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkVariableValues } from '../../src/core/config/url-template.js';
-import { compileSafePattern, safePatternProblem } from '../../src/core/config/safe-pattern.js';
+import { compileSafePattern, safePatternProblem } from '../../src/core/shared/safe-pattern.js';
 import { compileStructure, validateTransform } from '../../src/core/extract/engine/index.js';
 import { parseConfigText } from '../../src/core/registry/load.js';
 import type { ApiConfig } from '../../src/core/config/schema.js';

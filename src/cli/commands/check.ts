@@ -13,7 +13,8 @@ import { describeFailing } from './run.js';
  * `pagejson check [apiId...] [--json]`: live. Fetches every endpoint's source now (variables from their
  * examples) and reports its health per endpoint and field, compared with its latest snapshot or, without
  * one, its generated sample. Exit 0 when all are healthy, 1 when any is degraded or broken (or its page
- * could not be fetched). A few endpoints run at a time; the per-origin queue keeps each site to its limit.
+ * could not be fetched). Four endpoints run at a time, each runner taking the next when its last is done; the
+ * per-origin queue keeps each site to fetch.perOriginConcurrency.
  */
 const CONCURRENCY = 4;
 
@@ -110,8 +111,13 @@ export function register(program: Command, ctx: CliContext): void {
         }
       };
       try {
-        for (let start = 0; start < configs.length; start += CONCURRENCY)
-          results.push(...(await Promise.all(configs.slice(start, start + CONCURRENCY).map(checkOne))));
+        // Each runner takes the next endpoint as soon as its last is done (batches waited for their slowest); the
+        // scraper pool's per-origin queue keeps each site to fetch.perOriginConcurrency. Results keep the sorted order.
+        let next = 0;
+        const runner = async () => {
+          for (let index = next++; index < configs.length; index = next++) results[index] = await checkOne(configs[index]!);
+        };
+        await Promise.all(Array.from({ length: Math.min(CONCURRENCY, configs.length) }, runner));
       } finally {
         await retriever.close();
         if (progress) ctx.stderr.write('\r\u001b[K');

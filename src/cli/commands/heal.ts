@@ -23,7 +23,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--yes', 'write the repair without asking')
     .option(
       '--json',
-      'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, refused, changes, now, withRepair, better, reason, written, health}',
+      'machine output: {apiId, fromRevision, toRevision, by, recovery, repaired, unrepaired, refused, modelFields, changes, now, withRepair, better, reason, written, health}',
     )
     .addHelpText(
       'after',
@@ -83,8 +83,13 @@ export function register(program: Command, ctx: CliContext): void {
       const nothingToDo = proposal.changes.length === 0;
       // Shown before it is saved (issue 47): the change field by field, what is not repaired, the health now and
       // with the repair; saved only when that is better and no healthy field becomes unhealthy.
-      const now = health.judgeConfig(config, proposal.before, baseline);
-      const withRepair = health.judgeConfig(proposal.config, proposal.data, baseline);
+      // Judged on what selectors read: the model fields are the model's when served, never in a repair's extraction.
+      const selected = <T extends { structure: typeof config.structure }>(of: T): T => ({
+        ...of,
+        structure: health.withoutModelFields(of.structure),
+      });
+      const now = health.judgeConfig(selected(config), proposal.before, baseline);
+      const withRepair = health.judgeConfig(selected(proposal.config), proposal.data, baseline);
       const verdict = health.repairVerdict(now, withRepair);
       if (!options.json) showRepair(ctx, apiId, proposal, { now, withRepair, nothingToDo });
       const write =
@@ -111,6 +116,7 @@ export function register(program: Command, ctx: CliContext): void {
           repaired: proposal.repaired,
           unrepaired: proposal.unrepaired,
           refused: proposal.refused,
+          modelFields: proposal.modelFields,
           changes: proposal.changes,
           now: judged(now),
           withRepair: judged(withRepair),
@@ -149,6 +155,8 @@ function showRepair(
   for (const change of proposal.changes) writeLine(ctx.stdout, `  ${change.text}`);
   if (proposal.unrepaired.length > 0) writeLine(ctx.stdout, c.yellow(`  not repaired (selectors kept): ${proposal.unrepaired.join(', ')}`));
   for (const refusal of proposal.refused) writeLine(ctx.stdout, c.yellow(`  refused: ${refusal}`));
+  if (proposal.modelFields.length > 0)
+    writeLine(ctx.stdout, c.dim(`  filled by the model when served, not judged here: ${proposal.modelFields.join(', ')}`));
   if (view.nothingToDo) return;
   const said = (judged: Health) =>
     judged.state === 'healthy' ? c.green('healthy') : c.yellow(`${judged.state}: ${judged.findings.join('; ')}`);

@@ -3,6 +3,7 @@ import { formatCredits, fromMilli } from '../../core/shared/credit-amounts.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { colors, renderTable } from '../output.js';
 import { projectFor } from '../project-option.js';
+import { currentTableWidth } from '../table-width.js';
 import { withStateClient } from '../state-session.js';
 import type { ProjectSettings } from '../../core/config/index.js';
 import type { BrowserProbe } from '../../core/fetch/index.js';
@@ -86,7 +87,8 @@ export function register(program: Command, ctx: CliContext): void {
             e.apiId,
             e.status,
             healthCell(e, c),
-            e.sourceUrl,
+            // Cut to its column where the table fits a width: the scheme takes room the address needs.
+            currentTableWidth() === undefined ? e.sourceUrl : e.sourceUrl.replace(/^https?:\/\//, ''),
             `${e.scraper} (${e.scraperName})`,
             e.caching ? 'enabled' : 'disabled',
             e.session ? 'use session' : 'no session',
@@ -103,6 +105,8 @@ export function register(program: Command, ctx: CliContext): void {
             formatCredits(e.usage.milliCredits),
             e.usage.promptTokens + e.usage.completionTokens,
           ]),
+          // One line an endpoint: thirteen of them wrapped to four lines each did not fit a terminal.
+          { oneLine: true },
         ),
       );
     });

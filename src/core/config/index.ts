@@ -29,7 +29,7 @@ export {
   safePatternProblem,
   type PatternUse,
   type SafePattern,
-} from './safe-pattern.js';
+} from '../shared/index.js';
 export {
   MAX_VARIABLE_LENGTH,
   callerVariableNames,

@@ -1,7 +1,6 @@
-import { PagejsonError } from '../shared/index.js';
+import { compileSafePattern, PagejsonError, PatternProblem } from '../shared/index.js';
 import { actionVariableNames, type Action } from './action-text.js';
 import { VARIABLE_NAME_PATTERN } from './constants.js';
-import { compileSafePattern, PatternProblem } from './safe-pattern.js';
 import type { Variable } from './schema.js';
 
 /**

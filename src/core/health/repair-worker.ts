@@ -9,7 +9,11 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
   const { config, html, pageUrl, expected, stored } = task;
   // The project's document limits for every parse the repair makes (extraction.maxDepth, maxElements).
   if (task.limits) (await import('../extract/index.js')).useDocumentLimits(task.limits);
-  const [{ recoveryOf }, { proposeRepair, extractedBy }] = await Promise.all([import('./heal.js'), import('./repair.js')]);
+  const [{ recoveryOf }, { proposeRepair, extractedBy }, { modelFieldPaths, withoutModelValues }] = await Promise.all([
+    import('./heal.js'),
+    import('./repair.js'),
+    import('./model-fields.js'),
+  ]);
   if (stored) {
     // The daemon's proposal, measured again on the page as it is now.
     const { describeChanges } = await import('../edit/index.js');
@@ -21,11 +25,12 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
       repaired: [],
       unrepaired: [],
       refused: [],
-      recovery: recoveryOf(expected, data),
+      recovery: recoveryOf(withoutModelValues(config.structure, expected), data),
       by: 'the daemon (stored proposal)',
       changes: describeChanges(config, stored),
       data,
       before: extractedBy(config, html, pageUrl),
+      modelFields: modelFieldPaths(config.structure),
     };
   }
   const { createModelResolver, HEURISTIC_MODEL } = await import('../models/index.js');

@@ -7,6 +7,7 @@ import { pageExpectation } from './paged-expectation.js';
 import { checkRepair } from './repair-check.js';
 import { underCurrentNames } from './renamed-data.js';
 import { repairedPagination } from './pagination-repair.js';
+import { modelFieldPaths, withoutModelFields, withoutModelValues } from './model-fields.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -32,6 +33,8 @@ export interface RepairProposal {
   before: Record<string, unknown>;
   /** The model's tokens the repair spent (none with the heuristic): they go into the endpoint's usage. */
   usage?: TokenUsage;
+  /** Fields the model fills when served (model-fields.ts): not the repair's, not counted in its recovery. */
+  modelFields: string[];
 }
 
 export interface RepairInput {
@@ -44,10 +47,13 @@ export interface RepairInput {
   signal?: AbortSignal;
 }
 
-/** The rule a model gets for a repair: the fields to keep and the values they held before the redesign. */
+/**
+ * The rule a model gets for a repair: the fields to keep and the values they held before the redesign. The
+ * fields the model fills when served have no selector to repair: they are not asked for.
+ */
 export function repairRule(structure: Field[], expected: Record<string, unknown>): string {
   const shape = JSON.stringify(
-    structure.map(({ name, type, fields, items, attribute }) => ({
+    withoutModelFields(structure).map(({ name, type, fields, items, attribute }) => ({
       name,
       type,
       ...(attribute ? { attribute } : {}),
@@ -61,11 +67,15 @@ export function repairRule(structure: Field[], expected: Record<string, unknown>
   return `The page was redesigned and these selectors stopped working. Propose new CSS selectors for exactly these fields, same names and types: ${shape}. Before the redesign they extracted: ${values}`;
 }
 
-/** The model's selectors, placed on the old fields by name (names, types and transforms stay the config's). */
+/**
+ * The model's selectors, placed on the old fields by name (names, types and transforms stay the config's). A
+ * field without a selector stays so: a model field is not turned into a selector field by a repair.
+ */
 function mergeModelSelectors(old: Field[], proposed: Field[]): Field[] {
   return old.map((field) => {
     const match = proposed.find((candidate) => candidate.name === field.name);
     if (!match || match.selector === undefined) return field;
+    if (field.selector === undefined && !field.fields?.length) return field;
     const fields = field.fields && match.fields ? mergeModelSelectors(field.fields, match.fields) : field.fields;
     return { ...field, selector: match.selector, ...(fields ? { fields } : {}) };
   });
@@ -74,7 +84,8 @@ function mergeModelSelectors(old: Field[], proposed: Field[]): Field[] {
 export async function proposeRepair(request: RepairInput): Promise<RepairProposal> {
   // A paginated endpoint's last good list spans its pages; the repair sees the first (paged-expectation.ts).
   // Snapshots and samples keep the names they were taken under: a renamed field keeps its history (renamed-data.ts).
-  const current = underCurrentNames(request.config.structure, request.expected);
+  // The model fields' values are the model's when served, never the repair's extraction's (model-fields.ts).
+  const current = withoutModelValues(request.config.structure, underCurrentNames(request.config.structure, request.expected));
   const input = { ...request, expected: pageExpectation(request.config, current, request.html, request.pageUrl) };
   const { config } = input;
   const heuristic: HealResult = healStructure({ config, html: input.html, pageUrl: input.pageUrl, expected: input.expected });
@@ -137,6 +148,7 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     data: result.data,
     before: extractedBy(config, input.html, input.pageUrl),
     ...(usage ? { usage } : {}),
+    modelFields: modelFieldPaths(config.structure),
   };
 }
 

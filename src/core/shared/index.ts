@@ -42,3 +42,12 @@ export {
   type DecodedBody,
   type PageCharset,
 } from './charset.js';
+export {
+  compileSafePattern,
+  MAX_PATTERN_LENGTH,
+  MAX_PATTERN_PROGRAM,
+  PatternProblem,
+  safePatternProblem,
+  type PatternUse,
+  type SafePattern,
+} from './safe-pattern.js';

@@ -206,16 +206,20 @@ export function PagesRead({
   pages,
   partial,
   pageUrls,
+  items,
 }: {
   pages?: number | undefined;
   partial?: string | undefined;
   pageUrls?: string[] | undefined;
+  /** What the pages held (`9 items in books`), said after their count. */
+  items?: string | undefined;
 }) {
   if (pages === undefined) return null;
   return (
     <div class="pages-read">
       <p>
         Read {pages} page{pages === 1 ? '' : 's'}
+        {items ? `, ${items}` : ''}
         {partial === 'time'
           ? ', cut short by the time budget (fetch.timeoutMs): the answer says it is partial'
           : partial === 'error'

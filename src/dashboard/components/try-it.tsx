@@ -78,7 +78,11 @@ export function TryIt({
                 {answer.failing && answer.failing.length > 0 ? ` (failing: ${answer.failing.join(', ')})` : ''}
               </p>
             ) : null}
-            <PagesRead pages={answer.pages} partial={answer.partial} pageUrls={answer.pageUrls} />
+            {answer.pages === undefined ? (
+              <p class="items-read">Read 1 page, {itemsRead(answer.data)}.</p>
+            ) : (
+              <PagesRead pages={answer.pages} partial={answer.partial} pageUrls={answer.pageUrls} items={itemsRead(answer.data)} />
+            )}
             <JsonView value={{ data: answer.data, errors: null }} label="The endpoint's answer" />
           </>
         ) : (
@@ -95,4 +99,16 @@ export function TryIt({
       </p>
     </Section>
   );
+}
+
+/** How many items the answer's lists hold (`9 items in books`, `12 items in books, 3 in authors`), or its fields. */
+export function itemsRead(data: Record<string, unknown> | undefined): string {
+  const lists = Object.entries(data ?? {}).filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]));
+  if (lists.length === 0) {
+    const filled = Object.values(data ?? {}).filter((value) => value !== null && value !== undefined && value !== '').length;
+    return `${filled} field${filled === 1 ? '' : 's'} filled, no list`;
+  }
+  return lists
+    .map(([name, items], index) => `${items.length}${index === 0 ? ` item${items.length === 1 ? '' : 's'}` : ''} in ${name}`)
+    .join(', ');
 }

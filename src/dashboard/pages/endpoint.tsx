@@ -187,36 +187,6 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
         ) : null}
       </div>
 
-      <Section title="Source URL" id="url">
-        <p class="url">{config.url}</p>
-        <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
-      </Section>
-
-      <ActionsEditor
-        key={`${detail.config.revision}-${pending.length === 0}`}
-        config={config}
-        steps={(draft ?? detail).actionSteps}
-        disabled={busy !== undefined}
-        onOperation={change}
-      />
-
-      <PaginationEditor
-        key={`pagination-${detail.config.revision}-${pending.length === 0}`}
-        config={config}
-        text={(draft ?? detail).paginationText}
-        disabled={busy !== undefined}
-        onOperation={change}
-      />
-
-      <AccessEditor
-        key={`access-${detail.config.revision}-${pending.length === 0}`}
-        config={config}
-        disabled={busy !== undefined}
-        onOperation={change}
-      />
-
-      <LoginPanel key={`login-${detail.config.revision}`} apiId={apiId} config={detail.config} />
-
       <TryIt
         key={detail.config.revision}
         apiId={apiId}
@@ -246,6 +216,43 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
           </div>
         </div>
       </Section>
+
+      {/* The data and its structure first; what shapes the fetch (issue 52) folded below. */}
+      <details class="card settings" id="settings">
+        <summary>
+          <h2>Settings</h2>
+          <span class="muted small">source URL and variables, browser actions, pagination, headers and proxies, login</span>
+        </summary>
+        <Section title="Source URL" id="url">
+          <p class="url">{config.url}</p>
+          <UrlPlaces places={places} disabled={busy !== undefined} onOperation={change} />
+        </Section>
+
+        <ActionsEditor
+          key={`${detail.config.revision}-${pending.length === 0}`}
+          config={config}
+          steps={(draft ?? detail).actionSteps}
+          disabled={busy !== undefined}
+          onOperation={change}
+        />
+
+        <PaginationEditor
+          key={`pagination-${detail.config.revision}-${pending.length === 0}`}
+          config={config}
+          text={(draft ?? detail).paginationText}
+          disabled={busy !== undefined}
+          onOperation={change}
+        />
+
+        <AccessEditor
+          key={`access-${detail.config.revision}-${pending.length === 0}`}
+          config={config}
+          disabled={busy !== undefined}
+          onOperation={change}
+        />
+
+        <LoginPanel key={`login-${detail.config.revision}`} apiId={apiId} config={detail.config} />
+      </details>
 
       <Section title="Revisions" id="revisions">
         <ol class="revisions">

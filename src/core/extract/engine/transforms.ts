@@ -1,4 +1,5 @@
-import { compileSafePattern, PatternProblem, type SafePattern, type ScalarType } from '../../config/index.js';
+import type { ScalarType } from '../../config/index.js';
+import { compileSafePattern, PatternProblem, type SafePattern } from '../../shared/index.js';
 import { toAvailability } from './availability.js';
 import { parseDateToIso } from './dates.js';
 import { htmlToText } from './html-text.js';
@@ -65,7 +66,7 @@ export function compileTransform(transform: string): CompiledTransform {
   }
 }
 
-/** On the linear-time engine (config/safe-pattern.ts): a page's text must never make a transform slow. */
+/** On the linear-time engine (shared/safe-pattern.ts): a page's text must never make a transform slow. */
 function compileRegex(pattern: string): CompiledTransform {
   if (pattern === '') throw new Error('the regex is empty');
   let regex: SafePattern;
