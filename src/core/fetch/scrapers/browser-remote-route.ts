@@ -1,10 +1,12 @@
 import type { BrowserContext, Page, Response, Route } from 'playwright-core';
 import { ProxyAgent, request as sendRequest, type Dispatcher } from 'undici';
 import { announcedLength, readBodyWithLimit } from '../net/body-limit.js';
+import { decodedStream } from '../net/html-response.js';
 import type { ResolvedAccess } from '../net/request-access.js';
 import { withAccess } from './browser-access.js';
 import type { GuardProxy } from './browser-guard-proxy.js';
-import { tooManyRedirectsError } from './crawlee-errors.js';
+import { toFetchError, tooManyRedirectsError } from './crawlee-errors.js';
+import type { PagejsonError } from '../../shared/index.js';
 
 /**
  * Scraper 3 on a browser elsewhere (docs/security.md, "A remote browser"): the browser's own network is never
@@ -38,6 +40,8 @@ export interface RouteJob {
 export interface RoutedContext {
   /** Whether a document (the page or a frame) was larger than maxBytes, so it was refused. */
   tooLarge(): boolean;
+  /** Why the page's own document could not be answered, when it was its body (a corrupt compressed body). */
+  documentFailure(): PagejsonError | undefined;
   close(): Promise<void>;
 }
 
@@ -89,13 +93,18 @@ async function sendOnce(
     if ((announcedLength(headers['content-length']) ?? 0) > job.maxBytes) throw new RangeError('too large');
     // A redirect's body is not shown: read up to a little of it so that the connection can be reused.
     if (location) await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-    const body = location ? Buffer.alloc(0) : await readBodyWithLimit(response.body, job.maxBytes);
+    // Asked for identity, a source may still compress: decoded here (the cap counts what comes out), as a
+    // browser would, since the answer to the browser carries no content-encoding.
+    const decoded = location ? undefined : decodedStream(response.body, headerText(response.headers['content-encoding']));
+    const body = decoded ? await readBodyWithLimit(decoded, job.maxBytes) : Buffer.alloc(0);
     return { status: response.statusCode, headers, body, ...(location ? { location: new URL(location, url).href } : {}) };
   } catch (error) {
     response.body.on('error', () => undefined).destroy();
     throw error;
   }
 }
+
+const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 function stubPage(answer: Answer, target: string): Answer {
   const escaped = target.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -129,6 +138,7 @@ async function answerFor(route: Route, agent: Dispatcher, job: RouteJob): Promis
 export async function routeThroughGuard(context: BrowserContext, job: RouteJob): Promise<RoutedContext> {
   const agent = new ProxyAgent({ uri: job.guard.url, token: job.guard.authorization, proxyTunnel: false });
   let tooLarge = false;
+  let documentFailure: PagejsonError | undefined;
   await context.routeWebSocket(/.*/, (socket) => void socket.close({ code: 1008, reason: 'no WebSockets on a remote browser' }));
   await context.route('**/*', async (route) => {
     const request = route.request();
@@ -138,12 +148,17 @@ export async function routeThroughGuard(context: BrowserContext, job: RouteJob):
       await route.fulfill({ status: answer.status, headers: answer.headers, body: answer.body });
     } catch (error) {
       if (error instanceof Error && /larger than|too large/.test(error.message) && request.isNavigationRequest()) tooLarge = true;
+      else if (request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame()) {
+        const failure = toFetchError(error, job.timeoutMs);
+        if (failure.message.startsWith('could not decompress')) documentFailure = failure;
+      }
       // The guard remembered a refused address (renderer: pageFailure); the page's request just fails.
       await route.abort('failed').catch(() => undefined);
     }
   });
   return {
     tooLarge: () => tooLarge,
+    documentFailure: () => documentFailure,
     close: async () => {
       await context.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined);
       await agent.destroy().catch(() => undefined);

@@ -70,6 +70,8 @@ function pageFailure(state: AttemptState, job: RenderJob): PagejsonError | undef
     if (refused) return blockedAddressError(refused);
   }
   if (state.exceeded()) return tooLargeError(job.maxBytes);
+  const undecodable = job.routed?.documentFailure();
+  if (undecodable) return undecodable;
   const response = state.mainResponse;
   if (!response) return undefined;
   const refusedByProxy = response.headers()[BLOCKED_HEADER];
