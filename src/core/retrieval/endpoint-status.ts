@@ -164,7 +164,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       tell(config, health.state, health.failing, health.findings);
       const learned =
         health.state === 'healthy' && learnsNow(config.apiId)
-          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers))
+          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers, health.read))
           : Promise.resolve(undefined);
       const observation = { apiId: config.apiId, at, health: health.state, failingFields: health.failing, findings: health.findings };
       void inOrder(async () => {
