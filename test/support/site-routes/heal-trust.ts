@@ -11,6 +11,10 @@ import type { RouteHandler } from '../site.js';
  * - `/trust/shop?page=N` ('shop'): 24 laptops, 9 a page, with a name link, a price and a review count, and a
  *   `a.next` link; '2' is the redesign: BEM classes (`h3.tile__name a`), the review count drawn as stars with
  *   the count in an `aria-label` only, and the pager's link is `a.pager__next`.
+ * - `/trust/section` ('section'): the goods inside `main.catalogue`, a promo list of other goods in the same
+ *   markup beside it; '2' renames every class, the section's too (`main.x7-main`, `ul.x7-list > li.x7-item`).
+ * - `/trust/feed` ('feed'): the first goods of a feed and a `button.more` "Load more"; '2' renames the button
+ *   (`button.feed__more`, "Load more") and adds an unrelated "Subscribe" button.
  */
 export const JOB_TITLES = [
   'Backend engineer',
@@ -104,7 +108,29 @@ export function shopHtml(version: string, pageNumber: number): string {
   return `<h1>Laptops</h1><div class="cards">${cards.join('')}</div>${pager}`;
 }
 
+export const PROMO = ['Gift card', 'Mystery box', 'Store voucher'];
+
+export function sectionHtml(version: string): string {
+  const [list, item, name] = version === '2' ? ['x7-list', 'x7-item', 'x7-name'] : ['goods', 'good', 'good-name'];
+  const ul = (names: string[]) =>
+    `<ul class="${list}">${names.map((each) => `<li class="${item}"><h3 class="${name}">${each}</h3></li>`).join('')}</ul>`;
+  return `<h1>Goods</h1><aside class="promo">${ul(PROMO)}</aside><main class="${version === '2' ? 'x7-main' : 'catalogue'}"><h2>Catalogue</h2>${ul(GOODS)}</main>`;
+}
+
+export function feedHtml(version: string): string {
+  const items = GOODS.slice(0, 4)
+    .map((name) => `<li class="good"><h3 class="good-name">${name}</h3></li>`)
+    .join('');
+  const button =
+    version === '2'
+      ? '<button class="subscribe" type="button">Subscribe</button><button class="feed__more" type="button">Load more</button>'
+      : '<button class="more" type="button">Load more</button>';
+  return `<h1>Feed</h1><ul class="goods">${items}</ul>${button}`;
+}
+
 export const healTrustRoutes: Record<string, RouteHandler> = {
+  '/trust/section': (_req, res, site) => page(res, 'Goods', sectionHtml(site.state.get('section') ?? '1')),
+  '/trust/feed': (_req, res, site) => page(res, 'Feed', feedHtml(site.state.get('feed') ?? '1')),
   '/trust/jobs': (_req, res) => page(res, 'Jobs', jobsHtml()),
   '/trust/goods': (_req, res, site) => page(res, 'Goods', goodsHtml(site.state.get('goods') ?? '1')),
   '/trust/shop': (req, res, site) => {
