@@ -27,4 +27,4 @@ export { healStructure, recoveryOf, type HealResult } from './heal.js';
 export { proposeRepair, repairRule, type RepairProposal } from './repair.js';
 export { proposalFile, readProposal, removeProposal, writeProposal, PROPOSAL_SUFFIX } from './proposals.js';
 export { createBackgroundRepair, type BackgroundRepair, type HealMode, type RepairEvent } from './background-repair.js';
-export { repairVerdict, type RepairVerdict } from './repair-verdict.js';
+export { judgeRepair, repairVerdict, type RepairVerdict } from './repair-verdict.js';

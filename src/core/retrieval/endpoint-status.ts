@@ -173,7 +173,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         remember(status);
         await write(status);
       });
-      if (health.state === 'degraded') deps.onUnhealthy?.(config, values, lastGoodOf(config));
+      if (health.state === 'degraded') deps.onUnhealthy?.(config, values, lastGoodOf(config), baselines.get(config.apiId));
     },
     failed(config, values, error) {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
@@ -189,7 +189,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
         status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
         remember(status);
-        deps.onUnhealthy?.(config, values, lastGoodOf(config));
+        deps.onUnhealthy?.(config, values, lastGoodOf(config), baselines.get(config.apiId));
       } else if (isBlocked(error)) status = { ...status, ...blocked.mark(config.apiId, deps.now()) };
       void inOrder(() => write(status));
     },
