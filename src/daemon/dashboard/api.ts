@@ -7,6 +7,7 @@ import { registerEndpointRoutes } from './api-endpoints.js';
 import { registerGenerateRoutes } from './api-generate.js';
 import { registerKeyAndUsageRoutes } from './api-state.js';
 import { registerLoginRoutes } from './api-login.js';
+import { registerRepairRoutes } from './api-repair.js';
 import { createPageSampler } from './page-sampler.js';
 
 /**
@@ -42,4 +43,5 @@ export async function registerDashboardApi(api: FastifyInstance, options: { runt
   registerGenerateRoutes(api, context);
   registerKeyAndUsageRoutes(api, context);
   registerLoginRoutes(api, context);
+  registerRepairRoutes(api, context);
 }
