@@ -62,7 +62,9 @@ export async function observationOf(
     health: health.state,
     failingFields: health.failing,
     findings: health.findings,
-    ...(health.state === 'healthy' ? { baseline: learnBaseline(baseline, config.structure, outcome.data, outcome.headers) } : {}),
+    ...(health.state === 'healthy'
+      ? { baseline: learnBaseline(baseline, config.structure, outcome.data, outcome.headers, health.read) }
+      : {}),
   };
 }
 

@@ -299,7 +299,7 @@ function retrievalService(
         .watch()
         ?.monitors.observeHealth(config, state, failing, findings)
         .catch((error: unknown) => emit({ kind: 'cache-error', phase: 'monitor', error })),
-    onUnhealthy: (config, values, lastGood) => parts.repairs.unhealthy(config, values, lastGood),
+    onUnhealthy: (config, values, lastGood, baseline) => parts.repairs.unhealthy(config, values, lastGood, baseline),
     repairOf: (apiId) => parts.known.repairs.get(apiId),
     lastFetchAt: parts.known.lastFetchAt,
     healthAtStart: parts.known.healthAtStart,

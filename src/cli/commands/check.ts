@@ -173,5 +173,7 @@ function acceptedHealth(health: Health): Health & Pick<Checked, 'state' | 'faili
     failing: [],
     findings: [],
     fields: health.fields.map(({ problem: _problem, message: _message, ...field }) => field),
+    // What the page gives now is taken as whole: a list read short on purpose is the length from now on.
+    ...(health.read ? { read: { ...health.read, whole: true } } : {}),
   };
 }

@@ -35,10 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
       const health = await import('../../core/health/index.js');
       const { loadBaselines } = await import('../endpoint-health.js');
       // The endpoint is healthy afterwards or not by the one judgement, against its baseline (issue 33).
-      const learned = (await loadBaselines(project, [config])).of(config);
-      // A paginated endpoint's lists were learned over all its pages; the repair sees the first: not judged by count here.
-      const baseline =
-        config.pagination && learned ? { ...learned, fields: learned.fields.map(({ counts: _counts, ...entry }) => entry) } : learned;
+      const baseline = (await loadBaselines(project, [config])).of(config);
       const snapshot = (await health.readSnapshots(project.configsDir, apiId)).at(0);
       // The last good values: the latest snapshot's, else the latest healthy data the endpoint's status keeps, else the sample.
       const expected = (snapshot?.record.data ?? baseline?.sample ?? health.expectedData(config)) as Record<string, unknown> | undefined;
@@ -83,14 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
       const nothingToDo = proposal.changes.length === 0;
       // Shown before it is saved (issue 47): the change field by field, what is not repaired, the health now and
       // with the repair; saved only when that is better and no healthy field becomes unhealthy.
-      // Judged on what selectors read: the model fields are the model's when served, never in a repair's extraction.
-      const selected = <T extends { structure: typeof config.structure }>(of: T): T => ({
-        ...of,
-        structure: health.withoutModelFields(of.structure),
-      });
-      const now = health.judgeConfig(selected(config), proposal.before, baseline);
-      const withRepair = health.judgeConfig(selected(proposal.config), proposal.data, baseline);
-      const verdict = health.repairVerdict(now, withRepair);
+      const { now, withRepair, verdict } = health.judgeRepair(config, proposal, baseline);
       if (!options.json) showRepair(ctx, apiId, proposal, { now, withRepair, nothingToDo });
       const write =
         !nothingToDo &&

@@ -5,7 +5,9 @@ import { PagejsonError, writeFileAtomic } from '../shared/index.js';
 import { actionSteps, resolveSourceUrl, type ApiConfig } from '../config/index.js';
 import { openConfigForEdit, saveEditedConfig } from '../edit/index.js';
 import { accessOf, type Scraper } from '../fetch/index.js';
-import { expectedData } from './field-health.js';
+import type { HealthBaseline } from '../state/index.js';
+import { baselineFor, expectedData } from './field-health.js';
+import { judgeRepair } from './repair-verdict.js';
 import { repairIsolated, type IsolatedRepairSettings } from './isolated-repair.js';
 import { writeProposal } from './proposals.js';
 import { readSnapshots, SNAPSHOT_DIR } from './snapshots.js';
@@ -45,7 +47,7 @@ export interface BackgroundRepairOptions {
 
 export interface BackgroundRepair {
   /** A retrieval of this config (with these values) came out degraded or broken; `lastGood`: the latest healthy data kept in its status. */
-  unhealthy(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>): void;
+  unhealthy(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>, baseline?: HealthBaseline): void;
   /** Resolves when every scheduled repair has finished (tests, shutdown). */
   idle(): Promise<void>;
   /** Ends the repair under way (its fetch and its thread) and starts no other; resolves when all have settled. */
@@ -65,9 +67,10 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     }
   };
 
-  async function repair(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>): Promise<void> {
+  async function repair(config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>, stored?: HealthBaseline) {
     const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), closing.signal]);
-    const snapshot = (await readSnapshots(options.configsDir, config.apiId).catch(() => [])).at(0);
+    const snapshots = await readSnapshots(options.configsDir, config.apiId).catch(() => []);
+    const snapshot = snapshots.at(0);
     const expected = (snapshot?.record.data ?? lastGood ?? expectedData(config)) as Record<string, unknown> | undefined;
     if (!expected)
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'no last good values (no snapshot, no sample)' });
@@ -82,6 +85,15 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
     if (proposal.changes.length === 0 || proposal.recovery.found === 0)
       return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: 'none of the last good values was found on the page' });
     if (options.mode === 'apply') {
+      // Never worse (issue 47): saved only when the health with it is better and no healthy field fails with it.
+      const baseline = baselineFor(
+        config,
+        stored,
+        snapshots.map((each) => each.record.data),
+      );
+      const { verdict } = judgeRepair(config, proposal, baseline);
+      if (!verdict.better)
+        return emit({ kind: 'repair', apiId: config.apiId, outcome: 'none', reason: `nothing saved: ${verdict.reason}` });
       const file = `${options.configsDir}/${config.apiId}.json`;
       const editable = await openConfigForEdit(file);
       // Only over the revision that failed: a file edited meanwhile is the user's and stays as it is.
@@ -113,14 +125,14 @@ export function createBackgroundRepair(options: BackgroundRepairOptions): Backgr
   }
 
   return {
-    unhealthy(config, values, lastGood) {
+    unhealthy(config, values, lastGood, baseline) {
       if (options.mode === 'off' || closing.signal.aborted) return;
       const key = `${config.apiId}\u0000${config.revision}`;
       if (attempted.has(key)) return;
       attempted.set(key, true);
       // One at a time, after whatever runs: repairs never compete with each other for the source.
       chain = chain
-        .then(() => repair(config, values, lastGood))
+        .then(() => repair(config, values, lastGood, baseline))
         .catch((error: unknown) =>
           emit({ kind: 'repair', apiId: config.apiId, outcome: 'failed', reason: (error as Error)?.message ?? String(error) }),
         );

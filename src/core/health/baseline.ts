@@ -2,6 +2,7 @@ import type { Field } from '../config/index.js';
 import { isEmptyValue } from '../extract/index.js';
 import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js';
 import { fitsKind, STRICT_KIND_SHARE, strictKindOf, valueKind } from './value-kind.js';
+import { learnedRead, type ListRead } from './list-read.js';
 
 /**
  * The health baseline: per field, what good data looks like (how often it is filled, how many items an array
@@ -127,7 +128,12 @@ function learnKinds(before: FieldBaseline | undefined, values: unknown[], scale:
   return kinds;
 }
 
-function learnField(before: FieldBaseline | undefined, reading: FieldReading, header: string | undefined): FieldBaseline {
+function learnField(
+  before: FieldBaseline | undefined,
+  reading: FieldReading,
+  header: string | undefined,
+  read: ListRead | undefined,
+): FieldBaseline {
   // A list with no items says nothing of its items' fields.
   if (reading.ofItems === 0)
     return before
@@ -135,7 +141,13 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading, he
       : { path: reading.path, ...identityOf(reading.field), seen: 0, filled: 0 };
   const scale = before && before.seen >= WINDOW ? (WINDOW - 1) / before.seen : 1;
   const kinds = learnKinds(before, reading.values, scale);
-  const counts = reading.count === undefined ? undefined : [...(before?.counts ?? []), reading.count].slice(-KEPT_COUNTS);
+  // A paginated list's count is learned from whole reads only (list-read.ts).
+  const counts =
+    reading.count === undefined
+      ? undefined
+      : read?.path === reading.path
+        ? learnedRead(before, reading.count, read)
+        : { counts: [...(before?.counts ?? []), reading.count].slice(-KEPT_COUNTS) };
   const median = medianLength(reading.values);
   const lengths = median === undefined ? before?.lengths : [...(before?.lengths ?? []), median].slice(-KEPT_COUNTS);
   return {
@@ -143,26 +155,30 @@ function learnField(before: FieldBaseline | undefined, reading: FieldReading, he
     ...identityOf(reading.field),
     seen: round((before?.seen ?? 0) * scale + 1),
     filled: round((before?.filled ?? 0) * scale + (reading.filled ? 1 : 0)),
-    ...(counts ? { counts } : {}),
+    ...counts,
     ...(lengths ? { lengths } : {}),
     ...((header ?? before?.header) !== undefined ? { header: header ?? before!.header! } : {}),
     ...(Object.keys(kinds).length > 0 ? { kinds } : {}),
   };
 }
 
-/** The baseline after one more healthy observation of `data` (entries of fields no longer in the structure go). */
+/**
+ * The baseline after one more healthy observation of `data` (entries of fields no longer in the structure go);
+ * `read`: how a paginated list was read (its count is learned only from a whole read).
+ */
 export function learnBaseline(
   baseline: HealthBaseline | undefined,
   structure: Field[],
   data: unknown,
   headers: Record<string, string> = {},
+  read?: ListRead,
 ): HealthBaseline {
   const known = new Map((baseline?.fields ?? []).map((entry) => [entry.path, entry]));
   const sample = sampleOf(data);
   return {
     version: 1,
     fields: readFields(structure, data).map((reading) =>
-      learnField(known.get(reading.path), reading, Object.hasOwn(headers, reading.path) ? headers[reading.path] : undefined),
+      learnField(known.get(reading.path), reading, Object.hasOwn(headers, reading.path) ? headers[reading.path] : undefined, read),
     ),
     ...(sample ? { sample } : {}),
   };
@@ -186,11 +202,19 @@ function sampleOf(data: unknown): Record<string, unknown> | undefined {
   return JSON.stringify(sample).length <= SAMPLE_BYTES ? sample : undefined;
 }
 
-/** A baseline learned from the last good data the project holds (snapshots, then the generated sample). */
-export function seedBaseline(structure: Field[], goodData: unknown[]): HealthBaseline | undefined {
-  const usable = goodData.filter((data) => data !== null && typeof data === 'object' && !Array.isArray(data));
+/**
+ * A baseline learned from the last good data the project holds (snapshots, then the generated sample);
+ * `reads[i]`: how `goodData[i]` read a paginated list, when not whole (the sample: its first page).
+ */
+export function seedBaseline(structure: Field[], goodData: unknown[], reads: Array<ListRead | undefined> = []): HealthBaseline | undefined {
+  const usable = goodData
+    .map((data, index) => ({ data, read: reads[index] }))
+    .filter(({ data }) => data !== null && typeof data === 'object' && !Array.isArray(data));
   if (usable.length === 0) return undefined;
-  return usable.reduce<HealthBaseline | undefined>((baseline, data) => learnBaseline(baseline, structure, data), undefined);
+  return usable.reduce<HealthBaseline | undefined>(
+    (baseline, { data, read }) => learnBaseline(baseline, structure, data, {}, read),
+    undefined,
+  );
 }
 
 /**

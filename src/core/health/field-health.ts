@@ -3,6 +3,7 @@ import type { FieldBaseline, HealthBaseline, ValueKind } from '../state/index.js
 import { carryBaseline, medianLength, readFields, seedBaseline, type FieldReading } from './baseline.js';
 import { fitsKind, KIND_WORDS, STRICT_KIND_SHARE, strictKindOf, valueKind } from './value-kind.js';
 import { underCurrentNames } from './renamed-data.js';
+import { firstPageRead, listReadOf, stoppedEarly, wholeCounts, type ListRead } from './list-read.js';
 
 /**
  * The one judgement of health (issue 33): `run`, `check`, `test`, `heal`, the daemon's loads and therefore
@@ -21,7 +22,8 @@ import { underCurrentNames } from './renamed-data.js';
  */
 export type HealthState = 'healthy' | 'degraded' | 'broken';
 
-export type FieldProblem = 'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'header-changed' | 'kind-changed' | 'shape-changed';
+export type FieldProblem =
+  'required-empty' | 'array-emptied' | 'emptied' | 'shrunk' | 'stopped-early' | 'header-changed' | 'kind-changed' | 'shape-changed';
 
 export interface FieldHealth {
   /** Dotted path (`books`, `books.price`, `product.price`). */
@@ -44,6 +46,8 @@ export interface Health {
   failing: string[];
   /** The findings in words, one per failing field. */
   findings: string[];
+  /** How a paginated or load-more list was read (what the baseline learns of it: list-read.ts). */
+  read?: ListRead;
 }
 
 /** A field is expected filled when it was in at least this share of the good observations. */
@@ -63,9 +67,9 @@ function expectsFilled(entry: FieldBaseline | undefined): entry is FieldBaseline
   return entry !== undefined && Number.isFinite(entry.seen) && entry.seen > 0 && entry.filled / entry.seen >= FILLED_SHARE;
 }
 
-/** The fewest items a good observation had (0 when none is known). */
+/** The fewest items a good observation had (0 when none is known; a paginated list: a whole read). */
 function fewestItems(entry: FieldBaseline | undefined): number {
-  const counts = (entry?.counts ?? []).filter((count) => Number.isFinite(count) && count > 0);
+  const counts = wholeCounts(entry);
   return counts.length === 0 ? 0 : Math.min(...counts);
 }
 
@@ -106,7 +110,29 @@ function shapeChange(reading: FieldReading, entry: FieldBaseline | undefined): s
   return undefined;
 }
 
-function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, listsVary: boolean, header?: string): FieldHealth {
+/** A list read short: stopped early (fewer pages and items than whole reads), or shrunk below half of its fewest. */
+function countProblem(
+  reading: FieldReading,
+  entry: FieldBaseline | undefined,
+  read: ListRead | undefined,
+  fewest: number,
+): { problem: FieldProblem; message: string } | undefined {
+  const count = reading.count;
+  if (count === undefined) return undefined;
+  const early = read?.path === reading.path ? stoppedEarly(count, entry, read) : undefined;
+  if (early) return { problem: 'stopped-early', message: early };
+  if (fewest > 0 && count * 2 < fewest)
+    return { problem: 'shrunk', message: `${count} item${count === 1 ? '' : 's'} (had at least ${fewest} in every good observation)` };
+  return undefined;
+}
+
+function judgeField(
+  reading: FieldReading,
+  entry: FieldBaseline | undefined,
+  listsVary: boolean,
+  header: string | undefined,
+  read: ListRead | undefined,
+): FieldHealth {
   const { path, field } = reading;
   const health: FieldHealth = { path, matched: reading.filled };
   // A dynamic endpoint's lists are as long as the caller's values make them (a search with no results).
@@ -133,11 +159,8 @@ function judgeField(reading: FieldReading, entry: FieldBaseline | undefined, lis
           : `${label}: empty in 1 of 1 (${was})`;
     return health;
   }
-  if (reading.count !== undefined && fewest > 0 && reading.count * 2 < fewest) {
-    health.problem = 'shrunk';
-    health.message = `${label}: ${reading.count} item${reading.count === 1 ? '' : 's'} (had at least ${fewest} in every good observation)`;
-    return health;
-  }
+  const short = countProblem(reading, entry, read, fewest);
+  if (short) return { ...health, problem: short.problem, message: `${label}: ${short.message}` };
   const before = typeof entry?.header === 'string' ? entry.header : undefined;
   if (before !== undefined && header !== undefined && header.toLowerCase() !== before.toLowerCase()) {
     health.problem = 'header-changed';
@@ -191,14 +214,14 @@ export function judgeHealth(
   structure: Field[],
   data: Record<string, unknown>,
   baseline?: HealthBaseline,
-  options: { listsVary?: boolean; headers?: Record<string, string> } = {},
+  options: { listsVary?: boolean; headers?: Record<string, string>; read?: ListRead } = {},
 ): Health {
   const entries = entriesOn(baseline, structure);
   const readings = readFields(structure, data);
   const headers = options.headers ?? {};
   const headerOf = (path: string) => (Object.hasOwn(headers, path) ? headers[path] : undefined);
   const fields = readings.map((reading) =>
-    judgeField(reading, entries.get(reading.path), options.listsVary === true, headerOf(reading.path)),
+    judgeField(reading, entries.get(reading.path), options.listsVary === true, headerOf(reading.path), options.read),
   );
   const failing = fields.filter((field) => field.problem !== undefined);
   const required = new Set(readings.filter((reading) => reading.field.required === true).map((reading) => reading.path));
@@ -210,21 +233,29 @@ export function judgeHealth(
     fields,
     failing: failing.map((field) => field.path),
     findings: failing.map((field) => field.message!),
+    ...(options.read ? { read: options.read } : {}),
   };
 }
 
 /**
  * The health of a config's data: `judgeHealth` with what the config says of its lists. On an endpoint with
  * caller variables (a search), a list's length is the caller's values' (no results is an answer), so its lists
- * are not judged by count; their items still are (fill, kinds, shape), and so are the other fields.
+ * are not judged by count; their items still are (fill, kinds, shape), and so are the other fields. `read`:
+ * the pages a paginated retrieval read (its result's `pages` and `partial`), to tell a read that stopped early.
  */
 export function judgeConfig(
   config: Pick<ApiConfig, 'structure' | 'url' | 'variables' | 'pagination' | 'actions'>,
   data: Record<string, unknown>,
   baseline?: HealthBaseline,
   headers?: Record<string, string>,
+  read?: { pages?: number | undefined; partial?: string | undefined },
 ): Health {
-  return judgeHealth(config.structure, data, baseline, { listsVary: hasCallerVariables(config), ...(headers ? { headers } : {}) });
+  const listRead = listReadOf(config, read);
+  return judgeHealth(config.structure, data, baseline, {
+    listsVary: hasCallerVariables(config),
+    ...(headers ? { headers } : {}),
+    ...(listRead ? { read: listRead } : {}),
+  });
 }
 
 /** The last good data the config itself holds: the sample its generation saw. */
@@ -238,7 +269,7 @@ export function expectedData(config: { generated?: { sample?: unknown } | undefi
  * last good data (snapshots' data, then the generated sample).
  */
 export function baselineFor(
-  config: { structure: Field[]; generated?: { sample?: unknown } | undefined },
+  config: { structure: Field[]; generated?: { sample?: unknown } | undefined; pagination?: ApiConfig['pagination'] },
   stored: HealthBaseline | undefined,
   snapshotData: unknown[] = [],
 ): HealthBaseline | undefined {
@@ -248,5 +279,7 @@ export function baselineFor(
   const seeds = [...snapshotData, expectedData(config)].map((data) =>
     data !== null && typeof data === 'object' && !Array.isArray(data) ? underCurrentNames(config.structure, data) : data,
   );
-  return seedBaseline(config.structure, seeds);
+  // Snapshots hold every page; the sample, the first: it does not teach a paginated list's length.
+  const reads = [...snapshotData.map(() => undefined), firstPageRead(config)];
+  return seedBaseline(config.structure, seeds, reads);
 }

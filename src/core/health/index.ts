@@ -28,4 +28,4 @@ export { proposeRepair, repairRule, type RepairProposal } from './repair.js';
 export { proposalFile, readProposal, removeProposal, writeProposal, PROPOSAL_SUFFIX } from './proposals.js';
 export { createBackgroundRepair, type BackgroundRepair, type HealMode, type RepairEvent } from './background-repair.js';
 export { modelFieldPaths, withoutModelFields, withoutModelValues } from './model-fields.js';
-export { repairVerdict, type RepairVerdict } from './repair-verdict.js';
+export { judgeRepair, repairVerdict, type RepairVerdict } from './repair-verdict.js';

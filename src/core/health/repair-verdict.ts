@@ -1,4 +1,7 @@
-import type { Health, HealthState } from './field-health.js';
+import type { ApiConfig } from '../config/index.js';
+import type { HealthBaseline } from '../state/index.js';
+import { judgeConfig, type Health, type HealthState } from './field-health.js';
+import { withoutModelFields } from './model-fields.js';
 
 /**
  * Whether a repair may be saved (issue 47 item 4): only when the endpoint's health with it is better than
@@ -36,4 +39,25 @@ export function repairVerdict(now: Health, withRepair: Health): RepairVerdict {
     fixed,
     reason: `it repairs none of the failing fields (${now.failing.join(', ') || 'none named'}): the endpoint would stay ${withRepair.state}`,
   };
+}
+
+/**
+ * The health without and with a repair, on the page the repair worked on, and the verdict: one function for
+ * `pagejson heal` and the daemon's `apply`. A paginated endpoint's lists were learned over all its pages and the
+ * repair sees the first, so they are not judged by count here.
+ */
+export function judgeRepair(
+  config: ApiConfig,
+  proposal: { config: ApiConfig; data: Record<string, unknown>; before: Record<string, unknown> },
+  learned: HealthBaseline | undefined,
+): { now: Health; withRepair: Health; verdict: RepairVerdict } {
+  const baseline =
+    config.pagination && learned
+      ? { ...learned, fields: learned.fields.map(({ counts: _counts, pages: _pages, ...entry }) => entry) }
+      : learned;
+  // Judged on what selectors read: the model fields are the model's when served, never in a repair's extraction.
+  const selected = (of: ApiConfig): ApiConfig => ({ ...of, structure: withoutModelFields(of.structure) });
+  const now = judgeConfig(selected(config), proposal.before, baseline);
+  const withRepair = judgeConfig(selected(proposal.config), proposal.data, baseline);
+  return { now, withRepair, verdict: repairVerdict(now, withRepair) };
 }

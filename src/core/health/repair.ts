@@ -8,6 +8,7 @@ import { checkRepair } from './repair-check.js';
 import { underCurrentNames } from './renamed-data.js';
 import { repairedPagination } from './pagination-repair.js';
 import { modelFieldPaths, withoutModelFields, withoutModelValues } from './model-fields.js';
+import { repairedLoadMore, repairedSection } from './reach-repair.js';
 
 /**
  * A repair proposal for a config whose page changed: the heuristic's value anchoring, or, with an
@@ -86,7 +87,10 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
   // Snapshots and samples keep the names they were taken under: a renamed field keeps its history (renamed-data.ts).
   // The model fields' values are the model's when served, never the repair's extraction's (model-fields.ts).
   const current = withoutModelValues(request.config.structure, underCurrentNames(request.config.structure, request.expected));
-  const input = { ...request, expected: pageExpectation(request.config, current, request.html, request.pageUrl) };
+  // A section selector that finds nothing any more is repaired first: the fields are read inside it (reach-repair.ts).
+  const section = repairedSection(request.config, request.html, request.pageUrl, current);
+  const start = section ? { ...request.config, selector: section } : request.config;
+  const input = { ...request, config: start, expected: pageExpectation(start, current, request.html, request.pageUrl) };
   const { config } = input;
   const heuristic: HealResult = healStructure({ config, html: input.html, pageUrl: input.pageUrl, expected: input.expected });
   let structure = heuristic.structure;
@@ -132,9 +136,9 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     result = { ...heuristic, structure, data, recovery: recoveryOf(input.expected, data), unrepaired: stillMissing, refused };
     by = `${config.model} (verified; heuristic where it did better)`;
   }
-  const pagination = repairedPagination(config, input.html, input.pageUrl);
+  const { pagination, reached } = reachRepairs(request.config, input.html, input.pageUrl, section);
   const repaired: ApiConfig = { ...config, structure, ...(pagination ? { pagination } : {}), revision: config.revision + 1 };
-  const repairedPaths = pagination?.next !== config.pagination?.next ? [...result.repaired, 'pagination.next'] : result.repaired;
+  const repairedPaths = [...result.repaired, ...reached];
   return {
     apiId: config.apiId,
     fromRevision: config.revision,
@@ -144,12 +148,28 @@ export async function proposeRepair(request: RepairInput): Promise<RepairProposa
     refused: result.refused,
     recovery: result.recovery,
     by,
-    changes: describeChanges(config, repaired),
+    changes: describeChanges(request.config, repaired),
     data: result.data,
-    before: extractedBy(config, input.html, input.pageUrl),
+    before: extractedBy(request.config, input.html, input.pageUrl),
     ...(usage ? { usage } : {}),
     modelFields: modelFieldPaths(config.structure),
   };
+}
+
+/** What the config uses to reach its data, repaired: the pager's next link, a "Load more" button; and which were. */
+function reachRepairs(
+  config: ApiConfig,
+  html: string,
+  pageUrl: string,
+  section: string | undefined,
+): { pagination: ApiConfig['pagination']; reached: string[] } {
+  const pagination = repairedLoadMore({ pagination: repairedPagination(config, html, pageUrl) }, html);
+  const reached = [
+    ...(section !== undefined ? ['selector'] : []),
+    ...(pagination?.next !== config.pagination?.next ? ['pagination.next'] : []),
+    ...(pagination?.loadMore !== config.pagination?.loadMore ? ['pagination.loadMore'] : []),
+  ];
+  return { pagination, reached };
 }
 
 /** What a config extracts from a page (nothing when its selectors do not compile). */

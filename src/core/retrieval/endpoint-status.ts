@@ -164,7 +164,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
       tell(config, health.state, health.failing, health.findings);
       const learned =
         health.state === 'healthy' && learnsNow(config.apiId)
-          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers))
+          ? baselineOf(config).then((baseline) => learnBaseline(baseline, config.structure, data, headers, health.read))
           : Promise.resolve(undefined);
       const observation = { apiId: config.apiId, at, health: health.state, failingFields: health.failing, findings: health.findings };
       void inOrder(async () => {
@@ -173,7 +173,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         remember(status);
         await write(status);
       });
-      if (health.state === 'degraded') deps.onUnhealthy?.(config, values, lastGoodOf(config));
+      if (health.state === 'degraded') deps.onUnhealthy?.(config, values, lastGoodOf(config), baselines.get(config.apiId));
     },
     failed(config, values, error) {
       const message = isPagejsonError(error) ? `${error.code}: ${error.message}` : 'internal error';
@@ -189,7 +189,7 @@ export function createEndpointStatus(deps: RetrievalDeps): EndpointStatus {
         const since = status.health === 'broken' && status.healthSince ? status.healthSince : deps.now().toISOString();
         status = { ...status, health: 'broken', healthSince: since, failingFields: failing, findings };
         remember(status);
-        deps.onUnhealthy?.(config, values, lastGoodOf(config));
+        deps.onUnhealthy?.(config, values, lastGoodOf(config), baselines.get(config.apiId));
       } else if (isBlocked(error)) status = { ...status, ...blocked.mark(config.apiId, deps.now()) };
       void inOrder(() => write(status));
     },

@@ -263,7 +263,9 @@ function assessStep(page: PageContext): Health {
         : `no selector matched: the page may have changed or need another scraper (compare with \`pagejson run ${config.apiId} --scraper 3\`)`,
     );
   }
-  const health = judgeConfig(config, page.data, page.options.baseline ?? baselineFor(config, undefined), page.headers);
+  // A paginated read says how many pages it took (a read that stopped early is a finding: health/list-read.ts).
+  const read = config.pagination ? { pages: page.paged?.pages ?? 1, partial: page.paged?.partial } : undefined;
+  const health = judgeConfig(config, page.data, page.options.baseline ?? baselineFor(config, undefined), page.headers, read);
   if (health.state === 'broken')
     throw failure(
       health.failing,

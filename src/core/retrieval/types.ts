@@ -123,7 +123,7 @@ export interface RetrievalDeps {
    */
   refuseDegraded?: boolean;
   /** Told about degraded and broken extractions (the daemon's background repair). */
-  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>) => void;
+  onUnhealthy?: (config: ApiConfig, values: Record<string, unknown>, lastGood?: Record<string, unknown>, baseline?: HealthBaseline) => void;
   /** Every extraction's health, healthy ones too (monitors turn changes of it into webhook events). */
   onHealth?: (config: ApiConfig, state: HealthState, failing: string[], findings?: string[]) => void;
   /** The daemon's latest repair per apiId, kept in every endpoint status written. */

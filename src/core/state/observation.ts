@@ -49,6 +49,7 @@ function baselineOf(value: unknown): HealthBaseline {
       entry?.filled,
       ...(Array.isArray(entry?.counts) ? entry.counts : []),
       ...(Array.isArray(entry?.lengths) ? entry.lengths : []),
+      ...(Array.isArray(entry?.pages) ? entry.pages : []),
     ];
     if (
       !isRecord(field) ||
@@ -59,6 +60,7 @@ function baselineOf(value: unknown): HealthBaseline {
       (entry.counts !== undefined && (!Array.isArray(entry.counts) || entry.counts.length > 10)) ||
       (entry.header !== undefined && (typeof entry.header !== 'string' || entry.header.length > MAX_TEXT)) ||
       (entry.lengths !== undefined && (!Array.isArray(entry.lengths) || entry.lengths.length > 10)) ||
+      (entry.pages !== undefined && (!Array.isArray(entry.pages) || entry.pages.length > 10)) ||
       (entry.kinds !== undefined && (!isRecord(entry.kinds) || Object.values(entry.kinds).some((share) => typeof share !== 'number')))
     )
       throw new RangeError('a baseline field must be {path, type, seen, filled, counts?, kinds?}');

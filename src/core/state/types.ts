@@ -125,6 +125,11 @@ export interface FieldBaseline {
   filled: number;
   /** Arrays: item counts of the latest good observations (newest last, at most 10). */
   counts?: number[];
+  /**
+   * A paginated or load-more list: the pages (or rounds) of the latest whole reads (newest last, at most 10); its
+   * `counts` are those reads' too, so a read that stops early is told from them (health/list-read.ts).
+   */
+  pages?: number[];
   /** The median length of its text values in each of the latest good observations (newest last, at most 10): their shape. */
   lengths?: number[];
   /** A table column: the header it was read under in the latest good observation (health/table-headers.ts). */

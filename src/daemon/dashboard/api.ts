@@ -8,6 +8,7 @@ import { registerGenerateRoutes } from './api-generate.js';
 import { registerJobRoutes } from './api-jobs.js';
 import { registerKeyAndUsageRoutes } from './api-state.js';
 import { registerLoginRoutes } from './api-login.js';
+import { registerRepairRoutes } from './api-repair.js';
 import { createPageSampler } from './page-sampler.js';
 
 /**
@@ -44,4 +45,5 @@ export async function registerDashboardApi(api: FastifyInstance, options: { runt
   registerKeyAndUsageRoutes(api, context);
   registerLoginRoutes(api, context);
   registerJobRoutes(api, context);
+  registerRepairRoutes(api, context);
 }

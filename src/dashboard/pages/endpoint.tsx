@@ -12,6 +12,7 @@ import { StructureEditor } from '../components/structure-editor';
 import { Busy, CopyButton, ErrorBox, Health, JsonView, PageTitle, Section } from '../components/ui';
 import { UrlPlaces } from '../components/url-places';
 import { TryIt } from '../components/try-it';
+import { RepairView } from '../components/repair-view';
 
 /**
  * One endpoint: status, URL places (a toggle per path segment and query parameter), "try it", the structure
@@ -139,6 +140,9 @@ export function EndpointPage({ apiId, session }: { apiId: string; session: Sessi
             The page may have changed: <code>pagejson heal {apiId}</code> repairs the selectors from the last good values.
           </p>
         </div>
+      ) : null}
+      {status.health === 'degraded' || status.health === 'broken' ? (
+        <RepairView apiId={apiId} revision={detail.config.revision} onSaved={() => void load()} />
       ) : null}
       {status.lastError ? (
         <p class="error-text">

@@ -11,6 +11,13 @@ import type { RouteHandler } from '../site.js';
  * - `/trust/shop?page=N` ('shop'): 24 laptops, 9 a page, with a name link, a price and a review count, and a
  *   `a.next` link; '2' is the redesign: BEM classes (`h3.tile__name a`), the review count drawn as stars with
  *   the count in an `aria-label` only, and the pager's link is `a.pager__next`.
+ * - `/trust/section` ('section'): the goods inside `main.catalogue`, a promo list of other goods in the same
+ *   markup beside it; '2' renames every class, the section's too (`main.x7-main`, `ul.x7-list > li.x7-item`).
+ * - `/trust/store` ('store'): a heading `h1` "Laptops" over six laptops in cards; '2' is the catalogue rotated and
+ *   redesigned at once (six other laptops in `div.tile`s, none of the last good values left), the heading now
+ *   "Laptops — spring sale" and "Laptops" alone in the breadcrumb: a repair finds only the heading's old value.
+ * - `/trust/feed` ('feed'): the first goods of a feed and a `button.more` "Load more"; '2' renames the button
+ *   (`button.feed__more`, "Load more") and adds an unrelated "Subscribe" button.
  */
 export const JOB_TITLES = [
   'Backend engineer',
@@ -104,7 +111,45 @@ export function shopHtml(version: string, pageNumber: number): string {
   return `<h1>Laptops</h1><div class="cards">${cards.join('')}</div>${pager}`;
 }
 
+export const PROMO = ['Gift card', 'Mystery box', 'Store voucher'];
+
+export function sectionHtml(version: string): string {
+  const [list, item, name] = version === '2' ? ['x7-list', 'x7-item', 'x7-name'] : ['goods', 'good', 'good-name'];
+  const ul = (names: string[]) =>
+    `<ul class="${list}">${names.map((each) => `<li class="${item}"><h3 class="${name}">${each}</h3></li>`).join('')}</ul>`;
+  return `<h1>Goods</h1><aside class="promo">${ul(PROMO)}</aside><main class="${version === '2' ? 'x7-main' : 'catalogue'}"><h2>Catalogue</h2>${ul(GOODS)}</main>`;
+}
+
+export function feedHtml(version: string): string {
+  const items = GOODS.slice(0, 4)
+    .map((name) => `<li class="good"><h3 class="good-name">${name}</h3></li>`)
+    .join('');
+  const button =
+    version === '2'
+      ? '<button class="subscribe" type="button">Subscribe</button><button class="feed__more" type="button">Load more</button>'
+      : '<button class="more" type="button">Load more</button>';
+  return `<h1>Feed</h1><ul class="goods">${items}</ul>${button}`;
+}
+
+const ROTATED = ['Aurora 15', 'Nimbus Pro', 'Vector S', 'Quill Air', 'Orbit X', 'Tundra 13'];
+
+export function storeHtml(version: string): string {
+  if (version === '2') {
+    const tiles = ROTATED.map(
+      (name, at) => `<div class="tile"><h3 class="tile__name">${name}</h3><b class="tile__price">$${1299 + at * 100}.00</b></div>`,
+    );
+    return `<nav class="crumbs"><a href="/">Home</a> › <span>Laptops</span></nav><h1>Laptops — spring sale</h1><div class="tiles">${tiles.join('')}</div>`;
+  }
+  const cards = Array.from({ length: 6 }, (_, at) => laptop(at)).map(
+    (item) => `<div class="card"><h3 class="card-name">${item.name}</h3><span class="card-price">$${item.price}.00</span></div>`,
+  );
+  return `<nav class="crumbs"><a href="/">Home</a></nav><h1>Laptops</h1><div class="cards">${cards.join('')}</div>`;
+}
+
 export const healTrustRoutes: Record<string, RouteHandler> = {
+  '/trust/store': (_req, res, site) => page(res, 'Laptops', storeHtml(site.state.get('store') ?? '1')),
+  '/trust/section': (_req, res, site) => page(res, 'Goods', sectionHtml(site.state.get('section') ?? '1')),
+  '/trust/feed': (_req, res, site) => page(res, 'Feed', feedHtml(site.state.get('feed') ?? '1')),
   '/trust/jobs': (_req, res) => page(res, 'Jobs', jobsHtml()),
   '/trust/goods': (_req, res, site) => page(res, 'Goods', goodsHtml(site.state.get('goods') ?? '1')),
   '/trust/shop': (req, res, site) => {
