@@ -42,7 +42,7 @@ export {
 export { groupSelector, relativeCandidates, relativeSelector, relativeSelectorAll, sampleOf, uniqueSelector } from './page/selectors.js';
 export { createInProcessExtractor, type Extractor } from './workers/index.js';
 export { createWorkerPoolExtractor } from './workers/index.js';
-export { builtWorkerFile, extractionTimeout, runInThread, type ThreadOptions, type ThreadReply } from './workers/index.js';
+export { builtWorkerFile, extractionTimeout, runInThread, THREAD_STARTED, type ThreadOptions, type ThreadReply } from './workers/index.js';
 export { mergePages, paginationListField, type PageMerge, type PageMergeOptions } from './page-merge.js';
 export { nextLinkHref } from './engine/next-link.js';
 export { paginationProposal, proposeNextLink, type NextLinkProposal } from './page/next-link-proposal.js';

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorToData } from '../shared/index.js';
-import type { ThreadReply } from '../extract/index.js';
+import { THREAD_STARTED, type ThreadReply } from '../extract/index.js';
 import type { RepairThreadTask } from './isolated-repair.js';
 import type { RepairProposal } from './repair.js';
 
@@ -14,6 +14,8 @@ async function repair(task: RepairThreadTask): Promise<RepairProposal> {
     import('./repair.js'),
     import('./model-fields.js'),
   ]);
+  // The budget counts from here: loading the modules is not the page's time (isolated-thread.ts).
+  parentPort!.postMessage(THREAD_STARTED);
   if (stored) {
     // The daemon's proposal, measured again on the page as it is now.
     const { describeChanges } = await import('../edit/index.js');

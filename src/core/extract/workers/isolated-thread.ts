@@ -8,9 +8,14 @@ import { errorFromData, PagejsonError, type ErrorData } from '../../shared/index
  * time budget and the extraction threads' heap cap: past the budget the thread is ended and `timeout()` is the
  * error, so a page or selector that would run for minutes costs its caller the budget and nothing more, and the
  * caller's event loop never runs it (issue 40; docs/security.md, "What each part guarantees"). The worker file
- * reads its task from `workerData` and posts one `ThreadReply`.
+ * reads its task from `workerData`, posts `THREAD_STARTED` once its modules are loaded, then one `ThreadReply`.
+ * The budget counts from THREAD_STARTED: it is the page's, and loading modules on a busy machine took seconds
+ * of it (a live check of three pages failed so under CI's load); loading has its own bound.
  */
 export type ThreadReply = { ok: true; result: unknown } | { ok: false; error: ErrorData };
+export const THREAD_STARTED = { started: true } as const;
+/** A thread that has not loaded its modules in this long is broken, not busy. */
+const LOAD_BOUND_MS = 60_000;
 
 export interface ThreadOptions {
   budgetMs: number;
@@ -50,11 +55,17 @@ export function runInThread<R>(file: string, workerData: unknown, options: Threa
       settle();
     };
     const abort = () => finish(() => reject(signal!.reason as Error));
-    const timer = setTimeout(() => finish(() => reject(options.timeout())), options.budgetMs);
+    const overBudget = () => finish(() => reject(options.timeout()));
+    let timer = setTimeout(overBudget, LOAD_BOUND_MS + options.budgetMs);
     signal?.addEventListener('abort', abort, { once: true });
-    worker.on('message', (reply: ThreadReply) =>
-      finish(() => (reply.ok ? resolve(reply.result as R) : reject(errorFromData(reply.error)))),
-    );
+    worker.on('message', (reply: ThreadReply | typeof THREAD_STARTED) => {
+      if ('started' in reply) {
+        clearTimeout(timer);
+        timer = setTimeout(overBudget, options.budgetMs);
+        return;
+      }
+      finish(() => (reply.ok ? resolve(reply.result as R) : reject(errorFromData(reply.error))));
+    });
     worker.on('error', (error) =>
       finish(() =>
         reject(
