@@ -81,5 +81,7 @@ describe('SIGKILL under load', () => {
       expect(debited / COST - answeredTotal).toBeLessThanOrEqual(8 * (round + 1));
     }
     expect(answeredTotal).toBeGreaterThanOrEqual(ROUNDS * 20);
-  });
+    // Twenty daemon starts: a loaded 2-core machine took over the default 60 s for them. A retry cannot help
+    // here (the first try's debits stay in the state the second one counts), so the one try gets the time.
+  }, 240_000);
 });
